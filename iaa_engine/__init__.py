@@ -1,0 +1,72 @@
+"""iaa-engine: inter-annotator agreement on sparse annotations.
+
+One data model (:class:`Annotations`: who labelled which item with what),
+converters at its edges (:func:`read`, :meth:`Annotations.from_long`,
+:meth:`Annotations.from_wide`, :meth:`Annotations.from_counts`), and metrics
+written as array algebra on shared sufficient statistics.
+
+Undefined results follow one policy everywhere (see :mod:`iaa_engine._policy`):
+the value ``replace_undefined_by`` (default ``nan``) is returned and an
+:class:`UndefinedMetricWarning` says why.
+"""
+
+from ._agreement import (
+    SPA_WEIGHTS,
+    item_agreement,
+    item_agreement_variance,
+    joint_probability,
+    percent_agreement,
+    percent_agreement_matrix,
+    spa,
+    spa_item_weights,
+)
+from ._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
+from ._data import LEVELS, Annotations, as_annotations, read
+from ._kappa import (
+    annotator_bias,
+    brennan_prediger,
+    cohen_kappa,
+    cohen_kappa_matrix,
+    fleiss_kappa,
+    gwet_ac1,
+    multi_kappa,
+    scott_pi,
+    scott_pi_matrix,
+)
+from ._policy import UndefinedMetricWarning
+from ._report import Report, report
+from ._results import PairwiseMatrix
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Annotations",
+    "LEVELS",
+    "PairwiseMatrix",
+    "Report",
+    "SPA_WEIGHTS",
+    "UndefinedMetricWarning",
+    "annotator_bias",
+    "as_annotations",
+    "brennan_prediger",
+    "coincidence_matrix",
+    "cohen_kappa",
+    "cohen_kappa_matrix",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "item_agreement",
+    "item_agreement_variance",
+    "joint_probability",
+    "krippendorff_alpha",
+    "krippendorff_alpha_matrix",
+    "multi_kappa",
+    "percent_agreement",
+    "percent_agreement_matrix",
+    "read",
+    "report",
+    "scott_pi",
+    "scott_pi_matrix",
+    "spa",
+    "spa_item_weights",
+    "__version__",
+]

@@ -1,0 +1,579 @@
+"""The canonical data model: who labelled which item with what.
+
+:class:`Annotations` stores one row per annotation as three integer code arrays
+(item, annotator, label) plus the names behind the codes. Every converter in
+the project (long tables, wide matrices, count tables, files, spreadsheet
+ranges, Label Studio tasks) ends here, and every metric starts here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from os import PathLike
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ._policy import check_choice
+from ._stats import AnnotatorStats, ItemCounts, PairStats
+
+__all__ = ["Annotations", "LEVELS", "as_annotations", "read"]
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+DUPLICATE_RULES = ("error", "first", "last")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _is_missing_mask(values: np.ndarray) -> np.ndarray:
+    """True where a value means "no annotation": None, NaN, NA, NaT, or a blank string."""
+    s = pd.Series(values, copy=False)
+    mask = s.isna().to_numpy()
+    if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+        strs = s.map(lambda v: isinstance(v, str) and v.strip() == "", na_action="ignore")
+        mask |= strs.fillna(False).to_numpy(dtype=bool)
+    return mask
+
+
+def _label_kind(values: np.ndarray) -> str:
+    """Classify non-missing labels as 'numeric', 'string', 'boolean' or 'other'; raise if mixed."""
+    if values.dtype.kind in "iuf":
+        return "numeric"
+    if values.dtype.kind == "b":
+        return "boolean"
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred in ("integer", "floating", "mixed-integer-float", "decimal"):
+        return "numeric"
+    if inferred == "string":
+        return "string"
+    if inferred == "boolean":
+        return "boolean"
+    if inferred in ("mixed", "mixed-integer"):
+        kinds = pd.Series(values).map(lambda v: type(v).__name__).unique()
+        examples = ", ".join(sorted(kinds)[:6])
+        raise ValueError(
+            "labels must all be of one type (all numbers, or all strings); "
+            f"got a mix of {examples}. Convert the label column to one type first"
+        )
+    return "other"  # tuples (hierarchical labels), categoricals of objects, ...
+
+
+def _encode_labels(
+    labels: np.ndarray, level: str, categories: Sequence[Any] | None
+) -> tuple[np.ndarray, pd.Index]:
+    """Return integer codes and the category index (sorted, or in the given order)."""
+    kind = _label_kind(labels)
+    if kind == "numeric" and labels.dtype == object:
+        labels = pd.to_numeric(pd.Series(labels, copy=False)).to_numpy()
+    if level in ("interval", "ratio") and kind != "numeric":
+        example = next((v for v in labels[:1000] if not isinstance(v, (int, float, np.number))), labels[0])
+        raise ValueError(
+            f"the {level} level needs numeric labels; got {example!r} ({type(example).__name__}). "
+            "Use level='nominal' or level='ordinal' for categories"
+        )
+    if categories is not None:
+        cats = pd.Index(list(categories))
+        if cats.has_duplicates:
+            dup = cats[cats.duplicated()][0]
+            raise ValueError(f"categories must be distinct; {dup!r} is listed twice")
+        if kind == "numeric" and cats.dtype == object:
+            try:
+                cats = pd.Index(pd.to_numeric(cats))
+            except (ValueError, TypeError):
+                pass
+        codes = pd.Categorical(labels, categories=cats).codes.astype(np.int64)
+        unknown = codes < 0
+        if unknown.any():
+            bad = pd.unique(labels[unknown])[:5]
+            raise ValueError(
+                f"labels {list(bad)!r} are not among the given categories {list(cats)[:10]!r}"
+            )
+        return codes, cats
+    if level == "ordinal" and kind != "numeric":
+        raise ValueError(
+            "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
+            "(non-numeric labels are never sorted silently)"
+        )
+    try:
+        codes, uniques = pd.factorize(labels, sort=True)
+    except TypeError:  # unorderable objects: keep first-seen order (only nominal can get here)
+        codes, uniques = pd.factorize(labels, sort=False)
+    return codes.astype(np.int64), pd.Index(uniques)
+
+
+def _factorize_ids(values: np.ndarray, what: str) -> tuple[np.ndarray, pd.Index]:
+    if len(values) and pd.isna(values).any():
+        raise ValueError(f"the {what} column has missing values; every annotation needs an {what}")
+    try:
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:
+        codes, uniques = pd.factorize(values, sort=False)
+    return codes.astype(np.int64), pd.Index(uniques)
+
+
+# --------------------------------------------------------------------------- the model
+
+
+class Annotations:
+    """Who labelled which item with what: the one data model of :mod:`iaa_engine`.
+
+    Build it with :meth:`from_long`, :meth:`from_wide`, :meth:`from_counts` or
+    :func:`read`; every metric also accepts the raw forms that
+    :func:`as_annotations` converts.
+
+    Attributes
+    ----------
+    item, annotator, label : numpy.ndarray of int64, shape (n_annotations,)
+        Codes into :attr:`items`, :attr:`annotators` and :attr:`categories`.
+        ``annotator`` is ``None`` for data built from a count table.
+    items, annotators, categories : pandas.Index
+        The names behind the codes. ``categories`` is in order (the given order
+        for ordinal data, numeric order for numbers, sorted otherwise).
+    level : {'nominal', 'ordinal', 'interval', 'ratio'}
+        The level of measurement used by default by level-aware metrics.
+
+    Notes
+    -----
+    Missing annotations are simply absent: blank cells, ``None``, ``NaN`` and
+    empty strings are missing, while ``0`` and ``"0"`` are labels. An annotator
+    may label an item once; duplicates are an error unless ``duplicates='first'``
+    or ``'last'`` picks one (the rule is applied in input order).
+
+    The derived views (:attr:`counts`, :attr:`annotator_stats`,
+    :attr:`pair_stats`) are computed once, vectorised, and shared by all metrics.
+    Each is a sum over items, so it can be computed per partition of items and
+    combined (see :mod:`iaa_engine._stats`).
+    """
+
+    def __init__(
+        self,
+        item: np.ndarray,
+        annotator: np.ndarray | None,
+        label: np.ndarray,
+        *,
+        items: pd.Index,
+        annotators: pd.Index | None,
+        categories: pd.Index,
+        level: str = "nominal",
+    ) -> None:
+        self.item = np.asarray(item, dtype=np.int64)
+        self.annotator = None if annotator is None else np.asarray(annotator, dtype=np.int64)
+        self.label = np.asarray(label, dtype=np.int64)
+        self.items = pd.Index(items)
+        self.annotators = None if annotators is None else pd.Index(annotators)
+        self.categories = pd.Index(categories)
+        self.level = check_choice("level", level, LEVELS)
+        if level in ("interval", "ratio") and not pd.api.types.is_numeric_dtype(self.categories.dtype):
+            raise ValueError(f"the {level} level needs numeric labels; got categories {list(self.categories)[:5]!r}")
+        if level == "ratio" and len(self.categories) and float(np.min(self.categories.to_numpy(float))) < 0:
+            raise ValueError("the ratio level needs non-negative values (a ratio scale has an absolute zero)")
+
+    # ---------------------------------------------------------------- constructors
+
+    @classmethod
+    def from_long(
+        cls,
+        table: pd.DataFrame,
+        *,
+        item: str = "item",
+        annotator: str = "annotator",
+        label: str = "label",
+        level: Level = "nominal",
+        categories: Sequence[Any] | None = None,
+        duplicates: Literal["error", "first", "last"] = "error",
+    ) -> Annotations:
+        """Build from a long table with one row per annotation.
+
+        Parameters
+        ----------
+        table : pandas.DataFrame
+            One row per (item, annotator, label). Rows whose label is missing
+            are dropped (that annotator did not label that item).
+        item, annotator, label : str
+            Column names.
+        level : {'nominal', 'ordinal', 'interval', 'ratio'}
+        categories : sequence, optional
+            All categories, in order. Required for ``level='ordinal'`` with
+            non-numeric labels; labels outside it are an error.
+        duplicates : {'error', 'first', 'last'}
+            What to do when one annotator labelled one item more than once.
+        """
+        if not isinstance(table, pd.DataFrame):
+            raise TypeError(f"from_long expects a pandas DataFrame; got {type(table).__name__}")
+        check_choice("level", level, LEVELS)
+        check_choice("duplicates", duplicates, DUPLICATE_RULES)
+        missing = [c for c in (item, annotator, label) if c not in table.columns]
+        if missing:
+            raise ValueError(
+                f"column(s) {missing!r} not found; the table has columns {list(map(str, table.columns))!r}. "
+                "Name the columns with item=, annotator=, label= (CLI: --item-col, --annotator-col, --label-col)"
+            )
+        labels = table[label].to_numpy()
+        keep = ~_is_missing_mask(labels)
+        if not keep.all():
+            table = table.loc[keep]
+            labels = labels[keep]
+        item_codes, items = _factorize_ids(table[item].to_numpy(), "item")
+        ann_codes, annotators = _factorize_ids(table[annotator].to_numpy(), "annotator")
+        if len(labels) == 0:
+            raise ValueError("the data holds no annotations (every label is missing or the table is empty)")
+        label_codes, cats = _encode_labels(labels, level, categories)
+        item_codes, ann_codes, label_codes = _resolve_duplicates(
+            item_codes, ann_codes, label_codes, len(annotators), duplicates, items, annotators
+        )
+        return cls(
+            item_codes, ann_codes, label_codes,
+            items=items, annotators=annotators, categories=cats, level=level,
+        )
+
+    @classmethod
+    def from_wide(
+        cls,
+        matrix: Any,
+        *,
+        annotators_as: Literal["rows", "columns"] = "rows",
+        level: Level = "nominal",
+        categories: Sequence[Any] | None = None,
+    ) -> Annotations:
+        """Build from a wide matrix: annotators as rows (the classroom layout) or as columns.
+
+        Parameters
+        ----------
+        matrix : pandas.DataFrame or array-like of shape (n_annotators, n_items)
+            Cells hold labels; blank cells, ``None``, ``NaN`` and ``""`` are
+            missing. A DataFrame's index and columns name the annotators and
+            items; otherwise they are numbered from 0.
+        annotators_as : {'rows', 'columns'}
+            Whether each row (default, as in the classroom exercise) or each
+            column holds one annotator's labels.
+        """
+        check_choice("annotators_as", annotators_as, ("rows", "columns"))
+        if isinstance(matrix, pd.DataFrame):
+            frame = matrix
+        else:
+            arr = np.asarray(matrix, dtype=object) if not isinstance(matrix, np.ndarray) else matrix
+            if arr.ndim != 2:
+                raise ValueError(
+                    f"a wide matrix must be 2-dimensional (annotators × items); got {arr.ndim} dimension(s)"
+                )
+            frame = pd.DataFrame(arr)
+        if annotators_as == "columns":
+            frame = frame.T
+        if frame.shape[0] == 0 or frame.shape[1] == 0:
+            raise ValueError(f"the matrix is empty (shape {frame.shape}); it needs annotators and items")
+        values = frame.to_numpy()
+        n_ann, n_items = values.shape
+        flat = values.ravel(order="C")
+        ann = np.repeat(np.arange(n_ann), n_items)
+        itm = np.tile(np.arange(n_items), n_ann)
+        keep = ~_is_missing_mask(flat)
+        if not keep.any():
+            raise ValueError("the data holds no annotations (every cell is missing)")
+        flat, ann, itm = flat[keep], ann[keep], itm[keep]
+        label_codes, cats = _encode_labels(flat, level, categories)
+        items = pd.Index(frame.columns)
+        annotators = pd.Index(frame.index)
+        for what, idx in (("item", items), ("annotator", annotators)):
+            if idx.has_duplicates:
+                raise ValueError(f"{what} names must be unique; {idx[idx.duplicated()][0]!r} appears twice")
+        # keep only items that carry at least one annotation: blank columns are not items
+        used = np.unique(itm)
+        remap = np.full(n_items, -1, dtype=np.int64)
+        remap[used] = np.arange(len(used))
+        return cls(
+            remap[itm], ann, label_codes,
+            items=items[used], annotators=annotators, categories=cats, level=level,
+        )
+
+    @classmethod
+    def from_counts(
+        cls,
+        table: Any,
+        *,
+        level: Level = "nominal",
+        categories: Sequence[Any] | None = None,
+    ) -> Annotations:
+        """Build from an items × categories count table (``n_ic``: how many annotators chose c for item i).
+
+        Count tables carry no annotator identities: metrics that need them
+        (Cohen's kappa, multi-coder kappa, bias, pairwise matrices) raise a
+        ``ValueError`` saying so.
+
+        Parameters
+        ----------
+        table : pandas.DataFrame or array-like of shape (n_items, n_categories)
+            Non-negative integer counts. A DataFrame's columns name the
+            categories (in order), its index the items.
+        """
+        check_choice("level", level, LEVELS)
+        if isinstance(table, pd.DataFrame):
+            frame = table
+        else:
+            arr = np.asarray(table)
+            if arr.ndim != 2:
+                raise ValueError(f"a count table must be 2-dimensional (items × categories); got {arr.ndim}")
+            frame = pd.DataFrame(arr)
+        if frame.shape[0] == 0 or frame.shape[1] == 0:
+            raise ValueError(f"the count table is empty (shape {frame.shape})")
+        try:
+            values = frame.to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("a count table must hold numbers (counts of annotations per item and category)") from None
+        if np.isnan(values).any():
+            values = np.nan_to_num(values, nan=0.0)
+        if (values < 0).any() or (values != np.round(values)).any():
+            raise ValueError("a count table must hold non-negative whole numbers")
+        counts = values.astype(np.int64)
+        cats = pd.Index(frame.columns) if categories is None else pd.Index(list(categories))
+        if len(cats) != counts.shape[1]:
+            raise ValueError(f"categories has {len(cats)} names but the table has {counts.shape[1]} columns")
+        if level == "ordinal" and categories is None and not pd.api.types.is_numeric_dtype(cats.dtype):
+            raise ValueError(
+                "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest]"
+            )
+        flat = counts.ravel()
+        if flat.sum() == 0:
+            raise ValueError("the count table holds no annotations (all counts are 0)")
+        cells = np.repeat(np.arange(flat.size), flat)
+        item, label = np.divmod(cells, counts.shape[1])
+        return cls(item, None, label, items=pd.Index(frame.index), annotators=None, categories=cats, level=level)
+
+    # ---------------------------------------------------------------- sizes
+
+    @property
+    def n_annotations(self) -> int:
+        """Number of annotations (non-missing labels)."""
+        return int(self.label.size)
+
+    @property
+    def n_items(self) -> int:
+        """Number of items carrying at least one annotation."""
+        return len(self.items)
+
+    @property
+    def n_annotators(self) -> int | None:
+        """Number of annotators (``None`` for count-table data)."""
+        return None if self.annotators is None else len(self.annotators)
+
+    @property
+    def n_categories(self) -> int:
+        """Number of categories (given, or observed)."""
+        return len(self.categories)
+
+    def __repr__(self) -> str:
+        ann = "unknown" if self.annotators is None else self.n_annotators
+        return (
+            f"Annotations(n_annotations={self.n_annotations}, n_items={self.n_items}, "
+            f"n_annotators={ann}, n_categories={self.n_categories}, level={self.level!r})"
+        )
+
+    def with_level(self, level: Level, categories: Sequence[Any] | None = None) -> Annotations:
+        """The same annotations read at another level of measurement (and optionally another order)."""
+        check_choice("level", level, LEVELS)
+        codes, cats = self.label, self.categories
+        if categories is not None:
+            new = pd.Index(list(categories))
+            position = new.get_indexer(self.categories)
+            if (position < 0).any():
+                bad = list(self.categories[position < 0][:5])
+                raise ValueError(f"labels {bad!r} are not among the given categories {list(new)[:10]!r}")
+            codes, cats = position[self.label], new
+        elif level == "ordinal" and not pd.api.types.is_numeric_dtype(cats.dtype):
+            raise ValueError(
+                "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
+                "(non-numeric labels are never sorted silently)"
+            )
+        if level == self.level and categories is None:
+            return self
+        return Annotations(
+            self.item, self.annotator, codes,
+            items=self.items, annotators=self.annotators, categories=cats, level=level,
+        )
+
+    def require_annotators(self, metric: str) -> None:
+        """Raise a clear error if this data has no annotator identities."""
+        if self.annotator is None:
+            raise ValueError(
+                f"{metric} needs to know who gave each label, but this data was built from a count table "
+                "(items × categories), which has no annotator identities. Use a long table or a wide matrix"
+            )
+
+    def to_long(self) -> pd.DataFrame:
+        """The annotations as a long table with columns item, annotator, label."""
+        out = {"item": self.items.take(self.item)}
+        if self.annotator is not None:
+            out["annotator"] = self.annotators.take(self.annotator)
+        out["label"] = self.categories.take(self.label)
+        return pd.DataFrame({k: np.asarray(v) for k, v in out.items()})
+
+    # ---------------------------------------------------------------- derived views (computed once)
+
+    @cached_property
+    def counts(self) -> ItemCounts:
+        """The items × categories count table ``n_ic`` (sparse entries, sorted by item)."""
+        return ItemCounts.from_codes(self.item, self.label, self.n_items, self.n_categories)
+
+    @cached_property
+    def annotator_stats(self) -> AnnotatorStats:
+        """Per-annotator label counts ``n_ak`` (annotators × categories)."""
+        self.require_annotators("per-annotator statistics")
+        return AnnotatorStats.from_codes(self.annotator, self.label, self.n_annotators, self.n_categories)
+
+    @cached_property
+    def pair_stats(self) -> PairStats:
+        """Co-annotation statistics for every ordered pair of annotators."""
+        self.require_annotators("pairwise statistics")
+        return PairStats.from_codes(
+            self.item, self.annotator, self.label, self.n_items, self.n_annotators, self.n_categories
+        )
+
+    def category_values(self, level: str | None = None) -> np.ndarray:
+        """Numeric values of the categories (interval/ratio levels)."""
+        level = self.level if level is None else level
+        if not pd.api.types.is_numeric_dtype(self.categories.dtype):
+            raise ValueError(f"the {level} level needs numeric labels; got categories {list(self.categories)[:5]!r}")
+        return self.categories.to_numpy(dtype=float)
+
+
+def _resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
+    key = item * max(n_ann, 1) + ann
+    dup = pd.Series(key).duplicated(keep=False).to_numpy()
+    if not dup.any():
+        return item, ann, label
+    if rule == "error":
+        first = int(np.flatnonzero(dup)[0])
+        n_pairs = int(pd.Series(key[dup]).nunique())
+        raise ValueError(
+            f"{n_pairs} (item, annotator) pair(s) are labelled more than once, e.g. annotator "
+            f"{annotators[ann[first]]!r} on item {items[item[first]]!r}. Each annotator may label an item once; "
+            "pass duplicates='first' or duplicates='last' to keep one of them"
+        )
+    keep = ~pd.Series(key).duplicated(keep=rule).to_numpy()
+    return item[keep], ann[keep], label[keep]
+
+
+# --------------------------------------------------------------------------- conversion at the edges
+
+
+def as_annotations(data: Any, *, level: Level | None = None, categories: Sequence[Any] | None = None) -> Annotations:
+    """Bring any supported input to :class:`Annotations`.
+
+    Accepted: an :class:`Annotations` object (returned as is, or re-read at
+    ``level``); a DataFrame with columns ``item``, ``annotator``, ``label``
+    (a long table); any other DataFrame or 2-D array-like, read as a wide
+    matrix with annotators as rows (the classroom layout). Use the
+    ``Annotations.from_*`` constructors for anything else (items as rows, count
+    tables, other column names).
+    """
+    if isinstance(data, Annotations):
+        if level is None and categories is None:
+            return data
+        return data.with_level(level or data.level, categories)
+    lvl = check_choice("level", level, LEVELS) if level is not None else "nominal"
+    if isinstance(data, pd.DataFrame):
+        if {"item", "annotator", "label"} <= set(map(str, data.columns)):
+            return Annotations.from_long(data, level=lvl, categories=categories)
+        return Annotations.from_wide(data, level=lvl, categories=categories)
+    if isinstance(data, (str, PathLike)):
+        raise TypeError("got a path; read files with iaa_engine.read(path) first")
+    if isinstance(data, (np.ndarray, list, tuple)):
+        return Annotations.from_wide(data, level=lvl, categories=categories)
+    raise TypeError(
+        "expected Annotations, a pandas DataFrame or a 2-D array-like of labels; "
+        f"got {type(data).__name__}"
+    )
+
+
+_READERS = {
+    ".csv": lambda p: pd.read_csv(p, keep_default_na=True, na_values=[""], skipinitialspace=True),
+    ".tsv": lambda p: pd.read_csv(p, sep="\t", keep_default_na=True, na_values=[""]),
+    ".tab": lambda p: pd.read_csv(p, sep="\t", keep_default_na=True, na_values=[""]),
+    ".json": lambda p: _read_json(p),
+    ".jsonl": lambda p: pd.read_json(p, lines=True),
+    ".parquet": lambda p: pd.read_parquet(p),
+    ".pq": lambda p: pd.read_parquet(p),
+}
+
+
+def _read_json(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_json(path)
+    except ValueError:
+        return pd.read_json(path, lines=True)
+
+
+def read(
+    path: str | PathLike,
+    *,
+    layout: Literal["auto", "long", "wide", "counts"] = "auto",
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    annotators_as: Literal["rows", "columns"] = "rows",
+    level: Level = "nominal",
+    categories: Sequence[Any] | None = None,
+    duplicates: Literal["error", "first", "last"] = "error",
+) -> Annotations:
+    """Read annotations from a CSV, TSV, JSON (records or lines) or Parquet file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    layout : {'auto', 'long', 'wide', 'counts'}
+        ``'auto'`` reads a long table when the item, annotator and label
+        columns are present, and otherwise a wide matrix whose first column
+        names the rows.
+    item, annotator, label : str
+        Column names of a long table.
+    annotators_as : {'rows', 'columns'}
+        For a wide matrix: whether rows or columns are annotators.
+    level, categories, duplicates
+        As in :meth:`Annotations.from_long`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If the file cannot be parsed or its content does not fit the layout.
+    """
+    check_choice("layout", layout, ("auto", "long", "wide", "counts"))
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"no such file: {str(p)!r}")
+    if p.is_dir():
+        raise ValueError(f"{str(p)!r} is a directory; give a CSV, TSV, JSON or Parquet file")
+    suffix = p.suffix.lower()
+    reader = _READERS.get(suffix)
+    if reader is None:
+        raise ValueError(
+            f"cannot read {p.name!r}: expected a file ending in {', '.join(sorted(_READERS))}; got {suffix or 'no suffix'!r}"
+        )
+    try:
+        frame = reader(p)
+    except ImportError as exc:
+        raise ValueError(f"reading {p.name!r} needs an optional package: {exc}. Install iaa-engine[parquet]") from None
+    except Exception as exc:  # parser errors of every reader
+        raise ValueError(f"cannot parse {p.name!r} as {suffix[1:].upper()}: {str(exc).splitlines()[0]}") from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    is_long = {item, annotator, label} <= set(frame.columns)
+    if layout == "long" or (layout == "auto" and is_long):
+        return Annotations.from_long(
+            frame, item=item, annotator=annotator, label=label,
+            level=level, categories=categories, duplicates=duplicates,
+        )
+    if frame.shape[1] < 2:
+        raise ValueError(
+            f"{p.name!r} has columns {list(frame.columns)!r}: a long table needs columns "
+            f"{item!r}, {annotator!r}, {label!r} (or name them with --item-col/--annotator-col/--label-col); "
+            "a wide matrix needs a name column and one column per item or annotator"
+        )
+    frame = frame.set_index(frame.columns[0])
+    if layout == "counts":
+        return Annotations.from_counts(frame, level=level, categories=categories)
+    return Annotations.from_wide(frame, annotators_as=annotators_as, level=level, categories=categories)

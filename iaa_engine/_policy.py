@@ -1,0 +1,89 @@
+"""Input validation and the one policy for undefined results.
+
+Every public function of :mod:`iaa_engine` follows the rules in this module:
+
+* A bad argument raises :class:`ValueError` (or :class:`TypeError` for a wrong
+  type) whose message says what was expected and what came, built by
+  :func:`check_choice` for every option that takes one of a fixed set of names.
+* A coefficient that is mathematically undefined for the data at hand (for
+  example a kappa whose expected agreement is 1, so that it is 0/0, or an
+  agreement computed over no pair of annotations) is *not* an error. It is
+  returned as ``replace_undefined_by`` (default ``nan``) and, for scalar
+  results, an :class:`UndefinedMetricWarning` says why. Entries of pairwise
+  matrices follow the same replacement rule but do not warn (a sparse design
+  routinely has pairs of annotators who share no item; ``n_shared`` tells which).
+* Items with fewer than two annotations have no agreement. They are excluded
+  from every agreement computation and counted as excluded.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["UndefinedMetricWarning", "check_choice", "undefined", "safe_ratio", "EPS"]
+
+#: Denominators at or below this magnitude are treated as zero.
+EPS = 1e-12
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A coefficient is undefined for this data and was replaced by ``replace_undefined_by``."""
+
+
+def check_choice(name: str, value: object, allowed: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``allowed``; raise the project's one error otherwise.
+
+    The message template is ``"<name> must be one of 'a', 'b'; got 'x'"``.
+    """
+    allowed = tuple(allowed)
+    if not isinstance(value, str) or value not in allowed:
+        names = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name} must be one of {names}; got {value!r}")
+    return value
+
+
+def check_replacement(value: object) -> float:
+    """Validate ``replace_undefined_by``: a real number or nan."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        raise TypeError(f"replace_undefined_by must be a number or nan; got {value!r}")
+    return float(value)
+
+
+def undefined(metric: str, reason: str, replace_undefined_by: float) -> float:
+    """Return the replacement for an undefined scalar and warn once about it."""
+    value = check_replacement(replace_undefined_by)
+    warnings.warn(
+        f"{metric} is undefined: {reason}; returning {value!r} (see replace_undefined_by)",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )
+    return value
+
+
+def safe_ratio(num: np.ndarray, den: np.ndarray, fill: float) -> np.ndarray:
+    """Elementwise ``num / den`` with ``fill`` where ``|den| <= EPS``."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    out = np.full(np.broadcast(num, den).shape, fill, dtype=float)
+    ok = np.abs(den) > EPS
+    np.divide(num, den, out=out, where=ok)
+    return out
+
+
+def chance_corrected(
+    observed: float, expected: float, metric: str, replace_undefined_by: float, *, n_pairs: float = 1
+) -> float:
+    """``(observed - expected) / (1 - expected)`` under the undefined-result policy."""
+    if n_pairs <= 0 or not math.isfinite(observed):
+        return undefined(metric, "no item has two or more annotations", replace_undefined_by)
+    if 1.0 - expected <= EPS:
+        return undefined(
+            metric,
+            "expected agreement is 1 (every annotation is in the same category), so the coefficient is 0/0",
+            replace_undefined_by,
+        )
+    return float((observed - expected) / (1.0 - expected))

@@ -1,0 +1,224 @@
+"""One call that computes every applicable metric for a dataset."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ._agreement import SPA_WEIGHTS, joint_probability, percent_agreement, percent_agreement_matrix, spa
+from ._alpha import krippendorff_alpha, krippendorff_alpha_matrix
+from ._data import LEVELS, as_annotations
+from ._kappa import (
+    annotator_bias,
+    brennan_prediger,
+    cohen_kappa_matrix,
+    fleiss_kappa,
+    gwet_ac1,
+    multi_kappa,
+)
+from ._policy import UndefinedMetricWarning, check_choice
+from ._results import PairwiseMatrix, nan_to_none
+
+__all__ = ["Report", "report"]
+
+#: Above this many annotators the pairwise matrices are skipped unless asked for (they need A² memory).
+PAIRWISE_AUTO_LIMIT = 1000
+
+_LABELS = {
+    "joint_probability": "Joint probability of agreement (P-bar)",
+    "percent_agreement": "Percentage agreement (unanimous items)",
+    "fleiss_kappa": "Fleiss' kappa",
+    "krippendorff_alpha": "Krippendorff's alpha",
+    "multi_kappa": "Multi-coder kappa (Artstein & Poesio)",
+    "bias": "Annotator bias B",
+    "gwet_ac1": "Gwet's AC1",
+    "brennan_prediger": "Brennan-Prediger kappa",
+}
+
+
+@dataclass
+class Report:
+    """Every applicable agreement metric of one dataset.
+
+    Convert with :meth:`to_dict` (JSON-ready, undefined values are ``None``),
+    :meth:`to_json` or :meth:`to_frame`; ``print(report)`` shows a readable table.
+    """
+
+    n_items: int
+    n_annotators: int | None
+    n_annotations: int
+    n_categories: int
+    n_items_excluded: int
+    level: str
+    spa_weights: str
+    values: dict[str, float]
+    spa: dict[str, float]
+    matrices: dict[str, PairwiseMatrix] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain Python data (keys as in ``iaa report --json``)."""
+        out: dict[str, Any] = {
+            "n_items": self.n_items,
+            "n_annotators": self.n_annotators,
+            "n_annotations": self.n_annotations,
+            "n_categories": self.n_categories,
+            "n_items_excluded": self.n_items_excluded,
+            "level": self.level,
+            "spa_weights": self.spa_weights,
+            "spa": dict(self.spa),
+        }
+        out.update(self.values)
+        for name in ("cohen_kappa", "percent_agreement_matrix", "krippendorff_alpha_matrix"):
+            m = self.matrices.get(name)
+            out[name] = m.to_dict() if m is not None else None
+        out["notes"] = list(self.notes)
+        return nan_to_none(out)
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text of :meth:`to_dict`."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per scalar metric: columns ``metric`` and ``value``."""
+        rows = [(f"spa[{k}]", v) for k, v in self.spa.items()]
+        rows += list(self.values.items())
+        return pd.DataFrame(rows, columns=["metric", "value"])
+
+    def __str__(self) -> str:
+        def fmt(v: float | None) -> str:
+            return "undefined" if v is None or not np.isfinite(v) else f"{v:.4f}"
+
+        ann = "unknown (count table)" if self.n_annotators is None else str(self.n_annotators)
+        lines = [
+            "Inter-annotator agreement report",
+            f"  items: {self.n_items} ({self.n_items_excluded} with fewer than 2 annotations, excluded)",
+            f"  annotators: {ann}   annotations: {self.n_annotations}   categories: {self.n_categories}",
+            f"  level: {self.level}",
+            "",
+            f"  {'metric':<44} value",
+        ]
+        for key, label in _LABELS.items():
+            if key in self.values:
+                name = f"{label} [{self.level}]" if key == "krippendorff_alpha" else label
+                lines.append(f"  {name:<44} {fmt(self.values[key])}")
+        lines += ["", "  SPA (sparse probability of agreement) by weighting scheme"]
+        for k, v in self.spa.items():
+            mark = "  <- default" if k == self.spa_weights else ""
+            lines.append(f"    {k:<42} {fmt(v)}{mark}")
+        ck = self.matrices.get("cohen_kappa")
+        if ck is not None:
+            lines += ["", "  Cohen's kappa per annotator pair (items both annotated)"]
+            if len(ck.annotators) <= 12:
+                frame = ck.to_frame().map(lambda v: "   -  " if not np.isfinite(v) else f"{v:6.3f}")
+                lines += ["    " + line for line in frame.to_string().splitlines()]
+            else:
+                off = ck.values[~np.eye(len(ck.annotators), dtype=bool)]
+                off = off[np.isfinite(off)]
+                if off.size:
+                    lines.append(
+                        f"    {len(ck.annotators)} annotators; {off.size} defined pairs: "
+                        f"mean {off.mean():.4f}, min {off.min():.4f}, max {off.max():.4f} (full matrix: --json)"
+                    )
+                else:
+                    lines.append("    no pair of annotators shares an item")
+        if self.notes:
+            lines += ["", "  Notes"] + [f"    - {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def report(
+    data: Any,
+    *,
+    level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
+    weights: str = "annotations_m1",
+    pairwise: bool | Literal["auto"] = "auto",
+) -> Report:
+    """Compute every applicable metric of ``data``.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+    level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
+        Level for Krippendorff's alpha (default: the data's level). The kappa
+        family and SPA always treat labels as nominal categories.
+    weights : str
+        The SPA scheme reported as the headline ``spa`` value; all six are in
+        ``Report.spa``.
+    pairwise : bool or 'auto'
+        Whether to compute the annotator × annotator matrices (Cohen's kappa,
+        percentage agreement, Krippendorff's alpha). ``'auto'`` computes them up
+        to 1000 annotators (they take memory quadratic in the annotator count).
+
+    Undefined metrics are ``nan`` (``None`` in :meth:`Report.to_dict`) and the
+    reason is recorded in ``Report.notes``.
+    """
+    if level is not None:
+        check_choice("level", level, LEVELS)
+    check_choice("weights", weights, SPA_WEIGHTS)
+    if pairwise != "auto" and not isinstance(pairwise, bool):
+        raise ValueError(f"pairwise must be True, False or 'auto'; got {pairwise!r}")
+    data = as_annotations(data, level=level)
+    notes: list[str] = []
+
+    def run(fn: Callable[[], Any]) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UndefinedMetricWarning)
+            out = fn()
+        for w in caught:
+            if issubclass(w.category, UndefinedMetricWarning):
+                msg = str(w.message).split("; returning")[0]
+                if msg not in notes:
+                    notes.append(msg)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return out
+
+    has_ann = data.annotator is not None
+    values: dict[str, float] = {
+        "joint_probability": run(lambda: joint_probability(data)),
+        "percent_agreement": run(lambda: percent_agreement(data)),
+        "fleiss_kappa": run(lambda: fleiss_kappa(data)),
+        "krippendorff_alpha": run(lambda: krippendorff_alpha(data)),
+        "gwet_ac1": run(lambda: gwet_ac1(data)),
+        "brennan_prediger": run(lambda: brennan_prediger(data)),
+    }
+    if has_ann:
+        values["multi_kappa"] = run(lambda: multi_kappa(data))
+        values["bias"] = run(lambda: annotator_bias(data))
+    else:
+        values["multi_kappa"] = values["bias"] = float("nan")
+        notes.append("count-table input has no annotator identities: multi-coder kappa, bias and "
+                     "the pairwise matrices are not computed")
+    spa_all = {w: run(lambda w=w: spa(data, weights=w)) for w in SPA_WEIGHTS}
+    values["spa"] = spa_all[weights]
+
+    matrices: dict[str, PairwiseMatrix] = {}
+    want_pairs = has_ann and (pairwise is True or (pairwise == "auto" and data.n_annotators <= PAIRWISE_AUTO_LIMIT))
+    if has_ann and not want_pairs and pairwise == "auto":
+        notes.append(f"{data.n_annotators} annotators: pairwise matrices skipped (more than "
+                     f"{PAIRWISE_AUTO_LIMIT}; pass pairwise=True to compute them)")
+    if want_pairs:
+        matrices["cohen_kappa"] = cohen_kappa_matrix(data)
+        matrices["percent_agreement_matrix"] = percent_agreement_matrix(data)
+        matrices["krippendorff_alpha_matrix"] = krippendorff_alpha_matrix(data)
+    n_excluded = int(np.sum(~data.counts.pairable))
+    return Report(
+        n_items=data.n_items,
+        n_annotators=data.n_annotators,
+        n_annotations=data.n_annotations,
+        n_categories=data.n_categories,
+        n_items_excluded=n_excluded,
+        level=data.level,
+        spa_weights=weights,
+        values=values,
+        spa=spa_all,
+        matrices=matrices,
+        notes=notes,
+    )

@@ -1,0 +1,260 @@
+"""Sufficient statistics shared by every metric.
+
+All metrics of :mod:`iaa_engine` are functions of three tables, each a sum over
+items, so each can be computed on a partition of the items and combined by
+:meth:`combine` (concatenation for per-item rows, addition for the rest):
+
+* :class:`ItemCounts` -- the items × categories count table ``n_ic`` stored as
+  sparse entries sorted by item (an item's entries never span partitions once
+  the data is grouped by item);
+* :class:`AnnotatorStats` -- annotators × categories counts ``n_ak``;
+* :class:`PairStats` -- for every ordered pair of annotators (a, b) and labels
+  (k, l), the number of items on which a said k and b said l. Shared-item
+  counts, agreement counts and the marginals that Cohen's kappa needs are
+  reductions of it.
+
+Everything is built with ``numpy.bincount`` and one sparse matrix product; no
+Python loop runs over annotations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["ItemCounts", "AnnotatorStats", "PairStats"]
+
+#: Above this many cells the count table is built by sorting instead of a dense bincount.
+_DENSE_CELLS = 1 << 26
+
+
+@dataclass(frozen=True, eq=False)
+class ItemCounts:
+    """Sparse items × categories count table.
+
+    Attributes
+    ----------
+    item, category, count : ndarray of int64, shape (nnz,)
+        One entry per (item, category) with a non-zero count, sorted by item
+        then category.
+    n_items, n_categories : int
+    """
+
+    item: np.ndarray
+    category: np.ndarray
+    count: np.ndarray
+    n_items: int
+    n_categories: int
+
+    @classmethod
+    def from_codes(cls, item: np.ndarray, label: np.ndarray, n_items: int, n_categories: int) -> ItemCounts:
+        """Count annotations per (item, category)."""
+        c = max(int(n_categories), 1)
+        key = item.astype(np.int64) * c + label
+        if n_items * c <= _DENSE_CELLS:
+            dense = np.bincount(key, minlength=n_items * c)
+            cells = np.flatnonzero(dense)
+            counts = dense[cells]
+        else:
+            cells, counts = np.unique(key, return_counts=True)
+        it, cat = np.divmod(cells, c)
+        return cls(it, cat, counts.astype(np.int64), int(n_items), int(n_categories))
+
+    @classmethod
+    def from_dense(cls, table: np.ndarray) -> ItemCounts:
+        """From a dense (n_items, n_categories) array of counts."""
+        table = np.asarray(table, dtype=np.int64)
+        it, cat = np.nonzero(table)
+        return cls(it.astype(np.int64), cat.astype(np.int64), table[it, cat], table.shape[0], table.shape[1])
+
+    @classmethod
+    def combine(cls, parts: list[ItemCounts]) -> ItemCounts:
+        """Stack count tables of disjoint item sets (item codes are offset in order)."""
+        if not parts:
+            raise ValueError("combine needs at least one part")
+        c = parts[0].n_categories
+        if any(p.n_categories != c for p in parts):
+            raise ValueError("all parts must share one category coding")
+        offsets = np.cumsum([0] + [p.n_items for p in parts[:-1]])
+        return cls(
+            np.concatenate([p.item + o for p, o in zip(parts, offsets)]),
+            np.concatenate([p.category for p in parts]),
+            np.concatenate([p.count for p in parts]),
+            int(sum(p.n_items for p in parts)),
+            c,
+        )
+
+    def to_dense(self) -> np.ndarray:
+        """The full (n_items, n_categories) array."""
+        out = np.zeros((self.n_items, self.n_categories), dtype=np.int64)
+        out[self.item, self.category] = self.count
+        return out
+
+    def to_sparse(self) -> sp.csr_matrix:
+        """As a SciPy CSR matrix."""
+        return sp.csr_matrix((self.count, (self.item, self.category)), shape=(self.n_items, self.n_categories))
+
+    @cached_property
+    def n_i(self) -> np.ndarray:
+        """Annotations per item, ``n_i = sum_c n_ic``."""
+        return np.bincount(self.item, weights=self.count, minlength=self.n_items)
+
+    @cached_property
+    def sumsq_i(self) -> np.ndarray:
+        """``sum_c n_ic^2`` per item."""
+        return np.bincount(self.item, weights=self.count.astype(float) ** 2, minlength=self.n_items)
+
+    @cached_property
+    def max_i(self) -> np.ndarray:
+        """Largest category count per item (``n_i`` means unanimous)."""
+        out = np.zeros(self.n_items)
+        if self.item.size:
+            starts = np.flatnonzero(np.r_[True, self.item[1:] != self.item[:-1]])
+            out[self.item[starts]] = np.maximum.reduceat(self.count, starts)
+        return out
+
+    @cached_property
+    def pairable(self) -> np.ndarray:
+        """Boolean mask of items with two or more annotations."""
+        return self.n_i >= 2
+
+    def category_totals(self, items: np.ndarray | None = None) -> np.ndarray:
+        """``n_c = sum_i n_ic`` over all items, or over the items where ``items`` (a mask) is true."""
+        if items is None:
+            return np.bincount(self.category, weights=self.count, minlength=self.n_categories)
+        keep = items[self.item]
+        return np.bincount(self.category[keep], weights=self.count[keep], minlength=self.n_categories)
+
+    def item_proportion_totals(self, items: np.ndarray) -> np.ndarray:
+        """``sum_i n_ic / n_i`` over the items in the mask ``items``."""
+        keep = items[self.item]
+        w = self.count[keep] / self.n_i[self.item[keep]]
+        return np.bincount(self.category[keep], weights=w, minlength=self.n_categories)
+
+    def coincidences(self) -> sp.coo_matrix:
+        """Krippendorff's coincidence matrix ``o_ck = sum_i (n_ic n_ik - [c=k] n_ic) / (n_i - 1)``.
+
+        Only items with ``n_i >= 2`` contribute. Returned sparse (C × C).
+        """
+        w = np.zeros(self.n_items)
+        ok = self.pairable
+        w[ok] = 1.0 / (self.n_i[ok] - 1.0)
+        n = self.to_sparse().astype(float)
+        o = (n.T @ sp.diags(w) @ n).tocoo()
+        diag = np.bincount(self.category, weights=self.count * w[self.item], minlength=self.n_categories)
+        o = (o - sp.diags(diag)).tocoo()
+        o.eliminate_zeros()
+        return o
+
+
+@dataclass(frozen=True, eq=False)
+class AnnotatorStats:
+    """Annotators × categories counts ``n_ak`` (dense)."""
+
+    counts: np.ndarray
+
+    @classmethod
+    def from_codes(cls, annotator: np.ndarray, label: np.ndarray, n_annotators: int, n_categories: int) -> AnnotatorStats:
+        c = max(int(n_categories), 1)
+        dense = np.bincount(annotator * c + label, minlength=n_annotators * c)
+        return cls(dense.reshape(n_annotators, c))
+
+    @classmethod
+    def combine(cls, parts: list[AnnotatorStats]) -> AnnotatorStats:
+        """Sum per-partition statistics (same annotator and category coding)."""
+        return cls(sum(p.counts for p in parts))
+
+    @cached_property
+    def n_a(self) -> np.ndarray:
+        """Annotations per annotator."""
+        return self.counts.sum(axis=1)
+
+    @cached_property
+    def distributions(self) -> np.ndarray:
+        """``P(k | a) = n_ak / n_a``; rows of annotators without annotations are 0."""
+        n = self.n_a[:, None].astype(float)
+        return np.divide(self.counts, n, out=np.zeros(self.counts.shape), where=n > 0)
+
+
+@dataclass(frozen=True, eq=False)
+class PairStats:
+    """Cross-tabulation of labels for every ordered pair of distinct annotators.
+
+    Attributes
+    ----------
+    a, k, b, l, count : ndarray of int64
+        Sparse entries: ``count`` items on which annotator ``a`` said ``k`` and
+        annotator ``b`` said ``l`` (a != b; both orders are present).
+    n_annotators, n_categories : int
+    """
+
+    a: np.ndarray
+    k: np.ndarray
+    b: np.ndarray
+    l: np.ndarray  # noqa: E741 - the label of annotator b, as in the formulas
+    count: np.ndarray
+    n_annotators: int
+    n_categories: int
+    items_per_annotator: np.ndarray
+
+    @classmethod
+    def from_codes(
+        cls, item: np.ndarray, annotator: np.ndarray, label: np.ndarray,
+        n_items: int, n_annotators: int, n_categories: int,
+    ) -> PairStats:
+        """One sparse product ``X^T X`` with ``X[i, a*C + k] = [a said k on i]``."""
+        c = max(int(n_categories), 1)
+        x = sp.csr_matrix(
+            (np.ones(item.size, dtype=np.int64), (item, annotator * c + label)),
+            shape=(n_items, n_annotators * c),
+        )
+        cross = (x.T.tocsr() @ x).tocoo()
+        a, k = np.divmod(cross.row.astype(np.int64), c)
+        b, l = np.divmod(cross.col.astype(np.int64), c)
+        off = a != b
+        per_annotator = np.bincount(annotator, minlength=n_annotators)
+        return cls(a[off], k[off], b[off], l[off], cross.data[off].astype(np.int64),
+                   int(n_annotators), int(n_categories), per_annotator)
+
+    @classmethod
+    def combine(cls, parts: list[PairStats]) -> PairStats:
+        """Concatenate per-partition entries (duplicated keys are summed by every reduction)."""
+        first = parts[0]
+        return cls(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("a", "k", "b", "l", "count")),
+            first.n_annotators, first.n_categories,
+            sum(p.items_per_annotator for p in parts),
+        )
+
+    def _pair_sum(self, weights: np.ndarray) -> np.ndarray:
+        m = self.n_annotators
+        return np.bincount(self.a * m + self.b, weights=weights, minlength=m * m).reshape(m, m)
+
+    @cached_property
+    def n_shared(self) -> np.ndarray:
+        """Items annotated by both a and b; the diagonal holds each annotator's item count."""
+        out = self._pair_sum(self.count.astype(float)).astype(np.int64)
+        np.fill_diagonal(out, self.items_per_annotator)
+        return out
+
+    @cached_property
+    def n_agree(self) -> np.ndarray:
+        """Shared items on which a and b gave the same label (diagonal: the annotator's item count)."""
+        out = self._pair_sum(np.where(self.k == self.l, self.count, 0).astype(float)).astype(np.int64)
+        np.fill_diagonal(out, self.items_per_annotator)
+        return out
+
+    @cached_property
+    def marginals(self) -> np.ndarray:
+        """``marginals[a, k, b]``: shared items of a and b on which a said k (shape A × C × A)."""
+        m, c = self.n_annotators, self.n_categories
+        idx = (self.a * c + self.k) * m + self.b
+        return np.bincount(idx, weights=self.count, minlength=m * c * m).reshape(m, c, m)
+
+    def pair_label_totals(self) -> np.ndarray:
+        """``t[a, b, k]``: how often k occurs among both annotators' labels on their shared items."""
+        mg = self.marginals  # (a, k, b)
+        return np.transpose(mg, (0, 2, 1)) + np.transpose(mg, (2, 0, 1))
