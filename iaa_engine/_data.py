@@ -35,8 +35,11 @@ def _is_missing_mask(values: np.ndarray) -> np.ndarray:
     s = pd.Series(values, copy=False)
     mask = s.isna().to_numpy()
     if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
-        strs = s.map(lambda v: isinstance(v, str) and v.strip() == "", na_action="ignore")
-        mask |= strs.fillna(False).to_numpy(dtype=bool)
+        try:
+            blank = s.str.strip() == ""
+        except AttributeError:  # an object column without any string
+            return mask
+        mask |= blank.to_numpy(dtype=bool, na_value=False)
     return mask
 
 

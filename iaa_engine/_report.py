@@ -197,7 +197,6 @@ def report(
         notes.append("count-table input has no annotator identities: multi-coder kappa, bias and "
                      "the pairwise matrices are not computed")
     spa_all = {w: run(lambda w=w: spa(data, weights=w)) for w in SPA_WEIGHTS}
-    values["spa"] = spa_all[weights]
 
     matrices: dict[str, PairwiseMatrix] = {}
     want_pairs = has_ann and (pairwise is True or (pairwise == "auto" and data.n_annotators <= PAIRWISE_AUTO_LIMIT))

@@ -1,0 +1,130 @@
+"""The ``iaa`` command line.
+
+``iaa report PATH`` prints the agreement report of a file. Further
+sub-commands come from plugins: every entry point in the group
+``iaa_engine.cli`` is a callable ``register(subparsers)`` that adds its own
+sub-command (the Label Studio connector adds ``iaa label-studio``). A
+sub-command sets ``func`` on its parser; ``func(args)`` returns the exit code.
+
+Errors in the user's input print one line, ``iaa: error: ...``, and exit
+with status 2; nothing prints a traceback unless ``IAA_DEBUG=1`` is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from importlib.metadata import entry_points
+
+from . import __version__
+from ._agreement import SPA_WEIGHTS
+from ._data import LEVELS, read
+from ._report import report
+
+__all__ = ["main", "build_parser", "CliError"]
+
+PLUGIN_GROUP = "iaa_engine.cli"
+
+
+class CliError(Exception):
+    """An error a sub-command reports as one line with a non-zero exit status."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def add_data_options(parser: argparse.ArgumentParser) -> None:
+    """Options that say how to read a data file (shared with plugins that read files)."""
+    g = parser.add_argument_group("reading the data")
+    g.add_argument("--layout", choices=("auto", "long", "wide", "counts"), default="auto",
+                   help="long: one row per annotation; wide: a label matrix; counts: items × categories counts. "
+                        "auto (default) reads a long table when the item/annotator/label columns exist, else a wide matrix")
+    g.add_argument("--item-col", default="item", metavar="NAME", help="item column of a long table (default: item)")
+    g.add_argument("--annotator-col", default="annotator", metavar="NAME",
+                   help="annotator column of a long table (default: annotator)")
+    g.add_argument("--label-col", default="label", metavar="NAME", help="label column of a long table (default: label)")
+    g.add_argument("--annotators-as", choices=("rows", "columns"), default="rows",
+                   help="wide matrix orientation: annotators as rows (default, the classroom layout) or columns")
+    g.add_argument("--level", choices=LEVELS, default="nominal",
+                   help="level of measurement for Krippendorff's alpha (default: nominal)")
+    g.add_argument("--categories", metavar="A,B,C",
+                   help="all categories in order, comma-separated (needed for --level ordinal with text labels)")
+    g.add_argument("--duplicates", choices=("error", "first", "last"), default="error",
+                   help="an annotator labelling an item twice: error (default), or keep the first/last label")
+
+
+def load(args: argparse.Namespace):
+    """Read the file named by ``args.path`` with the options of :func:`add_data_options`."""
+    categories = None
+    if args.categories:
+        categories = [c.strip() for c in args.categories.split(",") if c.strip()]
+    return read(
+        args.path, layout=args.layout, item=args.item_col, annotator=args.annotator_col, label=args.label_col,
+        annotators_as=args.annotators_as, level=args.level, categories=categories, duplicates=args.duplicates,
+    )
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    data = load(args)
+    pairwise = {"auto": "auto", "yes": True, "no": False}[args.pairwise]
+    rep = report(data, level=args.level, weights=args.weights, pairwise=pairwise)
+    if args.json:
+        print(rep.to_json(indent=2 if args.indent else None))
+    else:
+        print(rep)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="iaa", description="Inter-annotator agreement on sparse annotations.",
+    )
+    parser.add_argument("--version", action="version", version=f"iaa-engine {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    rep = sub.add_parser("report", help="print every agreement metric of a data file",
+                         description="Compute every applicable agreement metric of a CSV, TSV, JSON or Parquet file.")
+    rep.add_argument("path", help="the data file")
+    add_data_options(rep)
+    rep.add_argument("--weights", choices=SPA_WEIGHTS, default="annotations_m1",
+                     help="SPA weighting scheme shown as the headline SPA value (all six are reported)")
+    rep.add_argument("--pairwise", choices=("auto", "yes", "no"), default="auto",
+                     help="compute annotator × annotator matrices (auto: up to 1000 annotators)")
+    rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    rep.add_argument("--indent", action="store_true", help="indent the JSON")
+    rep.set_defaults(func=_cmd_report)
+    for ep in entry_points(group=PLUGIN_GROUP):
+        try:
+            ep.load()(sub)
+        except Exception as exc:  # a broken plugin must not break the core command line
+            print(f"iaa: warning: plugin {ep.name!r} could not be loaded: {exc}", file=sys.stderr)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        print(f"iaa: error: {exc}", file=sys.stderr)
+        return exc.status
+    except (ValueError, TypeError, OSError, KeyError) as exc:
+        if os.environ.get("IAA_DEBUG"):
+            raise
+        message = (exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)) or type(exc).__name__
+        print(f"iaa: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("iaa: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
