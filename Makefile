@@ -13,6 +13,9 @@ $(BIN)/python:
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# irrCAC (a reference implementation for Fleiss/Gwet/Conger on missing data) pins scipy==1.12, which would
+	# drag numpy below 2; its code runs on current scipy, so it is installed without its pins.
+	$(BIN)/python -m pip install --quiet --no-deps "irrCAC==0.4.4"
 	touch $@
 
 example: $(VENV)/.installed-dev

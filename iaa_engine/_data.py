@@ -378,6 +378,8 @@ class Annotations:
     def with_level(self, level: Level, categories: Sequence[Any] | None = None) -> Annotations:
         """The same annotations read at another level of measurement (and optionally another order)."""
         check_choice("level", level, LEVELS)
+        if level == self.level and categories is None:
+            return self
         codes, cats = self.label, self.categories
         if categories is not None:
             new = pd.Index(list(categories))
@@ -391,8 +393,6 @@ class Annotations:
                 "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
                 "(non-numeric labels are never sorted silently)"
             )
-        if level == self.level and categories is None:
-            return self
         return Annotations(
             self.item, self.annotator, codes,
             items=self.items, annotators=self.annotators, categories=cats, level=level,
@@ -564,7 +564,17 @@ def read(
     except Exception as exc:  # parser errors of every reader
         raise ValueError(f"cannot parse {p.name!r} as {suffix[1:].upper()}: {str(exc).splitlines()[0]}") from None
     frame.columns = [str(c).strip() for c in frame.columns]
-    is_long = {item, annotator, label} <= set(frame.columns)
+    long_columns = [item, annotator, label]
+    present = [c for c in long_columns if c in frame.columns]
+    is_long = len(present) == 3
+    if layout == "auto" and not is_long and frame.shape[1] <= 3:
+        # Too narrow to be a useful wide matrix: almost surely a long table with other column names.
+        absent = [c for c in long_columns if c not in frame.columns]
+        raise ValueError(
+            f"cannot tell the layout of {p.name!r}: its columns are {list(frame.columns)!r}, without {absent!r}. "
+            f"A long table needs columns {item!r}, {annotator!r}, {label!r} (name yours with "
+            "--item-col/--annotator-col/--label-col); for a wide matrix pass --layout wide"
+        )
     if layout == "long" or (layout == "auto" and is_long):
         return Annotations.from_long(
             frame, item=item, annotator=annotator, label=label,
