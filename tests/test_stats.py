@@ -1,0 +1,63 @@
+"""The sufficient statistics: per-partition computation combines to the whole (the basis of distributed runs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import iaa_engine as ie
+from iaa_engine._stats import AnnotatorStats, ItemCounts, PairStats
+
+
+def _data(seed=0, items=200, annotators=12, labels=4):
+    rng = np.random.default_rng(seed)
+    rows = [(i, a, int(rng.integers(labels))) for i in range(items) for a in range(annotators) if rng.random() < 0.3]
+    return ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+
+
+def _split(data, parts):
+    """Partition the annotations by item (an item never spans two partitions)."""
+    bounds = np.linspace(0, data.n_items, parts + 1).astype(int)
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        keep = (data.item >= lo) & (data.item < hi)
+        yield data.item[keep] - lo, data.annotator[keep], data.label[keep], hi - lo
+
+
+def test_item_counts_combine():
+    data = _data()
+    parts = [ItemCounts.from_codes(i, lab, n, data.n_categories) for i, _, lab, n in _split(data, 5)]
+    whole = ItemCounts.combine(parts)
+    np.testing.assert_array_equal(whole.to_dense(), data.counts.to_dense())
+    np.testing.assert_array_equal(whole.n_i, data.counts.n_i)
+    np.testing.assert_array_equal(whole.max_i, data.counts.max_i)
+    np.testing.assert_allclose(whole.coincidences().toarray(), data.counts.coincidences().toarray(), atol=1e-12)
+
+
+def test_annotator_and_pair_stats_combine():
+    data = _data(seed=1)
+    a, c = data.n_annotators, data.n_categories
+    splits = list(_split(data, 4))
+    ann = AnnotatorStats.combine([AnnotatorStats.from_codes(an, lab, a, c) for _, an, lab, _ in splits])
+    np.testing.assert_array_equal(ann.counts, data.annotator_stats.counts)
+    pairs = PairStats.combine([PairStats.from_codes(i, an, lab, n, a, c) for i, an, lab, n in splits])
+    ref = data.pair_stats
+    np.testing.assert_array_equal(pairs.n_shared, ref.n_shared)
+    np.testing.assert_array_equal(pairs.n_agree, ref.n_agree)
+    np.testing.assert_array_equal(pairs.marginals, ref.marginals)
+
+
+def test_pair_stats_against_brute_force():
+    data = _data(seed=2, items=60, annotators=6, labels=3)
+    frame = data.to_long()
+    wide = frame.pivot(index="item", columns="annotator", values="label")
+    ps = data.pair_stats
+    for i, x in enumerate(data.annotators):
+        for j, y in enumerate(data.annotators):
+            both = wide[[x, y]].dropna()
+            if i == j:
+                assert ps.n_shared[i, i] == wide[x].notna().sum()
+                continue
+            assert ps.n_shared[i, j] == len(both)
+            assert ps.n_agree[i, j] == int((both[x] == both[y]).sum())
+            for k, cat in enumerate(data.categories):
+                assert ps.marginals[i, k, j] == int((both[x] == cat).sum())
