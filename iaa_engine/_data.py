@@ -346,11 +346,69 @@ class Annotations:
         item, label = np.divmod(cells, counts.shape[1])
         return cls(item, None, label, items=pd.Index(frame.index), annotators=None, categories=cats, level=level)
 
+    @classmethod
+    def from_stats(
+        cls,
+        counts: ItemCounts,
+        *,
+        items: Sequence[Any] | pd.Index,
+        categories: Sequence[Any] | pd.Index,
+        level: Level = "nominal",
+        annotators: Sequence[Any] | pd.Index | None = None,
+        annotator_stats: AnnotatorStats | None = None,
+        pair_stats: PairStats | None = None,
+    ) -> Annotations:
+        """Build from sufficient statistics alone (e.g. combined from partitions on a cluster).
+
+        Every metric runs unchanged on the result, because metrics only read
+        :attr:`counts`, :attr:`annotator_stats` and :attr:`pair_stats`. Metrics
+        that need annotators need ``annotators`` and the two annotator tables.
+        """
+        check_choice("level", level, LEVELS)
+        obj = cls.__new__(cls)
+        obj.item = obj.annotator = obj.label = None
+        obj.items = pd.Index(items)
+        obj.categories = pd.Index(categories)
+        obj.annotators = None if annotators is None else pd.Index(annotators)
+        obj.level = level
+        if counts.n_items != len(obj.items) or counts.n_categories != len(obj.categories):
+            raise ValueError(
+                f"counts is {counts.n_items} items × {counts.n_categories} categories but "
+                f"{len(obj.items)} item and {len(obj.categories)} category names were given"
+            )
+        if (annotator_stats is None or pair_stats is None) and annotators is not None:
+            raise ValueError("annotators needs both annotator_stats and pair_stats")
+        obj.__dict__["counts"] = counts  # pre-fill the cached views
+        if annotator_stats is not None:
+            obj.__dict__["annotator_stats"] = annotator_stats
+        if pair_stats is not None:
+            obj.__dict__["pair_stats"] = pair_stats
+        return obj
+
+    def _stats_with_categories(self, position: np.ndarray, new: pd.Index, level: str) -> Annotations:
+        """``with_level`` for statistics-only data: recode the category axis of every table."""
+        c = self.counts
+        order = np.lexsort((position[c.category], c.item))
+        counts = ItemCounts(c.item[order], position[c.category][order], c.count[order], c.n_items, len(new))
+        ann = pairs = None
+        if self.annotators is not None:
+            old = self.annotator_stats.counts
+            table = np.zeros((old.shape[0], len(new)), dtype=old.dtype)
+            table[:, position] = old
+            ann = AnnotatorStats(table)
+            ps = self.pair_stats
+            pairs = PairStats(ps.a, position[ps.k], ps.b, position[ps.l], ps.count, ps.n_annotators, len(new),
+                              ps.items_per_annotator)
+        return Annotations.from_stats(counts, items=self.items, categories=new, level=level,
+                                      annotators=self.annotators, annotator_stats=ann, pair_stats=pairs)
+
     # ---------------------------------------------------------------- sizes
 
     @property
     def n_annotations(self) -> int:
         """Number of annotations (non-missing labels)."""
+        if self.label is None:
+            return int(self.counts.count.sum())
         return int(self.label.size)
 
     @property
@@ -387,6 +445,8 @@ class Annotations:
             if (position < 0).any():
                 bad = list(self.categories[position < 0][:5])
                 raise ValueError(f"labels {bad!r} are not among the given categories {list(new)[:10]!r}")
+            if self.label is None:
+                return self._stats_with_categories(position, new, level)
             codes, cats = position[self.label], new
         elif level == "ordinal" and not pd.api.types.is_numeric_dtype(cats.dtype):
             raise ValueError(
@@ -400,7 +460,7 @@ class Annotations:
 
     def require_annotators(self, metric: str) -> None:
         """Raise a clear error if this data has no annotator identities."""
-        if self.annotator is None:
+        if self.annotators is None:
             raise ValueError(
                 f"{metric} needs to know who gave each label, but this data was built from a count table "
                 "(items × categories), which has no annotator identities. Use a long table or a wide matrix"
@@ -408,6 +468,8 @@ class Annotations:
 
     def to_long(self) -> pd.DataFrame:
         """The annotations as a long table with columns item, annotator, label."""
+        if self.label is None:
+            raise ValueError("this data holds only sufficient statistics (from_stats): the annotations are not here")
         out = {"item": self.items.take(self.item)}
         if self.annotator is not None:
             out["annotator"] = self.annotators.take(self.annotator)

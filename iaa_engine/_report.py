@@ -180,7 +180,7 @@ def report(
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return out
 
-    has_ann = data.annotator is not None
+    has_ann = data.annotators is not None
     values: dict[str, float] = {
         "joint_probability": run(lambda: joint_probability(data)),
         "percent_agreement": run(lambda: percent_agreement(data)),
