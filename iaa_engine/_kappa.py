@@ -243,10 +243,12 @@ def annotator_bias(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     data = as_annotations(data)
     data.require_annotators("the annotator bias")
     check_replacement(replace_undefined_by)
-    ae_pi, ae_kappa, dist = _coder_expected(data)
-    if dist.shape[0] < 2:
+    _, _, dist = _coder_expected(data)
+    c = dist.shape[0]
+    if c < 2:
         return undefined("annotator bias", "it needs at least two annotators", replace_undefined_by)
-    return float(ae_pi - ae_kappa)
+    # the variance form: never negative, unlike the difference of two nearly equal sums
+    return float(np.sum(dist.var(axis=0)) / (c - 1.0))
 
 
 def gwet_ac1(data: Any, *, replace_undefined_by: float = np.nan) -> float:

@@ -10,8 +10,10 @@ the interval and ratio distances are not those of 0, 1, 2, ...).
 
 Peers: ``krippendorff`` (Castro), ``statsmodels``, ``scikit-learn`` and
 ``irrCAC`` (the Python port of Gwet's R package). irrCAC is not among the
-``dev`` extras of ``pyproject.toml``; its tests are skipped, with the reason
-shown by ``-ra``, where it is not installed.
+``dev`` extras of ``pyproject.toml`` (``make test`` installs it with
+``--no-deps`` because it pins an old scipy); its tests are skipped, with the
+reason shown by ``-ra``, where it is not installed. irrCAC rounds to
+``digits``; with ``digits=15`` that adds at most 5e-16.
 """
 
 from __future__ import annotations
