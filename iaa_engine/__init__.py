@@ -22,6 +22,7 @@ from ._agreement import (
 )
 from ._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
 from ._data import LEVELS, Annotations, as_annotations, read
+from ._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
 from ._kappa import (
     annotator_bias,
     brennan_prediger,
@@ -41,6 +42,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Annotations",
+    "GOLD_RULES",
+    "GoldStandard",
     "LEVELS",
     "PairwiseMatrix",
     "Report",
@@ -48,11 +51,13 @@ __all__ = [
     "UndefinedMetricWarning",
     "annotator_bias",
     "as_annotations",
+    "bcr_weights",
     "brennan_prediger",
     "coincidence_matrix",
     "cohen_kappa",
     "cohen_kappa_matrix",
     "fleiss_kappa",
+    "gold_standard",
     "gwet_ac1",
     "item_agreement",
     "item_agreement_variance",

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ._policy import check_choice
 from ._stats import AnnotatorStats, ItemCounts, PairStats
@@ -102,21 +103,29 @@ def _encode_labels(
             "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
             "(non-numeric labels are never sorted silently)"
         )
+    return _factorize(labels)
+
+
+def _factorize(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+    """Sorted factorisation; integer codes in a compact range take a counting fast path (no hashing)."""
+    if values.dtype.kind in "iu" and values.size:
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo <= 4 * values.size + 1024:
+            shifted = values.astype(np.int64) - lo
+            present = np.bincount(shifted, minlength=hi - lo + 1) > 0
+            lookup = np.cumsum(present) - 1
+            return lookup[shifted], pd.Index(np.flatnonzero(present) + lo)
     try:
-        codes, uniques = pd.factorize(labels, sort=True)
-    except TypeError:  # unorderable objects: keep first-seen order (only nominal can get here)
-        codes, uniques = pd.factorize(labels, sort=False)
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:  # unorderable objects: keep first-seen order
+        codes, uniques = pd.factorize(values, sort=False)
     return codes.astype(np.int64), pd.Index(uniques)
 
 
 def _factorize_ids(values: np.ndarray, what: str) -> tuple[np.ndarray, pd.Index]:
-    if len(values) and pd.isna(values).any():
+    if values.dtype.kind not in "iu" and len(values) and pd.isna(values).any():
         raise ValueError(f"the {what} column has missing values; every annotation needs an {what}")
-    try:
-        codes, uniques = pd.factorize(values, sort=True)
-    except TypeError:
-        codes, uniques = pd.factorize(values, sort=False)
-    return codes.astype(np.int64), pd.Index(uniques)
+    return _factorize(values)
 
 
 # --------------------------------------------------------------------------- the model
@@ -506,10 +515,12 @@ class Annotations:
 
 
 def _resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
+    # Fast check: a sparse (item × annotator) matrix sums duplicate cells, so fewer cells than rows means duplicates.
+    cells = sp.csr_matrix((np.ones(item.size, dtype=np.int8), (item, ann)), shape=(len(items), max(n_ann, 1))).nnz
+    if cells == item.size:
+        return item, ann, label
     key = item * max(n_ann, 1) + ann
     dup = pd.Series(key).duplicated(keep=False).to_numpy()
-    if not dup.any():
-        return item, ann, label
     if rule == "error":
         first = int(np.flatnonzero(dup)[0])
         n_pairs = int(pd.Series(key[dup]).nunique())

@@ -124,6 +124,8 @@ NOT_METRICS = {
     "Annotations", "LEVELS", "PairwiseMatrix", "Report", "SPA_WEIGHTS", "UndefinedMetricWarning",
     "as_annotations", "read", "__version__",
     "item_agreement_variance",  # a model formula of (n, p), not a function of annotations
+    # gold-standard aggregation (labels, not agreement): properties in tests/test_gold.py
+    "GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard",
 }
 
 ALL_METRICS = SCALAR_METRICS + PAIR_SCALAR_METRICS + MATRIX_METRICS + ITEM_METRICS + CATEGORY_MATRIX_METRICS
