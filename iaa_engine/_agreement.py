@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ._data import Annotations, as_annotations
-from ._policy import EPS, check_choice, check_replacement, safe_ratio, undefined
+from ._policy import check_choice, check_replacement, safe_ratio, undefined
 from ._results import PairwiseMatrix
+from ._sums import spa_weight_table, variance_from_moments
 
 __all__ = [
     "SPA_WEIGHTS",
@@ -107,10 +108,8 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     p = np.asarray(p, dtype=float)
     if p.ndim != 1 or p.size == 0 or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
         raise ValueError(f"p must be a probability vector (non-negative, summing to 1); got {p!r}")
-    q = float(np.sum(p**2))
-    r = float(np.sum(p**3))
     with np.errstate(divide="ignore", invalid="ignore"):
-        var = 2.0 * (q * (1.0 - q) + 2.0 * (n - 2.0) * (r - q * q)) / (n * (n - 1.0))
+        var = variance_from_moments(n, float(np.sum(p**2)), float(np.sum(p**3)))
     return np.where(n >= 2, np.maximum(var, 0.0), np.inf)
 
 
@@ -133,33 +132,10 @@ def spa_item_weights(data: Any, *, weights: SpaScheme = "annotations_m1") -> pd.
     """
     data = as_annotations(data)
     check_choice("weights", weights, SPA_WEIGHTS)
-    n, _, ok = _item_p(data)
-    return pd.Series(_weights(data, n, ok, weights), index=data.items, name=f"weight[{weights}]")
-
-
-def _weights(data: Annotations, n: np.ndarray, ok: np.ndarray, scheme: str) -> np.ndarray:
-    if scheme == "flat":
-        k = np.ones_like(n)
-    elif scheme == "annotations":
-        k = n.copy()
-    elif scheme == "annotations_m1":
-        k = n - 1.0
-    elif scheme == "edges":
-        k = n * (n - 1.0) / 2.0
-    else:
-        if scheme == "inv_var":
-            c = max(data.n_categories, 1)
-            p = np.full(c, 1.0 / c)
-        else:
-            totals = data.counts.category_totals()
-            p = totals / totals.sum()
-        q = float(np.sum(p**2))
-        if q * (1.0 - q) <= EPS:
-            k = n * (n - 1.0) / 2.0
-        else:
-            var = item_agreement_variance(np.where(ok, n, 2.0), p)
-            k = 1.0 / var
-    return np.where(ok, k, 0.0)
+    sums = data.count_sums
+    n = data.counts.n_i.astype(np.int64)
+    table = spa_weight_table(int(n.max(initial=0)) + 1, weights, data.n_categories, sums.class_distribution())
+    return pd.Series(table[n], index=data.items, name=f"weight[{weights}]")
 
 
 def spa(
@@ -198,11 +174,10 @@ def spa(
     """
     data = as_annotations(data)
     check_choice("weights", weights, SPA_WEIGHTS)
-    n, p, ok = _item_p(data)
-    if not ok.any():
+    sums = data.count_sums
+    if sums.n_pairable <= 0:
         return undefined("SPA", "no item has two or more annotations", replace_undefined_by)
-    k = _weights(data, n, ok, weights)
-    return float(np.sum(k[ok] * p[ok]) / np.sum(k[ok]))
+    return float(sums.spa(weights))
 
 
 def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> float:
@@ -215,11 +190,10 @@ def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> flo
     Seed 004 §3.1 eq. (8), over the items with two or more annotations.
     """
     data = as_annotations(data)
-    c = data.counts
-    ok = c.pairable
-    if not ok.any():
+    sums = data.count_sums
+    if sums.n_pairable <= 0:
         return undefined("percentage agreement", "no item has two or more annotations", replace_undefined_by)
-    return float(np.mean(c.max_i[ok] == c.n_i[ok]))
+    return float(sums.percent_agreement())
 
 
 def percent_agreement_matrix(data: Any, *, replace_undefined_by: float = np.nan) -> PairwiseMatrix:

@@ -13,20 +13,26 @@ from ._results import PairwiseMatrix
 __all__ = ["krippendorff_alpha", "krippendorff_alpha_matrix", "coincidence_matrix"]
 
 
-def _positions(data: Annotations, level: str, totals: np.ndarray) -> np.ndarray:
+def _positions_from(level: str, totals: np.ndarray, values: np.ndarray | None, n_categories: int) -> np.ndarray:
     """Category positions x such that delta is a function of (x_c, x_k).
 
     Ordinal distances are squared differences of mid-ranks: with
     :math:`m_c = \\sum_{g \\le c} n_g - n_c/2`,
     :math:`\\big(\\sum_{g=c}^{k} n_g - \\tfrac{n_c + n_k}{2}\\big)^2 = (m_k - m_c)^2`,
     so the ordinal metric is the interval metric on mid-ranks. ``totals`` may
-    carry leading batch axes (one set of marginals per annotator pair).
+    carry leading batch axes (one set of marginals per annotator pair or per
+    bootstrap replicate).
     """
     if level == "nominal":
-        return np.arange(data.n_categories, dtype=float)
+        return np.arange(n_categories, dtype=float)
     if level == "ordinal":
         return np.cumsum(totals, axis=-1) - totals / 2.0
-    return data.category_values(level)
+    return values
+
+
+def _positions(data: Annotations, level: str, totals: np.ndarray) -> np.ndarray:
+    values = data.category_values(level) if level in ("interval", "ratio") else None
+    return _positions_from(level, totals, values, data.n_categories)
 
 
 def _delta(level: str, xc: np.ndarray, xk: np.ndarray) -> np.ndarray:
@@ -112,21 +118,17 @@ def krippendorff_alpha(
     data = as_annotations(data, level=level)
     level = data.level
     check_replacement(replace_undefined_by)
-    o = data.counts.coincidences()
-    totals = np.bincount(o.row, weights=o.data, minlength=data.n_categories)
-    n = float(totals.sum())
-    if n <= EPS:
+    if data.count_sums.n_pairable <= 0:
         return undefined("Krippendorff's alpha", "no item has two or more annotations", replace_undefined_by)
-    x = _positions(data, level, totals)
-    d_o = float(np.sum(o.data * _delta(level, x[o.row], x[o.col]))) / n
-    d_e = float(_expected_sum(level, totals, x)) / (n * (n - 1.0))
-    if d_e <= EPS:
+    values = data.category_values(level) if level in ("interval", "ratio") else None
+    d_o, d_e = data.count_sums.alpha_parts(level, values)
+    if not (d_e > EPS):
         return undefined(
             "Krippendorff's alpha",
             "every pairable value is the same, so expected disagreement is 0 and alpha is 0/0",
             replace_undefined_by,
         )
-    return 1.0 - d_o / d_e
+    return float(1.0 - d_o / d_e)
 
 
 def krippendorff_alpha_matrix(

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from ._policy import check_choice
 from ._stats import AnnotatorStats, ItemCounts, PairStats
+from ._sums import CountSums
 
 __all__ = ["Annotations", "LEVELS", "as_annotations", "read"]
 
@@ -491,6 +492,11 @@ class Annotations:
     def counts(self) -> ItemCounts:
         """The items × categories count table ``n_ic`` (sparse entries, sorted by item)."""
         return ItemCounts.from_codes(self.item, self.label, self.n_items, self.n_categories)
+
+    @cached_property
+    def count_sums(self) -> CountSums:
+        """Sums over items from which every count-based metric is finalised."""
+        return CountSums.from_counts(self.counts)
 
     @cached_property
     def annotator_stats(self) -> AnnotatorStats:

@@ -148,21 +148,10 @@ def scott_pi_matrix(data: Any, *, replace_undefined_by: float = np.nan) -> Pairw
 # --------------------------------------------------------------------------- many annotators
 
 
-def _observed(data: Annotations) -> tuple[float, np.ndarray]:
-    """Fleiss' observed agreement (mean P_i over items with n_i >= 2) and the pairable mask."""
-    c = data.counts
-    ok = c.pairable
-    if not ok.any():
-        return float("nan"), ok
-    n = c.n_i[ok]
-    return float(np.mean((c.sumsq_i[ok] - n) / (n * (n - 1.0)))), ok
-
-
-def _item_proportions(data: Annotations) -> np.ndarray:
-    """``pi_k = (1/I) sum_i n_ik / n_i`` over all items with at least one annotation (Gwet 2014)."""
-    c = data.counts
-    everyone = c.n_i >= 1
-    return c.item_proportion_totals(everyone) / max(int(everyone.sum()), 1)
+def _observed(data: Annotations) -> tuple[float, int]:
+    """Fleiss' observed agreement (mean P_i over items with n_i >= 2) and the number of such items."""
+    sums = data.count_sums
+    return float(sums.joint_probability()), int(sums.n_pairable)
 
 
 def fleiss_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
@@ -184,10 +173,9 @@ def fleiss_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     """
     data = as_annotations(data)
     check_replacement(replace_undefined_by)
-    p_bar, ok = _observed(data)
-    pk = _item_proportions(data)
-    return chance_corrected(p_bar, float(np.sum(pk**2)), "Fleiss' kappa", replace_undefined_by,
-                            n_pairs=int(ok.sum()))
+    p_bar, n_pairable = _observed(data)
+    return chance_corrected(p_bar, float(data.count_sums.fleiss_expected()), "Fleiss' kappa", replace_undefined_by,
+                            n_pairs=n_pairable)
 
 
 def _coder_expected(data: Annotations) -> tuple[float, float, np.ndarray]:
@@ -223,7 +211,7 @@ def multi_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     _, ae_kappa, dist = _coder_expected(data)
     if dist.shape[0] < 2:
         return undefined("multi-coder kappa", "it needs at least two annotators", replace_undefined_by)
-    return chance_corrected(a_o, ae_kappa, "multi-coder kappa", replace_undefined_by, n_pairs=int(ok.sum()))
+    return chance_corrected(a_o, ae_kappa, "multi-coder kappa", replace_undefined_by, n_pairs=ok)
 
 
 def annotator_bias(data: Any, *, replace_undefined_by: float = np.nan) -> float:
@@ -272,9 +260,8 @@ def gwet_ac1(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     q = data.n_categories
     if q < 2:
         return undefined("Gwet's AC1", "it needs at least two categories", replace_undefined_by)
-    pk = _item_proportions(data)
-    p_e = float(np.sum(pk * (1.0 - pk)) / (q - 1.0))
-    return chance_corrected(p_a, p_e, "Gwet's AC1", replace_undefined_by, n_pairs=int(ok.sum()))
+    p_e = float(data.count_sums.gwet_expected())
+    return chance_corrected(p_a, p_e, "Gwet's AC1", replace_undefined_by, n_pairs=ok)
 
 
 def brennan_prediger(data: Any, *, replace_undefined_by: float = np.nan) -> float:
@@ -293,5 +280,5 @@ def brennan_prediger(data: Any, *, replace_undefined_by: float = np.nan) -> floa
     q = data.n_categories
     if q < 2:
         return undefined("Brennan-Prediger kappa", "it needs at least two categories", replace_undefined_by)
-    return chance_corrected(p_a, 1.0 / q, "Brennan-Prediger kappa", replace_undefined_by, n_pairs=int(ok.sum()))
+    return chance_corrected(p_a, 1.0 / q, "Brennan-Prediger kappa", replace_undefined_by, n_pairs=ok)
 

@@ -1,0 +1,211 @@
+"""Count-based metrics as functions of sums over items.
+
+Every count-based coefficient (SPA, joint probability, percentage agreement,
+Fleiss' kappa, Gwet's AC1, Brennan-Prediger, Krippendorff's alpha) is a smooth
+function of a handful of sums over items of per-item features of the count
+vector ``n_i.`` (:class:`CountSums`). The point estimate takes each item once;
+the bootstrap (:mod:`iaa_engine._inference`) takes each *pattern* of counts
+with multinomial multiplicities, with a leading replicate axis on every sum.
+Both go through the same finalisers below, so there is one formula per metric.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._policy import EPS
+from ._stats import ItemCounts
+
+__all__ = ["CountSums", "spa_weight_table", "variance_from_moments"]
+
+
+def variance_from_moments(n: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """``Var[P_hat] = 2 (q(1-q) + 2(n-2)(r-q^2)) / (n(n-1))`` (broadcasting; n >= 2)."""
+    return 2.0 * (q * (1.0 - q) + 2.0 * (n - 2.0) * (r - q * q)) / (n * (n - 1.0))
+
+
+@dataclass(frozen=True, eq=False)
+class CountSums:
+    """Sums over items (optionally batched on leading axes).
+
+    Attributes
+    ----------
+    n_pairable : items with ``n_i >= 2``
+    n_items : items with ``n_i >= 1``
+    sum_p : ``sum P_i`` over pairable items
+    sum_unanimous : pairable items whose annotations all agree
+    sum_props : ``sum_i n_ic / n_i`` (shape ..., C)
+    totals : ``sum_i n_ic`` (shape ..., C)
+    p_by_n, items_by_n : ``sum P_i`` and item counts by number of annotations n (shape ..., N+1)
+    o_row, o_col : category pairs of the coincidence entries (shared by all batches)
+    o_val : coincidence values (shape ..., nnz)
+    n_categories : int
+    """
+
+    n_pairable: np.ndarray
+    n_items: np.ndarray
+    sum_p: np.ndarray
+    sum_unanimous: np.ndarray
+    sum_props: np.ndarray
+    totals: np.ndarray
+    p_by_n: np.ndarray
+    items_by_n: np.ndarray
+    o_row: np.ndarray
+    o_col: np.ndarray
+    o_val: np.ndarray
+    n_categories: int
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_counts(cls, c: ItemCounts) -> CountSums:
+        """Each item once (the point estimate)."""
+        n = c.n_i
+        ok = c.pairable
+        p = np.zeros_like(n)
+        p[ok] = (c.sumsq_i[ok] - n[ok]) / (n[ok] * (n[ok] - 1.0))
+        n_int = n.astype(np.int64)
+        size = int(n_int.max(initial=0)) + 1
+        props = np.bincount(c.category, weights=c.count / np.maximum(n[c.item], 1.0), minlength=c.n_categories)
+        o = c.coincidences()
+        return cls(
+            n_pairable=np.float64(ok.sum()),
+            n_items=np.float64((n >= 1).sum()),
+            sum_p=np.float64(p[ok].sum()),
+            sum_unanimous=np.float64(np.sum(ok & (c.max_i == n))),
+            sum_props=props,
+            totals=c.category_totals().astype(float),
+            p_by_n=np.bincount(n_int, weights=p, minlength=size),
+            items_by_n=np.bincount(n_int, minlength=size).astype(float),
+            o_row=o.row.astype(np.int64), o_col=o.col.astype(np.int64), o_val=o.data.astype(float),
+            n_categories=c.n_categories,
+        )
+
+    @classmethod
+    def pattern_features(cls, patterns: np.ndarray, o_row: np.ndarray, o_col: np.ndarray) -> np.ndarray:
+        """Per-pattern feature rows (U × d) whose weighted sums are the fields of :class:`CountSums`.
+
+        ``patterns`` is a dense (U, C) array of count vectors; the coincidence
+        entries are restricted to the given (o_row, o_col) pairs (which must
+        cover every pair with a non-zero coincidence in the data).
+        """
+        u, c = patterns.shape
+        n = patterns.sum(axis=1).astype(float)
+        ok = n >= 2
+        p = np.zeros(u)
+        p[ok] = (np.sum(patterns[ok].astype(float) ** 2, axis=1) - n[ok]) / (n[ok] * (n[ok] - 1.0))
+        size = int(n.max(initial=0)) + 1
+        by_n = np.zeros((u, size))
+        by_n[np.arange(u), n.astype(np.int64)] = 1.0
+        w = np.where(ok, 1.0 / np.maximum(n - 1.0, 1.0), 0.0)
+        pc, pk = patterns[:, o_row].astype(float), patterns[:, o_col].astype(float)
+        o = (pc * pk - np.where(o_row == o_col, pc, 0.0)) * w[:, None]
+        return np.hstack([
+            ok[:, None].astype(float), (n >= 1)[:, None].astype(float), (p * ok)[:, None],
+            (ok & (patterns.max(axis=1) == n))[:, None].astype(float),
+            patterns / np.maximum(n, 1.0)[:, None], patterns.astype(float),
+            by_n * p[:, None], by_n, o,
+        ])
+
+    @classmethod
+    def from_features(cls, weighted: np.ndarray, c: int, size: int, o_row: np.ndarray, o_col: np.ndarray) -> CountSums:
+        """Unpack ``weights @ pattern_features`` (shape ..., d) into sums."""
+        cut = np.cumsum([1, 1, 1, 1, c, c, size, size])
+        parts = np.split(weighted, cut, axis=-1)
+        return cls(parts[0][..., 0], parts[1][..., 0], parts[2][..., 0], parts[3][..., 0], parts[4], parts[5],
+                   parts[6], parts[7], o_row, o_col, parts[8], c)
+
+    # ------------------------------------------------------------------ finalisers (nan where undefined)
+
+    def _div(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        num, den = np.asarray(num, float), np.asarray(den, float)
+        out = np.full(np.broadcast(num, den).shape, np.nan)
+        np.divide(num, den, out=out, where=np.abs(den) > EPS)
+        return out
+
+    def _chance(self, observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        return self._div(observed - expected, 1.0 - expected)
+
+    def joint_probability(self) -> np.ndarray:
+        return self._div(self.sum_p, self.n_pairable)
+
+    def percent_agreement(self) -> np.ndarray:
+        return self._div(self.sum_unanimous, self.n_pairable)
+
+    def class_distribution(self) -> np.ndarray:
+        """Observed class distribution ``p_c = n_c / n`` over all annotations."""
+        return self.totals / np.maximum(self.totals.sum(axis=-1, keepdims=True), EPS)
+
+    def spa(self, scheme: str) -> np.ndarray:
+        k = spa_weight_table(self.items_by_n.shape[-1], scheme, self.n_categories, self.class_distribution())
+        return self._div(np.sum(k * self.p_by_n, axis=-1), np.sum(k * self.items_by_n, axis=-1))
+
+    def fleiss_expected(self) -> np.ndarray:
+        pk = self._div(self.sum_props, self.n_items[..., None])
+        return np.sum(pk * pk, axis=-1)
+
+    def fleiss_kappa(self) -> np.ndarray:
+        return self._chance(self.joint_probability(), self.fleiss_expected())
+
+    def gwet_expected(self) -> np.ndarray:
+        q = self.n_categories
+        pk = self._div(self.sum_props, self.n_items[..., None])
+        return np.sum(pk * (1.0 - pk), axis=-1) / (q - 1.0) if q >= 2 else np.full(pk.shape[:-1], np.nan)
+
+    def gwet_ac1(self) -> np.ndarray:
+        return self._chance(self.joint_probability(), self.gwet_expected())
+
+    def brennan_prediger(self) -> np.ndarray:
+        q = self.n_categories
+        if q < 2:
+            return np.full(np.shape(self.sum_p), np.nan)
+        return self._chance(self.joint_probability(), np.full(np.shape(self.sum_p), 1.0 / q))
+
+    def alpha_parts(self, level: str, values: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Krippendorff's ``(D_o, D_e)`` from the coincidences; see :func:`iaa_engine.krippendorff_alpha`."""
+        from ._alpha import _delta, _expected_sum, _positions_from
+
+        c = self.n_categories
+        onehot = np.zeros((self.o_row.size, c))
+        onehot[np.arange(self.o_row.size), self.o_row] = 1.0
+        totals = self.o_val @ onehot  # n_c of the pairable values (..., C)
+        n = totals.sum(axis=-1)
+        x = _positions_from(level, totals, values, c)
+        if level == "ordinal":
+            xr, xc = x[..., self.o_row], x[..., self.o_col]
+        else:
+            xr, xc = x[self.o_row], x[self.o_col]
+        d_o = self._div(np.sum(self.o_val * _delta(level, xr, xc), axis=-1), n)
+        d_e = self._div(_expected_sum(level, totals, x), n * (n - 1.0))
+        return d_o, d_e
+
+    def krippendorff_alpha(self, level: str, values: np.ndarray | None) -> np.ndarray:
+        d_o, d_e = self.alpha_parts(level, values)
+        return 1.0 - self._div(d_o, d_e)
+
+
+def spa_weight_table(size: int, scheme: str, n_categories: int, p: np.ndarray) -> np.ndarray:
+    """SPA weight of an item with n = 0..size-1 annotations (batched over leading axes of ``p``); 0 for n < 2."""
+    n = np.arange(size, dtype=float)
+    if scheme == "flat":
+        k = np.ones(size)
+    elif scheme == "annotations":
+        k = n.copy()
+    elif scheme == "annotations_m1":
+        k = n - 1.0
+    elif scheme == "edges":
+        k = n * (n - 1.0) / 2.0
+    else:
+        if scheme == "inv_var":
+            c = max(n_categories, 1)
+            p = np.full(c, 1.0 / c)
+        q = np.sum(p * p, axis=-1)[..., None]
+        r = np.sum(p * p * p, axis=-1)[..., None]
+        safe_n = np.maximum(n, 2.0)
+        var = variance_from_moments(safe_n, q, r)
+        degenerate = q * (1.0 - q) <= EPS
+        with np.errstate(divide="ignore", invalid="ignore"):
+            k = np.where(degenerate, safe_n * (safe_n - 1.0) / 2.0, 1.0 / np.where(degenerate, 1.0, var))
+    return np.where(n >= 2, k, 0.0)
