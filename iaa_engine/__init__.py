@@ -23,6 +23,7 @@ from ._agreement import (
 from ._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
 from ._data import LEVELS, Annotations, as_annotations, read
 from ._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
+from ._inference import BootstrapResult, alpha_variance, bootstrap, spa_standard_error
 from ._kappa import (
     annotator_bias,
     brennan_prediger,
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Annotations",
+    "BootstrapResult",
     "GOLD_RULES",
     "GoldStandard",
     "LEVELS",
@@ -49,9 +51,11 @@ __all__ = [
     "Report",
     "SPA_WEIGHTS",
     "UndefinedMetricWarning",
+    "alpha_variance",
     "annotator_bias",
     "as_annotations",
     "bcr_weights",
+    "bootstrap",
     "brennan_prediger",
     "coincidence_matrix",
     "cohen_kappa",
@@ -73,5 +77,6 @@ __all__ = [
     "scott_pi_matrix",
     "spa",
     "spa_item_weights",
+    "spa_standard_error",
     "__version__",
 ]

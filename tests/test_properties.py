@@ -126,6 +126,8 @@ NOT_METRICS = {
     "item_agreement_variance",  # a model formula of (n, p), not a function of annotations
     # gold-standard aggregation (labels, not agreement): properties in tests/test_gold.py
     "GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard",
+    # inference on the metrics: tests/test_inference.py
+    "BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error",
 }
 
 ALL_METRICS = SCALAR_METRICS + PAIR_SCALAR_METRICS + MATRIX_METRICS + ITEM_METRICS + CATEGORY_MATRIX_METRICS

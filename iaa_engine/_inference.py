@@ -1,0 +1,304 @@
+"""Inference: bootstrap confidence intervals, the delta-method variance of alpha, SPA's standard error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ._agreement import SPA_WEIGHTS
+from ._data import LEVELS, Annotations, as_annotations
+from ._policy import check_choice
+from ._progress import Progress
+from ._sums import CountSums, spa_weight_table, variance_from_moments
+
+__all__ = ["BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS"]
+
+#: Metrics of the report computed from counts alone, bootstrapped vectorised over replicates.
+COUNT_METRICS = (
+    "joint_probability", "percent_agreement", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger",
+    *(f"spa[{w}]" for w in SPA_WEIGHTS),
+)
+ANNOTATOR_METRICS = ("multi_kappa", "bias")
+
+
+@dataclass(eq=False)
+class BootstrapResult:
+    """Bootstrap distribution and percentile intervals of agreement metrics.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        Indexed by metric: ``estimate`` (on the data), ``se`` (standard
+        deviation of the replicates), ``lower``, ``upper`` (percentile
+        interval), ``n_undefined`` (replicates where the metric was undefined
+        and that were left out of the interval).
+    replicates : pandas.DataFrame
+        One row per replicate, one column per metric.
+    confidence : float
+    n_boot : int
+    seed : int or None
+    """
+
+    table: pd.DataFrame
+    replicates: pd.DataFrame
+    confidence: float
+    n_boot: int
+    seed: int | None
+
+    def to_dict(self) -> dict:
+        from ._results import nan_to_none
+
+        return nan_to_none({
+            "confidence": self.confidence, "n_boot": self.n_boot, "seed": self.seed,
+            "intervals": {m: row.to_dict() for m, row in self.table.iterrows()},
+        })
+
+
+def _patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct count vectors of the items and how many items share each (items are interchangeable within one)."""
+    counts = data.counts
+    if counts.n_items * max(counts.n_categories, 1) > 50_000_000:
+        raise ValueError(
+            f"the bootstrap builds a dense items × categories table; {counts.n_items} × {counts.n_categories} is "
+            "too large (more than 50 million cells)"
+        )
+    dense = counts.to_dense()
+    base = int(dense.max(initial=0)) + 1
+    if dense.shape[1] * np.log2(max(base, 2)) < 62:
+        keys = dense @ (base ** np.arange(dense.shape[1], dtype=np.int64))
+        _, first, mult = np.unique(keys, return_index=True, return_counts=True)
+        return dense[first], mult
+    uniq, mult = np.unique(dense, axis=0, return_counts=True)
+    return uniq, mult
+
+
+def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, n_boot: int,
+                      rng: np.random.Generator, bar: Progress, chunk: int = 256) -> dict[str, np.ndarray]:
+    patterns, mult = _patterns(data)
+    sums = data.count_sums
+    features = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
+    size = int(patterns.sum(axis=1).max(initial=0)) + 1
+    n_items = int(mult.sum())
+    out: dict[str, list[np.ndarray]] = {m: [] for m in COUNT_METRICS}
+    done = 0
+    while done < n_boot:
+        b = min(chunk, n_boot - done)
+        draws = rng.multinomial(n_items, mult / n_items, size=b).astype(float)  # items resampled with replacement
+        s = CountSums.from_features(draws @ features, data.n_categories, size, sums.o_row, sums.o_col)
+        with np.errstate(all="ignore"):
+            out["joint_probability"].append(s.joint_probability())
+            out["percent_agreement"].append(s.percent_agreement())
+            out["fleiss_kappa"].append(s.fleiss_kappa())
+            out["krippendorff_alpha"].append(s.krippendorff_alpha(level, values))
+            out["gwet_ac1"].append(s.gwet_ac1())
+            out["brennan_prediger"].append(s.brennan_prediger())
+            for w in SPA_WEIGHTS:
+                out[f"spa[{w}]"].append(s.spa(w))
+        done += b
+        bar.update(b)
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def _annotator_replicates(data: Annotations, n_boot: int, rng: np.random.Generator, bar: Progress,
+                          chunk: int = 32) -> dict[str, np.ndarray]:
+    """Multi-coder kappa and bias: resample items, re-estimate each annotator's label distribution."""
+    import scipy.sparse as sp
+
+    n_items, n_ann, n_cat = data.n_items, data.n_annotators, data.n_categories
+    incidence = sp.csr_matrix(
+        (np.ones(data.item.size), (data.annotator * n_cat + data.label, data.item)), shape=(n_ann * n_cat, n_items)
+    )
+    sums = data.counts
+    ok = sums.pairable
+    p = np.zeros(n_items)
+    p[ok] = (sums.sumsq_i[ok] - sums.n_i[ok]) / (sums.n_i[ok] * (sums.n_i[ok] - 1.0))
+    item_feats = np.stack([ok.astype(float), p], axis=1)
+    kappas, biases = [], []
+    done = 0
+    while done < n_boot:
+        b = min(chunk, n_boot - done)
+        idx = rng.integers(0, n_items, size=(b, n_items))
+        w = np.stack([np.bincount(row, minlength=n_items) for row in idx]).astype(float)  # (b, items)
+        ao = (w @ item_feats)
+        with np.errstate(all="ignore"):
+            a_o = ao[:, 1] / ao[:, 0]
+            counts = np.asarray(incidence @ w.T).T.reshape(b, n_ann, n_cat)
+            n_a = counts.sum(axis=2, keepdims=True)
+            present = n_a[..., 0] > 0
+            dist = np.where(n_a > 0, counts / np.where(n_a > 0, n_a, 1.0), 0.0)
+            c = present.sum(axis=1).astype(float)
+            col = dist.sum(axis=1)
+            ae_k = np.sum(col**2 - np.sum(dist**2, axis=1), axis=1) / (c * (c - 1.0))
+            mean = col / c[:, None]
+            var = np.sum(np.where(present[..., None], (dist - mean[:, None, :]) ** 2, 0.0), axis=1) / c[:, None]
+            kappas.append((a_o - ae_k) / (1.0 - ae_k))
+            biases.append(var.sum(axis=1) / (c - 1.0))
+        done += b
+        bar.update(b)
+    return {"multi_kappa": np.concatenate(kappas), "bias": np.concatenate(biases)}
+
+
+def bootstrap(
+    data: Any,
+    *,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = None,
+    level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
+    annotator_metrics: bool = True,
+    progress: bool | None = None,
+) -> BootstrapResult:
+    r"""Percentile bootstrap intervals for every scalar metric of the report, resampling items.
+
+    Seed 004 §6.1, Algorithm 2: draw the items with replacement B times,
+    recompute each metric, and take the :math:`\gamma/2` and
+    :math:`1 - \gamma/2` quantiles of the replicates (``confidence`` = 1 − γ).
+
+    Count-based metrics (``COUNT_METRICS``: SPA under every scheme, joint
+    probability, percentage agreement, Fleiss' kappa, Krippendorff's alpha,
+    Gwet's AC1, Brennan-Prediger) are computed for all replicates at once:
+    items with the same count vector are interchangeable, so resampling items is
+    exactly a multinomial draw over the distinct count vectors, and each metric
+    is a function of sums of per-pattern features (:mod:`iaa_engine._sums`).
+    Multi-coder kappa and bias depend on who labelled what; they are
+    bootstrapped by resampling items (vectorised over chunks of replicates).
+
+    Replicates in which a metric is undefined (e.g. all labels equal) are left
+    out of its interval and counted in ``n_undefined``. Pairwise matrices are
+    not bootstrapped.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+    n_boot : int
+        Number of replicates B.
+    confidence : float
+        Interval coverage, in (0, 1).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng``; the same seed gives the same intervals.
+    level : level of Krippendorff's alpha (default: the data's level).
+    annotator_metrics : bool
+        Also bootstrap multi-coder kappa and bias (needs annotator identities).
+    progress : bool, optional
+        Show progress on stderr (default: only on a terminal).
+    """
+    if level is not None:
+        check_choice("level", level, LEVELS)
+    data = as_annotations(data, level=level)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
+        raise ValueError(f"n_boot must be an integer of at least 2; got {n_boot!r}")
+    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
+        raise ValueError(f"confidence must be a number between 0 and 1; got {confidence!r}")
+    from ._report import report
+
+    est = report(data, pairwise=False).to_dict()
+    level = data.level
+    values = data.category_values(level) if level in ("interval", "ratio") else None
+    rng = np.random.default_rng(seed)
+    with_annotators = annotator_metrics and data.annotators is not None and data.label is not None
+    total = n_boot * (2 if with_annotators else 1)
+    with Progress(total, "bootstrap", show=progress) as bar:
+        reps = _count_replicates(data, level, values, int(n_boot), rng, bar)
+        if with_annotators:
+            reps.update(_annotator_replicates(data, int(n_boot), rng, bar))
+    frame = pd.DataFrame(reps)
+    alpha = (1.0 - confidence) / 2.0
+    rows = {}
+    for name, col in frame.items():
+        v = col.to_numpy()
+        good = v[np.isfinite(v)]
+        if name.startswith("spa["):
+            point = est["spa"][name[4:-1]]
+        else:
+            point = est[name]
+        lo, hi = (np.quantile(good, [alpha, 1.0 - alpha]) if good.size else (np.nan, np.nan))
+        rows[name] = {
+            "estimate": np.nan if point is None else point,
+            "se": float(np.std(good, ddof=1)) if good.size > 1 else np.nan,
+            "lower": float(lo), "upper": float(hi), "n_undefined": int(v.size - good.size),
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "metric"
+    return BootstrapResult(table, frame, float(confidence), int(n_boot), seed)
+
+
+def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None) -> dict:
+    r"""Delta-method variance of Krippendorff's alpha (seed 004 §6.2, eq. 20).
+
+    .. math::
+
+        \operatorname{Var}(\alpha) \approx \Big(\frac{\partial\alpha}{\partial D_o}\Big)^2 \operatorname{Var}(D_o)
+        + \Big(\frac{\partial\alpha}{\partial D_e}\Big)^2 \operatorname{Var}(D_e)
+        = \frac{\operatorname{Var}(D_o)}{D_e^2} + \frac{D_o^2 \operatorname{Var}(D_e)}{D_e^4}
+
+    :math:`\operatorname{Var}(D_o)` and :math:`\operatorname{Var}(D_e)` are
+    delete-one-item jackknife estimates (items as the sampling units). Eq. (20)
+    ignores the covariance of :math:`D_o` and :math:`D_e`; the result also
+    gives ``var_jackknife``, the jackknife variance of alpha itself, which keeps it.
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``d_o``, ``d_e``, ``var_d_o``, ``var_d_e``, ``var_delta``,
+        ``se_delta``, ``var_jackknife``, ``se_jackknife``.
+    """
+    if level is not None:
+        check_choice("level", level, LEVELS)
+    data = as_annotations(data, level=level)
+    level = data.level
+    values = data.category_values(level) if level in ("interval", "ratio") else None
+    patterns, mult = _patterns(data)
+    sums = data.count_sums
+    feats = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
+    size = int(patterns.sum(axis=1).max(initial=0)) + 1
+    total = mult @ feats
+    full = CountSums.from_features(total, data.n_categories, size, sums.o_row, sums.o_col)
+    loo = CountSums.from_features(total[None, :] - feats, data.n_categories, size, sums.o_row, sums.o_col)
+    with np.errstate(all="ignore"):
+        d_o, d_e = (float(v) for v in full.alpha_parts(level, values))
+        lo_o, lo_e = loo.alpha_parts(level, values)
+        lo_a = 1.0 - lo_o / lo_e
+    n = mult.sum()
+
+    def jack(v: np.ndarray) -> float:
+        mean = np.sum(mult * v) / n
+        return float((n - 1.0) / n * np.sum(mult * (v - mean) ** 2))
+
+    var_o, var_e = jack(lo_o), jack(lo_e)
+    var_delta = var_o / d_e**2 + d_o**2 * var_e / d_e**4
+    var_jack = jack(lo_a)
+    return {
+        "alpha": 1.0 - d_o / d_e, "d_o": d_o, "d_e": d_e, "var_d_o": var_o, "var_d_e": var_e,
+        "var_delta": var_delta, "se_delta": float(np.sqrt(var_delta)),
+        "var_jackknife": var_jack, "se_jackknife": float(np.sqrt(var_jack)),
+    }
+
+
+def spa_standard_error(data: Any, *, weights: str = "annotations_m1") -> float:
+    r"""Model-based standard error of SPA from its item variances.
+
+    .. math::
+
+        \operatorname{SE}(\bar P_{\mathrm{spa}}) = \frac{\sqrt{\sum_i k_i^2 \operatorname{Var}[\hat P_i]}}{\sum_i k_i}
+
+    with :math:`\operatorname{Var}[\hat P_i]` the exact item variance of
+    :func:`iaa_engine.item_agreement_variance` under the observed class
+    distribution (seed 000 §5.4: labels drawn independently from p) and items
+    independent. It describes SPA's sampling noise under that model; the
+    bootstrap's SE also covers differences in difficulty between items.
+    """
+    data = as_annotations(data)
+    check_choice("weights", weights, SPA_WEIGHTS)
+    sums = data.count_sums
+    p = sums.class_distribution()
+    n = data.counts.n_i
+    ok = n >= 2
+    k = spa_weight_table(int(n.max(initial=0)) + 1, weights, data.n_categories, p)[n.astype(np.int64)]
+    var = variance_from_moments(np.where(ok, n, 2.0), float(np.sum(p**2)), float(np.sum(p**3)))
+    den = float(np.sum(k[ok]))
+    if den <= 0:
+        return float("nan")
+    return float(np.sqrt(np.sum(k[ok] ** 2 * var[ok])) / den)
