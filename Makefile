@@ -22,6 +22,7 @@ example: $(VENV)/.installed-dev
 	$(BIN)/iaa report iaa_engine/examples/crowd.csv
 
 test: $(VENV)/.installed-dev
+	bash scripts/system-deps.sh
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.installed-dev

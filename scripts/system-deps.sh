@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# System packages the test suite needs, installed from Debian's packages when missing (CI and fresh machines).
+#   chromium: the HTML report is opened and screenshotted in headless Chromium
+set -euo pipefail
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+if [ "$(id -u)" != 0 ]; then
+  echo "system-deps: missing ${need[*]}; run as root or install them: apt-get install ${need[*]}" >&2
+  exit 0  # the tests that need them skip with that reason
+fi
+echo "system-deps: installing ${need[*]} (apt-get)"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
