@@ -22,6 +22,15 @@ from ._agreement import (
 )
 from ._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
 from ._data import LEVELS, Annotations, as_annotations, read
+from ._facets import (
+    HierarchyResult,
+    StrataResult,
+    frequency_strata,
+    hierarchical_agreement,
+    hierarchy_test,
+    label_agreement,
+    split_hierarchy,
+)
 from ._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
 from ._inference import BootstrapResult, alpha_variance, bootstrap, spa_standard_error
 from ._kappa import (
@@ -46,10 +55,12 @@ __all__ = [
     "BootstrapResult",
     "GOLD_RULES",
     "GoldStandard",
+    "HierarchyResult",
     "LEVELS",
     "PairwiseMatrix",
     "Report",
     "SPA_WEIGHTS",
+    "StrataResult",
     "UndefinedMetricWarning",
     "alpha_variance",
     "annotator_bias",
@@ -61,13 +72,17 @@ __all__ = [
     "cohen_kappa",
     "cohen_kappa_matrix",
     "fleiss_kappa",
+    "frequency_strata",
     "gold_standard",
     "gwet_ac1",
+    "hierarchical_agreement",
+    "hierarchy_test",
     "item_agreement",
     "item_agreement_variance",
     "joint_probability",
     "krippendorff_alpha",
     "krippendorff_alpha_matrix",
+    "label_agreement",
     "multi_kappa",
     "percent_agreement",
     "percent_agreement_matrix",
@@ -78,5 +93,6 @@ __all__ = [
     "spa",
     "spa_item_weights",
     "spa_standard_error",
+    "split_hierarchy",
     "__version__",
 ]

@@ -60,6 +60,8 @@ def _label_kind(values: np.ndarray) -> str:
         return "boolean"
     if inferred in ("mixed", "mixed-integer"):
         kinds = pd.Series(values).map(lambda v: type(v).__name__).unique()
+        if set(kinds) <= {"tuple"}:
+            return "other"  # hierarchical labels given as (parent, child) tuples
         examples = ", ".join(sorted(kinds)[:6])
         raise ValueError(
             "labels must all be of one type (all numbers, or all strings); "
@@ -68,10 +70,23 @@ def _label_kind(values: np.ndarray) -> str:
     return "other"  # tuples (hierarchical labels), categoricals of objects, ...
 
 
+def _freeze(labels: np.ndarray) -> np.ndarray:
+    """Lists (e.g. Label Studio taxonomy paths) become tuples, so that they can be categories."""
+
+    def freeze(v: Any) -> Any:
+        return tuple(freeze(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+    out = np.empty(len(labels), dtype=object)
+    out[:] = [freeze(v) for v in labels]
+    return out
+
+
 def _encode_labels(
     labels: np.ndarray, level: str, categories: Sequence[Any] | None
 ) -> tuple[np.ndarray, pd.Index]:
     """Return integer codes and the category index (sorted, or in the given order)."""
+    if labels.dtype == object and len(labels) and pd.api.types.infer_dtype(labels[:1000], skipna=True) == "mixed":
+        labels = _freeze(labels)
     kind = _label_kind(labels)
     if kind == "numeric" and labels.dtype == object:
         labels = pd.to_numeric(pd.Series(labels, copy=False)).to_numpy()

@@ -128,6 +128,9 @@ NOT_METRICS = {
     "GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard",
     # inference on the metrics: tests/test_inference.py
     "BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error",
+    # facet analyses built on the metrics: tests/test_facets.py
+    "HierarchyResult", "StrataResult", "frequency_strata", "hierarchical_agreement", "hierarchy_test",
+    "label_agreement", "split_hierarchy",
 }
 
 ALL_METRICS = SCALAR_METRICS + PAIR_SCALAR_METRICS + MATRIX_METRICS + ITEM_METRICS + CATEGORY_MATRIX_METRICS

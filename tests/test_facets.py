@@ -1,0 +1,161 @@
+"""Hierarchical facets and frequency strata (seed 004 §4, §5, §7) on constructed data with known answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+
+# Two annotators, four items; worked by hand below.
+HAND = [("A/x", "A/x"), ("A/y", "A/x"), ("B/z", "B/z"), ("B/z", "A/y")]
+
+
+def hand_data(fmt=lambda s: s):
+    rows = [(i, who, fmt(lab)) for i, pair in enumerate(HAND) for who, lab in zip("ab", pair)]
+    return ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+
+
+def test_closed_form_hierarchy():
+    """Parent view (A,A),(A,A),(B,B),(B,A): n = 8, n_A = 5, n_B = 3, one disagreeing item:
+    D_o = 2/8, D_e = (64 - 25 - 9)/56, α1 = 1 - (1/4)/(30/56) = 16/30.
+    Child view (x,x),(y,x),(z,z),(z,y): n_x = 3, n_y = 2, n_z = 3, two disagreeing items:
+    D_o = 4/8, D_e = (64 - 9 - 4 - 9)/56 = 3/4, α2 = 1/3; full labels partition the values like the children: 1/3.
+    γ = (1/3)/(16/30) = 0.625. Conditional on A: values x,x | y,x (item 4 has one A-annotation):
+    D_o = 2/4, D_e = (16 - 9 - 1)/12 = 1/2, α = 0; on B: one pairable item, all z: undefined."""
+    h = ie.hierarchical_agreement(hand_data())
+    assert h.alpha_parent == pytest.approx(16 / 30, abs=1e-15)
+    assert h.alpha_child == pytest.approx(1 / 3, abs=1e-15)
+    assert h.alpha_full == pytest.approx(1 / 3, abs=1e-15)
+    assert h.gamma == pytest.approx(0.625, abs=1e-15)
+    assert h.conditional.loc["A", "alpha"] == pytest.approx(0.0, abs=1e-15)
+    assert h.conditional.loc["A", "n_items"] == 2 and h.conditional.loc["A", "n_annotations"] == 5
+    assert np.isnan(h.conditional.loc["B", "alpha"]) and h.conditional.loc["B", "n_items"] == 1
+
+
+def test_label_forms_are_equivalent():
+    """Paths 'A/x', (parent, child) tuples, Label Studio taxonomy values [['A', 'x']] and another separator."""
+    base = ie.hierarchical_agreement(hand_data()).to_dict()
+    for fmt, sep in [(lambda s: tuple(s.split("/")), "/"), (lambda s: [s.split("/")], "/"),
+                     (lambda s: s.replace("/", " > "), ">")]:
+        other = ie.hierarchical_agreement(hand_data(fmt), sep=sep).to_dict()
+        for key in ("alpha_parent", "alpha_child", "alpha_full", "gamma"):
+            assert other[key] == pytest.approx(base[key], abs=1e-15)
+
+
+def test_projections_by_brute_force():
+    rng = np.random.default_rng(1)
+    tree = {"P": ["a", "b"], "Q": ["a", "c", "d"], "R": []}
+    labels = [f"{p}/{c}" for p, cs in tree.items() for c in cs] + ["R"]
+    frame = pd.DataFrame([(i, a, labels[rng.integers(len(labels))]) for i in range(60) for a in range(4)
+                          if rng.random() < 0.7], columns=["item", "annotator", "label"])
+    views = ie.split_hierarchy(frame)
+    parent = frame.assign(label=frame["label"].str.split("/").str[0])
+    child = frame[frame["label"].str.contains("/")].assign(label=lambda f: f["label"].str.split("/").str[1])
+    assert ie.krippendorff_alpha(views["parent"]) == pytest.approx(ie.krippendorff_alpha(parent), abs=1e-14)
+    assert ie.krippendorff_alpha(views["child"]) == pytest.approx(ie.krippendorff_alpha(child), abs=1e-14)
+    assert views["child"].n_annotations == len(child)  # "R" has no child: missing at the child level
+    h = ie.hierarchical_agreement(frame)
+    for p in ("P", "Q"):
+        sub = child[frame.loc[child.index, "label"].str.startswith(p + "/")]
+        assert h.conditional.loc[p, "alpha"] == pytest.approx(ie.krippendorff_alpha(sub), abs=1e-14)
+
+
+def test_gamma_undefined_when_denominator_not_positive():
+    # parents and children disagree systematically: both alphas negative
+    frame = pd.DataFrame([(0, "a", "A/x"), (0, "b", "B/y"), (1, "a", "B/y"), (1, "b", "A/x")],
+                         columns=["item", "annotator", "label"])
+    h = ie.hierarchical_agreement(frame)
+    assert h.alpha_parent < 0 and h.alpha_child < 0
+    assert np.isnan(h.gamma) and any("gamma is undefined" in n for n in h.notes)
+    assert ie.hierarchical_agreement(frame, replace_undefined_by=0.0).gamma == 0.0
+
+
+def _tree_crowd(seed, parent_acc, child_acc, n_items=300):
+    rng = np.random.default_rng(seed)
+    tree = {"Animals": ["Mammals", "Birds"], "Plants": ["Trees", "Flowers"]}
+    rows = []
+    for i in range(n_items):
+        p = rng.choice(list(tree))
+        c = rng.choice(tree[p])
+        for a in range(3):
+            pp = p if rng.random() < parent_acc else rng.choice(list(tree))
+            cc = c if (pp == p and rng.random() < child_acc) else rng.choice(tree[pp])
+            rows.append((i, a, f"{pp}/{cc}"))
+    return pd.DataFrame(rows, columns=["item", "annotator", "label"])
+
+
+def test_hierarchy_test_detects_higher_parent_agreement():
+    """Parents agree far more than children (seed 7): H0 α1 <= α2 is rejected (p < 0.01)."""
+    res = ie.hierarchy_test(_tree_crowd(7, parent_acc=0.95, child_acc=0.5), seed=1, n_boot=1000)
+    assert res["difference"] > 0.2 and res["p_value"] < 0.01 and res["lower"] > 0
+
+
+def test_hierarchy_test_does_not_reject_when_children_agree_more():
+    """Child names determine the parent here, and children agree about as well as parents: no rejection."""
+    res = ie.hierarchy_test(_tree_crowd(8, parent_acc=0.8, child_acc=1.0), seed=2, n_boot=1000)
+    assert res["p_value"] > 0.05
+
+
+# ----------------------------------------------------------------------------- frequency strata
+
+
+def test_label_agreement_is_binary_alpha():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame([(i, a, "abcd"[min(rng.geometric(0.4) - 1, 3)]) for i in range(80) for a in range(3)
+                          if rng.random() < 0.8], columns=["item", "annotator", "label"])
+    per_label = ie.label_agreement(frame)
+    for lab in "abcd":
+        binary = frame.assign(label=(frame["label"] == lab).map({True: "yes", False: "no"}))
+        assert per_label.loc[lab, "alpha"] == pytest.approx(ie.krippendorff_alpha(binary), abs=1e-14)
+        assert per_label.loc[lab, "frequency"] == (frame["label"] == lab).sum()  # seed 004 eq. (11)
+
+
+def test_strata_by_quantiles_and_stratum_alpha():
+    rng = np.random.default_rng(4)
+    labels = list("abcdefgh")
+    weights = np.array([1, 2, 3, 5, 8, 13, 21, 34], float)
+    frame = pd.DataFrame([(i, a, labels[rng.choice(8, p=weights / weights.sum())]) for i in range(150)
+                          for a in range(3)], columns=["item", "annotator", "label"])
+    res = ie.frequency_strata(frame)
+    f = frame["label"].value_counts().reindex(labels).to_numpy()
+    q1, q2 = np.quantile(f, [1 / 3, 2 / 3])
+    expected = np.where(f <= q1, "rare", np.where(f <= q2, "moderate", "common"))  # seed 004 eqs. (12)-(15)
+    assert res.labels.loc[labels, "stratum"].tolist() == expected.tolist()
+    for name in ("rare", "moderate", "common"):
+        members = [lab for lab, s in zip(labels, expected) if s == name]
+        touched = frame.loc[frame["label"].isin(members), "item"].unique()
+        subset = frame[frame["item"].isin(touched)]  # eq. (16): items where some annotator used a stratum label
+        assert res.strata.loc[name, "alpha"] == pytest.approx(ie.krippendorff_alpha(subset), abs=1e-14)
+        assert res.strata.loc[name, "n_items"] == len(touched)
+
+
+def test_frequency_regression_closed_form():
+    """Labels used with frequencies 2, 4, 8, 16 (annotations), always unanimously: every α_ℓ = 1, so
+    β0 = 1 and β1 = 0 exactly; and a fit on disagreeing data matches scipy's linregress on the same points."""
+    rows, item = [], 0
+    for lab, pairs in zip("abcd", (1, 2, 4, 8)):
+        for _ in range(pairs):
+            rows += [(item, 0, lab), (item, 1, lab)]
+            item += 1
+    res = ie.frequency_strata(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    assert res.labels["alpha"].tolist() == [1.0, 1.0, 1.0, 1.0]
+    assert res.regression["beta0"] == pytest.approx(1.0, abs=1e-14)
+    assert res.regression["beta1"] == pytest.approx(0.0, abs=1e-14)
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame([(i, a, "abcde"[min(rng.geometric(0.35) - 1, 4)]) for i in range(200) for a in range(3)],
+                         columns=["item", "annotator", "label"])
+    res = ie.frequency_strata(frame)
+    lab = res.labels
+    slope, intercept = np.polyfit(np.log(lab["frequency"]), lab["alpha"], 1)
+    assert res.regression["beta1"] == pytest.approx(slope, abs=1e-12)
+    assert res.regression["beta0"] == pytest.approx(intercept, abs=1e-12)
+
+
+def test_strata_argument_errors():
+    frame = pd.DataFrame([(0, 0, "a"), (0, 1, "a")], columns=["item", "annotator", "label"])
+    with pytest.raises(ValueError, match="n_strata must be a positive integer"):
+        ie.frequency_strata(frame, n_strata=0)
+    with pytest.raises(ValueError, match="names has 2 entries but n_strata is 3"):
+        ie.frequency_strata(frame, names=["x", "y"])
