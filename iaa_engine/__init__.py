@@ -19,6 +19,7 @@ from ._agreement import (
     percent_agreement_matrix,
     spa,
     spa_item_weights,
+    spa_kappa,
 )
 from ._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
 from ._data import LEVELS, Annotations, as_annotations, read
@@ -47,6 +48,7 @@ from ._kappa import (
 from ._policy import UndefinedMetricWarning
 from ._report import Report, report
 from ._results import PairwiseMatrix
+from ._simulation import missingness_simulation
 
 __version__ = "0.1.0"
 
@@ -83,6 +85,7 @@ __all__ = [
     "krippendorff_alpha",
     "krippendorff_alpha_matrix",
     "label_agreement",
+    "missingness_simulation",
     "multi_kappa",
     "percent_agreement",
     "percent_agreement_matrix",
@@ -92,6 +95,7 @@ __all__ = [
     "scott_pi_matrix",
     "spa",
     "spa_item_weights",
+    "spa_kappa",
     "spa_standard_error",
     "split_hierarchy",
     "__version__",

@@ -19,6 +19,7 @@ __all__ = [
     "item_agreement_variance",
     "spa_item_weights",
     "spa",
+    "spa_kappa",
     "percent_agreement",
     "percent_agreement_matrix",
 ]
@@ -178,6 +179,45 @@ def spa(
     if sums.n_pairable <= 0:
         return undefined("SPA", "no item has two or more annotations", replace_undefined_by)
     return float(sums.spa(weights))
+
+
+def spa_kappa(
+    data: Any,
+    *,
+    weights: SpaScheme = "annotations_m1",
+    replace_undefined_by: float = np.nan,
+) -> float:
+    r"""Chance-corrected SPA, with an expected agreement that stays unbiased under missing annotations.
+
+    .. math::
+
+        \kappa_{\mathrm{spa}} = rac{ar P_{\mathrm{spa}} - P_e}{1 - P_e},\qquad
+        P_e = rac{\sum_c n_c (n_c - 1)}{n (n - 1)}
+
+    where :math:`n_c` counts category c among the n pairable annotations
+    (items with two or more). :math:`P_e` is the chance that two *distinct*
+    annotations agree: a U-statistic, unbiased for :math:`\sum_c p_c^2` under
+    i.i.d. sampling and, under random removal of annotations, for the complete
+    data's value, whereas the Fleiss-style :math:`\sum_c (n_c/n)^2` is biased
+    upwards by about :math:`(1 - \sum_c p_c^2)/n` and the bias grows as
+    annotations go missing. This is Krippendorff's expected agreement
+    (``shared/notes/spec.md``); with ``weights='annotations'`` the coefficient
+    equals nominal Krippendorff's alpha exactly. The ratio keeps the
+    :math:`O(1/n)` bias of any ratio estimator (seed 000 §4.4);
+    :func:`iaa_engine.missingness_simulation` measures both corrections.
+
+    Undefined (``replace_undefined_by`` with a warning) when no item has two
+    annotations or every pairable annotation has the same label.
+    """
+    data = as_annotations(data)
+    check_choice("weights", weights, SPA_WEIGHTS)
+    sums = data.count_sums
+    if sums.n_pairable <= 0:
+        return undefined("chance-corrected SPA", "no item has two or more annotations", replace_undefined_by)
+    from ._policy import chance_corrected
+
+    return chance_corrected(float(sums.spa(weights)), float(sums.pairable_expected()), "chance-corrected SPA",
+                            replace_undefined_by)
 
 
 def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> float:

@@ -19,7 +19,7 @@ __all__ = ["BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error
 #: Metrics of the report computed from counts alone, bootstrapped vectorised over replicates.
 COUNT_METRICS = (
     "joint_probability", "percent_agreement", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger",
-    *(f"spa[{w}]" for w in SPA_WEIGHTS),
+    "spa_kappa", *(f"spa[{w}]" for w in SPA_WEIGHTS),
 )
 ANNOTATOR_METRICS = ("multi_kappa", "bias")
 
@@ -76,7 +76,8 @@ def _patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, n_boot: int,
-                      rng: np.random.Generator, bar: Progress, chunk: int = 256) -> dict[str, np.ndarray]:
+                      rng: np.random.Generator, bar: Progress, spa_weights: str = "annotations_m1",
+                      chunk: int = 256) -> dict[str, np.ndarray]:
     patterns, mult = _patterns(data)
     sums = data.count_sums
     features = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
@@ -95,6 +96,7 @@ def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, 
             out["krippendorff_alpha"].append(s.krippendorff_alpha(level, values))
             out["gwet_ac1"].append(s.gwet_ac1())
             out["brennan_prediger"].append(s.brennan_prediger())
+            out["spa_kappa"].append(s.spa_kappa(spa_weights))
             for w in SPA_WEIGHTS:
                 out[f"spa[{w}]"].append(s.spa(w))
         done += b
@@ -148,6 +150,7 @@ def bootstrap(
     confidence: float = 0.95,
     seed: int | None = None,
     level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
+    weights: str = "annotations_m1",
     annotator_metrics: bool = True,
     progress: bool | None = None,
 ) -> BootstrapResult:
@@ -157,8 +160,8 @@ def bootstrap(
     recompute each metric, and take the :math:`\gamma/2` and
     :math:`1 - \gamma/2` quantiles of the replicates (``confidence`` = 1 − γ).
 
-    Count-based metrics (``COUNT_METRICS``: SPA under every scheme, joint
-    probability, percentage agreement, Fleiss' kappa, Krippendorff's alpha,
+    Count-based metrics (``COUNT_METRICS``: SPA under every scheme, the
+    chance-corrected SPA, joint probability, percentage agreement, Fleiss' kappa, Krippendorff's alpha,
     Gwet's AC1, Brennan-Prediger) are computed for all replicates at once:
     items with the same count vector are interchangeable, so resampling items is
     exactly a multinomial draw over the distinct count vectors, and each metric
@@ -180,6 +183,7 @@ def bootstrap(
     seed : int, optional
         Seed of ``numpy.random.default_rng``; the same seed gives the same intervals.
     level : level of Krippendorff's alpha (default: the data's level).
+    weights : SPA scheme of ``spa_kappa`` (every scheme's SPA is bootstrapped).
     annotator_metrics : bool
         Also bootstrap multi-coder kappa and bias (needs annotator identities).
     progress : bool, optional
@@ -194,14 +198,15 @@ def bootstrap(
         raise ValueError(f"confidence must be a number between 0 and 1; got {confidence!r}")
     from ._report import report
 
-    est = report(data, pairwise=False).to_dict()
+    check_choice("weights", weights, SPA_WEIGHTS)
+    est = report(data, pairwise=False, weights=weights).to_dict()
     level = data.level
     values = data.category_values(level) if level in ("interval", "ratio") else None
     rng = np.random.default_rng(seed)
     with_annotators = annotator_metrics and data.annotators is not None and data.label is not None
     total = n_boot * (2 if with_annotators else 1)
     with Progress(total, "bootstrap", show=progress) as bar:
-        reps = _count_replicates(data, level, values, int(n_boot), rng, bar)
+        reps = _count_replicates(data, level, values, int(n_boot), rng, bar, weights)
         if with_annotators:
             reps.update(_annotator_replicates(data, int(n_boot), rng, bar))
     frame = pd.DataFrame(reps)

@@ -11,7 +11,14 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._agreement import SPA_WEIGHTS, joint_probability, percent_agreement, percent_agreement_matrix, spa
+from ._agreement import (
+    SPA_WEIGHTS,
+    joint_probability,
+    percent_agreement,
+    percent_agreement_matrix,
+    spa,
+    spa_kappa,
+)
 from ._alpha import krippendorff_alpha, krippendorff_alpha_matrix
 from ._data import LEVELS, as_annotations
 from ._kappa import (
@@ -39,6 +46,7 @@ _LABELS = {
     "bias": "Annotator bias B",
     "gwet_ac1": "Gwet's AC1",
     "brennan_prediger": "Brennan-Prediger kappa",
+    "spa_kappa": "Chance-corrected SPA",
 }
 
 
@@ -197,6 +205,7 @@ def report(
         notes.append("count-table input has no annotator identities: multi-coder kappa, bias and "
                      "the pairwise matrices are not computed")
     spa_all = {w: run(lambda w=w: spa(data, weights=w)) for w in SPA_WEIGHTS}
+    values["spa_kappa"] = run(lambda: spa_kappa(data, weights=weights))
 
     matrices: dict[str, PairwiseMatrix] = {}
     want_pairs = has_ann and (pairwise is True or (pairwise == "auto" and data.n_annotators <= PAIRWISE_AUTO_LIMIT))

@@ -142,6 +142,17 @@ class CountSums:
         k = spa_weight_table(self.items_by_n.shape[-1], scheme, self.n_categories, self.class_distribution())
         return self._div(np.sum(k * self.p_by_n, axis=-1), np.sum(k * self.items_by_n, axis=-1))
 
+    def pairable_expected(self) -> np.ndarray:
+        """``sum_c n_c (n_c - 1) / (n (n - 1))`` over the pairable values: two distinct values agree by chance."""
+        onehot = np.zeros((self.o_row.size, self.n_categories))
+        onehot[np.arange(self.o_row.size), self.o_row] = 1.0
+        totals = self.o_val @ onehot
+        n = totals.sum(axis=-1)
+        return self._div(np.sum(totals * (totals - 1.0), axis=-1), n * (n - 1.0))
+
+    def spa_kappa(self, scheme: str) -> np.ndarray:
+        return self._chance(self.spa(scheme), self.pairable_expected())
+
     def fleiss_expected(self) -> np.ndarray:
         pk = self._div(self.sum_props, self.n_items[..., None])
         return np.sum(pk * pk, axis=-1)

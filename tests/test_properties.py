@@ -78,6 +78,8 @@ def _alpha_matrix(level):
 SCALAR_METRICS: list[Metric] = [
     *(Metric(f"spa[{w}]", "spa", (lambda w: lambda d: ie.spa(d, weights=w))(w), "probability")
       for w in ie.SPA_WEIGHTS),
+    *(Metric(f"spa_kappa[{w}]", "spa_kappa", (lambda w: lambda d: ie.spa_kappa(d, weights=w))(w), "coefficient")
+      for w in ie.SPA_WEIGHTS),
     Metric("joint_probability", "joint_probability", ie.joint_probability, "probability"),
     Metric("percent_agreement", "percent_agreement", ie.percent_agreement, "probability"),
     Metric("fleiss_kappa", "fleiss_kappa", ie.fleiss_kappa, "coefficient"),
@@ -131,6 +133,8 @@ NOT_METRICS = {
     # facet analyses built on the metrics: tests/test_facets.py
     "HierarchyResult", "StrataResult", "frequency_strata", "hierarchical_agreement", "hierarchy_test",
     "label_agreement", "split_hierarchy",
+    # a Monte-Carlo study of the estimators: tests/test_simulation.py
+    "missingness_simulation",
 }
 
 ALL_METRICS = SCALAR_METRICS + PAIR_SCALAR_METRICS + MATRIX_METRICS + ITEM_METRICS + CATEGORY_MATRIX_METRICS
