@@ -126,10 +126,19 @@ def _esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _short(value: Any, limit: int = NAME_MAX_CHARS) -> str:
-    """A name shortened to ``limit`` characters (before escaping, so no entity is ever cut)."""
+def _short(value: Any, limit: int = NAME_MAX_CHARS, *, middle: bool = True) -> str:
+    """A name shortened to ``limit`` characters (before escaping, so no entity is ever cut).
+
+    The ellipsis goes in the middle by default: names such as ``team_a_worker_017`` often differ only at
+    the end.
+    """
     s = str(value)
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    if len(s) <= limit:
+        return s
+    if not middle:
+        return s[: limit - 1] + "…"
+    head = (limit - 1) // 2
+    return s[:head] + "…" + s[len(s) - (limit - 1 - head):]
 
 
 def _n(x: float) -> str:
@@ -301,7 +310,9 @@ def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, An
             b = boot.table.loc[key]
             row.update(lower=float(b["lower"]), upper=float(b["upper"]), se=float(b["se"]),
                        n_undefined=int(b["n_undefined"]))
-            if np.isfinite(est) and not np.isfinite(row["lower"]):
+            if not np.isfinite(est):
+                pass
+            elif not np.isfinite(row["lower"]):
                 notes.append(f"interval undefined: the metric is undefined in all {boot.n_boot} bootstrap replicates")
             elif row["n_undefined"]:
                 notes.append(f"{row['n_undefined']} of {boot.n_boot} bootstrap replicates undefined, "
@@ -317,7 +328,8 @@ def _num_cell(v: float, digits: int = 4) -> str:
     """A table cell showing ``v`` rounded, with the full value in ``data-value`` (``nan`` when undefined)."""
     if v is None or not np.isfinite(v):
         return '<td class="num undefined" data-value="nan">undefined</td>'
-    return f'<td class="num" data-value="{float(v)!r}">{v:.{digits}f}</td>'
+    shown = f"{v:.{digits}f}" if v == 0 or abs(v) >= 0.5 * 10.0**-digits else f"{v:.2e}"
+    return f'<td class="num" data-value="{float(v)!r}">{shown}</td>'
 
 
 def _metrics_table(rows: list[dict[str, Any]], boot: BootstrapResult | None) -> str:
@@ -515,7 +527,7 @@ def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: s
         "min": g.min(), "max": g.max(), "count": g.size(),
     }).sort_index()
     k = len(stats)
-    width, height = 520.0, 340.0
+    width, height = 520.0, 350.0
     x0, pw = 58.0, 440.0
     y0, ph = 56.0, 170.0            # top panel: agreement
     b0, bh = y0 + ph + 30, 44.0    # bottom panel: item counts
@@ -549,7 +561,8 @@ def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: s
                     'stroke-width="1"/></g>')
         hb = bh * s["count"] / cmax
         count_tip = _esc(f"n = {nv}: {int(s['count'])} item(s)")
-        body.append(f'<rect x="{_n(cx - col * 0.35)}" y="{_n(b0 + bh - hb)}" width="{_n(col * 0.7)}" '
+        bw = min(col * 0.7, 60.0)
+        body.append(f'<rect x="{_n(cx - bw / 2)}" y="{_n(b0 + bh - hb)}" width="{_n(bw)}" '
                     f'height="{_n(max(hb, 0.8))}" fill="#b9bec6"><title>{count_tip}</title></rect>')
         if k <= 20:
             body.append(_text(cx, b0 + bh - hb - 3, str(int(s["count"])), size=10, anchor="middle", fill=_MUTED))
@@ -670,7 +683,7 @@ def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> t
     finite = [v for r in rows for v in (r["estimate"], r["lower"], r["upper"]) if np.isfinite(v)]
     lo = min([0.0, *finite])
     hi = max([1.0, *finite])
-    lo = math.floor(lo * 10 - 1e-9) / 10
+    lo = math.floor(lo * 10 + 1e-9) / 10
     hi = math.ceil(hi * 10 - 1e-9) / 10
 
     def sx(v: float) -> float:
@@ -709,7 +722,7 @@ def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> t
         if r["headline"]:
             body.append(f'<rect x="{_n(label_x - 6)}" y="{_n(yy)}" width="{_n(width - label_x - 8)}" '
                         f'height="{_n(row_h)}" fill="#f3f6fa"/>')
-        body.append(_text(label_x + 10, cy + 4, _esc(_short(r["label"], 44)), size=12, fill=ink,
+        body.append(_text(label_x + 10, cy + 4, _esc(_short(r["label"], 44, middle=False)), size=12, fill=ink,
                           weight="600" if r["headline"] else None))
         if np.isfinite(l) and np.isfinite(u):
             body.append(f'<line x1="{_n(sx(l))}" y1="{_n(cy)}" x2="{_n(sx(u))}" y2="{_n(cy)}" stroke="{_BLUE}" '
@@ -720,8 +733,10 @@ def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> t
         if np.isfinite(est):
             body.append(f'<circle cx="{_n(sx(est))}" cy="{_n(cy)}" r="4.5" fill="{_ACCENT}" stroke="#fff" '
                         f'stroke-width="1"><title>{_esc(r["label"])}: {est:.4f}</title></circle>')
-            interval = f"[{l:.3f}, {u:.3f}]" if np.isfinite(l) else "(no interval)"
-            body.append(_text(text_x, cy + 4, f"{est:.3f} {interval}", size=12, fill=_INK,
+            scale = max(abs(v) for v in (est, l, u) if np.isfinite(v))
+            d = 3 if scale >= 0.01 or scale == 0 else 2 - math.floor(math.log10(scale))
+            interval = f"[{l:.{d}f}, {u:.{d}f}]" if np.isfinite(l) and np.isfinite(u) else "(no interval)"
+            body.append(_text(text_x, cy + 4, f"{est:.{d}f} {interval}", size=12, fill=_INK,
                               extra='font-variant-numeric="tabular-nums"'))
         else:
             body.append(_text(text_x, cy + 4, "undefined", size=12, fill="#9a3412", extra='font-style="italic"'))

@@ -69,6 +69,9 @@ class Report:
     spa: dict[str, float]
     matrices: dict[str, PairwiseMatrix] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    intervals: Any = None  # BootstrapResult
+    hierarchy: Any = None  # HierarchyResult
+    strata: Any = None  # StrataResult
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain Python data (keys as in ``iaa report --json``)."""
@@ -86,6 +89,12 @@ class Report:
         for name in ("cohen_kappa", "percent_agreement_matrix", "krippendorff_alpha_matrix"):
             m = self.matrices.get(name)
             out[name] = m.to_dict() if m is not None else None
+        if self.intervals is not None:
+            out["intervals"] = self.intervals.to_dict()
+        if self.hierarchy is not None:
+            out["hierarchy"] = self.hierarchy.to_dict()
+        if self.strata is not None:
+            out["strata"] = self.strata.to_dict()
         out["notes"] = list(self.notes)
         return nan_to_none(out)
 
@@ -136,6 +145,31 @@ class Report:
                     )
                 else:
                     lines.append("    no pair of annotators shares an item")
+        if self.intervals is not None:
+            t = self.intervals.table
+            lines += ["", f"  Bootstrap {self.intervals.confidence:.0%} intervals ({self.intervals.n_boot} replicates "
+                          f"of the items, seed {self.intervals.seed})",
+                      f"    {'metric':<24} {'estimate':>9} {'lower':>9} {'upper':>9} {'s.e.':>9}"]
+            for name, row in t.iterrows():
+                lines.append(f"    {name:<24} {fmt(row['estimate']):>9} {fmt(row['lower']):>9} {fmt(row['upper']):>9} "
+                             f"{fmt(row['se']):>9}")
+        if self.hierarchy is not None:
+            h = self.hierarchy
+            lines += ["", "  Hierarchical labels (Krippendorff's alpha, nominal)",
+                      f"    parent {fmt(h.alpha_parent)}   child {fmt(h.alpha_child)}   full {fmt(h.alpha_full)}   "
+                      f"consistency gamma {fmt(h.gamma)}",
+                      "    child agreement within each parent:"]
+            for name, row in h.conditional.iterrows():
+                lines.append(f"      {str(name):<28} {fmt(row['alpha'])}  ({row['n_items']} items)")
+        if self.strata is not None:
+            st = self.strata
+            lines += ["", "  Agreement by label frequency"]
+            for name, row in st.strata.iterrows():
+                lines.append(f"    {str(name):<12} alpha {fmt(row['alpha'])}  {len(row['labels'])} labels, "
+                             f"{row['n_items']} items")
+            r = st.regression
+            lines.append(f"    per-label alpha = {fmt(r.get('beta0'))} + {fmt(r.get('beta1'))} log(frequency)   "
+                         f"(R² {fmt(r.get('r2'))}, p {fmt(r.get('p_value'))}, {r['n']} labels)")
         if self.notes:
             lines += ["", "  Notes"] + [f"    - {n}" for n in self.notes]
         return "\n".join(lines)
@@ -147,6 +181,12 @@ def report(
     level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
     weights: str = "annotations_m1",
     pairwise: bool | Literal["auto"] = "auto",
+    ci: bool = False,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    hierarchy: str | None = None,
+    strata: int | None = None,
+    progress: bool | None = None,
 ) -> Report:
     """Compute every applicable metric of ``data``.
 
@@ -163,6 +203,16 @@ def report(
         Whether to compute the annotator × annotator matrices (Cohen's kappa,
         percentage agreement, Krippendorff's alpha). ``'auto'`` computes them up
         to 1000 annotators (they take memory quadratic in the annotator count).
+    ci : bool
+        Add bootstrap percentile intervals (:func:`iaa_engine.bootstrap`, ``n_boot``
+        replicates, ``seed``) for every scalar metric.
+    hierarchy : str, optional
+        Treat labels as hierarchical paths split on this separator (e.g. ``"/"``)
+        and add :func:`iaa_engine.hierarchical_agreement`.
+    strata : int, optional
+        Add :func:`iaa_engine.frequency_strata` with this many strata.
+    progress : bool, optional
+        Progress of the bootstrap on stderr (default: on a terminal).
 
     Undefined metrics are ``nan`` (``None`` in :meth:`Report.to_dict`) and the
     reason is recorded in ``Report.notes``.
@@ -217,6 +267,21 @@ def report(
         matrices["percent_agreement_matrix"] = percent_agreement_matrix(data)
         matrices["krippendorff_alpha_matrix"] = krippendorff_alpha_matrix(data)
     n_excluded = int(np.sum(~data.counts.pairable))
+    extras: dict[str, Any] = {}
+    if ci:
+        from ._inference import bootstrap
+
+        extras["intervals"] = run(lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights,
+                                                    progress=progress))
+    if hierarchy is not None:
+        from ._facets import hierarchical_agreement
+
+        extras["hierarchy"] = hierarchical_agreement(data, sep=hierarchy)
+        notes.extend(extras["hierarchy"].notes)
+    if strata is not None:
+        from ._facets import frequency_strata
+
+        extras["strata"] = frequency_strata(data, n_strata=strata)
     return Report(
         n_items=data.n_items,
         n_annotators=data.n_annotators,
@@ -229,4 +294,5 @@ def report(
         spa=spa_all,
         matrices=matrices,
         notes=notes,
+        **extras,
     )

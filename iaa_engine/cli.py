@@ -13,10 +13,12 @@ with status 2; nothing prints a traceback unless ``IAA_DEBUG=1`` is set.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
+from pathlib import Path
 
 from . import __version__
 from ._agreement import SPA_WEIGHTS
@@ -70,11 +72,38 @@ def load(args: argparse.Namespace):
 def _cmd_report(args: argparse.Namespace) -> int:
     data = load(args)
     pairwise = {"auto": "auto", "yes": True, "no": False}[args.pairwise]
-    rep = report(data, level=args.level, weights=args.weights, pairwise=pairwise)
+    rep = report(data, level=args.level, weights=args.weights, pairwise=pairwise, ci=args.ci or bool(args.html),
+                 n_boot=args.n_boot, seed=args.seed, hierarchy=args.hierarchy, strata=args.strata)
+    if args.html:
+        from ._html import write_html_report
+
+        out = write_html_report(data, args.html, level=args.level, weights=args.weights, n_boot=args.n_boot,
+                                seed=args.seed)
+        print(f"iaa: wrote {out}", file=sys.stderr)
     if args.json:
         print(rep.to_json(indent=2 if args.indent else None))
-    else:
+    elif not args.html:
         print(rep)
+    return 0
+
+
+def _cmd_gold(args: argparse.Namespace) -> int:
+    from ._gold import gold_standard
+
+    data = load(args)
+    rule = args.rule.replace("-", "_")
+    gold = gold_standard(data, rule=rule, max_iter=args.max_iter)
+    if args.json:
+        text = json.dumps(gold.to_dict(), indent=2 if args.indent else None)
+    else:
+        text = gold.per_item(sep=args.sep).to_csv(index=False)
+    if args.output:
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        ties = int(gold.per_item()["tie"].sum())
+        print(f"iaa: wrote gold labels of {gold.labels['item'].nunique()} items ({ties} ties) to {args.output}",
+              file=sys.stderr)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
 
@@ -92,9 +121,30 @@ def build_parser() -> argparse.ArgumentParser:
                      help="SPA weighting scheme shown as the headline SPA value (all six are reported)")
     rep.add_argument("--pairwise", choices=("auto", "yes", "no"), default="auto",
                      help="compute annotator × annotator matrices (auto: up to 1000 annotators)")
+    rep.add_argument("--ci", action="store_true", help="add bootstrap 95%% intervals for every scalar metric")
+    rep.add_argument("--n-boot", type=int, default=1000, metavar="B", help="bootstrap replicates (default 1000)")
+    rep.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    rep.add_argument("--hierarchy", nargs="?", const="/", metavar="SEP",
+                     help="labels are hierarchical paths split on SEP (default '/'): add parent/child agreement")
+    rep.add_argument("--strata", type=int, nargs="?", const=3, metavar="K",
+                     help="add agreement by label-frequency strata (default 3: rare, moderate, common)")
+    rep.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report with pictures")
     rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     rep.set_defaults(func=_cmd_report)
+
+    gold = sub.add_parser("gold", help="write gold labels aggregated from the annotations",
+                          description="Aggregate annotations into one gold label per item; tied labels are all kept.")
+    gold.add_argument("path", help="the data file")
+    add_data_options(gold)
+    gold.add_argument("--rule", choices=("majority", "diff", "rat", "com", "inv", "dawid-skene"), default="majority",
+                      help="majority vote, a bias-correcting rule (diff, rat, com, inv) or Dawid-Skene EM")
+    gold.add_argument("--max-iter", type=int, default=100, help="Dawid-Skene EM iterations at most (default 100)")
+    gold.add_argument("--sep", default="|", help="separator of tied labels in the CSV (default '|')")
+    gold.add_argument("--json", action="store_true", help="JSON with the list of gold labels per item")
+    gold.add_argument("--indent", action="store_true", help="indent the JSON")
+    gold.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    gold.set_defaults(func=_cmd_gold)
     for ep in entry_points(group=PLUGIN_GROUP):
         try:
             ep.load()(sub)

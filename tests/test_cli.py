@@ -121,3 +121,46 @@ def test_unknown_flag_value_is_rejected_by_argparse():
 def test_python_dash_m_and_version():
     out = subprocess.run([sys.executable, "-m", "iaa_engine", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and ie.__version__ in out.stdout
+
+
+def test_gold_csv_keeps_ties_and_matches_the_library(tmp_path):
+    csv = tmp_path / "tie.csv"
+    pd.DataFrame({"item": [1, 1, 2, 2, 2], "annotator": ["a", "b", "a", "b", "c"],
+                  "label": ["x", "y", "x", "x", "y"]}).to_csv(csv, index=False)
+    out = run("gold", str(csv))
+    assert out.returncode == 0, out.stderr
+    gold = pd.read_csv(__import__("io").StringIO(out.stdout))
+    assert gold["gold"].tolist() == ["x|y", "x"] and gold["tie"].tolist() == [True, False]
+    out = run("gold", str(csv), "--json")
+    items = json.loads(out.stdout)["items"]
+    assert items[0]["gold"] == ["x", "y"] and items[0]["tie"] is True
+
+
+@pytest.mark.parametrize("rule", ["majority", "diff", "rat", "com", "inv", "dawid-skene"])
+def test_gold_every_rule_writes_a_file(tmp_path, rule):
+    target = tmp_path / "gold.csv"
+    out = run("gold", str(EXAMPLES / "crowd.csv"), "--rule", rule, "-o", str(target))
+    assert out.returncode == 0, out.stderr and "wrote gold labels" in out.stderr
+    written = pd.read_csv(target)
+    expected = ie.gold_standard(ie.read(EXAMPLES / "crowd.csv"), rule=rule.replace("-", "_")).per_item()
+    assert written["gold"].astype(str).tolist() == expected["gold"].astype(str).tolist()
+
+
+def test_report_sections_ci_hierarchy_strata(tmp_path):
+    rows = [(i, a, f"{'AB'[i % 2]}/{'xyz'[(i + a) % 3 if a else i % 3]}") for i in range(40) for a in range(3)]
+    path = tmp_path / "tree.csv"
+    pd.DataFrame(rows, columns=["item", "annotator", "label"]).to_csv(path, index=False)
+    out = run("report", str(path), "--ci", "--n-boot", "200", "--hierarchy", "--strata", "--json")
+    assert out.returncode == 0, out.stderr
+    rep = json.loads(out.stdout)
+    data = ie.read(path)
+    h = ie.hierarchical_agreement(data)
+    assert rep["hierarchy"]["alpha_parent"] == pytest.approx(h.alpha_parent, abs=1e-15)
+    assert rep["hierarchy"]["alpha_child"] == pytest.approx(h.alpha_child, abs=1e-15)
+    assert set(rep["intervals"]["intervals"]) >= {"fleiss_kappa", "krippendorff_alpha", "spa[annotations_m1]"}
+    boot = ie.bootstrap(data, n_boot=200, seed=0).table
+    assert rep["intervals"]["intervals"]["fleiss_kappa"]["lower"] == pytest.approx(boot.loc["fleiss_kappa", "lower"])
+    assert [s["stratum"] for s in rep["strata"]["strata"]] == ["rare", "moderate", "common"]
+    table = run("report", str(path), "--ci", "--n-boot", "200", "--hierarchy", "--strata")
+    assert "Bootstrap 95% intervals" in table.stdout and "consistency gamma" in table.stdout
+    assert "Agreement by label frequency" in table.stdout
