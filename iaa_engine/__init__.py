@@ -33,6 +33,7 @@ from ._facets import (
     split_hierarchy,
 )
 from ._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
+from ._html import render_html_report, write_html_report
 from ._inference import BootstrapResult, alpha_variance, bootstrap, spa_standard_error
 from ._kappa import (
     annotator_bias,
@@ -90,6 +91,7 @@ __all__ = [
     "percent_agreement",
     "percent_agreement_matrix",
     "read",
+    "render_html_report",
     "report",
     "scott_pi",
     "scott_pi_matrix",
@@ -98,5 +100,6 @@ __all__ = [
     "spa_kappa",
     "spa_standard_error",
     "split_hierarchy",
+    "write_html_report",
     "__version__",
 ]

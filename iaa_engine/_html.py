@@ -20,7 +20,6 @@ name that comes from the data (items, annotators, categories) is escaped with
 from __future__ import annotations
 
 import html
-import inspect
 import math
 from collections.abc import Sequence
 from os import PathLike
@@ -310,11 +309,9 @@ def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, An
             b = boot.table.loc[key]
             row.update(lower=float(b["lower"]), upper=float(b["upper"]), se=float(b["se"]),
                        n_undefined=int(b["n_undefined"]))
-            if not np.isfinite(est):
-                pass
-            elif not np.isfinite(row["lower"]):
+            if np.isfinite(est) and not np.isfinite(row["lower"]):
                 notes.append(f"interval undefined: the metric is undefined in all {boot.n_boot} bootstrap replicates")
-            elif row["n_undefined"]:
+            elif np.isfinite(est) and row["n_undefined"]:
                 notes.append(f"{row['n_undefined']} of {boot.n_boot} bootstrap replicates undefined, "
                              "left out of the interval")
         elif boot is not None and np.isfinite(est):
@@ -377,11 +374,12 @@ def _kappa_heatmap(matrix: PairwiseMatrix, fig_id: str) -> tuple[str, str]:
     font = min(12.0, max(6.5, cell * 0.78))
     labels = [_short(s) for s in names]
     label_w = max(_text_width(s, font) for s in labels)
+    rotate_cols = label_w > cell - 4
     x0 = 34 + label_w + 6
     y0 = 44.0
     legend_x = x0 + plot + 34
     width = legend_x + 205
-    height = y0 + plot + 8 + label_w + 34
+    height = y0 + plot + 8 + (label_w if rotate_cols else 18) + 34
     show_numbers = a <= CELL_NUMBERS_MAX
     show_shared = a <= 8
     prefix = f"{fig_id}-p"
@@ -419,8 +417,11 @@ def _kappa_heatmap(matrix: PairwiseMatrix, fig_id: str) -> tuple[str, str]:
         c = y0 + (i + 0.5) * cell
         body.append(_text(x0 - 5, c + font * 0.35, _esc(lab), size=font, anchor="end"))
         cx = x0 + (i + 0.5) * cell
-        body.append(_text(cx, y0 + plot + 5, _esc(lab), size=font, anchor="end", rotate=-90,
-                          extra='dy="0.35em"'))
+        if rotate_cols:
+            body.append(_text(cx, y0 + plot + 5, _esc(lab), size=font, anchor="end", rotate=-90,
+                              extra='dy="0.35em"'))
+        else:
+            body.append(_text(cx, y0 + plot + 15, _esc(lab), size=font, anchor="middle"))
     body.append(_text(14, y0 + plot / 2, "annotator (row)", size=13, anchor="middle", rotate=-90,
                       weight="600", extra='dy="0.35em"'))
     body.append(_text(x0 + plot / 2, height - 10, "annotator (column)", size=13, anchor="middle", weight="600"))
@@ -852,8 +853,7 @@ def render_html_report(
     rep = report(data, weights=weights)
     boot = None
     if n_boot:
-        kwargs: dict[str, Any] = {"weights": weights} if "weights" in inspect.signature(bootstrap).parameters else {}
-        boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, progress=progress, **kwargs)
+        boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
     rows = _metric_rows(rep, boot)
 
     from . import __version__

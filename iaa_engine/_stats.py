@@ -29,6 +29,38 @@ __all__ = ["ItemCounts", "AnnotatorStats", "PairStats"]
 
 #: Above this many cells the count table is built by sorting instead of a dense bincount.
 _DENSE_CELLS = 1 << 26
+#: Up to this many (annotator, label) × (annotator, label) cells, pairs are counted with bincount.
+_PAIR_CELLS = 1 << 26
+#: Pairs enumerated at once (bounds the temporary memory to a few hundred MB).
+_PAIR_CHUNK = 1 << 24
+
+
+def _pair_cells(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> np.ndarray:
+    """Dense counts of ordered pairs (v_j, v_j') of annotations of one item (flattened ac × ac).
+
+    Items are grouped by their number of annotations n; for each n the codes
+    form a (g × n) matrix, the n(n-1)/2 unordered position pairs are counted
+    at once, and the table is symmetrised. Pairs of an annotation with itself
+    are never formed.
+    """
+    # a stable counting sort of the annotations by item, done in C: one column per annotation, so nothing is summed
+    order = sp.coo_matrix((np.ones(item.size, dtype=np.int8), (item, np.arange(item.size))),
+                          shape=(n_items, item.size)).tocsr()
+    indptr = order.indptr.astype(np.int64)
+    grouped = v[order.indices.astype(np.int64)].astype(np.int64)
+    sizes = np.diff(indptr)
+    starts = indptr[:-1]
+    cells = np.zeros(ac * ac, dtype=np.int64)
+    for n in np.unique(sizes[sizes >= 2]):  # distinct annotation counts, not annotations
+        n = int(n)
+        first = starts[sizes == n]
+        iu, iw = np.triu_indices(n, 1)  # unordered position pairs; the other order is the transpose
+        step = max(1, _PAIR_CHUNK // iu.size)
+        for lo in range(0, first.size, step):
+            g = grouped[first[lo:lo + step, None] + np.arange(n)]  # (items, n)
+            cells += np.bincount((g[:, iu] * ac + g[:, iw]).ravel(), minlength=ac * ac)
+    square = cells.reshape(ac, ac)
+    return (square + square.T).ravel()
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,18 +237,29 @@ class PairStats:
         cls, item: np.ndarray, annotator: np.ndarray, label: np.ndarray,
         n_items: int, n_annotators: int, n_categories: int,
     ) -> PairStats:
-        """One sparse product ``X^T X`` with ``X[i, a*C + k] = [a said k on i]``."""
+        """Cross-tabulate the labels of every ordered pair of annotations on the same item.
+
+        With ``v = a*C + k`` for each annotation, the table is ``X^T X`` for
+        ``X[i, v] = [a said k on i]``. When the (A·C)² cells fit in memory the
+        pairs are enumerated within items and counted with ``bincount``;
+        otherwise one sparse matrix product computes it.
+        """
         c = max(int(n_categories), 1)
-        x = sp.csr_matrix(
-            (np.ones(item.size, dtype=np.int64), (item, annotator * c + label)),
-            shape=(n_items, n_annotators * c),
-        )
-        cross = (x.T.tocsr() @ x).tocoo()
-        a, k = np.divmod(cross.row.astype(np.int64), c)
-        b, l = np.divmod(cross.col.astype(np.int64), c)
-        off = a != b
+        ac = int(n_annotators) * c
         per_annotator = np.bincount(annotator, minlength=n_annotators)
-        return cls(a[off], k[off], b[off], l[off], cross.data[off].astype(np.int64),
+        v = annotator * c + label
+        if ac * ac <= _PAIR_CELLS:
+            cells = _pair_cells(item, v, n_items, ac)
+            flat = np.flatnonzero(cells)
+            row, col, data = flat // ac, flat % ac, cells[flat]
+        else:
+            x = sp.csr_matrix((np.ones(item.size, dtype=np.int64), (item, v)), shape=(n_items, ac))
+            cross = (x.T.tocsr() @ x).tocoo()
+            row, col, data = cross.row.astype(np.int64), cross.col.astype(np.int64), cross.data
+        a, k = np.divmod(row, c)
+        b, l = np.divmod(col, c)
+        off = a != b
+        return cls(a[off], k[off], b[off], l[off], data[off].astype(np.int64),
                    int(n_annotators), int(n_categories), per_annotator)
 
     @classmethod

@@ -72,7 +72,7 @@ def load(args: argparse.Namespace):
 def _cmd_report(args: argparse.Namespace) -> int:
     data = load(args)
     pairwise = {"auto": "auto", "yes": True, "no": False}[args.pairwise]
-    rep = report(data, level=args.level, weights=args.weights, pairwise=pairwise, ci=args.ci or bool(args.html),
+    rep = report(data, level=args.level, weights=args.weights, pairwise=pairwise, ci=args.ci,
                  n_boot=args.n_boot, seed=args.seed, hierarchy=args.hierarchy, strata=args.strata)
     if args.html:
         from ._html import write_html_report

@@ -135,6 +135,8 @@ NOT_METRICS = {
     "label_agreement", "split_hierarchy",
     # a Monte-Carlo study of the estimators: tests/test_simulation.py
     "missingness_simulation",
+    # presentation of the report: tests/test_html_report.py
+    "render_html_report", "write_html_report",
 }
 
 ALL_METRICS = SCALAR_METRICS + PAIR_SCALAR_METRICS + MATRIX_METRICS + ITEM_METRICS + CATEGORY_MATRIX_METRICS
