@@ -265,8 +265,12 @@ def print_comparisons(comparisons: list[dict[str, Any]]) -> None:
         tgt = "-" if t is None else f"{t['op']} {t['value']:g}"
         r = c["ratio"]
         ratio = f"{r:.2f}x"
+        name = c["name"]
+        if len(name) > 70:  # long names get their own line
+            say(f"  {name}")
+            name = ""
         say(
-            f"  {c['name']:<70} {fmt_s(c['ours']['seconds']):>10} {fmt_s(c['reference']['seconds']):>11} "
+            f"  {name:<70} {fmt_s(c['ours']['seconds']):>10} {fmt_s(c['reference']['seconds']):>11} "
             f"{ratio:>9} {tgt:>8}  {c['status'].upper()}"
         )
         if c["values"] is not None:
@@ -313,6 +317,14 @@ def _git(*args: str) -> str | None:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
+def loadavg() -> list[float] | None:
+    """1, 5 and 15 minute load averages: other work on the machine skews timings."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
 def machine_info() -> dict[str, Any]:
     try:
         usable = len(os.sched_getaffinity(0))
@@ -329,6 +341,7 @@ def machine_info() -> dict[str, Any]:
         "ram_total_bytes": mem_total_bytes(),
         "python": platform.python_version(),
         "python_implementation": platform.python_implementation(),
+        "load_average": loadavg(),
         "git_commit": commit,
         "git_worktree_modified": None if dirty is None else bool(dirty),
         "versions": versions("numpy", "pandas", "scipy", "krippendorff", "statsmodels", "iaa-engine"),

@@ -41,7 +41,7 @@ def _is_missing_mask(values: np.ndarray) -> np.ndarray:
             blank = s.str.strip() == ""
         except AttributeError:  # an object column without any string
             return mask
-        mask |= blank.to_numpy(dtype=bool, na_value=False)
+        mask = mask | blank.to_numpy(dtype=bool, na_value=False)
     return mask
 
 

@@ -278,8 +278,12 @@ def cac(sparse):
     frame = pd.DataFrame(sparse.matrix.T, columns=[f"r{a}" for a in range(sparse.codes.shape[0])])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # pandas deprecations inside irrCAC
-        warnings.simplefilter("ignore", pd.errors.SettingWithCopyWarning)  # irrCAC edits a slice in place
-        return raw.CAC(frame, digits=15)
+        if hasattr(pd.errors, "SettingWithCopyWarning"):  # pandas < 3; irrCAC edits a slice in place
+            warnings.simplefilter("ignore", pd.errors.SettingWithCopyWarning)
+        # the observed categories, given explicitly: irrCAC infers them with DataFrame.stack(), which keeps NaN as
+        # a category under pandas 3
+        categories = sorted(pd.unique(frame.to_numpy().ravel()[~np.isnan(frame.to_numpy().ravel())]).tolist())
+        return raw.CAC(frame, digits=15, categories=categories)
 
 
 def _irr(cac, method: str) -> float:
