@@ -11,8 +11,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+PLUGINS := $(wildcard plugins/*/pyproject.toml)
+
+$(VENV)/.installed-dev: pyproject.toml $(PLUGINS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]" $(foreach p,$(PLUGINS),-e "$(dir $(p))")
 	# irrCAC (a reference implementation for Fleiss/Gwet/Conger on missing data) pins scipy==1.12, which would
 	# drag numpy below 2; its code runs on current scipy, so it is installed without its pins.
 	$(BIN)/python -m pip install --quiet --no-deps "irrCAC==0.4.4"
