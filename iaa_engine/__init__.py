@@ -23,6 +23,7 @@ from ._agreement import (
 )
 from ._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
 from ._data import LEVELS, Annotations, as_annotations, read
+from ._distributed import read_dask, summarize_dask
 from ._facets import (
     HierarchyResult,
     StrataResult,
@@ -91,6 +92,7 @@ __all__ = [
     "percent_agreement",
     "percent_agreement_matrix",
     "read",
+    "read_dask",
     "render_html_report",
     "report",
     "scott_pi",
@@ -100,6 +102,7 @@ __all__ = [
     "spa_kappa",
     "spa_standard_error",
     "split_hierarchy",
+    "summarize_dask",
     "write_html_report",
     "__version__",
 ]

@@ -374,36 +374,50 @@ class Annotations:
     @classmethod
     def from_stats(
         cls,
-        counts: ItemCounts,
+        counts: ItemCounts | None = None,
         *,
-        items: Sequence[Any] | pd.Index,
+        items: Sequence[Any] | pd.Index | int,
         categories: Sequence[Any] | pd.Index,
         level: Level = "nominal",
         annotators: Sequence[Any] | pd.Index | None = None,
         annotator_stats: AnnotatorStats | None = None,
         pair_stats: PairStats | None = None,
+        count_sums: CountSums | None = None,
+        n_annotations: int | None = None,
     ) -> Annotations:
         """Build from sufficient statistics alone (e.g. combined from partitions on a cluster).
 
         Every metric runs unchanged on the result, because metrics only read
-        :attr:`counts`, :attr:`annotator_stats` and :attr:`pair_stats`. Metrics
-        that need annotators need ``annotators`` and the two annotator tables.
+        :attr:`count_sums` (or :attr:`counts`), :attr:`annotator_stats` and
+        :attr:`pair_stats`. Give either the per-item ``counts`` or only their
+        sums over items, ``count_sums`` (then ``items`` may be the number of
+        items, and per-item results such as :func:`item_agreement` are not
+        available). Metrics that need annotators need ``annotators`` and the two
+        annotator tables.
         """
         check_choice("level", level, LEVELS)
+        if (counts is None) == (count_sums is None):
+            raise ValueError("give exactly one of counts (per item) or count_sums (summed over items)")
         obj = cls.__new__(cls)
         obj.item = obj.annotator = obj.label = None
-        obj.items = pd.Index(items)
+        obj.items = pd.RangeIndex(items) if isinstance(items, (int, np.integer)) else pd.Index(items)
         obj.categories = pd.Index(categories)
         obj.annotators = None if annotators is None else pd.Index(annotators)
         obj.level = level
-        if counts.n_items != len(obj.items) or counts.n_categories != len(obj.categories):
+        obj._n_annotations = n_annotations
+        size = counts.n_items if counts is not None else len(obj.items)
+        cats = counts.n_categories if counts is not None else count_sums.n_categories
+        if size != len(obj.items) or cats != len(obj.categories):
             raise ValueError(
-                f"counts is {counts.n_items} items × {counts.n_categories} categories but "
+                f"the statistics describe {size} items × {cats} categories but "
                 f"{len(obj.items)} item and {len(obj.categories)} category names were given"
             )
         if (annotator_stats is None or pair_stats is None) and annotators is not None:
             raise ValueError("annotators needs both annotator_stats and pair_stats")
-        obj.__dict__["counts"] = counts  # pre-fill the cached views
+        if counts is not None:
+            obj.__dict__["counts"] = counts  # pre-fill the cached views
+        else:
+            obj.__dict__["count_sums"] = count_sums
         if annotator_stats is not None:
             obj.__dict__["annotator_stats"] = annotator_stats
         if pair_stats is not None:
@@ -412,6 +426,8 @@ class Annotations:
 
     def _stats_with_categories(self, position: np.ndarray, new: pd.Index, level: str) -> Annotations:
         """``with_level`` for statistics-only data: recode the category axis of every table."""
+        if "counts" not in self.__dict__:
+            raise ValueError("re-reading the categories needs per-item counts; summarise the data at the level needed")
         c = self.counts
         order = np.lexsort((position[c.category], c.item))
         counts = ItemCounts(c.item[order], position[c.category][order], c.count[order], c.n_items, len(new))
@@ -425,7 +441,8 @@ class Annotations:
             pairs = PairStats(ps.a, position[ps.k], ps.b, position[ps.l], ps.count, ps.n_annotators, len(new),
                               ps.items_per_annotator)
         return Annotations.from_stats(counts, items=self.items, categories=new, level=level,
-                                      annotators=self.annotators, annotator_stats=ann, pair_stats=pairs)
+                                      annotators=self.annotators, annotator_stats=ann, pair_stats=pairs,
+                                      n_annotations=self.n_annotations)
 
     # ---------------------------------------------------------------- sizes
 
@@ -433,6 +450,8 @@ class Annotations:
     def n_annotations(self) -> int:
         """Number of annotations (non-missing labels)."""
         if self.label is None:
+            if getattr(self, "_n_annotations", None) is not None:
+                return int(self._n_annotations)
             return int(self.counts.count.sum())
         return int(self.label.size)
 
@@ -506,6 +525,11 @@ class Annotations:
     @cached_property
     def counts(self) -> ItemCounts:
         """The items × categories count table ``n_ic`` (sparse entries, sorted by item)."""
+        if self.item is None:
+            raise ValueError(
+                "per-item counts are not available: this data holds only sums over items (summarised on a "
+                "cluster); per-item results (item agreement, gold labels, bootstrap, facets) need the annotations"
+            )
         return ItemCounts.from_codes(self.item, self.label, self.n_items, self.n_categories)
 
     @cached_property

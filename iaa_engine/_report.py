@@ -266,7 +266,7 @@ def report(
         matrices["cohen_kappa"] = cohen_kappa_matrix(data)
         matrices["percent_agreement_matrix"] = percent_agreement_matrix(data)
         matrices["krippendorff_alpha_matrix"] = krippendorff_alpha_matrix(data)
-    n_excluded = int(np.sum(~data.counts.pairable))
+    n_excluded = int(data.n_items - data.count_sums.n_pairable)
     extras: dict[str, Any] = {}
     if ci:
         from ._inference import bootstrap

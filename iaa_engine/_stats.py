@@ -272,6 +272,17 @@ class PairStats:
             sum(p.items_per_annotator for p in parts),
         )
 
+    def compact(self) -> PairStats:
+        """Sum entries that share a key (after :meth:`combine`), keeping the table small."""
+        c, m = self.n_categories, self.n_annotators
+        key = ((self.a * c + self.k) * m + self.b) * c + self.l
+        uniq, inverse = np.unique(key, return_inverse=True)
+        count = np.bincount(inverse, weights=self.count, minlength=uniq.size).astype(np.int64)
+        rest, l = np.divmod(uniq, c)
+        rest, b = np.divmod(rest, m)
+        a, k = np.divmod(rest, c)
+        return PairStats(a, k, b, l, count, m, c, self.items_per_annotator)
+
     def _pair_sum(self, weights: np.ndarray) -> np.ndarray:
         m = self.n_annotators
         return np.bincount(self.a * m + self.b, weights=weights, minlength=m * m).reshape(m, m)

@@ -117,6 +117,36 @@ class CountSums:
         return cls(parts[0][..., 0], parts[1][..., 0], parts[2][..., 0], parts[3][..., 0], parts[4], parts[5],
                    parts[6], parts[7], o_row, o_col, parts[8], c)
 
+    @classmethod
+    def combine(cls, parts: list[CountSums]) -> CountSums:
+        """Add the sums of disjoint sets of items (e.g. partitions of a cluster run)."""
+        if not parts:
+            raise ValueError("combine needs at least one part")
+        c = parts[0].n_categories
+        if any(p.n_categories != c for p in parts):
+            raise ValueError("all parts must share one category coding")
+        size = max(p.items_by_n.shape[-1] for p in parts)
+
+        def pad(a: np.ndarray) -> np.ndarray:
+            return np.pad(a, (0, size - a.shape[-1]))
+
+        o = np.zeros(c * c)
+        for p in parts:
+            o += np.bincount(p.o_row * c + p.o_col, weights=p.o_val, minlength=c * c)
+        cells = np.flatnonzero(o)
+        return cls(
+            n_pairable=np.float64(sum(p.n_pairable for p in parts)),
+            n_items=np.float64(sum(p.n_items for p in parts)),
+            sum_p=np.float64(sum(p.sum_p for p in parts)),
+            sum_unanimous=np.float64(sum(p.sum_unanimous for p in parts)),
+            sum_props=sum(p.sum_props for p in parts),
+            totals=sum(p.totals for p in parts),
+            p_by_n=sum(pad(p.p_by_n) for p in parts),
+            items_by_n=sum(pad(p.items_by_n) for p in parts),
+            o_row=cells // c, o_col=cells % c, o_val=o[cells],
+            n_categories=c,
+        )
+
     # ------------------------------------------------------------------ finalisers (nan where undefined)
 
     def _div(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:

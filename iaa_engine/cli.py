@@ -69,8 +69,28 @@ def load(args: argparse.Namespace):
     )
 
 
+def _load_dask(args: argparse.Namespace):
+    from ._distributed import read_dask
+
+    unsupported = [flag for flag, given in (("--ci", args.ci), ("--hierarchy", args.hierarchy is not None),
+                                            ("--strata", args.strata is not None), ("--html", bool(args.html)),
+                                            ("--layout", args.layout not in ("auto", "long"))) if given]
+    if unsupported:
+        raise CliError(f"{', '.join(unsupported)} need(s) per-item data and cannot run with --engine dask, which "
+                       "summarises the data on the cluster; run without them or with --engine memory")
+    categories = [c.strip() for c in args.categories.split(",") if c.strip()] if args.categories else None
+    return read_dask(args.path, item=args.item_col, annotator=args.annotator_col, label=args.label_col,
+                     level=args.level, categories=categories, duplicates=args.duplicates,
+                     scheduler=args.scheduler, n_workers=args.workers, memory_limit=args.memory_limit)
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
-    data = load(args)
+    if args.engine == "dask":
+        data = _load_dask(args)
+    else:
+        if args.scheduler:
+            raise CliError("--scheduler needs --engine dask")
+        data = load(args)
     pairwise = {"auto": "auto", "yes": True, "no": False}[args.pairwise]
     rep = report(data, level=args.level, weights=args.weights, pairwise=pairwise, ci=args.ci,
                  n_boot=args.n_boot, seed=args.seed, hierarchy=args.hierarchy, strata=args.strata)
@@ -129,6 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--strata", type=int, nargs="?", const=3, metavar="K",
                      help="add agreement by label-frequency strata (default 3: rare, moderate, common)")
     rep.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report with pictures")
+    eng = rep.add_argument_group("large data")
+    eng.add_argument("--engine", choices=("memory", "dask"), default="memory",
+                     help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster")
+    eng.add_argument("--scheduler", metavar="ADDRESS",
+                     help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)")
+    eng.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: cores)")
+    eng.add_argument("--memory-limit", metavar="SIZE", help="memory limit per local worker, e.g. 2GiB")
     rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     rep.set_defaults(func=_cmd_report)

@@ -1,0 +1,234 @@
+"""The same statistics on a Dask cluster: Parquet datasets and Dask DataFrames larger than one process.
+
+The plan: shuffle the annotations by item (so that every item's annotations
+meet in one partition: items may be spread over the input partitions), compute
+each partition's sufficient statistics with the in-memory code
+(:class:`~iaa_engine._sums.CountSums`, :class:`~iaa_engine._stats.AnnotatorStats`,
+:class:`~iaa_engine._stats.PairStats`), and add them up in a tree reduction.
+Only these sums, whose size depends on the numbers of annotators and
+categories but not on the number of annotations, reach the client; the
+metrics then run on :meth:`Annotations.from_stats` with the same code as the
+in-memory path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._data import LEVELS, Annotations, _encode_labels, _is_missing_mask, _resolve_duplicates
+from ._policy import check_choice
+from ._stats import AnnotatorStats, ItemCounts, PairStats
+from ._sums import CountSums
+
+__all__ = ["read_dask", "summarize_dask"]
+
+
+def _need_dask():
+    try:
+        import dask
+        import dask.dataframe as dd
+        import distributed
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "the Dask engine needs the optional packages dask and distributed: pip install 'iaa-engine[dask]'"
+        ) from None
+    return dask, dd, distributed
+
+
+@dataclass
+class _Partial:
+    """Sufficient statistics of one partition (disjoint items)."""
+
+    n_items: int
+    n_annotations: int
+    sums: CountSums | None
+    annotators: AnnotatorStats | None
+    pairs: PairStats | None
+
+
+def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str, annotators: pd.Index,
+                     categories: pd.Index, level: str, duplicates: str) -> _Partial:
+    labels = frame[label].to_numpy()
+    keep = ~_is_missing_mask(labels)
+    frame, labels = frame.loc[keep], labels[keep]
+    if len(frame) == 0:
+        return _Partial(0, 0, None, None, None)
+    item_codes, items = pd.factorize(frame[item].to_numpy())
+    ann_codes = annotators.get_indexer(frame[annotator].to_numpy()).astype(np.int64)
+    lab_codes, _ = _encode_labels(labels, level, categories)
+    item_codes, ann_codes, lab_codes = _resolve_duplicates(
+        item_codes.astype(np.int64), ann_codes, lab_codes, len(annotators), duplicates, pd.Index(items), annotators
+    )
+    n_items, n_ann, n_cat = len(items), len(annotators), len(categories)
+    counts = ItemCounts.from_codes(item_codes, lab_codes, n_items, n_cat)
+    return _Partial(
+        n_items, int(lab_codes.size), CountSums.from_counts(counts),
+        AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat),
+        PairStats.from_codes(item_codes, ann_codes, lab_codes, n_items, n_ann, n_cat).compact(),
+    )
+
+
+def _combine(parts: Sequence[_Partial]) -> _Partial:
+    parts = [p for p in parts if p.n_annotations]
+    if not parts:
+        return _Partial(0, 0, None, None, None)
+    return _Partial(
+        sum(p.n_items for p in parts), sum(p.n_annotations for p in parts),
+        CountSums.combine([p.sums for p in parts]),
+        AnnotatorStats.combine([p.annotators for p in parts]),
+        PairStats.combine([p.pairs for p in parts]).compact(),
+    )
+
+
+def _client(scheduler: Any, n_workers: int | None, memory_limit: str | None):
+    """A client for ``scheduler`` (an address or a Client), or a new local cluster sized to the machine."""
+    _, _, distributed = _need_dask()
+    if isinstance(scheduler, distributed.Client):
+        return scheduler, False
+    if scheduler:
+        try:
+            return distributed.Client(scheduler, timeout="10s"), True
+        except OSError as exc:
+            raise OSError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
+    import logging
+
+    workers = n_workers or max(1, os.cpu_count() or 1)
+    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)  # p2p shuffles log every stage at WARNING
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       memory_limit=memory_limit or "auto", dashboard_address=None,
+                                       silence_logs=logging.ERROR)
+    return distributed.Client(cluster), True
+
+
+def summarize_dask(
+    frame: Any,
+    *,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    level: str = "nominal",
+    categories: Sequence[Any] | None = None,
+    duplicates: str = "error",
+    scheduler: Any = None,
+    n_workers: int | None = None,
+    memory_limit: str | None = None,
+    progress: bool | None = None,
+) -> Annotations:
+    """Summarise a Dask DataFrame of annotations (long layout) into statistics-only :class:`Annotations`.
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation, columns ``item``, ``annotator``, ``label``;
+        an item's rows may be in several partitions.
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`Annotations.from_long`.
+    scheduler : str or distributed.Client, optional
+        Address of an existing Dask scheduler (e.g. ``"tcp://10.0.0.5:8786"``)
+        or a client. Without one, a local cluster with one single-threaded
+        worker process per core is started for this call and closed after it.
+    n_workers, memory_limit : settings of that local cluster (e.g. ``memory_limit="2GiB"`` per worker).
+    progress : bool, optional
+        Show Dask's progress bar (default: on a terminal).
+
+    Returns
+    -------
+    Annotations
+        Built with :meth:`Annotations.from_stats`: every count-based metric,
+        multi-coder kappa, bias and the pairwise matrices work on it;
+        per-item results do not.
+    """
+    dask, dd, distributed = _need_dask()
+    check_choice("level", level, LEVELS)
+    check_choice("duplicates", duplicates, ("error", "first", "last"))
+    if not isinstance(frame, dd.DataFrame):
+        raise TypeError(f"expected a dask DataFrame; got {type(frame).__name__}")
+    missing = [c for c in (item, annotator, label) if c not in frame.columns]
+    if missing:
+        raise ValueError(f"column(s) {missing!r} not found; the data has columns {list(frame.columns)!r}")
+    frame = frame[[item, annotator, label]]
+    client, owned = _client(scheduler, n_workers, memory_limit)
+    try:
+        # the small global codings: annotators and labels (never the items)
+        ann_values, lab_values = dask.compute(frame[annotator].dropna().unique(), frame[label].dropna().unique())
+        annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
+        lab_array = np.asarray(lab_values, dtype=object if np.asarray(lab_values).dtype == object else None)
+        lab_array = lab_array[~_is_missing_mask(lab_array)]
+        if lab_array.size == 0:
+            raise ValueError("the data holds no annotations (every label is missing)")
+        _, cats = _encode_labels(lab_array, level, categories)
+        # every item's annotations into one partition, then per-partition statistics and a tree reduction
+        shuffled = frame.shuffle(on=item)
+        parts = [dask.delayed(_partition_stats)(p, item, annotator, label, annotators, cats, level, duplicates)
+                 for p in shuffled.to_delayed()]
+        while len(parts) > 1:
+            parts = [dask.delayed(_combine)(parts[i:i + 8]) for i in range(0, len(parts), 8)]
+        future = client.compute(parts[0])
+        if progress or (progress is None and _is_tty()):
+            distributed.progress(future)
+        total = future.result()
+    finally:
+        if owned:
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    if total.n_annotations == 0:
+        raise ValueError("the data holds no annotations")
+    return Annotations.from_stats(
+        items=total.n_items, categories=cats, level=level, annotators=annotators,
+        annotator_stats=total.annotators, pair_stats=total.pairs, count_sums=total.sums,
+        n_annotations=total.n_annotations,
+    )
+
+
+def read_dask(
+    source: str | Sequence[str],
+    *,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    level: str = "nominal",
+    categories: Sequence[Any] | None = None,
+    duplicates: str = "error",
+    scheduler: Any = None,
+    n_workers: int | None = None,
+    memory_limit: str | None = None,
+    progress: bool | None = None,
+    storage_options: dict | None = None,
+) -> Annotations:
+    """Summarise a Parquet dataset (a directory, a glob, or any fsspec URL) on a Dask cluster.
+
+    See :func:`summarize_dask`; ``storage_options`` go to fsspec (e.g. credentials for ``s3://``).
+    """
+    _, dd, _ = _need_dask()
+    if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
+        import glob
+
+        if not glob.glob(str(source)):
+            raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
+    try:
+        frame = dd.read_parquet(source, columns=[item, annotator, label], storage_options=storage_options)
+    except (FileNotFoundError, OSError) as exc:
+        raise FileNotFoundError(f"cannot read the Parquet dataset {source!r}: {exc}") from None
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"cannot read columns {[item, annotator, label]!r} from {source!r}: {exc}") from None
+    return summarize_dask(frame, item=item, annotator=annotator, label=label, level=level, categories=categories,
+                          duplicates=duplicates, scheduler=scheduler, n_workers=n_workers,
+                          memory_limit=memory_limit, progress=progress)
+
+
+def _sort_key(value: Any) -> tuple:
+    return (type(value).__name__, value)
+
+
+def _is_tty() -> bool:
+    import sys
+
+    return hasattr(sys.stderr, "isatty") and sys.stderr.isatty()

@@ -1,0 +1,127 @@
+"""The Dask engine: a real LocalCluster with several worker processes, on partitioned Parquet whose items are split
+across partitions, gives the in-memory results to 1e-12 (count-based metrics and the pairwise matrices)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+
+distributed = pytest.importorskip("distributed")
+dd = pytest.importorskip("dask.dataframe")
+
+COUNT_METRICS = ["joint_probability", "percent_agreement", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1",
+                 "brennan_prediger", "spa_kappa", "multi_kappa", "bias"]
+MATRICES = ["cohen_kappa", "percent_agreement_matrix", "krippendorff_alpha_matrix"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       silence_logs=40)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def make_frame(seed=0, items=2500, annotators=14, labels=5):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(1, labels + 1, size=items)
+    rows = [(f"doc{i}", f"w{a:02d}", int(truth[i] if rng.random() < 0.7 else rng.integers(1, labels + 1)))
+            for i in range(items) for a in range(annotators) if rng.random() < 0.3]
+    # shuffled rows: every item's annotations end up spread over the Parquet partitions
+    frame = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    frame = make_frame()
+    path = tmp_path_factory.mktemp("parquet") / "annotations"
+    dd.from_pandas(frame, npartitions=7).to_parquet(path)
+    # items really are split across partitions
+    parts = [pd.read_parquet(p) for p in sorted(path.glob("*.parquet"))]
+    spread = pd.concat([p.assign(part=k) for k, p in enumerate(parts)]).groupby("item")["part"].nunique()
+    assert (spread > 1).mean() > 0.5
+    return frame, path
+
+
+def assert_reports_equal(a: dict, b: dict):
+    for key in COUNT_METRICS:
+        assert a[key] == pytest.approx(b[key], abs=1e-12), key
+    for scheme, value in b["spa"].items():
+        assert a["spa"][scheme] == pytest.approx(value, abs=1e-12), scheme
+    for key in MATRICES:
+        assert a[key]["annotators"] == b[key]["annotators"]
+        np.testing.assert_allclose(np.array(a[key]["matrix"], float), np.array(b[key]["matrix"], float),
+                                   atol=1e-12, equal_nan=True, err_msg=key)
+        assert a[key]["n_shared"] == b[key]["n_shared"]
+    for key in ("n_items", "n_annotators", "n_annotations", "n_categories", "n_items_excluded"):
+        assert a[key] == b[key], key
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_parquet_on_a_local_cluster_equals_in_memory(client, dataset, level):
+    frame, path = dataset
+    on_cluster = ie.read_dask(str(path), level=level, scheduler=client)
+    in_memory = ie.Annotations.from_long(frame, level=level)
+    assert_reports_equal(ie.report(on_cluster, pairwise=True).to_dict(), ie.report(in_memory, pairwise=True).to_dict())
+
+
+def test_dask_dataframe_and_glob(client, dataset):
+    frame, path = dataset
+    ddf = dd.from_pandas(frame, npartitions=5)
+    a = ie.report(ie.summarize_dask(ddf, scheduler=client)).to_dict()
+    b = ie.report(ie.read_dask(str(path / "*.parquet"), scheduler=client)).to_dict()
+    assert_reports_equal(a, b)
+
+
+def test_statistics_only_data_refuses_per_item_results(client, dataset):
+    _, path = dataset
+    data = ie.read_dask(str(path), scheduler=client)
+    with pytest.raises(ValueError, match="per-item counts are not available"):
+        ie.item_agreement(data)
+    with pytest.raises(ValueError, match="per-item counts are not available"):
+        ie.bootstrap(data, n_boot=10)
+
+
+def test_duplicates_across_partitions_are_found(client, tmp_path):
+    frame = pd.DataFrame({"item": ["a", "b", "a"], "annotator": ["x", "x", "x"], "label": [1, 2, 2]})
+    dd.from_pandas(frame, npartitions=3).to_parquet(tmp_path / "dup")
+    with pytest.raises(ValueError, match="labelled more than once"):
+        ie.read_dask(str(tmp_path / "dup"), scheduler=client)
+    data = ie.read_dask(str(tmp_path / "dup"), scheduler=client, duplicates="last")
+    assert data.n_annotations == 2
+
+
+def test_errors(tmp_path, dataset):
+    with pytest.raises(FileNotFoundError, match="cannot read the Parquet dataset"):
+        ie.read_dask(str(tmp_path / "nothing-here"))
+    with pytest.raises(ValueError, match="No files satisfy"):
+        ie.read_dask(str(tmp_path))  # a directory without Parquet files
+    with pytest.raises(OSError, match="cannot reach the Dask scheduler"):
+        ie.read_dask(str(dataset[1]), scheduler="tcp://127.0.0.1:9")
+    with pytest.raises(ValueError, match=r"cannot read columns \['item', 'who', 'label'\]"):
+        ie.read_dask(str(dataset[1]), annotator="who")
+    with pytest.raises(TypeError, match="expected a dask DataFrame"):
+        ie.summarize_dask(pd.DataFrame())
+
+
+def test_cli_engine_dask_starts_its_own_local_cluster(dataset):
+    """`iaa report PATH --engine dask` without --scheduler starts a local cluster (2 worker processes here)."""
+    frame, path = dataset
+    env = {k: v for k, v in os.environ.items() if k != "IAA_DEBUG"}
+    out = subprocess.run([sys.executable, "-m", "iaa_engine", "report", str(path), "--engine", "dask", "--workers", "2",
+                          "--memory-limit", "1GiB", "--json"], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert_reports_equal(json.loads(out.stdout), ie.report(ie.Annotations.from_long(frame)).to_dict())
+    bad = subprocess.run([sys.executable, "-m", "iaa_engine", "report", str(path), "--engine", "dask", "--ci"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2 and "cannot run with --engine dask" in bad.stderr
