@@ -41,15 +41,23 @@ def _need_dask():
     return dask, dd, distributed
 
 
+#: Above this many (A·C)² cells, partitions exchange sparse pair entries instead of the dense table.
+_DENSE_PAIR_CELLS = 1 << 24
+
+
 @dataclass
 class _Partial:
-    """Sufficient statistics of one partition (disjoint items)."""
+    """Sufficient statistics of one partition (disjoint items).
+
+    ``pairs`` is the dense pair-count table (``PairStats.to_cells``) when it is
+    small, so that combining is an addition; otherwise compacted sparse entries.
+    """
 
     n_items: int
     n_annotations: int
     sums: CountSums | None
     annotators: AnnotatorStats | None
-    pairs: PairStats | None
+    pairs: np.ndarray | PairStats | None
 
 
 def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str, annotators: pd.Index,
@@ -67,10 +75,12 @@ def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str,
     )
     n_items, n_ann, n_cat = len(items), len(annotators), len(categories)
     counts = ItemCounts.from_codes(item_codes, lab_codes, n_items, n_cat)
+    pairs = PairStats.from_codes(item_codes, ann_codes, lab_codes, n_items, n_ann, n_cat)
+    dense = (n_ann * max(n_cat, 1)) ** 2 <= _DENSE_PAIR_CELLS
     return _Partial(
         n_items, int(lab_codes.size), CountSums.from_counts(counts),
         AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat),
-        PairStats.from_codes(item_codes, ann_codes, lab_codes, n_items, n_ann, n_cat).compact(),
+        pairs.to_cells() if dense else pairs.compact(),
     )
 
 
@@ -78,11 +88,17 @@ def _combine(parts: Sequence[_Partial]) -> _Partial:
     parts = [p for p in parts if p.n_annotations]
     if not parts:
         return _Partial(0, 0, None, None, None)
+    if isinstance(parts[0].pairs, np.ndarray):
+        pairs = parts[0].pairs.copy()
+        for p in parts[1:]:
+            pairs += p.pairs
+    else:
+        pairs = PairStats.combine([p.pairs for p in parts]).compact()
     return _Partial(
         sum(p.n_items for p in parts), sum(p.n_annotations for p in parts),
         CountSums.combine([p.sums for p in parts]),
         AnnotatorStats.combine([p.annotators for p in parts]),
-        PairStats.combine([p.pairs for p in parts]).compact(),
+        pairs,
     )
 
 
@@ -167,8 +183,8 @@ def summarize_dask(
         shuffled = frame.shuffle(on=item)
         parts = [dask.delayed(_partition_stats)(p, item, annotator, label, annotators, cats, level, duplicates)
                  for p in shuffled.to_delayed()]
-        while len(parts) > 1:
-            parts = [dask.delayed(_combine)(parts[i:i + 8]) for i in range(0, len(parts), 8)]
+        while len(parts) > 1:  # a binary tree: a task holds at most three pair tables
+            parts = [dask.delayed(_combine)(parts[i:i + 2]) for i in range(0, len(parts), 2)]
         future = client.compute(parts[0])
         if progress or (progress is None and _is_tty()):
             distributed.progress(future)
@@ -181,6 +197,8 @@ def summarize_dask(
                 cluster.close()
     if total.n_annotations == 0:
         raise ValueError("the data holds no annotations")
+    if isinstance(total.pairs, np.ndarray):
+        total.pairs = PairStats.from_cells(total.pairs, len(annotators), len(cats), total.annotators.n_a)
     return Annotations.from_stats(
         items=total.n_items, categories=cats, level=level, annotators=annotators,
         annotator_stats=total.annotators, pair_stats=total.pairs, count_sums=total.sums,

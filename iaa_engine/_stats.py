@@ -249,9 +249,7 @@ class PairStats:
         per_annotator = np.bincount(annotator, minlength=n_annotators)
         v = annotator * c + label
         if ac * ac <= _PAIR_CELLS:
-            cells = _pair_cells(item, v, n_items, ac)
-            flat = np.flatnonzero(cells)
-            row, col, data = flat // ac, flat % ac, cells[flat]
+            return cls.from_cells(_pair_cells(item, v, n_items, ac), n_annotators, n_categories, per_annotator)
         else:
             x = sp.csr_matrix((np.ones(item.size, dtype=np.int64), (item, v)), shape=(n_items, ac))
             cross = (x.T.tocsr() @ x).tocoo()
@@ -261,6 +259,26 @@ class PairStats:
         off = a != b
         return cls(a[off], k[off], b[off], l[off], data[off].astype(np.int64),
                    int(n_annotators), int(n_categories), per_annotator)
+
+    @classmethod
+    def from_cells(cls, cells: np.ndarray, n_annotators: int, n_categories: int,
+                   items_per_annotator: np.ndarray) -> PairStats:
+        """From the dense flattened (A·C) × (A·C) table of pair counts (see :meth:`to_cells`)."""
+        c = max(int(n_categories), 1)
+        ac = int(n_annotators) * c
+        flat = np.flatnonzero(cells)
+        a, k = np.divmod(flat // ac, c)
+        b, l = np.divmod(flat % ac, c)
+        off = a != b
+        return cls(a[off], k[off], b[off], l[off], cells[flat][off].astype(np.int64),
+                   int(n_annotators), int(n_categories), np.asarray(items_per_annotator))
+
+    def to_cells(self) -> np.ndarray:
+        """The dense flattened (A·C) × (A·C) table of pair counts; partitions combine by adding these."""
+        c = max(self.n_categories, 1)
+        ac = self.n_annotators * c
+        return np.bincount((self.a * c + self.k) * ac + self.b * c + self.l, weights=self.count,
+                           minlength=ac * ac).astype(np.int64)
 
     @classmethod
     def combine(cls, parts: list[PairStats]) -> PairStats:
