@@ -23,7 +23,7 @@ import pandas as pd
 
 from ._data import LEVELS, Annotations, _encode_labels, _is_missing_mask, _resolve_duplicates
 from ._policy import check_choice
-from ._stats import AnnotatorStats, ItemCounts, PairStats
+from ._stats import AnnotatorStats, ItemCounts, PairStats, pair_cells
 from ._sums import CountSums
 
 __all__ = ["read_dask", "summarize_dask"]
@@ -75,12 +75,14 @@ def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str,
     )
     n_items, n_ann, n_cat = len(items), len(annotators), len(categories)
     counts = ItemCounts.from_codes(item_codes, lab_codes, n_items, n_cat)
-    pairs = PairStats.from_codes(item_codes, ann_codes, lab_codes, n_items, n_ann, n_cat)
-    dense = (n_ann * max(n_cat, 1)) ** 2 <= _DENSE_PAIR_CELLS
+    ac = n_ann * max(n_cat, 1)
+    if ac * ac <= _DENSE_PAIR_CELLS:  # int32 suffices: a cell counts items, and this partition's are few
+        pairs = pair_cells(item_codes, ann_codes * max(n_cat, 1) + lab_codes, n_items, ac).astype(np.int32)
+    else:
+        pairs = PairStats.from_codes(item_codes, ann_codes, lab_codes, n_items, n_ann, n_cat).compact()
     return _Partial(
         n_items, int(lab_codes.size), CountSums.from_counts(counts),
-        AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat),
-        pairs.to_cells() if dense else pairs.compact(),
+        AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat), pairs,
     )
 
 
@@ -89,7 +91,7 @@ def _combine(parts: Sequence[_Partial]) -> _Partial:
     if not parts:
         return _Partial(0, 0, None, None, None)
     if isinstance(parts[0].pairs, np.ndarray):
-        pairs = parts[0].pairs.copy()
+        pairs = parts[0].pairs.astype(np.int64)  # sums of many partitions may pass int32
         for p in parts[1:]:
             pairs += p.pairs
     else:
@@ -180,7 +182,8 @@ def summarize_dask(
             raise ValueError("the data holds no annotations (every label is missing)")
         _, cats = _encode_labels(lab_array, level, categories)
         # every item's annotations into one partition, then per-partition statistics and a tree reduction
-        shuffled = frame.shuffle(on=item)
+        # more, smaller partitions than the input: a worker's memory is bounded by one partition's statistics
+        shuffled = frame.shuffle(on=item, npartitions=4 * frame.npartitions)
         parts = [dask.delayed(_partition_stats)(p, item, annotator, label, annotators, cats, level, duplicates)
                  for p in shuffled.to_delayed()]
         while len(parts) > 1:  # a binary tree: a task holds at most three pair tables

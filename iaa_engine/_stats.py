@@ -25,17 +25,17 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["ItemCounts", "AnnotatorStats", "PairStats"]
+__all__ = ["ItemCounts", "AnnotatorStats", "PairStats", "pair_cells"]
 
 #: Above this many cells the count table is built by sorting instead of a dense bincount.
 _DENSE_CELLS = 1 << 26
 #: Up to this many (annotator, label) × (annotator, label) cells, pairs are counted with bincount.
 _PAIR_CELLS = 1 << 26
-#: Pairs enumerated at once (bounds the temporary memory to a few hundred MB).
-_PAIR_CHUNK = 1 << 24
+#: Pairs enumerated at once (bounds the temporary memory to about 100 MB).
+_PAIR_CHUNK = 1 << 22
 
 
-def _pair_cells(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> np.ndarray:
+def pair_cells(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> np.ndarray:
     """Dense counts of ordered pairs (v_j, v_j') of annotations of one item (flattened ac × ac).
 
     Items are grouped by their number of annotations n; for each n the codes
@@ -60,7 +60,7 @@ def _pair_cells(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> np.nd
             g = grouped[first[lo:lo + step, None] + np.arange(n)]  # (items, n)
             cells += np.bincount((g[:, iu] * ac + g[:, iw]).ravel(), minlength=ac * ac)
     square = cells.reshape(ac, ac)
-    return (square + square.T).ravel()
+    return (square + square.T).ravel()  # ordered pairs: each unordered pair in both orders
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,7 +249,7 @@ class PairStats:
         per_annotator = np.bincount(annotator, minlength=n_annotators)
         v = annotator * c + label
         if ac * ac <= _PAIR_CELLS:
-            return cls.from_cells(_pair_cells(item, v, n_items, ac), n_annotators, n_categories, per_annotator)
+            return cls.from_cells(pair_cells(item, v, n_items, ac), n_annotators, n_categories, per_annotator)
         else:
             x = sp.csr_matrix((np.ones(item.size, dtype=np.int64), (item, v)), shape=(n_items, ac))
             cross = (x.T.tocsr() @ x).tocoo()
