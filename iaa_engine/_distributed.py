@@ -24,7 +24,7 @@ import pandas as pd
 from ._data import LEVELS, Annotations, _encode_labels, _is_missing_mask, _resolve_duplicates
 from ._policy import check_choice
 from ._stats import AnnotatorStats, ItemCounts, PairStats, pair_cells
-from ._sums import CountSums
+from ._sums import ExactSums
 
 __all__ = ["read_dask", "summarize_dask"]
 
@@ -55,7 +55,7 @@ class _Partial:
 
     n_items: int
     n_annotations: int
-    sums: CountSums | None
+    sums: ExactSums | None
     annotators: AnnotatorStats | None
     pairs: np.ndarray | PairStats | None
 
@@ -81,7 +81,7 @@ def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str,
     else:
         pairs = PairStats.from_codes(item_codes, ann_codes, lab_codes, n_items, n_ann, n_cat).compact()
     return _Partial(
-        n_items, int(lab_codes.size), CountSums.from_counts(counts),
+        n_items, int(lab_codes.size), ExactSums.from_counts(counts),
         AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat), pairs,
     )
 
@@ -98,7 +98,7 @@ def _combine(parts: Sequence[_Partial]) -> _Partial:
         pairs = PairStats.combine([p.pairs for p in parts]).compact()
     return _Partial(
         sum(p.n_items for p in parts), sum(p.n_annotations for p in parts),
-        CountSums.combine([p.sums for p in parts]),
+        ExactSums.combine([p.sums for p in parts]),
         AnnotatorStats.combine([p.annotators for p in parts]),
         pairs,
     )
@@ -204,7 +204,7 @@ def summarize_dask(
         total.pairs = PairStats.from_cells(total.pairs, len(annotators), len(cats), total.annotators.n_a)
     return Annotations.from_stats(
         items=total.n_items, categories=cats, level=level, annotators=annotators,
-        annotator_stats=total.annotators, pair_stats=total.pairs, count_sums=total.sums,
+        annotator_stats=total.annotators, pair_stats=total.pairs, count_sums=total.sums.finish(),
         n_annotations=total.n_annotations,
     )
 

@@ -18,7 +18,7 @@ import numpy as np
 from ._policy import EPS
 from ._stats import ItemCounts
 
-__all__ = ["CountSums", "spa_weight_table", "variance_from_moments"]
+__all__ = ["CountSums", "ExactSums", "spa_weight_table", "variance_from_moments"]
 
 
 def variance_from_moments(n: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -61,27 +61,8 @@ class CountSums:
 
     @classmethod
     def from_counts(cls, c: ItemCounts) -> CountSums:
-        """Each item once (the point estimate)."""
-        n = c.n_i
-        ok = c.pairable
-        p = np.zeros_like(n)
-        p[ok] = (c.sumsq_i[ok] - n[ok]) / (n[ok] * (n[ok] - 1.0))
-        n_int = n.astype(np.int64)
-        size = int(n_int.max(initial=0)) + 1
-        props = np.bincount(c.category, weights=c.count / np.maximum(n[c.item], 1.0), minlength=c.n_categories)
-        o = c.coincidences()
-        return cls(
-            n_pairable=np.float64(ok.sum()),
-            n_items=np.float64((n >= 1).sum()),
-            sum_p=np.float64(p[ok].sum()),
-            sum_unanimous=np.float64(np.sum(ok & (c.max_i == n))),
-            sum_props=props,
-            totals=c.category_totals().astype(float),
-            p_by_n=np.bincount(n_int, weights=p, minlength=size),
-            items_by_n=np.bincount(n_int, minlength=size).astype(float),
-            o_row=o.row.astype(np.int64), o_col=o.col.astype(np.int64), o_val=o.data.astype(float),
-            n_categories=c.n_categories,
-        )
+        """Each item once (the point estimate), through the exact integer tables of :class:`ExactSums`."""
+        return ExactSums.from_counts(c).finish()
 
     @classmethod
     def pattern_features(cls, patterns: np.ndarray, o_row: np.ndarray, o_col: np.ndarray) -> np.ndarray:
@@ -116,36 +97,6 @@ class CountSums:
         parts = np.split(weighted, cut, axis=-1)
         return cls(parts[0][..., 0], parts[1][..., 0], parts[2][..., 0], parts[3][..., 0], parts[4], parts[5],
                    parts[6], parts[7], o_row, o_col, parts[8], c)
-
-    @classmethod
-    def combine(cls, parts: list[CountSums]) -> CountSums:
-        """Add the sums of disjoint sets of items (e.g. partitions of a cluster run)."""
-        if not parts:
-            raise ValueError("combine needs at least one part")
-        c = parts[0].n_categories
-        if any(p.n_categories != c for p in parts):
-            raise ValueError("all parts must share one category coding")
-        size = max(p.items_by_n.shape[-1] for p in parts)
-
-        def pad(a: np.ndarray) -> np.ndarray:
-            return np.pad(a, (0, size - a.shape[-1]))
-
-        o = np.zeros(c * c)
-        for p in parts:
-            o += np.bincount(p.o_row * c + p.o_col, weights=p.o_val, minlength=c * c)
-        cells = np.flatnonzero(o)
-        return cls(
-            n_pairable=np.float64(sum(p.n_pairable for p in parts)),
-            n_items=np.float64(sum(p.n_items for p in parts)),
-            sum_p=np.float64(sum(p.sum_p for p in parts)),
-            sum_unanimous=np.float64(sum(p.sum_unanimous for p in parts)),
-            sum_props=sum(p.sum_props for p in parts),
-            totals=sum(p.totals for p in parts),
-            p_by_n=sum(pad(p.p_by_n) for p in parts),
-            items_by_n=sum(pad(p.items_by_n) for p in parts),
-            o_row=cells // c, o_col=cells % c, o_val=o[cells],
-            n_categories=c,
-        )
 
     # ------------------------------------------------------------------ finalisers (nan where undefined)
 
@@ -225,6 +176,132 @@ class CountSums:
     def krippendorff_alpha(self, level: str, values: np.ndarray | None) -> np.ndarray:
         d_o, d_e = self.alpha_parts(level, values)
         return 1.0 - self._div(d_o, d_e)
+
+
+@dataclass(frozen=True, eq=False)
+class ExactSums:
+    """Integer sums over items, grouped by the number of annotations n of an item.
+
+    Every field of :class:`CountSums` is a ratio of integer sums per n
+    (e.g. :math:`\\sum_i P_i = \\sum_n \\sum_{i: n_i = n} (\\sum_c n_{ic}^2 - n) / (n(n-1))`),
+    so accumulating the integers and dividing once makes the statistics exact
+    and independent of how the items are ordered or partitioned: a cluster run
+    (:meth:`combine`) gives the in-memory floats to the last bit.
+
+    Attributes
+    ----------
+    items_by_n : int64 (N+1,)   items with n annotations
+    agree_by_n : int64 (N+1,)   ``sum (sum_c n_ic^2 - n)`` over those items
+    unanimous_by_n : int64 (N+1,)   of those, items whose annotations all agree
+    counts_by_n : int64 (N+1, C)    ``sum n_ic`` over those items
+    coinc_n, coinc_key, coinc_val : int64 (nnz,)   coincidence numerators
+        ``sum (n_ic n_ik - [c=k] n_ic)`` over items with n annotations, at key ``c*C + k``
+    n_categories : int
+    """
+
+    items_by_n: np.ndarray
+    agree_by_n: np.ndarray
+    unanimous_by_n: np.ndarray
+    counts_by_n: np.ndarray
+    coinc_n: np.ndarray
+    coinc_key: np.ndarray
+    coinc_val: np.ndarray
+    n_categories: int
+
+    @classmethod
+    def from_counts(cls, c: ItemCounts) -> ExactSums:
+        import scipy.sparse as sp
+
+        n = c.n_i.astype(np.int64)
+        size = int(n.max(initial=0)) + 1
+        k = max(c.n_categories, 1)
+        ok = n >= 2
+        agree = c.sumsq_i.astype(np.int64) - n
+        unanimous = ok & (c.max_i.astype(np.int64) == n)
+        n_of = n[c.item]
+        parts_n, parts_key, parts_val = [], [], []
+        for m in np.unique(n[ok]):  # distinct annotation counts, not items
+            keep = n_of == m
+            nm = sp.csr_matrix((c.count[keep], (c.item[keep], c.category[keep])), shape=(c.n_items, k))
+            prod = (nm.T @ nm).tocoo()
+            diag = _int_bincount(c.category[keep], c.count[keep], k)
+            key = prod.row.astype(np.int64) * k + prod.col
+            val = prod.data.astype(np.int64) - np.where(prod.row == prod.col, diag[prod.row], 0)
+            nz = val != 0
+            parts_n.append(np.full(int(nz.sum()), m, dtype=np.int64))
+            parts_key.append(key[nz])
+            parts_val.append(val[nz])
+        empty = np.zeros(0, np.int64)
+        return cls(
+            items_by_n=_int_bincount(n, np.ones_like(n), size),
+            agree_by_n=_int_bincount(n[ok], agree[ok], size),
+            unanimous_by_n=_int_bincount(n[unanimous], np.ones(int(unanimous.sum()), dtype=np.int64), size),
+            counts_by_n=_int_bincount(n_of * k + c.category, c.count, size * k).reshape(size, k),
+            coinc_n=np.concatenate(parts_n) if parts_n else empty,
+            coinc_key=np.concatenate(parts_key) if parts_key else empty,
+            coinc_val=np.concatenate(parts_val) if parts_val else empty,
+            n_categories=c.n_categories,
+        )
+
+    @classmethod
+    def combine(cls, parts: list[ExactSums]) -> ExactSums:
+        """Add the integer sums of disjoint sets of items (e.g. partitions of a cluster run)."""
+        if not parts:
+            raise ValueError("combine needs at least one part")
+        k = parts[0].n_categories
+        if any(p.n_categories != k for p in parts):
+            raise ValueError("all parts must share one category coding")
+        size = max(p.items_by_n.size for p in parts)
+
+        def total(field: str) -> np.ndarray:
+            out = np.zeros((size,) + getattr(parts[0], field).shape[1:], dtype=np.int64)
+            for p in parts:
+                arr = getattr(p, field)
+                out[: arr.shape[0]] += arr
+            return out
+
+        n = np.concatenate([p.coinc_n for p in parts])
+        key = np.concatenate([p.coinc_key for p in parts])
+        val = np.concatenate([p.coinc_val for p in parts])
+        joint = n * max(k * k, 1) + key
+        uniq, inverse = np.unique(joint, return_inverse=True)
+        summed = _int_bincount(inverse, val, uniq.size)
+        return cls(total("items_by_n"), total("agree_by_n"), total("unanimous_by_n"), total("counts_by_n"),
+                   uniq // max(k * k, 1), uniq % max(k * k, 1), summed, k)
+
+    def finish(self) -> CountSums:
+        """The float sums, each computed once from the integers in a fixed order."""
+        k = self.n_categories
+        size = self.items_by_n.size
+        n = np.arange(size, dtype=float)
+        pairs = np.where(n >= 2, n * (n - 1.0), np.inf)
+        p_by_n = self.agree_by_n / pairs
+        totals = self.counts_by_n.sum(axis=0).astype(float)
+        props = (self.counts_by_n[1:] / n[1:, None]).sum(axis=0) if size > 1 else np.zeros(k)
+        order = np.lexsort((self.coinc_n, self.coinc_key))
+        key, m, val = self.coinc_key[order], self.coinc_n[order], self.coinc_val[order]
+        uniq, first = np.unique(key, return_index=True)
+        o_val = np.add.reduceat(val / (m - 1.0), first) if key.size else np.zeros(0)
+        return CountSums(
+            n_pairable=np.float64(self.items_by_n[2:].sum()),
+            n_items=np.float64(self.items_by_n[1:].sum()),
+            sum_p=np.float64(p_by_n.sum()),
+            sum_unanimous=np.float64(self.unanimous_by_n.sum()),
+            sum_props=props,
+            totals=totals,
+            p_by_n=p_by_n,
+            items_by_n=self.items_by_n.astype(float),
+            o_row=uniq // max(k, 1), o_col=uniq % max(k, 1), o_val=o_val,
+            n_categories=k,
+        )
+
+
+def _int_bincount(keys: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
+    """Integer bincount. numpy accumulates weights in float64, which is exact for integer sums below 2**53."""
+    w = np.asarray(weights)
+    if w.size and float(np.abs(w).sum()) >= 2.0**53:
+        raise OverflowError("integer sums beyond 2**53 cannot be accumulated exactly")
+    return np.rint(np.bincount(keys, weights=w.astype(float), minlength=size)).astype(np.int64)
 
 
 def spa_weight_table(size: int, scheme: str, n_categories: int, p: np.ndarray) -> np.ndarray:
