@@ -2,10 +2,12 @@
 # System packages the test suite needs, installed from Debian's packages when missing (CI and fresh machines).
 #   chromium: the HTML report is opened and screenshotted in headless Chromium
 #   libreoffice (calc): the classroom workbook's formulas are recalculated by a real spreadsheet engine
+#   poppler-utils: pdftoppm renders the workbook's PDF to PNG pages
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
+command -v pdftoppm >/dev/null 2>&1 || need+=(poppler-utils)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != 0 ]; then
   echo "system-deps: missing ${need[*]}; run as root or install them: apt-get install ${need[*]}" >&2

@@ -1,0 +1,508 @@
+"""Excel worksheet functions for iaa-engine (xlwings): =SPA(range), =FLEISS(range), =COHEN(range, 1, 2), ...
+
+One module serves classic xlwings on Windows (``UDF_MODULES`` + "Import Functions"), xlwings Lite and
+xlwings Server. It is a thin surface: it turns an Excel range into :class:`iaa_engine.Annotations`, calls the
+core, and shapes the result for a cell or a spilled range. It computes no statistics itself.
+
+It imports only ``xlwings``'s decorators (``xw.func``, ``xw.arg``), the BSD-licensed part of xlwings.
+
+Conventions shared by every function (see ``excel_addin/README.md``):
+
+* ``data``: a rating range. ``layout`` says how to read it: ``"rows"`` (default, the classroom layout: one
+  row per annotator, one column per item), ``"columns"`` (one column per annotator) or ``"counts"`` (an
+  items × categories table of how many annotators chose each category).
+* ``headers``: FALSE (default) -- every cell is data; TRUE -- the range includes its headers: the first row
+  and the first column hold names (annotators and items; for ``"counts"``: categories and items);
+  ``"annotators"`` -- only the annotator names (first column for ``rows``, first row for ``columns``);
+  ``"items"`` -- only the item names.
+* Blank cells are missing annotations. A cell holding a number typed as text (``'1``) is read as that number.
+  The data range is read raw and each runtime's cell encoding is handled here (see ``_raw``).
+* Results: a number, or a spilled range. An undefined coefficient (expected agreement 1, no item with two
+  annotations, an empty range) is ``#DIV/0!``. Input that cannot be read or an unknown option name is
+  ``#VALUE!``; an annotator that is not in the data is ``#N/A``; an error cell in the data is passed on.
+  The reason is logged (the xlwings Lite output pane or the xlwings log shows it), never a traceback in a cell.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xlwings as xw
+
+import iaa_engine as ie
+
+__all__ = [
+    "ANNOTATOR_BIAS", "BCR_WEIGHTS", "COHEN", "FLEISS", "GOLD", "GWET_AC1", "IAA_REPORT", "ITEM_AGREEMENT",
+    "KALPHA", "KAPPA_MATRIX", "MULTIKAPPA", "PERCENT_AGREEMENT", "SCOTTPI", "SPA",
+]
+
+log = logging.getLogger("iaa_engine.excel")
+
+ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!",
+          "#CALC!", "#FIELD!", "#BLOCKED!", "#CONNECT!", "#BUSY!", "#UNKNOWN!", "#DATA!")
+UNDEFINED = "#DIV/0!"
+LAYOUTS = ("rows", "columns", "counts")
+HEADERS = ("none", "both", "annotators", "items")
+
+# ----------------------------------------------------------------------------- help texts (function wizard)
+
+DOC_DATA = ("Rating range. Default layout: one row per annotator, one column per item (blank = missing). "
+            "See layout and headers.")
+DOC_LAYOUT = ('"rows" (default: annotators in rows), "columns" (annotators in columns) or "counts" '
+              "(items x categories counts).")
+DOC_LAYOUT_NO_COUNTS = '"rows" (default: annotators in rows) or "columns" (annotators in columns).'
+DOC_HEADERS = ('FALSE (default): no headers. TRUE: first row and first column hold names. '
+               '"annotators" or "items": only that one header line.')
+DOC_ANN = "Annotator: its name (with headers) or its position, 1 = first. Optional when there are two."
+DOC_SCHEME = ('SPA weighting: "annotations_m1" (default), "flat", "annotations", "edges", "inv_var", '
+              '"inv_var_class".')
+DOC_LEVEL = '"nominal" (default), "ordinal", "interval" or "ratio".'
+DOC_RULE = ('"majority" (default), "diff", "rat", "com", "inv" (bias-correcting rules) or "dawid_skene".')
+DOC_SEP = 'Separator between tied labels (default "|").'
+
+
+class _ExcelError(Exception):
+    """Carries the Excel error value a function returns, with the reason (logged)."""
+
+    def __init__(self, value: str, reason: str) -> None:
+        super().__init__(reason)
+        self.value = value
+
+
+def _excel_safe(func):
+    """Turn every failure into an Excel error value: never a traceback in a cell."""
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+                return func(*args)
+        except _ExcelError as e:
+            if e.value != UNDEFINED or str(e):
+                log.warning("%s: %s", func.__name__, e)
+            return e.value
+        except (ValueError, TypeError, KeyError) as e:
+            log.warning("%s: %s", func.__name__, e)
+            return "#VALUE!"
+        except Exception as e:  # noqa: BLE001 - a worksheet function must not leak a traceback into a cell
+            log.warning("%s: unexpected %s: %s", func.__name__, type(e).__name__, e)
+            return "#VALUE!"
+
+    return wrapper
+
+
+# ----------------------------------------------------------------------------- reading Excel values
+
+
+# Classic xlwings (COM) hands error cells over as these integers when a range is read raw.
+COM_ERRORS = {-2146826281: "#DIV/0!", -2146826246: "#N/A", -2146826259: "#NAME?", -2146826288: "#NULL!",
+              -2146826252: "#NUM!", -2146826265: "#REF!", -2146826273: "#VALUE!"}
+OFFICEJS_ERRORS = {"Div0": "#DIV/0!", "NotAvailable": "#N/A", "Name": "#NAME?", "Null": "#NULL!", "Num": "#NUM!",
+                   "Ref": "#REF!", "Value": "#VALUE!", "Spill": "#SPILL!", "Calc": "#CALC!",
+                   "GettingData": "#GETTING_DATA", "Busy": "#BUSY!", "Connect": "#CONNECT!", "Blocked": "#BLOCKED!",
+                   "Field": "#FIELD!", "Unknown": "#UNKNOWN!"}
+
+
+def _is_error(v: Any) -> bool:
+    return isinstance(v, str) and v.strip().upper() in ERRORS
+
+
+def _raw(v: Any) -> Any:
+    """One raw cell as any runtime delivers it -> None (blank), an error string, or the value.
+
+    Office.js (xlwings Server and Lite) sends blanks as null or "", errors as {"type": "Error", ...} objects, and
+    Pyodide may wrap null as ``JsNull``; classic xlwings sends errors as COM error integers. The data range is read
+    raw because xlwings's per-cell cleaning costs seconds on a 50,000-cell range outside Pyodide.
+    """
+    if v is None:
+        return None
+    if isinstance(v, dict):
+        if v.get("type") == "Error":
+            return v.get("basicValue") or OFFICEJS_ERRORS.get(v.get("errorType"), "#VALUE!")
+        return v.get("basicValue")
+    if type(v) is int and v in COM_ERRORS:
+        return COM_ERRORS[v]
+    if type(v).__name__ == "JsNull":
+        return None
+    return v
+
+
+def _cell(v: Any) -> Any:
+    """One cell of data: None for blank, a number for numeric text, integral floats as int."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        s = v.strip()
+        if s == "":
+            return None
+        try:
+            f = float(s)
+        except ValueError:
+            return s
+        if not math.isfinite(f):
+            return s
+        v = f
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        f = float(v)
+        if math.isnan(f):
+            return None
+        return int(f) if f.is_integer() else f
+    return v
+
+
+def _name(v: Any, fallback: str) -> Any:
+    v = _cell(v)
+    return fallback if v is None else v
+
+
+def _grid(data: Any) -> list[list[Any]]:
+    """The range as a rectangular 2-D list; an error cell anywhere is passed on."""
+    if data is None:
+        raise _ExcelError(UNDEFINED, "the range is empty")
+    if not isinstance(data, (list, tuple)):
+        data = [[data]]
+    elif data and not isinstance(data[0], (list, tuple)):
+        data = [list(data)]
+    rows = [[_raw(v) for v in r] for r in data]
+    width = max((len(r) for r in rows), default=0)
+    if not rows or width == 0:
+        raise _ExcelError(UNDEFINED, "the range is empty")
+    for r in rows:
+        for v in r:
+            if _is_error(v):
+                raise _ExcelError(v.strip().upper(), f"the range holds the error value {v}")
+        r.extend([None] * (width - len(r)))
+    return rows
+
+
+def _option(value: Any, name: str, allowed: tuple[str, ...], default: str) -> str:
+    if value is None:
+        return default
+    if _is_error(value):
+        raise _ExcelError(value.strip().upper(), f"{name} is the error value {value}")
+    if not isinstance(value, str):
+        raise _ExcelError("#VALUE!", f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    v = value.strip().lower()
+    if v == "":
+        return default
+    if v not in allowed:
+        raise _ExcelError("#VALUE!", f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return v
+
+
+def _headers(value: Any) -> str:
+    if value is None or value is False:
+        return "none"
+    if value is True:
+        return "both"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "both" if value else "none"
+    opt = {"true": "both", "false": "none"}.get(str(value).strip().lower(), value)
+    return _option(opt, "headers", HEADERS, "none")
+
+
+def _read(data: Any, layout: Any = None, headers: Any = None, *, allow_counts: bool = True,
+          level: str = "nominal") -> tuple[ie.Annotations, list[Any], str]:
+    """Range -> (Annotations, every item name in range order, layout). Blank item lines stay in the item list."""
+    lay = _option(layout, "layout", LAYOUTS if allow_counts else LAYOUTS[:2], "rows")
+    hdr = _headers(headers)
+    grid = _grid(data)
+    if lay == "columns":  # transpose: from here on annotators (or items, for counts) are rows
+        grid = [list(col) for col in zip(*grid)]
+    if lay == "counts":
+        # counts: rows are items, columns categories; "annotators" headers mean nothing here
+        col_names = hdr in ("both", "annotators")  # first row: categories
+        row_names = hdr in ("both", "items")  # first column: items
+    else:
+        row_names = hdr in ("both", "annotators")  # first entry of each annotator line: its name
+        col_names = hdr in ("both", "items")  # first line: item names
+    body = grid[1:] if col_names else grid
+    top = grid[0][1 if row_names else 0:] if col_names else None
+    left = [r[0] for r in body] if row_names else None
+    body = [r[1:] for r in body] if row_names else body
+    if not body or not body[0]:
+        raise _ExcelError(UNDEFINED, "the range holds only headers")
+    n_rows, n_cols = len(body), len(body[0])
+    if lay == "counts":
+        items = [_name(v, str(i + 1)) for i, v in enumerate(left)] if left else list(range(1, n_rows + 1))
+        cats = [_name(v, str(j + 1)) for j, v in enumerate(top)] if top else list(range(1, n_cols + 1))
+        values = [[0 if _cell(v) is None else _cell(v) for v in r] for r in body]
+        for r in values:
+            for v in r:
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise _ExcelError("#VALUE!", f"a count table holds numbers; got {v!r}")
+        frame = pd.DataFrame(values, index=pd.Index(items), columns=pd.Index(cats))
+        return ie.Annotations.from_counts(frame, level=level), items, lay
+    anns = [_name(v, str(i + 1)) for i, v in enumerate(left)] if left else list(range(1, n_rows + 1))
+    items = [_name(v, str(j + 1)) for j, v in enumerate(top)] if top else list(range(1, n_cols + 1))
+    values = [[_cell(v) for v in r] for r in body]
+    if all(v is None for r in values for v in r):
+        raise _ExcelError(UNDEFINED, "the range holds no annotations")
+    frame = pd.DataFrame(values, index=pd.Index(anns), columns=pd.Index(items), dtype=object)
+    return ie.Annotations.from_wide(frame, annotators_as="rows", level=level), items, lay
+
+
+def _scalar(value: float) -> Any:
+    return UNDEFINED if value is None or not np.isfinite(value) else float(value)
+
+
+def _along_items(values: list[Any], lay: str) -> list[list[Any]]:
+    """Spill one value per item along the item axis: a row for the classroom layout, else a column."""
+    return [values] if lay == "rows" else [[v] for v in values]
+
+
+def _pick(data: ie.Annotations, who: Any, what: str) -> Any:
+    """An annotator given by name or by 1-based position -> its name in the data."""
+    names = list(data.annotators)
+    if _is_error(who):
+        raise _ExcelError(who.strip().upper(), f"{what} is the error value {who}")
+    key = _cell(who)
+    if key in names:
+        return key
+    if isinstance(key, str) and key in map(str, names):
+        return names[list(map(str, names)).index(key)]
+    if isinstance(key, int) and not isinstance(key, bool) and 1 <= key <= len(names):
+        return names[key - 1]
+    raise _ExcelError("#N/A", f"{what} {who!r} is not an annotator name or a position 1..{len(names)}")
+
+
+def _pair(data: Any, a: Any, b: Any, layout: Any, headers: Any, fn) -> Any:
+    d, _, lay = _read(data, layout, headers, allow_counts=False)
+    if (a is None) != (b is None):
+        raise _ExcelError("#VALUE!", "give both annotator_a and annotator_b, or neither")
+    if a is None:
+        if d.n_annotators != 2:
+            raise _ExcelError("#VALUE!", f"the range has {d.n_annotators} annotators; name the two to compare")
+        a, b = d.annotators[0], d.annotators[1]
+    else:
+        a, b = _pick(d, a, "annotator_a"), _pick(d, b, "annotator_b")
+    return _scalar(fn(d, a, b))
+
+
+# ----------------------------------------------------------------------------- the worksheet functions
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("scheme", err_to_str=True, doc=DOC_SCHEME)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def SPA(data, scheme=None, layout=None, headers=None):
+    """Sparse Probability of Agreement: weighted mean item agreement over items with 2+ annotations."""
+    w = _option(scheme, "scheme", ie.SPA_WEIGHTS, "annotations_m1")
+    d, _, _ = _read(data, layout, headers)
+    return _scalar(ie.spa(d, weights=w))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def FLEISS(data, layout=None, headers=None):
+    """Fleiss' kappa of all annotators (any number of annotations per item)."""
+    d, _, _ = _read(data, layout, headers)
+    return _scalar(ie.fleiss_kappa(d))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("annotator_a", err_to_str=True, doc=DOC_ANN)
+@xw.arg("annotator_b", err_to_str=True, doc=DOC_ANN)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def COHEN(data, annotator_a=None, annotator_b=None, layout=None, headers=None):
+    """Cohen's kappa between two annotators on the items both annotated."""
+    return _pair(data, annotator_a, annotator_b, layout, headers, ie.cohen_kappa)
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("annotator_a", err_to_str=True, doc=DOC_ANN)
+@xw.arg("annotator_b", err_to_str=True, doc=DOC_ANN)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def SCOTTPI(data, annotator_a=None, annotator_b=None, layout=None, headers=None):
+    """Scott's pi between two annotators on the items both annotated."""
+    return _pair(data, annotator_a, annotator_b, layout, headers, ie.scott_pi)
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def KAPPA_MATRIX(data, layout=None, headers=None):
+    """Cohen's kappa for every pair of annotators; spills a table with the annotator names as headers."""
+    d, _, _ = _read(data, layout, headers, allow_counts=False)
+    m = ie.cohen_kappa_matrix(d)
+    names = list(m.annotators)
+    out: list[list[Any]] = [["Cohen's kappa", *names]]
+    for name, row in zip(names, m.values):
+        out.append([name, *[_scalar(v) for v in row]])
+    return out
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("level", err_to_str=True, doc=DOC_LEVEL)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def KALPHA(data, level=None, layout=None, headers=None):
+    """Krippendorff's alpha (nominal, ordinal, interval or ratio) with missing data."""
+    lev = _option(level, "level", ie.LEVELS, "nominal")
+    d, _, _ = _read(data, layout, headers, level=lev)
+    return _scalar(ie.krippendorff_alpha(d, level=lev))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def MULTIKAPPA(data, layout=None, headers=None):
+    """Multi-coder kappa (Artstein & Poesio; Conger): pairwise Cohen-style expected agreement."""
+    d, _, _ = _read(data, layout, headers, allow_counts=False)
+    return _scalar(ie.multi_kappa(d))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def ANNOTATOR_BIAS(data, layout=None, headers=None):
+    """Annotator bias B: how much the annotators' label distributions differ (Artstein & Poesio)."""
+    d, _, _ = _read(data, layout, headers, allow_counts=False)
+    return _scalar(ie.annotator_bias(d))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def PERCENT_AGREEMENT(data, layout=None, headers=None):
+    """Share of items (with 2+ annotations) on which all annotators gave the same label."""
+    d, _, _ = _read(data, layout, headers)
+    return _scalar(ie.percent_agreement(d))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def GWET_AC1(data, layout=None, headers=None):
+    """Gwet's AC1 agreement coefficient, with missing data."""
+    d, _, _ = _read(data, layout, headers)
+    return _scalar(ie.gwet_ac1(d))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def ITEM_AGREEMENT(data, layout=None, headers=None):
+    """Agreement P_i of every item (share of agreeing annotation pairs); spills one value per item."""
+    d, items, lay = _read(data, layout, headers)
+    p = ie.item_agreement(d)
+    return _along_items([_scalar(p.get(it, np.nan)) for it in items], lay)
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("rule", err_to_str=True, doc=DOC_RULE)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@xw.arg("sep", err_to_str=True, doc=DOC_SEP)
+@_excel_safe
+def GOLD(data, rule=None, layout=None, headers=None, sep=None):
+    """Gold label of every item (ties kept, joined by sep); spills one value per item."""
+    r = _option(rule, "rule", ie.GOLD_RULES, "majority")
+    if _is_error(sep):
+        raise _ExcelError(sep.strip().upper(), f"sep is the error value {sep}")
+    joiner = "|" if sep is None else str(sep)
+    d, items, lay = _read(data, layout, headers)
+    gold = ie.gold_standard(d, rule=r, progress=False).labels
+    by_item: dict[Any, list[Any]] = {}
+    for it, lab in zip(gold["item"], gold["label"]):
+        by_item.setdefault(it, []).append(_cell(lab) if not isinstance(lab, str) else lab)
+    out = []
+    for it in items:
+        labs = by_item.get(it)
+        if not labs:
+            out.append("#N/A")
+        elif len(labs) == 1:
+            out.append(labs[0])
+        else:
+            out.append(joiner.join(str(x) for x in labs))
+    return _along_items(out, lay)
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("rule", err_to_str=True, doc='"diff", "rat", "com" or "inv".')
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def BCR_WEIGHTS(data, rule=None, layout=None, headers=None):
+    """Bias-correcting weights w_ik (annotators x categories) of the rule; spills a table with headers."""
+    r = _option(rule, "rule", ("diff", "rat", "com", "inv"), "rat")
+    d, _, _ = _read(data, layout, headers, allow_counts=False)
+    w = ie.bcr_weights(d, r)
+    out: list[list[Any]] = [[f"w ({r})", *[_cell(c) for c in w.columns]]]
+    for name, row in zip(w.index, w.to_numpy()):
+        out.append([name, *[_scalar(v) for v in row]])
+    return out
+
+
+_REPORT_ROWS = [
+    ("Items", "n_items"), ("Annotators", "n_annotators"), ("Annotations", "n_annotations"),
+    ("Categories", "n_categories"), ("Items excluded (fewer than 2 annotations)", "n_items_excluded"),
+    ("Joint probability of agreement (P-bar)", "joint_probability"),
+    ("Percentage agreement (unanimous items)", "percent_agreement"),
+    ("Fleiss' kappa", "fleiss_kappa"), ("Krippendorff's alpha", "krippendorff_alpha"),
+    ("Multi-coder kappa (Artstein & Poesio)", "multi_kappa"), ("Annotator bias B", "bias"),
+    ("Gwet's AC1", "gwet_ac1"), ("Brennan-Prediger kappa", "brennan_prediger"),
+    ("Chance-corrected SPA", "spa_kappa"),
+]
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@xw.arg("level", err_to_str=True, doc=DOC_LEVEL + " Used for Krippendorff's alpha.")
+@_excel_safe
+def IAA_REPORT(data, layout=None, headers=None, level=None):
+    """Every agreement metric of the range; spills a two-column table (metric, value)."""
+    lev = _option(level, "level", ie.LEVELS, "nominal")
+    d, _, _ = _read(data, layout, headers, level=lev)
+    rep = ie.report(d, pairwise=False)
+    flat = rep.to_dict()
+    out: list[list[Any]] = [["Metric", "Value"]]
+    for label, key in _REPORT_ROWS:
+        v = flat.get(key)
+        if key.startswith("n_"):
+            out.append([label, "#N/A" if v is None else v])
+        else:
+            name = f"{label} [{rep.level}]" if key == "krippendorff_alpha" else label
+            out.append([name, _scalar(np.nan if v is None else v)])
+    for scheme, v in rep.spa.items():
+        out.append([f"SPA [{scheme}]", _scalar(v)])
+    return out

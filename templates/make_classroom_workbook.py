@@ -1,0 +1,636 @@
+#!/usr/bin/env python
+"""Generate the classroom workbook of the annotation-analysis exercise (seed 001) with openpyxl.
+
+    python templates/make_classroom_workbook.py            # writes templates/classroom_solution.xlsx
+                                                           #    and templates/classroom_exercise.xlsx
+    python templates/make_classroom_workbook.py --out DIR
+
+Every step is a native formula from the classic function set (SUM, COUNT, COUNTIF, SUMSQ, SUMPRODUCT, IF,
+AVERAGE, ...), so Excel 2010+ and LibreOffice compute it; no LET, XLOOKUP or dynamic arrays. Beside each result a
+check cell calls the iaa-engine add-in (=FLEISS(...), =COHEN(...), ...): without the add-in it shows #NAME?.
+
+The solution version has every step; the exercise version keeps the inputs and the worked examples of the
+exercise sheet (pair 0-1 of Cohen's kappa, instance 1 of Fleiss' kappa, Freq_1(k), Freq(k) and w_11) and leaves
+the other step cells (blue) empty for students.
+
+``CELLS`` lists every computed cell (key, sheet, cell, given in the exercise); the tests in
+``tests/test_excel_template.py`` recalculate both versions in LibreOffice and compare each with iaa_engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from openpyxl import Workbook
+from openpyxl.comments import Comment
+from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.pagebreak import Break
+
+HERE = Path(__file__).resolve().parent
+
+# Seed 001, "Data": matrix A, 3 annotators (rows) × 15 instances (columns), categories 1-3.
+MATRIX_A = [
+    [1, 1, 1, 3, 3, 2, 3, 3, 1, 2, 2, 2, 1, 3, 1],
+    [1, 2, 1, 2, 3, 2, 3, 3, 1, 1, 2, 2, 1, 3, 1],
+    [2, 1, 1, 3, 3, 2, 3, 3, 2, 2, 2, 2, 2, 3, 1],
+]
+CATEGORIES = [1, 2, 3]
+N_ANN, N_ITEMS = 3, 15
+# SPA sheet: cells of the sparse copy left blank (annotator, item), 0-based; item 11 keeps one annotation only.
+SPARSE_BLANKS = [(0, 1), (1, 4), (2, 7), (0, 10), (1, 10), (2, 12)]
+SPA_SCHEMES = ("flat", "annotations", "annotations_m1", "edges", "inv_var", "inv_var_class")
+BCR_RULES = {
+    "diff": ("difference-based", "w_ik = 1 + Freq(k) - Freq_i(k)"),
+    "rat": ("ratio-based", "w_ik = Freq(k) / Freq_i(k)"),
+    "com": ("complement-based", "w_ik = 1 + 1/|K| - Freq_i(k)"),
+    "inv": ("inverse-based", "w_ik = 1 / Freq_i(k)"),
+}
+# Seed 002, Table 1: spans labelled by Labeler A and the Reviewer (None = no label).
+SEED002_SPANS = [
+    ("The Tragedy of Hamlet", "EVE", "TITLE"),
+    ("Prince of Denmark", "PER", None),
+    ("Hamlet", "PER", "PER"),
+    ("William Shakespeare", "PER", "PER"),
+    ("1599", "YEAR", "YEAR"),
+    ("1601", "YEAR", "YEAR"),
+    ("Shakespeare", "ORG", "PER"),
+    ("30557", None, "QTY"),
+]
+SEED002_LABELS = ["EVE", "ORG", "PER", "TITLE", "YEAR"]  # Table 3 (after cleaning): m = 5 labels
+
+DATA = "Data!$B$5:$P$7"  # the matrix on the Data sheet
+COLS = [get_column_letter(2 + j) for j in range(N_ITEMS)]  # B..P: one column per item
+FIRST, LAST = COLS[0], COLS[-1]
+
+# ----------------------------------------------------------------------------- styles
+
+FILL = {
+    "input": PatternFill("solid", fgColor="FFF2CC"),  # yellow: data you may change
+    "step": PatternFill("solid", fgColor="DDEBF7"),  # blue: a step (empty in the exercise)
+    "result": PatternFill("solid", fgColor="C6EFCE"),  # green: a result
+    "check": PatternFill("solid", fgColor="EDEDED"),  # grey: the add-in's function
+    "head": PatternFill("solid", fgColor="D9D9D9"),
+}
+THIN = Side(style="thin", color="A6A6A6")
+BOX = Border(left=THIN, right=THIN, top=THIN, bottom=THIN)
+P4 = "0.0000"
+CHECK_NOTE = ("Check cell: the iaa-engine Excel add-in computes the same value. Without the add-in "
+              "(e.g. in LibreOffice) it shows #NAME? - that is expected.")
+
+CELLS: list[tuple[tuple, str, str, bool]] = []  # (key, sheet, cell, given in the exercise)
+
+
+class Sheet:
+    """Writes one sheet; in exercise mode, step cells that are not worked examples stay empty."""
+
+    def __init__(self, wb: Workbook, title: str, exercise: bool, record: bool) -> None:
+        self.ws = wb.create_sheet(title)
+        self.title = title
+        self.exercise = exercise
+        self.record = record
+
+    def text(self, cell: str, value, *, bold=False, italic=False, size=None, fill=None, wrap=False, color=None):
+        c = self.ws[cell]
+        c.value = value
+        if isinstance(value, str) and value.startswith("= "):
+            c.data_type = "s"  # an explanation such as "= mean of P_j" is text, not a formula
+        c.font = Font(bold=bold, italic=italic, size=size, color=color)
+        if fill:
+            c.fill = FILL[fill]
+            c.border = BOX
+        if wrap:
+            c.alignment = Alignment(wrap_text=True, vertical="top")
+        return c
+
+    def head(self, cell: str, value):
+        c = self.text(cell, value, bold=True, fill="head")
+        c.alignment = Alignment(horizontal="center")
+        return c
+
+    def given(self, cell: str, value, fmt: str | None = None, *, key: tuple | None = None):
+        """Input or reference that is present in both versions."""
+        c = self.ws[cell]
+        c.value = value
+        c.fill = FILL["input"]
+        c.border = BOX
+        c.alignment = Alignment(horizontal="center")
+        if fmt:
+            c.number_format = fmt
+        if key is not None and self.record:
+            CELLS.append((key, self.title, cell, True))
+        return c
+
+    def step(self, cell: str, formula: str, key: tuple | None, fmt: str = P4, *, worked: bool = False,
+             kind: str = "step"):
+        """A computed step; ``worked`` = shown in the exercise too (a worked example of the exercise sheet)."""
+        c = self.ws[cell]
+        c.value = formula if (worked or not self.exercise) else None
+        c.fill = FILL[kind]
+        c.border = BOX
+        c.number_format = fmt
+        c.alignment = Alignment(horizontal="center")
+        if kind == "result":
+            c.font = Font(bold=True)
+        if key is not None and self.record:
+            CELLS.append((key, self.title, cell, worked))
+        return c
+
+    def check(self, cell: str, formula: str, label_cell: str | None = None, fmt: str = P4, width: int = 2):
+        if label_cell:
+            self.text(label_cell, "add-in:", italic=True, color="595959")
+            self.ws[label_cell].alignment = Alignment(horizontal="right")
+        c = self.ws[cell]
+        c.value = formula
+        c.fill = FILL["check"]
+        c.border = BOX
+        c.number_format = fmt
+        c.font = Font(italic=True, color="595959")
+        c.comment = Comment(CHECK_NOTE, "iaa-engine")
+        c.alignment = Alignment(horizontal="center", shrink_to_fit=True)
+        if width > 1:
+            self.ws.merge_cells(f"{cell}:{get_column_letter(c.column + width - 1)}{c.row}")
+        return c
+
+    def widths(self, first: float, rest: float = 7.5, n: int = 16, extra: dict | None = None):
+        self.ws.column_dimensions["A"].width = first
+        for j in range(2, n + 1):
+            self.ws.column_dimensions[get_column_letter(j)].width = rest
+        for col, w in (extra or {}).items():
+            self.ws.column_dimensions[col].width = w
+
+    def title_rows(self, title: str, subtitle: str):
+        self.text("A1", title, bold=True, size=14)
+        self.text("A2", subtitle, italic=True, color="404040")
+
+
+def item_header(s: Sheet, row: int, label: str = "item j"):
+    s.head(f"A{row}", label)
+    for col in COLS:
+        s.head(f"{col}{row}", f"=Data!{col}$4")
+
+
+# ----------------------------------------------------------------------------- sheets
+
+
+def sheet_start(wb: Workbook, exercise: bool) -> None:
+    ws = wb.active
+    ws.title = "Start"
+    version = "EXERCISE (fill in the blue cells)" if exercise else "SOLUTION (every step computed)"
+    lines = [
+        ("Annotation analysis: agreement and gold standard", dict(bold=True, size=16)),
+        (f"Classroom workbook - {version}", dict(bold=True, size=12)),
+        ("Methods in Computational Linguistics: exercise by Franziska Weeber, after material by Eva Maria Vecchi.", {}),
+        ("Krippendorff's alpha after Datasaur's worked example.", {}),
+        ("", {}),
+        ("Sheets, in the order of the exercise", dict(bold=True)),
+        ("Data - the annotation matrix A: 3 annotators (rows) label 15 instances (columns) with categories 1-3.", {}),
+        ("Cohen - Cohen's kappa for every pair of annotators: A_xy, E_xy, kappa_xy.", {}),
+        ("Fleiss - Fleiss' kappa for the group: n_kj, P_j, P-bar, p_k, P-bar_e, kappa.", {}),
+        ("Gold - the four bias-correcting rules: Freq_i(k), Freq(k), weights w_ik, weighted votes, gold labels "
+         "(ties kept: all tied labels, joined by |).", {}),
+        ("SPA - Sparse Probability of Agreement on a copy of A with some cells blanked, six weighting schemes.", {}),
+        ("Alpha - Krippendorff's alpha on Datasaur's span example, step by step (alpha = 0.56).", {}),
+        ("", {}),
+        ("Colours", dict(bold=True)),
+    ]
+    for i, (text, style) in enumerate(lines, start=1):
+        ws.cell(row=i, column=1, value=text).font = Font(**style)
+    legend = [
+        ("input", "Input: data you may change (the matrix on Data, the spans on Alpha). Every sheet follows."),
+        ("step", "Step: a formula of the exercise. In the exercise version these are empty: your turn."),
+        ("result", "Result of a section."),
+        ("check", "Check: the iaa-engine Excel add-in's function computing the same result (grey, beside a result)."),
+        ("check", "Without the add-in (e.g. in LibreOffice) a check cell shows #NAME? - that is expected."),
+    ]
+    r = len(lines) + 1
+    for kind, text in legend:
+        c = ws.cell(row=r, column=1, value="")
+        if not text.startswith("Without"):
+            c.fill = FILL[kind]
+            c.border = BOX
+        ws.cell(row=r, column=2, value=text)
+        r += 1
+    r += 1
+    notes = [
+        "Rounding: the exercise sheet rounds intermediate values (it prints E_01 = 0.337 and w_11 = 0.832);",
+        "this workbook keeps full precision and displays 4 decimals (E_01 = 76/225 = 0.3378, w_11 = 0.8333).",
+        "Missing annotations are blank cells. Formulas use only the classic function set (Excel 2010+, "
+        "LibreOffice).",
+        "Generated by templates/make_classroom_workbook.py (iaa-engine); checked against iaa_engine to 1e-9.",
+    ]
+    ws.cell(row=r, column=1, value="Notes").font = Font(bold=True)
+    for text in notes:
+        r += 1
+        ws.cell(row=r, column=1, value=text)
+    ws.column_dimensions["A"].width = 6
+    ws.column_dimensions["B"].width = 110
+    for row in range(1, len(lines) + 1):
+        ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=2) if row <= len(lines) else None
+    for row in range(r - len(notes) + 1, r + 1):
+        ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=2)
+
+
+def sheet_data(wb: Workbook, exercise: bool, record: bool) -> None:
+    s = Sheet(wb, "Data", exercise, record)
+    s.title_rows("Data: annotation matrix A (N = 3 annotators, |J| = 15 instances, |K| = 3 categories)",
+                 "Row i holds the categories annotator i assigned (seed 001). Yellow cells are inputs: change "
+                 "them and every sheet follows.")
+    s.head("A4", "annotator \\ item")
+    for j, col in enumerate(COLS):
+        s.head(f"{col}4", j + 1)
+    for i in range(N_ANN):
+        s.head(f"A{5 + i}", f"annotator {i}")
+        for j, col in enumerate(COLS):
+            s.given(f"{col}{5 + i}", MATRIX_A[i][j])
+    s.head("R4", "categories K")
+    for t, k in enumerate(CATEGORIES):
+        s.given(f"R{5 + t}", k)
+    s.text("A9", "Add-in checks of the whole matrix:", bold=True)
+    s.text("A10", "Fleiss' kappa")
+    s.check("B10", f"=FLEISS({DATA})")
+    s.text("A11", "Krippendorff's alpha")
+    s.check("B11", f"=KALPHA({DATA})")
+    s.text("A12", "Report (spills)")
+    s.check("B12", f"=IAA_REPORT({DATA})", width=1)  # spills a 21 x 2 table
+    s.widths(17, 6, 16, {"Q": 3, "R": 13})
+
+
+def sheet_cohen(wb: Workbook, exercise: bool, record: bool) -> None:
+    s = Sheet(wb, "Cohen", exercise, record)
+    s.title_rows("Cohen's kappa for each pair of annotators",
+                 "A_xy = share of instances with the same category;  E_xy = sum_k p_x(k) p_y(k) with "
+                 "p_x(k) = n_x(k)/|J|;  kappa_xy = (A_xy - E_xy)/(1 - E_xy).")
+    for b_idx, (x, y) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        b = 4 + 14 * b_idx
+        worked = (x, y) == (0, 1)  # the exercise sheet's example
+        s.text(f"A{b}", f"Pair: annotator {x} and annotator {y}" + ("   (the exercise's worked example)"
+                                                                    if worked else ""), bold=True, size=12)
+        item_header(s, b + 1)
+        s.head(f"A{b + 2}", f"a_{x}j")
+        s.head(f"A{b + 3}", f"a_{y}j")
+        s.head(f"A{b + 4}", "same? (1/0)")
+        for col in COLS:
+            s.given(f"{col}{b + 2}", f"=Data!{col}{5 + x}")
+            s.given(f"{col}{b + 3}", f"=Data!{col}{5 + y}")
+            s.step(f"{col}{b + 4}", f"=IF({col}{b + 2}={col}{b + 3},1,0)", ("cohen", x, y, "same", col), "0",
+                   worked=worked)
+        s.head(f"A{b + 5}", f"A_{x}{y}")
+        s.step(f"B{b + 5}", f"=SUM({FIRST}{b + 4}:{LAST}{b + 4})/COUNT({FIRST}{b + 1}:{LAST}{b + 1})",
+               ("cohen", x, y, "A"), worked=worked)
+        s.text(f"C{b + 5}", "= agreements / |J|", italic=True)
+        s.head(f"A{b + 6}", "category k")
+        s.head(f"B{b + 6}", f"n_{x}(k)")
+        s.head(f"C{b + 6}", f"n_{y}(k)")
+        s.head(f"D{b + 6}", "p_x p_y")
+        for t in range(len(CATEGORIES)):
+            r = b + 7 + t
+            s.given(f"A{r}", f"=Data!$R${5 + t}")
+            s.step(f"B{r}", f"=COUNTIF(${FIRST}{b + 2}:${LAST}{b + 2},$A{r})", ("cohen", x, y, "n_x", t), "0",
+                   worked=worked)
+            s.step(f"C{r}", f"=COUNTIF(${FIRST}{b + 3}:${LAST}{b + 3},$A{r})", ("cohen", x, y, "n_y", t), "0",
+                   worked=worked)
+            s.step(f"D{r}", f"=(B{r}/COUNT(${FIRST}${b + 1}:${LAST}${b + 1}))*(C{r}/COUNT(${FIRST}${b + 1}:"
+                            f"${LAST}${b + 1}))", ("cohen", x, y, "pxpy", t), worked=worked)
+        s.head(f"A{b + 10}", f"E_{x}{y}")
+        s.step(f"B{b + 10}", f"=SUM(D{b + 7}:D{b + 9})", ("cohen", x, y, "E"), worked=worked)
+        s.text(f"C{b + 10}", "= sum over k of p_x(k) p_y(k)", italic=True)
+        s.head(f"A{b + 11}", f"kappa_{x}{y}")
+        s.step(f"B{b + 11}", f"=(B{b + 5}-B{b + 10})/(1-B{b + 10})", ("cohen", x, y, "kappa"), worked=worked,
+               kind="result")
+        s.check(f"D{b + 11}", f"=COHEN({DATA},{x + 1},{y + 1})", f"C{b + 11}")
+        if worked:
+            s.text(f"I{b + 5}", "exercise sheet: A_01 = 12/15 = 0.8", italic=True, color="7F6000")
+            s.text(f"I{b + 10}", "exercise sheet: E_01 = 0.337 (from rounded terms; exact 76/225 = 0.3378)",
+                   italic=True, color="7F6000")
+            s.text(f"I{b + 11}", "exercise sheet: kappa_01 = (0.8 - 0.337)/(1 - 0.337) = 0.698", italic=True,
+                   color="7F6000")
+    s.widths(14, 7.5, 16)
+    s.ws.row_breaks.append(Break(id=31))
+
+
+def sheet_fleiss(wb: Workbook, exercise: bool, record: bool) -> None:
+    s = Sheet(wb, "Fleiss", exercise, record)
+    s.title_rows("Fleiss' kappa for the whole group",
+                 "n_kj = annotators who chose k for instance j;  P_j = (sum_k n_kj^2 - n)/(n(n-1));  "
+                 "p_k = sum_j n_kj/(|J| n);  kappa = (P-bar - P-bar_e)/(1 - P-bar_e).")
+    item_header(s, 4)
+    for t in range(len(CATEGORIES)):
+        r = 5 + t
+        s.given(f"A{r}", f"=Data!$R${5 + t}", '"n_kj, k = "0')
+        for col in COLS:
+            s.step(f"{col}{r}", f"=COUNTIF(Data!{col}$5:{col}$7,$A{r})", ("fleiss", "n_kj", t, col), "0",
+                   worked=col == FIRST)
+    s.head("A8", "n (ratings)")
+    s.head("A9", "P_j")
+    for col in COLS:
+        s.step(f"{col}8", f"=SUM({col}5:{col}7)", ("fleiss", "n", col), "0", worked=col == FIRST)
+        s.step(f"{col}9", f"=(SUMSQ({col}5:{col}7)-{col}8)/({col}8*({col}8-1))", ("fleiss", "P_j", col),
+               worked=col == FIRST)
+    s.text("A3", "Worked example of the exercise sheet (instance 1): n_11 = 2, n_21 = 1, n_31 = 0, "
+                 "P_1 = (2^2 + 1^2 + 0^2 - 3)/6 = 0.33", italic=True, color="7F6000")
+    s.check("B10", f"=ITEM_AGREEMENT({DATA})", "A10", width=1)  # spills P_j along the 15 items
+    s.ws["A10"].value = "add-in (spills):"
+    s.head("A11", "P-bar")
+    s.step("B11", f"=AVERAGE({FIRST}9:{LAST}9)", ("fleiss", "P_bar"))
+    s.text("C11", "= mean of P_j over the instances", italic=True)
+    s.head("A13", "category k")
+    s.head("B13", "Σ_j n_kj")
+    s.head("C13", "p_k")
+    for t in range(len(CATEGORIES)):
+        r = 14 + t
+        s.given(f"A{r}", f"=Data!$R${5 + t}")
+        s.step(f"B{r}", f"=SUM({FIRST}{5 + t}:{LAST}{5 + t})", ("fleiss", "sum_k", t), "0")
+        s.step(f"C{r}", f"=B{r}/SUM(${FIRST}$8:${LAST}$8)", ("fleiss", "p_k", t))
+    s.text("D14", "p_k = sum_j n_kj / (|J| n); |J| n = all annotations", italic=True)
+    s.head("A17", "P-bar_e")
+    s.step("B17", "=SUMSQ(C14:C16)", ("fleiss", "P_e"))
+    s.text("C17", "= p_1^2 + p_2^2 + p_3^2", italic=True)
+    s.head("A19", "kappa")
+    s.step("B19", "=(B11-B17)/(1-B17)", ("fleiss", "kappa"), kind="result")
+    s.check("D19", f"=FLEISS({DATA})", "C19")
+    s.text("G19", "exercise sheet: kappa = 0.599", italic=True, color="7F6000")
+    s.widths(15, 7, 16)
+
+
+def sheet_gold(wb: Workbook, exercise: bool, record: bool) -> None:
+    s = Sheet(wb, "Gold", exercise, record)
+    s.title_rows("Gold standard with the bias-correcting rules (ties kept)",
+                 "Freq_i(k) = share of annotator i's labels that are k;  Freq(k) = share of all labels that are k;  "
+                 "gold_j = argmax_k sum of w_ik over the annotators i who chose k for j.")
+    cat_cols = ["B", "C", "D"]
+    freq_cols = ["G", "H", "I"]
+    s.head("A4", "annotator")
+    for t, (cc, fc) in enumerate(zip(cat_cols, freq_cols)):
+        s.head(f"{cc}4", None)
+        s.ws[f"{cc}4"].value = f'="k = "&Data!$R${5 + t}'
+        s.head(f"{fc}4", None)
+        s.ws[f"{fc}4"].value = f'="k = "&Data!$R${5 + t}'
+    s.head("B3", "labels k given")
+    s.ws.merge_cells("B3:E3")
+    s.head("G3", "Freq_i(k); last row Freq(k)")
+    s.ws.merge_cells("G3:I3")
+    s.head("E4", "all")
+    for i in range(N_ANN + 1):
+        r = 5 + i
+        rng = f"Data!${FIRST}${5 + i}:${LAST}${5 + i}" if i < N_ANN else DATA
+        worked = i in (0, N_ANN)  # the exercise sheet works Freq_1(k) and Freq(k)
+        s.head(f"A{r}", f"annotator {i}" if i < N_ANN else "all annotators")
+        who = i if i < N_ANN else "all"
+        for t, (cc, fc) in enumerate(zip(cat_cols, freq_cols)):
+            s.step(f"{cc}{r}", f"=COUNTIF({rng},Data!$R${5 + t})", ("gold", "count", who, t), "0", worked=worked)
+            s.step(f"{fc}{r}", f"={cc}{r}/$E{r}", ("gold", "freq", who, t), worked=worked)
+        s.step(f"E{r}", f"=COUNT({rng})", ("gold", "labels", who), "0", worked=worked)
+    s.text("K5", "exercise sheet: Freq_1(1) = 6/15 = 0.4 (its annotator 1 is row 'annotator 0' here)", italic=True,
+           color="7F6000")
+    s.text("K8", "exercise sheet: Freq(k) = 15/45, 16/45, 14/45", italic=True, color="7F6000")
+    s.head("A10", "|K|")
+    s.step("B10", "=COUNT(Data!$R$5:$R$7)", ("gold", "K"), "0", worked=True)
+    row = 12
+    for rule, (name, formula) in BCR_RULES.items():
+        s.text(f"A{row}", f"Rule '{rule}' ({name} BCR):  {formula}", bold=True, size=12)
+        s.head(f"A{row + 1}", "w_ik")
+        for t, cc in enumerate(cat_cols):
+            s.ws[f"{cc}{row + 1}"].value = f'="k = "&Data!$R${5 + t}'
+            s.head(f"{cc}{row + 1}", s.ws[f"{cc}{row + 1}"].value)
+        for i in range(N_ANN):
+            r = row + 2 + i
+            s.head(f"A{r}", f"annotator {i}")
+            for t, (cc, fc) in enumerate(zip(cat_cols, freq_cols)):
+                fi = f"{fc}{5 + i}"
+                fk = f"{fc}$8"
+                expr = {"diff": f"1+{fk}-{fi}", "rat": f"{fk}/{fi}", "com": f"1+1/$B$10-{fi}",
+                        "inv": f"1/{fi}"}[rule]
+                worked = rule == "rat" and i == 0 and t == 0  # w_11 of the exercise sheet
+                s.step(f"{cc}{r}", f'=IF({cc}{5 + i}>0,{expr},"")', ("gold", rule, "w", i, t), worked=worked)
+        if rule == "rat":
+            s.text(f"E{row + 2}", "← exercise sheet: w_11 = Freq(1)/Freq_1(1) = 0.333/0.4 = 0.832 "
+                                  "(exact: (15/45)/(6/15) = 0.8333)", italic=True, color="7F6000")
+        s.check(f"K{row + 1}", f'=BCR_WEIGHTS({DATA},"{rule}")', f"J{row + 1}", width=1)  # spills 4 x 4
+        item_header(s, row + 5)
+        for t in range(len(CATEGORIES)):
+            r = row + 6 + t
+            s.given(f"A{r}", f"=Data!$R${5 + t}", '"votes for k = "0')
+            wcol = cat_cols[t]
+            for col in COLS:
+                s.step(f"{col}{r}", f"=SUMPRODUCT((Data!{col}$5:{col}$7=$A{r})*1,${wcol}${row + 2}:${wcol}${row + 4})",
+                       ("gold", rule, "score", t, col))
+        s.head(f"A{row + 9}", "best score")
+        s.head(f"A{row + 10}", "gold label")
+        for col in COLS:
+            best = f"{col}{row + 9}"
+            s.step(best, f"=MAX({col}{row + 6}:{col}{row + 8})", ("gold", rule, "best", col))
+            tied = "&".join(
+                f'IF(ABS({col}{row + 6 + t}-{best})<=1E-9*MAX(1,ABS({best})),$A{row + 6 + t}&" ","")'
+                for t in range(len(CATEGORIES)))
+            s.step(f"{col}{row + 10}", f'=SUBSTITUTE(TRIM({tied})," ","|")', ("gold", rule, "gold", col), "@",
+                   kind="result")
+        s.check(f"B{row + 11}", f'=GOLD({DATA},"{rule}")', f"A{row + 11}", "General", width=1)  # spills 1 x 15
+        s.ws[f"A{row + 11}"].value = "add-in (spills):"
+        row += 14
+    s.widths(20, 8.5, 16)
+
+
+def sheet_spa(wb: Workbook, exercise: bool, record: bool) -> None:
+    s = Sheet(wb, "SPA", exercise, record)
+    s.title_rows("SPA: Sparse Probability of Agreement on a sparse copy of A",
+                 "P_i = (sum_k n_ik^2 - n_i)/(n_i(n_i - 1)) for items with n_i >= 2;  SPA = sum_i k_i P_i / sum_i "
+                 "k_i with the item weights k_i of a scheme.")
+    item_header(s, 4)
+    blanks = set(SPARSE_BLANKS)
+    for i in range(N_ANN):
+        s.head(f"A{5 + i}", f"annotator {i}")
+        for j, col in enumerate(COLS):
+            if (i, j) in blanks:
+                c = s.given(f"{col}{5 + i}", None)
+            else:
+                s.given(f"{col}{5 + i}", f"=Data!{col}{5 + i}")
+    s.text("R5", "= Data with some cells blank (missing);", italic=True)
+    s.text("R6", "blank or fill cells here to change the design", italic=True)
+    s.head("A8", "n_i")
+    for col in COLS:
+        s.step(f"{col}8", f"=COUNT({col}5:{col}7)", ("spa", "n", col), "0")
+    for t in range(len(CATEGORIES)):
+        r = 9 + t
+        s.given(f"A{r}", f"=Data!$R${5 + t}", '"n_ik, k = "0')
+        for col in COLS:
+            s.step(f"{col}{r}", f"=COUNTIF({col}$5:{col}$7,$A{r})", ("spa", "n_ik", t, col), "0")
+    s.head("A12", "P_i")
+    for col in COLS:
+        s.step(f"{col}12", f'=IF({col}8>=2,(SUMSQ({col}9:{col}11)-{col}8)/({col}8*({col}8-1)),"")',
+               ("spa", "P_i", col))
+    s.text("R12", "blank: fewer than 2 annotations (excluded)", italic=True)
+    # class distribution and the moments q, r of the closed-form variance
+    s.head("A14", "category k")
+    s.head("B14", "n_k")
+    s.head("C14", "p_k")
+    for t in range(len(CATEGORIES)):
+        r = 15 + t
+        s.given(f"A{r}", f"=Data!$R${5 + t}")
+        s.step(f"B{r}", f"=SUM({FIRST}{9 + t}:{LAST}{9 + t})", ("spa", "n_k", t), "0")
+        s.step(f"C{r}", f"=B{r}/SUM(${FIRST}$8:${LAST}$8)", ("spa", "p_k", t))
+    s.head("E14", "")
+    s.head("F14", "uniform")
+    s.head("G14", "observed")
+    s.head("E15", "C")
+    s.step("F15", '=COUNTIF(B15:B17,">0")', ("spa", "C"), "0")
+    s.head("E16", "q")
+    s.step("F16", "=1/F15", ("spa", "q", "uniform"))
+    s.step("G16", "=SUMSQ(C15:C17)", ("spa", "q", "observed"))
+    s.head("E17", "r")
+    s.step("F17", "=1/F15^2", ("spa", "r", "uniform"))
+    s.step("G17", "=SUMPRODUCT(C15:C17,C15:C17,C15:C17)", ("spa", "r", "observed"))
+    s.text("I14", "q = Σ p_k^2,  r = Σ p_k^3  (p: uniform 1/C, or the observed p_k)", italic=True)
+    s.text("I15", "Var[P_i] = 2 (q(1-q) + 2(n_i-2)(r - q^2)) / (n_i(n_i-1))", italic=True)
+    s.text("I16", "(exact variance when an item's labels are drawn i.i.d. from p; inv_var uses a uniform p",
+           italic=True)
+    s.text("I17", "over the C categories, inv_var_class the observed p_k)", italic=True)
+    # per-item weights
+    rows = {"flat": 20, "annotations": 21, "annotations_m1": 22, "edges": 23, "var_u": 24, "var_o": 25,
+            "inv_var": 26, "inv_var_class": 27}
+    s.text("A19", "Item weights k_i (0 for items with fewer than 2 annotations)", bold=True)
+    labels = {"flat": "flat: 1", "annotations": "annotations: n_i", "annotations_m1": "annotations_m1: n_i-1",
+              "edges": "edges: n_i(n_i-1)/2", "var_u": "Var[P_i], uniform p", "var_o": "Var[P_i], observed p",
+              "inv_var": "inv_var: 1/Var (uniform)", "inv_var_class": "inv_var_class: 1/Var (obs.)"}
+    for name, r in rows.items():
+        s.head(f"A{r}", labels[name])
+        s.ws[f"A{r}"].alignment = Alignment(horizontal="left")
+        for col in COLS:
+            n = f"{col}$8"
+            f = {
+                "flat": f"=IF({n}>=2,1,0)",
+                "annotations": f"=IF({n}>=2,{n},0)",
+                "annotations_m1": f"=IF({n}>=2,{n}-1,0)",
+                "edges": f"=IF({n}>=2,{n}*({n}-1)/2,0)",
+                "var_u": f'=IF({n}>=2,2*($F$16*(1-$F$16)+2*({n}-2)*($F$17-$F$16^2))/({n}*({n}-1)),"")',
+                "var_o": f'=IF({n}>=2,2*($G$16*(1-$G$16)+2*({n}-2)*($G$17-$G$16^2))/({n}*({n}-1)),"")',
+                "inv_var": f"=IF({n}>=2,1/{col}{rows['var_u']},0)",
+                "inv_var_class": f"=IF({n}>=2,1/{col}{rows['var_o']},0)",
+            }[name]
+            s.step(f"{col}{r}", f, ("spa", "w", name, col), "0.000")
+    s.text("A29", "SPA under each weighting scheme", bold=True)
+    for c, h in zip("ABCDF", ["scheme", "Σ k_i P_i", "Σ k_i", "SPA", "add-in"]):
+        s.head(f"{c}30", h)
+    for t, scheme in enumerate(SPA_SCHEMES):
+        r = 31 + t
+        wr = rows[scheme]
+        s.head(f"A{r}", scheme)
+        s.step(f"B{r}", f"=SUMPRODUCT({FIRST}{wr}:{LAST}{wr},{FIRST}$12:{LAST}$12)", ("spa", "num", scheme), "0.000")
+        s.step(f"C{r}", f"=SUM({FIRST}{wr}:{LAST}{wr})", ("spa", "den", scheme), "0.000")
+        s.step(f"D{r}", f"=B{r}/C{r}", ("spa", "spa", scheme), kind="result")
+        s.check(f"F{r}", f'=SPA(SPA!${FIRST}$5:${LAST}$7,"{scheme}")')
+    s.text("H31", "flat = Fleiss' P-bar on the items with 2+ annotations; annotations = Krippendorff's 1 - D_o;",
+           italic=True)
+    s.text("H32", "annotations_m1 is the paper's recommendation.", italic=True)
+    s.widths(26, 8, 16)
+
+
+def sheet_alpha(wb: Workbook, exercise: bool, record: bool) -> None:
+    s = Sheet(wb, "Alpha", exercise, record)
+    s.title_rows("Krippendorff's alpha as Datasaur computes it: Labeler A vs Reviewer (seed 002)",
+                 "p_a = p_a' (1 - 1/(n r')) + 1/(n r');  p_e = sum_k pi_k^2;  alpha = (p_a - p_e)/(1 - p_e).  "
+                 "Spans with a single label are removed (cleaning).")
+    heads = ["span", "Labeler A", "Reviewer", "r_i", "kept (r_i>=2)"]
+    for c, h in zip("ABCDE", heads):
+        s.head(f"{c}4", h)
+    lab_cols = ["F", "G", "H", "I", "J"]
+    pa_cols = ["K", "L", "M", "N", "O"]
+    for c, lab in zip(lab_cols, SEED002_LABELS):
+        s.head(f"{c}4", lab)
+    for c, lab in zip(pa_cols, SEED002_LABELS):
+        s.head(f"{c}4", f"p(a|i,{lab})")
+    s.head("P4", "p(a|i)")
+    s.head("F3", "r_ik: labels k on span i")
+    s.ws.merge_cells("F3:J3")
+    s.head("K3", "p_a|ik = r_ik (r_ik+ - 1) / (r' (r_i - 1)),  r_ik+ = r_ik")
+    s.ws.merge_cells("K3:P3")
+    first, last = 5, 4 + len(SEED002_SPANS)
+    for t, (span, a, rv) in enumerate(SEED002_SPANS):
+        r = 5 + t
+        s.head(f"A{r}", span)
+        s.ws[f"A{r}"].alignment = Alignment(horizontal="left")
+        s.given(f"B{r}", a)
+        s.given(f"C{r}", rv)
+        s.step(f"D{r}", f"=COUNTA(B{r}:C{r})", ("alpha", "r_i", t), "0", worked=True)
+        s.step(f"E{r}", f"=IF(D{r}>=2,1,0)", ("alpha", "kept", t), "0", worked=True)
+        for u, c in enumerate(lab_cols):
+            s.step(f"{c}{r}", f"=IF($E{r}=1,COUNTIF($B{r}:$C{r},{c}$4),0)", ("alpha", "r_ik", t, u), "0",
+                   worked=True)
+        for u, (c, lc) in enumerate(zip(pa_cols, lab_cols)):
+            s.step(f"{c}{r}", f'=IF($E{r}=1,{lc}{r}*({lc}{r}-1)/($B$17*($D{r}-1)),"")', ("alpha", "pa_ik", t, u))
+        s.step(f"P{r}", f'=IF($E{r}=1,SUM(K{r}:O{r}),"")', ("alpha", "pa_i", t))
+    rows = [
+        (14, "n (spans kept)", f"=SUM(E{first}:E{last})", ("alpha", "n"), "0", True),
+        (16, "r (labels)", "=SUM(F15:J15)", ("alpha", "r"), "0", True),
+        (17, "r' = r/n", "=B16/B14", ("alpha", "r_bar"), P4, True),
+        (18, "p_a' = mean p(a|i)", f"=SUM(P{first}:P{last})/B14", ("alpha", "pa_prime"), P4, False),
+        (19, "p_a", "=B18*(1-1/(B14*B17))+1/(B14*B17)", ("alpha", "p_a"), P4, False),
+        (21, "p_e = sum pi_k^2", "=SUMSQ(F20:J20)", ("alpha", "p_e"), P4, False),
+    ]
+    for r, label, f, key, fmt, worked in rows:
+        s.head(f"A{r}", label)
+        s.ws[f"A{r}"].alignment = Alignment(horizontal="left")
+        s.step(f"B{r}", f, key, fmt, worked=worked)
+    s.head("A15", "r_k (label totals)")
+    s.ws["A15"].alignment = Alignment(horizontal="left")
+    s.head("A20", "pi_k = r_k / r")
+    s.ws["A20"].alignment = Alignment(horizontal="left")
+    for u, c in enumerate(lab_cols):
+        s.step(f"{c}15", f"=SUM({c}{first}:{c}{last})", ("alpha", "r_k", u), "0", worked=True)
+        s.step(f"{c}20", f"={c}15/$B$16", ("alpha", "pi_k", u))
+    s.head("A22", "alpha")
+    s.ws["A22"].alignment = Alignment(horizontal="left")
+    s.step("B22", "=(B19-B21)/(1-B21)", ("alpha", "alpha"), kind="result")
+    s.text("C18", "Datasaur: 0.6666", italic=True, color="7F6000")
+    s.text("C19", "Datasaur: p_a = 0.6944", italic=True, color="7F6000")
+    s.text("C21", "Datasaur: p_e = 0.3055", italic=True, color="7F6000")
+    s.text("C22", "Datasaur: alpha = 0.56", italic=True, color="7F6000")
+    s.check("G22", f"=KALPHA(Alpha!$B${first}:$C${last},\"nominal\",\"columns\")", "F22")
+    s.widths(22, 9, 16, {"B": 11, "C": 11, "E": 12, **{c: 11.5 for c in "KLMNO"}})
+
+
+def build(exercise: bool, record: bool = False) -> Workbook:
+    wb = Workbook()
+    sheet_start(wb, exercise)
+    sheet_data(wb, exercise, record)
+    sheet_cohen(wb, exercise, record)
+    sheet_fleiss(wb, exercise, record)
+    sheet_gold(wb, exercise, record)
+    sheet_spa(wb, exercise, record)
+    sheet_alpha(wb, exercise, record)
+    for ws in wb.worksheets:
+        ws.sheet_view.showGridLines = ws.title != "Start"
+        ws.page_setup.orientation = "landscape"
+        ws.page_setup.fitToWidth = 1
+        ws.page_setup.fitToHeight = 0
+        ws.sheet_properties.pageSetUpPr.fitToPage = True
+    return wb
+
+
+def cells() -> list[tuple[tuple, str, str, bool]]:
+    """The registry of computed cells (key, sheet, cell, given in the exercise), built once."""
+    if not CELLS:
+        build(exercise=False, record=True)
+    return list(CELLS)
+
+
+def write(out_dir: Path) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = (out_dir / "classroom_solution.xlsx", out_dir / "classroom_exercise.xlsx")
+    build(exercise=False).save(paths[0])
+    build(exercise=True).save(paths[1])
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=HERE, help="output folder (default: templates/)")
+    args = ap.parse_args(argv)
+    for p in write(args.out):
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,366 @@
+"""The Excel add-in (excel_addin/iaa_functions.py) exercised through xlwings's own call path.
+
+Every call goes through ``xlwings.server.custom_functions_call`` with the payload Excel's Office.js client sends
+(one 2-D list per argument, null for an omitted argument), and the function metadata Excel registers comes from
+``xlwings.server.custom_functions_meta`` (see shared/notes/excel.md). Expected values come from ``iaa_engine``
+on the same data, and the worked numbers from the seeds they cite.
+
+``XLWINGS_LICENSE_KEY=noncommercial`` (PolyForm Noncommercial terms of ``xlwings.server``) is set for this test
+module only; the add-in itself uses only xlwings's BSD-licensed decorators.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import math
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ["XLWINGS_ON_SERVER"] = "true"
+os.environ.setdefault("XLWINGS_LICENSE_KEY", "noncommercial")
+
+xw = pytest.importorskip("xlwings")
+if not getattr(xw, "on_server", False):  # xlwings was imported earlier without server mode: re-read the env
+    xw = importlib.reload(xw)
+server = pytest.importorskip("xlwings.server")
+
+import iaa_engine as ie  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+ADDIN = ROOT / "excel_addin" / "iaa_functions.py"
+
+
+def load_addin():
+    spec = importlib.util.spec_from_file_location("iaa_functions_under_test", ADDIN)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+addin = load_addin()
+
+# Seed 001, "Data": matrix A, 3 judges (rows) × 15 instances, categories 1-3. Excel sends numbers as floats.
+MATRIX_A = [
+    [1, 1, 1, 3, 3, 2, 3, 3, 1, 2, 2, 2, 1, 3, 1],
+    [1, 2, 1, 2, 3, 2, 3, 3, 1, 1, 2, 2, 1, 3, 1],
+    [2, 1, 1, 3, 3, 2, 3, 3, 2, 2, 2, 2, 2, 3, 1],
+]
+A = [[float(v) for v in row] for row in MATRIX_A]
+A_T = [list(col) for col in zip(*A)]
+
+# Seed 002, Tables 1-2: Labeler A and Reviewer on 8 spans; Prince of Denmark and 30557 have one label only.
+SEED002 = [
+    ["EVE", "PER", "PER", "PER", "YEAR", "YEAR", "ORG", "QTY"],
+    ["TITLE", None, "PER", "PER", "YEAR", "YEAR", "PER", None],
+]
+
+DIV0 = {"type": "Error", "errorType": "Div0"}
+VALUE = {"type": "Error", "errorType": "Value"}
+NA = {"type": "Error", "errorType": "NotAvailable"}
+NUM = {"type": "Error", "errorType": "Num"}
+
+
+def excel_error(code: str) -> dict:
+    """An error cell as Office.js sends it inside a range argument."""
+    names = {"#N/A": "NotAvailable", "#DIV/0!": "Div0", "#VALUE!": "Value", "#REF!": "Ref", "#NUM!": "Num"}
+    return {"type": "Error", "basicValue": code, "errorType": names[code]}
+
+
+def call(func: str, *args):
+    """Run a worksheet function exactly as Excel's Office.js client asks for it; returns the 2-D result."""
+    payload = {
+        "func_name": func,
+        "args": [None if a is None else (a if isinstance(a, list) else [[a]]) for a in args],
+        "caller_address": "Sheet1!B2",
+        "version": xw.__version__,
+        "runtime": "1.4",
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the add-in must not leak warnings either
+        return asyncio.run(server.custom_functions_call(payload, addin))
+
+
+def value(func: str, *args):
+    out = call(func, *args)
+    assert len(out) == 1 and len(out[0]) == 1, out
+    return out[0][0]
+
+
+def core(fn, data, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+        return fn(data, **kw)
+
+
+@pytest.fixture(scope="module")
+def classroom() -> ie.Annotations:
+    return ie.Annotations.from_wide(MATRIX_A)
+
+
+# ----------------------------------------------------------------------------- metadata (function wizard)
+
+FUNCTIONS = ["ANNOTATOR_BIAS", "BCR_WEIGHTS", "COHEN", "FLEISS", "GOLD", "GWET_AC1", "IAA_REPORT",
+             "ITEM_AGREEMENT", "KALPHA", "KAPPA_MATRIX", "MULTIKAPPA", "PERCENT_AGREEMENT", "SCOTTPI", "SPA"]
+
+
+def test_metadata_registers_every_function_with_help():
+    meta = server.custom_functions_meta(addin)
+    by_name = {f["name"]: f for f in meta["functions"]}
+    assert sorted(by_name) == FUNCTIONS
+    for name, f in by_name.items():
+        assert f["description"] and not f["description"].startswith("Python function"), name
+        assert f["parameters"][0]["name"] == "data" and "optional" not in f["parameters"][0]
+        for p in f["parameters"]:
+            assert p["description"] and not p["description"].startswith("Positional argument"), (name, p)
+        assert all(p.get("optional") for p in f["parameters"][1:]), name
+
+
+# ----------------------------------------------------------------------------- values equal the core
+
+
+SCALARS = [
+    ("FLEISS", ie.fleiss_kappa), ("SPA", ie.spa), ("KALPHA", ie.krippendorff_alpha),
+    ("MULTIKAPPA", ie.multi_kappa), ("ANNOTATOR_BIAS", ie.annotator_bias),
+    ("PERCENT_AGREEMENT", ie.percent_agreement), ("GWET_AC1", ie.gwet_ac1),
+]
+
+
+@pytest.mark.parametrize("func,fn", SCALARS)
+def test_scalar_functions_equal_core_on_seed001(func, fn, classroom):
+    got = value(func, A)
+    assert got == pytest.approx(fn(classroom), abs=1e-12)
+    # the other orientation, named explicitly, gives the same value
+    assert value(func, A_T, *([None] if func in ("SPA", "KALPHA") else []), "columns") == pytest.approx(got, abs=1e-12)
+
+
+def test_seed001_worked_numbers_through_the_call_path(classroom):
+    """Seed 001: κ_01 ≈ 0.698 (Cohen, annotators 0 and 1, here positions 1 and 2) and Fleiss κ ≈ 0.599."""
+    assert round(value("COHEN", A, 1.0, 2.0), 3) == 0.698
+    assert value("COHEN", A, 1.0, 2.0) == pytest.approx(ie.cohen_kappa(classroom, 0, 1), abs=1e-12)
+    assert round(value("FLEISS", A), 3) == 0.599
+
+
+def test_cohen_and_scott_every_pair(classroom):
+    for a in range(3):
+        for b in range(3):
+            if a == b:
+                continue
+            assert value("COHEN", A, float(a + 1), float(b + 1)) == pytest.approx(ie.cohen_kappa(classroom, a, b))
+            assert value("SCOTTPI", A, float(a + 1), float(b + 1)) == pytest.approx(ie.scott_pi(classroom, a, b))
+
+
+def test_cohen_needs_two_names_with_three_annotators_and_defaults_with_two(classroom):
+    assert value("COHEN", A) == VALUE  # three annotators: which two?
+    assert value("COHEN", A, 1.0) == VALUE  # only one named
+    assert value("COHEN", A[:2]) == pytest.approx(ie.cohen_kappa(classroom, 0, 1))
+    assert value("COHEN", A, 1.0, 9.0) == NA  # no ninth annotator
+    assert value("COHEN", A, 1.0, 1.0) == VALUE  # the same annotator twice
+
+
+@pytest.mark.parametrize("scheme", ie.SPA_WEIGHTS)
+def test_spa_every_scheme_on_a_sparse_matrix(scheme):
+    sparse = [row[:] for row in A]
+    for r, c in [(0, 1), (1, 4), (2, 7), (0, 10), (2, 12), (1, 13)]:
+        sparse[r][c] = None
+    sparse[2][3] = ""  # Office.js may send a blank as "" too
+    expected = ie.spa(ie.Annotations.from_wide([[None if v in (None, "") else v for v in r] for r in sparse]),
+                      weights=scheme)
+    assert value("SPA", sparse, scheme) == pytest.approx(expected, abs=1e-12)
+    assert value("SPA", sparse, scheme.upper()) == pytest.approx(expected, abs=1e-12)  # names are case-blind
+
+
+def test_kalpha_levels_and_seed002():
+    """Seed 002, step 7: α = (0.6944 - 0.3055)/(1 - 0.3055) = 0.56 for Labeler A vs Reviewer."""
+    got = value("KALPHA", SEED002)
+    assert got == pytest.approx(ie.krippendorff_alpha(ie.Annotations.from_wide(SEED002)), abs=1e-12)
+    assert round(got, 2) == 0.56
+    for level in ("ordinal", "interval", "ratio"):
+        assert value("KALPHA", A, level) == pytest.approx(
+            ie.krippendorff_alpha(ie.Annotations.from_wide(MATRIX_A, level=level)), abs=1e-12)
+    assert value("KALPHA", SEED002, "interval") == VALUE  # text labels have no interval distances
+
+
+def test_kappa_matrix_spills_with_headers(classroom):
+    out = call("KAPPA_MATRIX", A)
+    m = ie.cohen_kappa_matrix(classroom).values
+    assert out[0] == ["Cohen's kappa", 1, 2, 3]
+    assert [r[0] for r in out[1:]] == [1, 2, 3]
+    assert np.allclose(np.array([r[1:] for r in out[1:]], dtype=float), m, atol=1e-12)
+    named = call("KAPPA_MATRIX", [["", *[f"i{j}" for j in range(15)]]] + [[n, *r] for n, r in zip("xyz", A)],
+                 None, True)
+    assert named[0][1:] == ["x", "y", "z"] and [r[0] for r in named[1:]] == ["x", "y", "z"]
+    assert value("COHEN", [[n, *r] for n, r in zip("xyz", A)], "x", "y", None, "annotators") == pytest.approx(m[0, 1])
+
+
+def test_item_agreement_spills_along_the_items(classroom):
+    """Seed 001, Fleiss example: P_1 = (2² + 1² + 0² - 3)/6 = 0.33."""
+    out = call("ITEM_AGREEMENT", A)
+    assert len(out) == 1 and len(out[0]) == 15
+    assert np.allclose(out[0], ie.item_agreement(classroom).to_numpy(), atol=1e-12)
+    assert round(out[0][0], 2) == 0.33
+    col = call("ITEM_AGREEMENT", A_T, "columns")
+    assert [r[0] for r in col] == out[0]
+    gappy = [row[:] for row in A]
+    for r in range(3):
+        gappy[r][4] = None  # item 5 blank for everyone
+    gappy[0][6] = gappy[1][6] = None  # item 7 has one annotation
+    got = call("ITEM_AGREEMENT", gappy)[0]
+    assert got[4] == DIV0 and got[6] == DIV0 and len(got) == 15
+    assert got[0] == pytest.approx(out[0][0])
+
+
+def test_gold_rules_keep_ties(classroom):
+    for rule in ("majority", "diff", "rat", "com", "inv"):
+        g = ie.gold_standard(classroom, rule=rule).per_item(sep="|")
+        expected = [int(x) if str(x).isdigit() else x for x in g["gold"]]
+        assert call("GOLD", A, rule)[0] == expected, rule
+    tie = [[1.0, 2.0, 3.0], [2.0, 2.0, 1.0]]
+    assert call("GOLD", tie)[0] == ["1|2", 2, "1|3"]
+    assert call("GOLD", tie, None, None, None, " or ")[0] == ["1 or 2", 2, "1 or 3"]
+    assert call("GOLD", [[1.0, None], [1.0, None]])[0] == [1, NA]
+
+
+def test_bcr_weights_spill_seed001():
+    """Seed 001, "Annotation aggregation": w_11 = Freq(1)/Freq_1(1) = (15/45)/(6/15) = 0.8333 (printed 0.832)."""
+    out = call("BCR_WEIGHTS", A, "rat")
+    assert out[0] == ["w (rat)", 1, 2, 3]
+    assert out[1][1] == pytest.approx((15 / 45) / (6 / 15), abs=1e-15)
+    w = ie.bcr_weights(ie.Annotations.from_wide(MATRIX_A), "rat").to_numpy()
+    assert np.allclose(np.array([r[1:] for r in out[1:]], dtype=float), w)
+
+
+def test_iaa_report_table(classroom):
+    out = call("IAA_REPORT", A)
+    table = {r[0]: r[1] for r in out[1:]}
+    rep = ie.report(classroom, pairwise=False)
+    assert out[0] == ["Metric", "Value"]
+    assert table["Items"] == 15 and table["Annotators"] == 3 and table["Annotations"] == 45
+    assert table["Fleiss' kappa"] == pytest.approx(rep.values["fleiss_kappa"])
+    assert table["Krippendorff's alpha [nominal]"] == pytest.approx(rep.values["krippendorff_alpha"])
+    for scheme in ie.SPA_WEIGHTS:
+        assert table[f"SPA [{scheme}]"] == pytest.approx(rep.spa[scheme])
+
+
+# ----------------------------------------------------------------------------- the count-table layout
+
+
+def test_counts_layout(classroom):
+    counts = classroom.counts.to_dense().astype(float).tolist()  # items × categories
+    for func, fn in [("FLEISS", ie.fleiss_kappa), ("PERCENT_AGREEMENT", ie.percent_agreement),
+                     ("GWET_AC1", ie.gwet_ac1)]:
+        assert value(func, counts, "counts") == pytest.approx(fn(classroom), abs=1e-12)
+    assert value("SPA", counts, "flat", "counts") == pytest.approx(ie.spa(classroom, weights="flat"), abs=1e-12)
+    assert value("KALPHA", counts, None, "counts") == pytest.approx(ie.krippendorff_alpha(classroom), abs=1e-12)
+    with_headers = [["item", "a", "b", "c"]] + [[f"doc{i}", *r] for i, r in enumerate(counts)]
+    assert call("GOLD", with_headers, None, "counts", True) == [[x] for x in ["a", "a", "a", "c", "c", "b", "c",
+                                                                              "c", "a", "b", "b", "b", "a", "c", "a"]]
+    # count tables have no annotators: pairwise functions refuse them, and counts must be whole numbers
+    assert value("COHEN", counts, 1.0, 2.0, "counts") == VALUE
+    assert value("MULTIKAPPA", counts, "counts") == VALUE
+    assert value("FLEISS", [[1.5, 1.0]], "counts") == VALUE
+    assert value("FLEISS", [[-1.0, 1.0]], "counts") == VALUE
+
+
+# ----------------------------------------------------------------------------- awkward input
+
+
+def test_numbers_typed_as_text_are_numbers(classroom):
+    texty = [[str(int(v)) if (i + j) % 3 == 0 else v for j, v in enumerate(row)] for i, row in enumerate(A)]
+    assert value("FLEISS", texty) == pytest.approx(ie.fleiss_kappa(classroom), abs=1e-12)
+    assert value("FLEISS", [[" 1 ", 2.0], ["1", "2.0"]]) == 1.0
+
+
+def test_text_mixed_with_numbers_is_value_error():
+    assert value("FLEISS", [[1.0, "yes"], [1.0, "no"]]) == VALUE
+
+
+@pytest.mark.parametrize("code", ["#N/A", "#DIV/0!", "#REF!"])
+def test_error_cells_propagate(code):
+    data = [row[:] for row in A]
+    data[1][3] = excel_error(code)
+    expected = {"#N/A": NA, "#DIV/0!": DIV0, "#REF!": {"type": "Error", "errorType": "Ref"}}[code]
+    for func in ("FLEISS", "SPA", "KALPHA", "COHEN"):
+        assert value(func, data) == expected, func
+
+
+def test_other_runtimes_cell_encodings():
+    """The range is read raw: classic xlwings (COM) sends error cells as integers, Pyodide may send JsNull."""
+
+    class JsNull:  # stands in for pyodide.ffi.JsNull (only its type name is looked at)
+        pass
+
+    data = [row[:] for row in A]
+    data[0][0] = -2146826246  # COM's #N/A
+    assert value("FLEISS", data) == NA
+    data[0][0] = JsNull()  # a blank cell in xlwings Lite
+    sparse = [row[:] for row in A]
+    sparse[0][0] = None
+    assert value("FLEISS", data) == pytest.approx(ie.fleiss_kappa(ie.Annotations.from_wide(sparse)), abs=1e-12)
+    assert value("FLEISS", [[{"type": "Double", "basicValue": 1.0}, 1.0], [1.0, 2.0]]) == pytest.approx(
+        ie.fleiss_kappa(ie.Annotations.from_wide([[1, 1], [1, 2]])), abs=1e-12)  # an entity value's basicValue
+    assert call("GOLD", A, None, None, None, [[excel_error("#N/A")]]) == [[NA]]
+
+
+def test_single_cell_empty_range_and_all_blank():
+    assert value("FLEISS", 1.0) == DIV0  # one annotation: no pair
+    assert value("FLEISS", [[None]]) == DIV0  # one blank cell arrives as null
+    assert value("FLEISS", [[None, ""], ["", None]]) == DIV0
+    assert value("SPA", [[2.0], [2.0]]) == 1.0  # one item, two agreeing annotations: P = 1
+    assert call("ITEM_AGREEMENT", [[1.0]]) == [[DIV0]]
+
+
+def test_undefined_results_are_div0():
+    same = [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]  # expected agreement 1: every kappa is 0/0
+    for func in ("FLEISS", "KALPHA", "COHEN", "SCOTTPI", "MULTIKAPPA"):
+        assert value(func, same) == DIV0, func
+    assert value("SPA", same) == 1.0  # raw agreement is defined
+    disjoint = [[1.0, 2.0, None, None], [None, None, 1.0, 2.0]]  # the two share no item
+    assert value("COHEN", disjoint) == DIV0
+    km = call("KAPPA_MATRIX", disjoint)
+    assert km[1][2] == DIV0 and km[1][1] == 1.0
+
+
+@pytest.mark.parametrize("func,args", [
+    ("SPA", ("inverse",)), ("KALPHA", ("cardinal",)), ("GOLD", ("vote",)), ("FLEISS", ("diagonal",)),
+    ("FLEISS", (None, "sometimes")), ("BCR_WEIGHTS", ("majority",)), ("SPA", (3.0,)),
+])
+def test_unknown_option_names_are_value_errors(func, args):
+    assert value(func, A, *args) == VALUE
+
+
+def test_omitted_argument_and_blank_argument_take_the_default(classroom):
+    expected = ie.spa(classroom)  # default scheme annotations_m1
+    assert value("SPA", A, None) == pytest.approx(expected)  # omitted: null
+    assert value("SPA", A, [[None]]) == pytest.approx(expected)  # a blank cell as argument
+    assert value("SPA", A, "") == pytest.approx(expected)
+
+
+def test_error_as_option_propagates():
+    assert value("SPA", A, [[excel_error("#N/A")]]) == NA
+
+
+def test_reasons_are_logged_not_shown(caplog):
+    with caplog.at_level("WARNING", logger="iaa_engine.excel"):
+        assert value("SPA", A, "inverse") == VALUE
+    assert any("scheme must be one of" in r.getMessage() for r in caplog.records)
+    assert not any("Traceback" in r.getMessage() for r in caplog.records)
+
+
+def test_headers_rule():
+    """headers=TRUE: first row item names, first column annotator names; results equal the bare range."""
+    table = [["", *[f"doc{j}" for j in range(15)]]] + [[f"ann{i}", *r] for i, r in enumerate(A)]
+    bare = value("FLEISS", A)
+    assert value("FLEISS", table, None, True) == pytest.approx(bare)
+    assert value("FLEISS", table, None, "both") == pytest.approx(bare)
+    assert value("FLEISS", [r[1:] for r in table], None, "items") == pytest.approx(bare)
+    assert value("FLEISS", [r for r in table[1:]], None, "annotators") == pytest.approx(bare)
+    transposed = [list(c) for c in zip(*table)]
+    assert value("FLEISS", transposed, "columns", True) == pytest.approx(bare)
+    assert value("FLEISS", table) == VALUE  # headers read as labels: text mixed with numbers
+    assert math.isfinite(value("FLEISS", table, None, 1.0))  # 1 = TRUE
