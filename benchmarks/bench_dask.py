@@ -54,6 +54,15 @@ def _vm_hwm() -> int:
     return 0
 
 
+def _steps(dask_seconds: float, worker_peaks: dict, mem: dict) -> list[dict]:
+    """Timed steps in the shape run_all.py renders (the worker peaks are each worker's own VmHWM)."""
+    steps = [{"key": "dask", "label": "dask engine: read_dask + report(pairwise=True)", "group": "", "repeat": 1,
+              "seconds": dask_seconds, "peak_rss_extra_bytes": max(worker_peaks.values()), "value": None}]
+    steps.append({"key": "memory", "label": "in memory: read_parquet + from_long + report(pairwise=True)", "group": "",
+                  "repeat": 1, "seconds": mem["seconds"], "peak_rss_extra_bytes": mem["peak_rss_bytes"], "value": None})
+    return steps
+
+
 def write_dataset(path: Path, n_annotations: int, per_item: int, n_ann: int, n_lab: int, files: int, seed: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -167,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                          "worker_memory_limit_bytes": limit},
                 "in_memory": {k: v for k, v in mem.items() if k != "report"},
                 "max_abs_difference": worst,
+                "steps": _steps(dask_seconds, worker_peaks, mem),
                 "comparisons": bench.comparisons,
                 "machine": machine,
                 "wall_seconds": wall,
