@@ -173,6 +173,11 @@ def bootstrap(
     out of its interval and counted in ``n_undefined``. Pairwise matrices are
     not bootstrapped.
 
+    The bias B is a variance of the annotators' label distributions, and
+    resampling items adds sampling noise to each distribution, so B's
+    replicates sit above its estimate and its percentile interval can exclude
+    the estimate: read it as the spread of B, not as an unbiased interval.
+
     Parameters
     ----------
     data : Annotations or convertible
