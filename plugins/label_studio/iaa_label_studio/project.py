@@ -1,0 +1,291 @@
+"""Pull a project and compute its agreement with :mod:`iaa_engine` (every number comes from the core).
+
+:func:`pull` reads the project, its label config and every task (all pages);
+:func:`analyse` turns the tasks into one :class:`iaa_engine.Annotations` per
+control tag and asks the core for the report, the agreement of every task, the
+gold labels and the agreement of each annotator with the ground truth.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import iaa_engine as ie
+
+from .api import Api, LabelStudioError
+from .convert import Control, ControlData, Converted, convert, parse_config
+
+__all__ = ["Project", "ControlResult", "Analysis", "pull", "analyse", "GROUND_TRUTH"]
+
+GROUND_TRUTH = "ground truth"
+
+
+class Progress:
+    """``pulled 1500/10000 tasks`` on stderr, only when stderr is a terminal (or ``show=True``)."""
+
+    def __init__(self, total: int | None, what: str, show: bool | None = None) -> None:
+        self.total, self.what, self.done = total, what, 0
+        self.show = sys.stderr.isatty() if show is None else show
+        self._t0 = self._last = time.monotonic()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if self.show and (now - self._last > 0.2 or self.done == self.total):
+            self._last = now
+            of = f"/{self.total}" if self.total else ""
+            sys.stderr.write(f"\r{self.what} {self.done}{of}  {now - self._t0:.1f}s")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.show and self.done:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+@dataclass
+class Project:
+    """What :func:`pull` read."""
+
+    id: int
+    title: str
+    label_config: str
+    controls: list[Control]
+    tasks: list[dict]
+    users: dict[int, str]
+    plugin_user: int | None
+    raw: dict = field(default_factory=dict)
+
+
+def pull(api: Api, project_id: int, *, plugin_user: int | None = None, progress: bool | None = None) -> Project:
+    """Read the project, its users and every task with annotations and predictions."""
+    p = api.project(project_id)
+    controls = parse_config(p.get("label_config") or "<View/>")
+    users: dict[int, str] = {}
+    for u in api.users():
+        users[u["id"]] = u.get("email") or u.get("username") or f"user {u['id']}"
+    if plugin_user is None:
+        from .api import PLUGIN_EMAIL
+
+        plugin_user = next((uid for uid, email in users.items() if str(email).lower() == PLUGIN_EMAIL), None)
+    bar = Progress(p.get("task_number"), "pulling tasks", progress)
+    try:
+        tasks = api.tasks_export(project_id)
+        bar.update(len(tasks))
+    except LabelStudioError:  # e.g. export disabled: page through /api/tasks
+        tasks = []
+        for t in api.tasks(project_id):
+            tasks.append(t)
+            bar.update()
+    bar.close()
+    return Project(int(p["id"]), p.get("title") or "", p.get("label_config") or "", controls, tasks, users,
+                   plugin_user, p)
+
+
+@dataclass
+class ControlResult:
+    """Agreement of one control tag."""
+
+    control: Control
+    converted: ControlData
+    data: ie.Annotations | None
+    report: ie.Report | None
+    task_agreement: pd.Series  # task id -> agreement (nan: fewer than two annotations)
+    gold: dict  # task id -> list of Label Studio result dicts (the gold label(s) of this control)
+    ties: int
+    vs_ground_truth: dict  # annotator -> {"percent_agreement", "cohen_kappa", "n_shared"}
+    notes: list[str]
+    n_duplicates: int = 0
+
+    def details(self) -> dict:
+        cd = self.converted
+        invalid = dict(cd.invalid)
+        if self.n_duplicates:
+            invalid["another annotation by the same annotator on the task (first kept)"] = self.n_duplicates
+        return _nan_to_none({
+            "tag": self.control.tag, "to_name": self.control.to_name, "level": self.control.level,
+            "multiple": self.control.multiple, "n_tasks": cd.n_tasks,
+            "n_tasks_with_annotations": int(cd.table["task"].nunique()) if len(cd.table) else 0,
+            "n_results_used": int(len(cd.table)) - self.n_duplicates,
+            "n_results_invalid": sum(invalid.values()), "invalid": invalid,
+            "n_gold_tasks": len(self.gold), "n_gold_ties": self.ties,
+            "ground_truth": self.vs_ground_truth, "notes": self.notes,
+        })
+
+
+@dataclass
+class Analysis:
+    project: Project
+    controls: dict[str, ControlResult]
+    converted: Converted
+    primary: str | None  # the control whose task agreement is the task's score
+
+    def task_score(self, task_id: int) -> float:
+        if self.primary is None:
+            return math.nan
+        return float(self.controls[self.primary].task_agreement.get(task_id, math.nan))
+
+    def to_json(self) -> dict:
+        """``controls``: per tag exactly the JSON of ``iaa report --json``; ``details``: what the plugin adds."""
+        return {
+            "project": {"id": self.project.id, "title": self.project.title, "n_tasks": len(self.project.tasks)},
+            "controls": {n: (r.report.to_dict() if r.report is not None else None) for n, r in self.controls.items()},
+            "details": {n: r.details() for n, r in self.controls.items()},
+            "primary_control": self.primary,
+            "unknown_controls": dict(self.converted.unknown),
+            "notes": list(self.converted.notes),
+        }
+
+
+def _nan_to_none(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _nan_to_none(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_nan_to_none(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+        return fn(*args, **kwargs)
+
+
+def _gold_value(control: Control, label: Any) -> dict:
+    k = control.kind
+    if k == "choices":
+        return {"choices": list(label) if control.multiple else [label]}
+    if k == "rating":
+        return {"rating": int(label)}
+    if k == "number":
+        return {"number": float(label) if not float(label).is_integer() else int(label)}
+    if k == "taxonomy":
+        paths = [label] if label and isinstance(label[0], str) else list(label)
+        return {"taxonomy": [list(p) for p in paths]}
+    if k == "textarea":
+        return {"text": [label]}
+    raise AssertionError(k)  # pragma: no cover
+
+
+def _result(control: Control, value: dict, rid: str) -> dict:
+    return {"id": rid, "from_name": control.name, "to_name": control.to_name, "type": control.kind,
+            "origin": "manual", "value": value}
+
+
+def _analyse_control(cd: ControlData, *, hierarchy: bool) -> ControlResult:
+    c = cd.control
+    table = cd.table
+    notes = list(cd.notes)
+    empty = pd.Series(dtype=float)
+    if table.empty:
+        notes.append("no valid annotations for this tag")
+        return ControlResult(c, cd, None, None, empty, {}, 0, {}, notes)
+    dup = table.duplicated(["item", "annotator"], keep="first").to_numpy()
+    n_dup = int(dup.sum())
+    table = table.loc[~dup]
+    level = c.level
+    data = ie.Annotations.from_long(table, level=level)
+    single_paths = c.kind == "taxonomy" and all(isinstance(x, tuple) and x and isinstance(x[0], str)
+                                                for x in data.categories)
+    if c.kind == "taxonomy" and not single_paths:
+        notes.append("hierarchical facet skipped: some annotations select several taxonomy paths")
+    rep = ie.report(data, hierarchy="/" if (hierarchy and single_paths) else None)
+    if c.kind == "labels":
+        task_agreement = _span_task_agreement(data, table)
+    else:
+        ia = ie.item_agreement(data)
+        task_agreement = pd.Series(ia.to_numpy(), index=ia.index.astype(int), name="agreement")
+    gold, ties = _gold(c, data, table)
+    return ControlResult(c, cd, data, rep, task_agreement, gold, ties, _vs_ground_truth(table, level), notes, n_dup)
+
+
+def _span_task_agreement(data: ie.Annotations, table: pd.DataFrame) -> pd.Series:
+    """Per task, the core's joint probability of agreement over the task's span units."""
+    out = {}
+    pairable = table.groupby("item")["annotator"].transform("size") >= 2
+    for tid, part in table.groupby("task", sort=True):
+        if not pairable.loc[part.index].any():
+            out[int(tid)] = math.nan
+            continue
+        out[int(tid)] = _quiet(ie.joint_probability, ie.Annotations.from_long(part[["item", "annotator", "label"]]))
+    return pd.Series(out, dtype=float, name="agreement")
+
+
+def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, int]:
+    """Majority gold label per task (per span unit for Labels); ties are not written and are counted."""
+    gs = ie.gold_standard(data, rule="majority")
+    per_item = gs.per_item()
+    ties = int(per_item["tie"].sum())
+    winners = gs.labels[~gs.labels["tie"]].set_index("item")["label"]
+    gold: dict[int, list] = {}
+    if c.kind != "labels":
+        for item, label in winners.items():
+            gold.setdefault(int(item), []).append(_result(c, _gold_value(c, label), f"iaa-{c.name}"))
+        return gold, ties
+    # spans: a unit is gold when more than half of the task's annotators marked it; boundaries and text of the
+    # most common (start, end) among its spans
+    n_task_ann = table.groupby("task")["annotator"].nunique()
+    size = table.groupby("item")["annotator"].size()
+    for item, part in table.groupby("item", sort=False):
+        tid = int(part["task"].iloc[0])
+        if item not in winners.index or 2 * size[item] <= n_task_ann[tid]:
+            continue
+        label = winners[item]
+        bounds = Counter(zip(part["start"], part["end"])).most_common(1)[0][0]
+        text = part.loc[(part["start"] == bounds[0]) & (part["end"] == bounds[1]), "text"].iloc[0]
+        value = {"start": bounds[0], "end": bounds[1], "labels": list(label) if isinstance(label, tuple) else [label]}
+        if isinstance(text, str):
+            value["text"] = text
+        gold.setdefault(tid, []).append(_result(c, value, f"iaa-{c.name}-{bounds[0]}-{bounds[1]}"))
+    return gold, ties
+
+
+def _vs_ground_truth(table: pd.DataFrame, level: str) -> dict:
+    """Each annotator's agreement with the ground-truth annotations (the core's pairwise matrices)."""
+    if not table["ground_truth"].any():
+        return {}
+    t = table[["item", "annotator", "label", "ground_truth"]].copy()
+    t.loc[t["ground_truth"], "annotator"] = GROUND_TRUTH
+    t = t.drop_duplicates(["item", "annotator"], keep="first")
+    data = ie.Annotations.from_long(t, level=level)
+    pa = ie.percent_agreement_matrix(data)
+    ck = ie.cohen_kappa_matrix(data)
+    names = list(pa.annotators)
+    g = names.index(GROUND_TRUTH)
+    out = {}
+    for a, name in enumerate(names):
+        if name == GROUND_TRUTH:
+            continue
+        out[str(name)] = {"percent_agreement": float(pa.values[g, a]), "cohen_kappa": float(ck.values[g, a]),
+                          "n_shared": int(pa.n_shared[g, a])}
+    return out
+
+
+def analyse(project: Project, *, iou_threshold: float | None = None, primary: str | None = None,
+            hierarchy: bool = True) -> Analysis:
+    """Convert every task and compute the agreement of every supported control tag."""
+    exclude = [project.plugin_user] if project.plugin_user is not None else []
+    conv = convert(project.tasks, project.controls, exclude_users=exclude, annotator_names=project.users,
+                   iou_threshold=iou_threshold)
+    results = {name: _analyse_control(cd, hierarchy=hierarchy) for name, cd in conv.controls.items()}
+    if primary is not None and primary not in results:
+        raise ValueError(f"--score-control must name a supported control tag of the project: "
+                         f"{', '.join(results) or 'none'}; got {primary!r}")
+    if primary is None:
+        primary = next((n for n, r in results.items() if r.data is not None), next(iter(results), None))
+    return Analysis(project, results, conv, primary)
+
+
+def fmt(v: Any) -> str:
+    return "undefined" if v is None or (isinstance(v, float) and not np.isfinite(v)) else f"{v:.4f}"

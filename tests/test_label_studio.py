@@ -1,0 +1,483 @@
+"""The Label Studio plugin against a REAL Label Studio server (installed in its own cached venv, loopback only).
+
+Conversion is tested on recorded JSON first; then `iaa label-studio report` and `sync` run as a user runs them
+(the installed console script) and the server's state is checked through the API.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+
+iaa_label_studio = pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
+
+from iaa_label_studio import testing as lst  # noqa: E402
+from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
+from iaa_label_studio.convert import convert, parse_config, span_units  # noqa: E402
+
+IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
+TOKEN = lst.TOKEN
+
+
+def run(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
+    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env={**base, **(env or {})},
+                          timeout=timeout)
+
+
+# --------------------------------------------------------------------------- conversion on recorded JSON
+
+CONFIG = """
+<View>
+  <Text name="text" value="$text"/>
+  <Choices name="sentiment" toName="text"><Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices>
+  <Choices name="topics" toName="text" choice="multiple"><Choice value="a"/><Choice value="b"/><Choice value="c"/></Choices>
+  <Rating name="stars" toName="text" maxRating="5"/>
+  <Number name="score" toName="text" min="0" max="100"/>
+  <Labels name="ner" toName="text"><Label value="PER"/><Label value="ORG"/><Label value="LOC"/></Labels>
+  <Taxonomy name="tax" toName="text">
+    <Choice value="Animals"><Choice value="Mammals"/><Choice value="Birds"/></Choice>
+    <Choice value="Plants"><Choice value="Trees"/><Choice value="Flowers"/></Choice>
+  </Taxonomy>
+  <TextArea name="comment" toName="text"/>
+  <RectangleLabels name="box" toName="text"><Label value="x"/></RectangleLabels>
+</View>
+"""
+
+
+def r(name: str, kind: str, value: dict) -> dict:
+    return {"from_name": name, "to_name": "text", "type": kind, "value": value}
+
+
+def test_parse_config_reads_every_control():
+    controls = {c.name: c for c in parse_config(CONFIG)}
+    assert controls["sentiment"].values == ["pos", "neg", "neu"] and not controls["sentiment"].multiple
+    assert controls["topics"].multiple
+    assert controls["stars"].max_rating == 5 and controls["stars"].level == "ordinal"
+    assert (controls["score"].minimum, controls["score"].maximum) == (0, 100) and controls["score"].level == "interval"
+    assert ("Animals", "Mammals") in controls["tax"].paths
+    assert not controls["box"].supported
+    with pytest.raises(ValueError, match="not valid XML"):
+        parse_config("<View>")
+
+
+def test_convert_sets_aside_results_that_do_not_fit_and_skips_cancelled_and_plugin_annotations():
+    tasks = [{"id": 1, "annotations": [
+        {"id": 1, "completed_by": 1, "result": [r("sentiment", "choices", {"choices": ["pos"]}),
+                                                 r("stars", "rating", {"rating": 9}),          # outside 0..5
+                                                 r("score", "number", {"number": "x"}),        # wrong shape
+                                                 r("nope", "choices", {"choices": ["pos"]}),   # unknown control
+                                                 r("sentiment", "labels", {"labels": ["PER"]}),  # wrong type
+                                                 r("tax", "taxonomy", {"taxonomy": [["Animals", "Fish"]]})]},
+        {"id": 2, "completed_by": 2, "result": [r("sentiment", "choices", {"choices": ["meh"]}),   # unknown label
+                                                 r("topics", "choices", {"choices": ["b", "a"]})]},
+        {"id": 3, "completed_by": 3, "was_cancelled": True, "result": [r("sentiment", "choices", {"choices": ["neg"]})]},
+        {"id": 4, "completed_by": 99, "result": [r("sentiment", "choices", {"choices": ["neg"]})]},  # the plugin
+    ]}]
+    conv = convert(tasks, parse_config(CONFIG), exclude_users=[99], annotator_names={1: "u1", 2: "u2"})
+    s = conv.controls["sentiment"]
+    assert list(s.table["annotator"]) == ["u1"] and list(s.table["label"]) == ["pos"]
+    assert s.invalid == {"unknown label 'meh'": 1, "result type 'labels' does not match the Choices tag": 1}
+    assert conv.controls["stars"].invalid == {"rating 9 outside 0..5": 1}
+    assert conv.controls["score"].n_invalid == 1 and conv.controls["tax"].invalid == {
+        "unknown taxonomy path 'Animals/Fish'": 1}
+    assert list(conv.controls["topics"].table["label"]) == [("a", "b")]  # a set, in config order
+    assert conv.unknown == {"nope": 1}
+    assert any("RectangleLabels" in n for n in conv.notes)
+    assert "comment" in conv.controls and "edit-distance" in conv.controls["comment"].notes[0]
+
+
+def test_span_units_exact_and_iou():
+    spans = [("a", 0, 10, "PER"), ("b", 0, 10, "PER"), ("c", 1, 10, "ORG"), ("a", 20, 30, "LOC"), ("b", 21, 30, "LOC")]
+    exact = span_units(spans, None)
+    assert sorted({u for u, _, _ in exact}) == [0, 1, 2, 3]  # (0,10), (1,10), (20,30), (21,30)
+    loose = span_units(spans, 0.8)
+    units = {}
+    for u, who, lab in loose:
+        units.setdefault(u, []).append((who, lab))
+    assert sorted(map(sorted, units.values())) == [[("a", "LOC"), ("b", "LOC")],
+                                                   [("a", "PER"), ("b", "PER"), ("c", "ORG")]]
+    # the same annotator never has two spans in one unit
+    assert len(span_units([("a", 0, 10, "PER"), ("a", 0, 9, "PER")], 0.5)) == 2
+    assert {u for u, _, _ in span_units([("a", 0, 10, "PER"), ("a", 0, 9, "PER")], 0.5)} == {0, 1}
+
+
+def test_seed_002_spans_give_the_datasaur_alpha():
+    """Seed 002 (Datasaur): Labeler A vs Reviewer on 8 spans, singletons dropped -> alpha = 0.56 (their rounding)."""
+    a = [("The Tragedy of Hamlet", "EVE"), ("Prince of Denmark", "PER"), ("Hamlet", "PER"),
+         ("William Shakespeare", "PER"), ("1599", "YEAR"), ("1601", "YEAR"), ("Shakespeare", "ORG")]
+    rv = [("The Tragedy of Hamlet", "TITLE"), ("Hamlet", "PER"), ("William Shakespeare", "PER"), ("1599", "YEAR"),
+          ("1601", "YEAR"), ("Shakespeare", "PER"), ("30557", "QTY")]
+    pos = {t: (10 * i, 10 * i + len(t)) for i, t in enumerate(dict.fromkeys([x for x, _ in a + rv]))}
+    config = ('<View><Text name="text" value="$text"/><Labels name="ner" toName="text">'
+              + "".join(f'<Label value="{v}"/>' for v in ("EVE", "TITLE", "PER", "ORG", "YEAR", "QTY"))
+              + "</Labels></View>")
+    task = {"id": 7, "annotations": [
+        {"id": i + 1, "completed_by": who, "result": [r("ner", "labels", {"start": pos[t][0], "end": pos[t][1],
+                                                                          "text": t, "labels": [lab]}) for t, lab in spans]}
+        for i, (who, spans) in enumerate([(1, a), (2, rv)])]}
+    conv = convert([task], parse_config(config), annotator_names={1: "A", 2: "Reviewer"})
+    data = ie.Annotations.from_long(conv.controls["ner"].table)
+    assert data.n_items == 8 and int(np.sum(data.counts.n_i >= 2)) == 6
+    assert ie.krippendorff_alpha(data) == pytest.approx(0.56, abs=0.005)
+
+
+def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
+    """Recorded JSON, no server: the plan never names a human annotation, drops the plugin's duplicates, and a
+    second plan on the written state is empty."""
+    from iaa_label_studio.project import Project, analyse
+    from iaa_label_studio.sync import plan
+
+    bot = 99
+    config = ('<View><Text name="text" value="$text"/><Choices name="s" toName="text"><Choice value="a"/>'
+              '<Choice value="b"/></Choices></View>')
+
+    def ann(i, who, label, **kw):
+        return {"id": i, "completed_by": who, "result": [r("s", "choices", {"choices": [label]})], **kw}
+
+    tasks = [
+        {"id": 1, "data": {"text": "x", "own": 1}, "predictions": [], "annotations": [
+            ann(1, 1, "a"), ann(2, 2, "a"), ann(3, 3, "b"), ann(4, bot, "b"), ann(5, bot, "a")]},  # two of ours
+        {"id": 2, "data": {"text": "y"}, "predictions": [{"id": 7, "model_version": "iaa-engine-agreement",
+                                                          "score": 0.5}], "annotations": [ann(6, 1, "a")]},
+        {"id": 3, "data": {"text": "z"}, "predictions": [], "annotations": []},
+    ]
+    project = Project(1, "t", config, parse_config(config), tasks, {1: "u1", 2: "u2", 3: "u3"}, bot, {})
+    changes = plan(analyse(project), bot_id=bot)
+    human = {1, 2, 3, 6}
+    assert not [c for c in changes if c.kind.endswith("annotation") and c.target in human]
+    kinds = sorted((c.kind, c.task, c.target) for c in changes)
+    assert kinds == [("create_prediction", 1, None), ("delete_annotation", 1, 5), ("delete_prediction", 2, 7),
+                     ("update_annotation", 1, 4), ("update_data", 1, None), ("update_project", None, None)]
+    lean = plan(analyse(project), bot_id=bot, gold=False, field=None)  # --no-gold --no-field: scores only
+    assert sorted(c.kind for c in lean) == ["create_prediction", "delete_prediction", "update_project"]
+    upd = next(c for c in changes if c.kind == "update_data")
+    assert upd.body == ({"text": "x", "own": 1}, {"iaa_agreement": pytest.approx(1 / 3)})
+    # the state after these writes plans nothing
+    tasks[0]["annotations"] = tasks[0]["annotations"][:3] + [ann(4, bot, "a")]
+    tasks[0]["data"]["iaa_agreement"] = 1 / 3
+    tasks[0]["predictions"] = [{"id": 8, "model_version": "iaa-engine-agreement", "score": 1 / 3}]
+    tasks[1]["predictions"] = []
+    project = Project(1, "t", config, parse_config(config), tasks, {1: "u1", 2: "u2", 3: "u3"}, bot,
+                      {"model_version": "iaa-engine-agreement"})
+    assert plan(analyse(project), bot_id=bot) == []
+
+
+# --------------------------------------------------------------------------- the real server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    try:
+        srv = lst.start_test_server(tmp_path_factory.mktemp("label-studio"))
+    except lst.ServerUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the Label Studio server is needed on CI: {exc}")
+        pytest.skip(f"no Label Studio server: {exc}")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    return Api(server.client())
+
+
+ANNOTATORS = ["ann1@example.com", "ann2@example.com", "ann3@example.com"]
+
+
+def _rng_project(api, seed: int = 3, n_tasks: int = 24):
+    """A project with every supported tag, three annotators (with gaps), a cancelled annotation, a ground-truth
+    annotation, results that do not fit, a task with one annotation and one with none. Returns (pid, expected),
+    expected being the long tables per control as the test itself wrote them."""
+    users = lst.make_users(api, ANNOTATORS)
+    rng = np.random.default_rng(seed)
+    expected = {k: [] for k in ("sentiment", "topics", "stars", "score", "tax", "comment", "ner")}
+    tasks = []
+    paths = [["Animals", "Mammals"], ["Animals", "Birds"], ["Plants", "Trees"], ["Plants", "Flowers"]]
+    for t in range(n_tasks):
+        n_ann = 0 if t == 0 else 1 if t == 1 else (2 if t % 5 == 0 else 3)
+        anns = []
+        base_sent = rng.choice(["pos", "neg", "neu"])
+        for a, email in enumerate(ANNOTATORS[:n_ann]):
+            sent = base_sent if rng.random() < 0.7 else rng.choice(["pos", "neg", "neu"])
+            topics = sorted(set(rng.choice(["a", "b", "c"], size=int(rng.integers(1, 3)), replace=False)))
+            stars = int(rng.integers(1, 6))
+            score = int(rng.integers(0, 101))
+            path = paths[int(rng.integers(0, 4))] if rng.random() < 0.5 else paths[t % 4]
+            comment = "ok" if rng.random() < 0.6 else "bad"
+            spans = [(0, 5 if a < 2 else 6, "PER" if rng.random() < 0.8 else "ORG")]  # the third is off by one
+            if rng.random() < 0.5:
+                spans.append((10, 15, "LOC"))
+            res = [r("sentiment", "choices", {"choices": [str(sent)]}),
+                   r("topics", "choices", {"choices": [str(x) for x in topics]}),
+                   r("stars", "rating", {"rating": stars}), r("score", "number", {"number": score}),
+                   r("tax", "taxonomy", {"taxonomy": [path]}), r("comment", "textarea", {"text": [comment]})]
+            res += [r("ner", "labels", {"start": s, "end": e, "text": "x" * (e - s), "labels": [lab]})
+                    for s, e, lab in spans]
+            gt = a == 0 and 4 <= t < 12  # the first annotator's work on tasks 4-11 is marked ground truth
+            anns.append({"result": res, "completed_by": users[email], "ground_truth": gt})
+            row = dict(task=t, annotator=email, gt=gt)
+            expected["sentiment"].append({**row, "label": str(sent)})
+            expected["topics"].append({**row, "label": tuple(str(x) for x in topics)})
+            expected["stars"].append({**row, "label": stars})
+            expected["score"].append({**row, "label": score})
+            expected["tax"].append({**row, "label": tuple(path)})
+            expected["comment"].append({**row, "label": comment})
+            expected["ner"] += [{**row, "span": (s, e), "label": lab} for s, e, lab in spans]
+        if t == 2:  # a cancelled annotation and results that do not fit the config: never used
+            anns.append({"result": [r("sentiment", "choices", {"choices": ["neg"]})], "completed_by": users[ANNOTATORS[0]],
+                         "was_cancelled": True})
+        tasks.append({"data": {"text": f"task {t}", "keep": {"nested": [t, "x"]}}, "annotations": anns})
+    # results that do not fit: an extra annotator with an unknown label, a wrong shape, an unknown control
+    bad = lst.make_users(api, ["odd@example.com"])["odd@example.com"]
+    tasks[3]["annotations"].append({"completed_by": bad, "result": [
+        r("sentiment", "choices", {"choices": ["maybe"]}), r("stars", "rating", {"stars": 3}),
+        r("ghost", "choices", {"choices": ["pos"]})]})
+    pid = lst.make_project(api, f"every tag {seed}", CONFIG, tasks)
+    ids = sorted(t["id"] for t in api.tasks(pid))
+    frames = {}
+    for k, rows in expected.items():
+        f = pd.DataFrame(rows)
+        f["task"] = [ids[t] for t in f["task"]]
+        frames[k] = f
+    return pid, frames
+
+
+@pytest.fixture(scope="module")
+def every_tag(api):
+    return _rng_project(api)
+
+
+def test_report_json_equals_iaa_engine_for_every_tag(server, every_tag):
+    pid, frames = every_tag
+    out = run("report", "--url", server.url, "--token", TOKEN, "--project", str(pid), "--json")
+    assert out.returncode == 0, out.stderr
+    assert TOKEN not in out.stdout + out.stderr
+    got = json.loads(out.stdout)
+    levels = {"stars": "ordinal", "score": "interval"}
+    for name in ("sentiment", "topics", "stars", "score", "comment"):
+        f = frames[name].rename(columns={"task": "item"}).drop(columns="gt")
+        want = ie.report(ie.Annotations.from_long(f, level=levels.get(name, "nominal"))).to_dict()
+        assert got["controls"][name] == json.loads(json.dumps(want)), name
+    tax = ie.report(ie.Annotations.from_long(frames["tax"].rename(columns={"task": "item"}).drop(columns="gt")),
+                    hierarchy="/")
+    assert got["controls"]["tax"] == json.loads(json.dumps(tax.to_dict()))
+    assert got["controls"]["tax"]["hierarchy"]["alpha_parent"] is not None
+    # spans, exact boundaries: a unit per (task, start, end)
+    ner = frames["ner"].assign(item=[f"{t}#{s}" for t, s in zip(frames["ner"]["task"], frames["ner"]["span"])])
+    want = ie.report(ie.Annotations.from_long(ner[["item", "annotator", "label"]])).to_dict()
+    for key in ("n_annotations", "n_annotators", "krippendorff_alpha", "fleiss_kappa", "spa"):
+        assert got["controls"]["ner"][key] == json.loads(json.dumps(want[key])), key
+    # each annotator against the ground-truth annotations: the core's pairwise matrices, ground truth as a rater
+    f = frames["sentiment"].rename(columns={"task": "item"})
+    f.loc[f["gt"], "annotator"] = "ground truth"
+    gt_data = ie.Annotations.from_long(f.drop(columns="gt"))
+    pa, ck = ie.percent_agreement_matrix(gt_data), ie.cohen_kappa_matrix(gt_data)
+    g = list(pa.annotators).index("ground truth")
+    vs = got["details"]["sentiment"]["ground_truth"]
+    assert set(vs) == set(pa.annotators) - {"ground truth"}
+    for a, name in enumerate(pa.annotators):
+        if name != "ground truth":
+            want_pa = pa.values[g, a]
+            assert vs[name]["n_shared"] == pa.n_shared[g, a]
+            assert vs[name]["percent_agreement"] == (None if not np.isfinite(want_pa) else pytest.approx(want_pa))
+            assert (vs[name]["cohen_kappa"] is None) == (not np.isfinite(ck.values[g, a]))
+    assert vs["ann2@example.com"]["n_shared"] == 8
+    # what did not fit is counted, never used
+    d = got["details"]
+    assert d["sentiment"]["invalid"] == {"unknown label 'maybe'": 1}
+    assert d["stars"]["invalid"] == {"wrong shape (expected an integer 'rating')": 1}
+    assert got["unknown_controls"] == {"ghost": 1}
+    assert d["comment"]["notes"] and "edit-distance" in d["comment"]["notes"][0]
+    assert any("RectangleLabels" in n for n in got["notes"])
+
+
+def test_report_text_and_iou_and_environment(server, every_tag):
+    pid, frames = every_tag
+    env = {"LABEL_STUDIO_URL": server.url, "LABEL_STUDIO_API_KEY": TOKEN}
+    out = run("report", "--project", str(pid), env=env)
+    assert out.returncode == 0, out.stderr
+    assert "== sentiment (Choices, nominal) ==" in out.stdout and "unknown label 'maybe'" in out.stdout
+    assert TOKEN not in out.stdout + out.stderr
+    exact = json.loads(run("report", "--project", str(pid), "--json", env=env).stdout)
+    loose = json.loads(run("report", "--project", str(pid), "--json", "--iou", "0.5", env=env).stdout)
+    assert exact["controls"]["ner"]["n_annotations"] == loose["controls"]["ner"]["n_annotations"]
+    # the third annotator's span ends one character later: a unit of its own with exact boundaries, matched with IoU
+    assert loose["controls"]["ner"]["n_items"] < exact["controls"]["ner"]["n_items"]
+    assert loose["controls"]["ner"]["n_items_excluded"] < exact["controls"]["ner"]["n_items_excluded"]
+    assert "IoU >= 0.5" in loose["details"]["ner"]["notes"][0]
+
+
+def test_errors_are_one_line_and_never_show_the_token(server, every_tag):
+    pid, _ = every_tag
+    cases = {
+        "token": run("report", "--url", server.url, "--token", "wrong-token-123456", "-p", str(pid)),
+        "project": run("report", "--url", server.url, "--token", TOKEN, "-p", "987654"),
+        "unreachable": run("report", "--url", f"http://127.0.0.1:{lst.free_port()}", "--token", TOKEN, "-p", "1"),
+        "no url": run("report", "--token", TOKEN, "-p", "1"),
+    }
+    for what, out in cases.items():
+        assert out.returncode != 0, what
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("iaa: error: "), (what, out.stderr)
+        assert TOKEN not in out.stderr + out.stdout and "wrong-token-123456" not in out.stderr, what
+    assert "refused the API token" in cases["token"].stderr
+    assert "project 987654 does not exist" in cases["project"].stderr
+    assert "cannot reach Label Studio" in cases["unreachable"].stderr
+    assert "LABEL_STUDIO_URL" in cases["no url"].stderr
+
+
+# --------------------------------------------------------------------------- sync
+
+
+def _state(api, pid):
+    tasks = list(api.tasks(pid))
+    bot = api.plugin_user(create=False)
+    bot_id = bot["id"] if bot else None
+    human = {a["id"]: {k: v for k, v in a.items() if k != "created_ago"}
+             for t in tasks for a in t["annotations"] if a["completed_by"] != bot_id}
+    return tasks, bot_id, human
+
+
+def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
+    pid, frames = _rng_project(api, seed=11, n_tasks=20)
+    tasks0, _, human0 = _state(api, pid)
+    data0 = {t["id"]: t["data"] for t in tasks0}
+    args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path)]
+    dry = run("sync", *args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "dry run: would write" in dry.stdout and "create annotation" in dry.stdout
+    assert _state(api, pid)[2] == human0 and api.plugin_user(create=False) is None  # nothing written
+    first = run("sync", *args, "--json")
+    assert first.returncode == 0, first.stderr
+    s1 = json.loads(first.stdout)
+    tasks1, bot_id, human1 = _state(api, pid)
+    assert human1 == human0  # every human annotation byte for byte (but the server's "created ago" text)
+    assert bot_id is not None and s1["plugin_user"]["email"] == PLUGIN_EMAIL
+    # the score is the core's item agreement of the primary control (the first: sentiment)
+    sent = ie.Annotations.from_long(frames["sentiment"].rename(columns={"task": "item"}))
+    want = ie.item_agreement(sent)
+    gold = ie.gold_standard(sent).labels
+    n_gold = 0
+    for t in tasks1:
+        tid = t["id"]
+        ours = [a for a in t["annotations"] if a["completed_by"] == bot_id]
+        preds = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-agreement"]
+        n_human = len([a for a in t["annotations"] if a["completed_by"] != bot_id and not a["was_cancelled"]])
+        agreement = want.get(tid, math.nan)
+        if np.isfinite(agreement):
+            assert len(preds) == 1 and preds[0]["score"] == pytest.approx(agreement, abs=1e-12)
+            assert t["data"]["iaa_agreement"] == pytest.approx(agreement, abs=1e-12)
+            assert t["data"]["iaa_agreement_sentiment"] == pytest.approx(agreement, abs=1e-12)
+        else:
+            assert preds == [] and t["data"].get("iaa_agreement") is None
+        for k, v in data0[tid].items():
+            assert t["data"][k] == v  # read-merge-write kept the task's own data
+        g = gold[(gold["item"] == tid) & ~gold["tie"]]
+        if n_human >= 2 and len(g):
+            assert len(ours) == 1
+            sent_res = [x for x in ours[0]["result"] if x["from_name"] == "sentiment"]
+            assert sent_res[0]["value"] == {"choices": [g["label"].iloc[0]]}
+            n_gold += 1
+        elif n_human < 2:
+            assert ours == []
+    assert n_gold >= 5
+    assert api.project(pid)["model_version"] == "iaa-engine-agreement"
+    files = [Path(f) for f in s1["files"]]
+    assert files[0].exists() and json.loads(files[0].read_text())["project"] == pid
+    assert files[1].suffix == ".html" and "<svg" in files[1].read_text()
+    # the plugin's own annotations are excluded: the report is the same after the sync
+    before = json.loads(run("report", *args[:-2], "--json").stdout)
+    assert before["controls"]["sentiment"] == json.loads(json.dumps(ie.report(sent).to_dict()))
+    # second sync: nothing to do, nothing created
+    second = run("sync", *args, "--json")
+    assert second.returncode == 0, second.stderr
+    s2 = json.loads(second.stdout)
+    assert s2["planned"] == {} and s2["done"] == {} and s2["unchanged_tasks"] == s2["n_tasks"]
+    tasks2, _, human2 = _state(api, pid)
+    assert human2 == human0
+    assert [len(t["annotations"]) for t in tasks2] == [len(t["annotations"]) for t in tasks1]
+    assert [len(t["predictions"]) for t in tasks2] == [len(t["predictions"]) for t in tasks1]
+
+
+def test_sync_updates_after_a_human_change_and_only_its_own_writes(server, api, tmp_path):
+    pid, frames = _rng_project(api, seed=5, n_tasks=8)
+    args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
+    assert run("sync", *args).returncode == 0
+    tasks, bot_id, human = _state(api, pid)
+    # a human changes their label on a unanimous task: that task's score, field and gold follow, nothing else changes
+    def sentiments(t):
+        return [x["value"]["choices"][0] for a in t["annotations"] if a["completed_by"] != bot_id
+                and not a["was_cancelled"] for x in a["result"] if x["from_name"] == "sentiment"]
+
+    t = next(t for t in tasks if len(sentiments(t)) == 3 and len(set(sentiments(t))) == 1)
+    a = next(a for a in t["annotations"] if a["completed_by"] != bot_id)
+    other = next(v for v in ("pos", "neg", "neu") if v != sentiments(t)[0])
+    new = [x if x["from_name"] != "sentiment" else {**x, "value": {"choices": [other]}} for x in a["result"]]
+    api.request("PATCH", f"api/annotations/{a['id']}", json={"result": new})
+    human_after_edit = _state(api, pid)[2]
+    out = run("sync", *args, "--json")
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)
+    assert s["done"] == {"update_prediction": 1, "update_data": 1}  # 1/3 agreement; gold stays the majority
+    assert s["unchanged_tasks"] == s["n_tasks"] - 1
+    after = next(x for x in api.tasks(pid) if x["id"] == t["id"])
+    assert after["data"]["iaa_agreement"] == pytest.approx(1 / 3, abs=1e-12)
+    assert _state(api, pid)[2] == human_after_edit
+
+
+def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_duplicates(server, api, tmp_path):
+    """Runs last in this module: it stops and restarts the module's server."""
+    users = lst.make_users(api, ANNOTATORS)
+    rng = np.random.default_rng(1)
+    tasks = [{"data": {"text": f"t{i}"}, "annotations": [
+        {"completed_by": users[e], "result": [r("sentiment", "choices", {"choices": [str(rng.choice(["pos", "neg"]))]})]}
+        for e in ANNOTATORS]} for i in range(150)]
+    pid = lst.make_project(api, "crash", CONFIG, tasks)
+    _, _, human0 = _state(api, pid)
+    args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
+    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG",)}
+    err = tmp_path / "stderr.txt"
+    with open(err, "w") as fh:
+        proc = subprocess.Popen([IAA, "label-studio", "sync", *args, "--workers", "2", "--progress"], stdout=subprocess.PIPE,
+                                stderr=fh, text=True, env=env)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # wait until the writes are well under way, then pull the plug
+            text = err.read_text()
+            done = [int(x.split("/")[0]) for x in text.replace("\r", "\n").split("writing ")[1:] if "/" in x]
+            if done and done[-1] >= 20 or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        server.stop()
+        proc.wait(timeout=120)
+    assert proc.returncode != 0, "the sync should have failed with the server gone"
+    last = err.read_text().replace("\r", "\n").strip().splitlines()[-1]
+    assert last.startswith("iaa: error: ") and TOKEN not in err.read_text()
+    server.run()
+    _, bot_id, _ = _state(api, pid)
+    partial = sum(1 for t in api.tasks(pid) for a in t["annotations"] if a["completed_by"] == bot_id)
+    assert 0 < partial < 150  # it really stopped in the middle
+    again = run("sync", *args, "--json")
+    assert again.returncode == 0, again.stderr
+    tasks_after, bot_id, human_after = _state(api, pid)
+    assert human_after == human0
+    for t in tasks_after:
+        ours = [a for a in t["annotations"] if a["completed_by"] == bot_id]
+        preds = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-agreement"]
+        assert len(ours) == 1 and len(preds) == 1, t["id"]  # 3 annotators, 2 labels: always a majority
+        assert "iaa_agreement" in t["data"]
+    third = json.loads(run("sync", *args, "--json").stdout)
+    assert third["planned"] == {}

@@ -1,0 +1,161 @@
+"""`iaa label-studio watch` end to end: a real Label Studio server (SSRF protection off, so that it may post to a
+loopback receiver, in this test server only) sends real webhooks to the plugin's receiver."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
+
+from iaa_label_studio import testing as lst  # noqa: E402
+from iaa_label_studio.api import Api  # noqa: E402
+
+IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
+CONFIG = ('<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
+          '<Choice value="pos"/><Choice value="neg"/></Choices></View>')
+SECRET = "s3cret-for-the-test"
+
+
+def res(label: str) -> list:
+    return [{"from_name": "sentiment", "to_name": "text", "type": "choices", "value": {"choices": [label]}}]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    try:
+        srv = lst.start_test_server(tmp_path_factory.mktemp("label-studio-webhooks"), ssrf=False)
+    except lst.ServerUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the Label Studio server is needed on CI: {exc}")
+        pytest.skip(f"no Label Studio server: {exc}")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    return Api(server.client())
+
+
+def start_watch(server, pid: int, tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, int, Path]:
+    port = lst.free_port()
+    log = tmp_path / f"watch-{port}.log"
+    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG",)}
+    proc = subprocess.Popen([IAA, "label-studio", "watch", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid),
+                             "--listen", f"127.0.0.1:{port}", "--secret", SECRET, *extra],
+                            stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
+    wait_for(lambda: "listening on" in log.read_text() or proc.poll() is not None, 60)
+    assert proc.poll() is None, log.read_text()
+    return proc, port, log
+
+
+def wait_for(cond, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def uid(a: dict):
+    """GET /api/tasks/{id} gives completed_by as a user object; the task list gives the id."""
+    return a["completed_by"]["id"] if isinstance(a["completed_by"], dict) else a["completed_by"]
+
+
+def score(api, tid: int):
+    t = api.task(tid)
+    return t["data"].get("iaa_agreement"), [p["score"] for p in t["predictions"]
+                                             if p["model_version"] == "iaa-engine-agreement"]
+
+
+def post(port: int, body: dict, headers: dict) -> int:
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/webhook", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json", **headers}, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server, api, tmp_path):
+    users = lst.make_users(api, ["w1@example.com", "w2@example.com", "w3@example.com"])
+    u1, u2, u3 = users.values()
+    pid = lst.make_project(api, "webhooks", CONFIG, [
+        {"data": {"text": "a"}, "annotations": [{"completed_by": u1, "result": res("pos")},
+                                                {"completed_by": u2, "result": res("pos")}]},
+        {"data": {"text": "b"}, "annotations": [{"completed_by": u1, "result": res("pos")},
+                                                {"completed_by": u2, "result": res("neg")}]},
+    ])
+    t1, t2 = sorted(t["id"] for t in api.tasks(pid))
+    proc, port, log = start_watch(server, pid, tmp_path, "--poll", "0")
+    try:
+        assert score(api, t1) == (1.0, [1.0]) and score(api, t2) == (0.0, [0.0])  # the initial sync
+        hooks = api.webhooks(pid)
+        assert len(hooks) == 1 and hooks[0]["url"] == f"http://127.0.0.1:{port}/webhook"
+        # a wrong or missing secret is rejected, and changes nothing
+        fake = {"action": "ANNOTATION_CREATED", "task": {"id": t2}, "annotation": {"task": t2, "completed_by": u1},
+                "project": {"id": pid}}
+        assert post(port, fake, {"X-IAA-Secret": "wrong"}) == 403
+        assert post(port, fake, {}) == 403
+        # a real webhook: a third annotator labels task 2 (pos, neg, pos -> P = 1/3, gold pos)
+        api.create_annotation(t2, res("pos"), u3)
+        assert wait_for(lambda: score(api, t2)[0] == pytest.approx(1 / 3), 30), log.read_text()
+        assert score(api, t2)[1] == [pytest.approx(1 / 3)]
+        bot = api.plugin_user(create=False)["id"]
+
+        def gold():
+            return [a for a in api.task(t2)["annotations"] if uid(a) == bot]
+
+        assert wait_for(lambda: len(gold()) == 1, 30), log.read_text()  # the writes of one update run in parallel
+        assert gold()[0]["result"][0]["value"] == {"choices": ["pos"]}
+        t = api.task(t2)
+        assert "ANNOTATION_CREATED" in log.read_text()
+        # an update: annotator 2 changes to pos -> unanimous
+        a2 = next(a for a in t["annotations"] if uid(a) == u2)
+        api.update_annotation(a2["id"], res("pos"))
+        assert wait_for(lambda: score(api, t2)[0] == 1.0, 30), log.read_text()
+        # a deletion carries only ids: a full sync follows
+        api.delete_annotation(a2["id"])
+        assert wait_for(lambda: "ANNOTATIONS_DELETED: full sync" in log.read_text(), 30), log.read_text()
+        assert score(api, t2) == (1.0, [1.0])  # pos, pos
+        assert len([a for a in api.task(t2)["annotations"] if uid(a) == bot]) == 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0, log.read_text()
+    assert api.webhooks(pid) == []  # removed on exit
+    assert lst.TOKEN not in log.read_text() and SECRET not in log.read_text()
+
+
+def test_polling_reconciles_what_no_webhook_announced(server, api, tmp_path):
+    users = lst.make_users(api, ["w1@example.com", "w2@example.com"])
+    u1, u2 = users.values()
+    pid = lst.make_project(api, "polling", CONFIG, [
+        {"data": {"text": "a"}, "annotations": [{"completed_by": u1, "result": res("pos")}]}])
+    (tid,) = [t["id"] for t in api.tasks(pid)]
+    # the webhook points nowhere (as if it were lost): only the polling can notice the new annotation
+    proc, port, log = start_watch(server, pid, tmp_path, "--poll", "1",
+                                  "--public-url", f"http://127.0.0.1:{lst.free_port()}/nowhere")
+    try:
+        assert score(api, tid) == (None, [])  # one annotation: no agreement
+        api.create_annotation(tid, res("neg"), u2)
+        assert wait_for(lambda: score(api, tid)[0] == 0.0, 30), log.read_text()
+        assert wait_for(lambda: any(line.startswith("reconcile (poll): full sync, {") and "create_prediction" in line
+                                     for line in (x[9:] for x in log.read_text().splitlines())), 30), \
+            log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0, log.read_text()
