@@ -411,17 +411,7 @@ def _kappa_heatmap(matrix: PairwiseMatrix, fig_id: str) -> tuple[str, str]:
                     cells.append(_text(x + cell / 2, cy + size * 1.05, f"n={s}", size=size * 0.75,
                                        anchor="middle", fill=ink))
     body += cells
-    body.append(f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(plot)}" height="{_n(plot)}" fill="none" '
-                'stroke="#999" stroke-width="0.8"/>')
-    for i, lab in enumerate(labels):
-        c = y0 + (i + 0.5) * cell
-        body.append(_text(x0 - 5, c + font * 0.35, _esc(lab), size=font, anchor="end"))
-        cx = x0 + (i + 0.5) * cell
-        if rotate_cols:
-            body.append(_text(cx, y0 + plot + 5, _esc(lab), size=font, anchor="end", rotate=-90,
-                              extra='dy="0.35em"'))
-        else:
-            body.append(_text(cx, y0 + plot + 15, _esc(lab), size=font, anchor="middle"))
+    body += _grid_frame(x0, y0, plot, cell, labels, font, rotate_cols)
     body.append(_text(14, y0 + plot / 2, "annotator (row)", size=13, anchor="middle", rotate=-90,
                       weight="600", extra='dy="0.35em"'))
     body.append(_text(x0 + plot / 2, height - 10, "annotator (column)", size=13, anchor="middle", weight="600"))
@@ -638,17 +628,9 @@ def _coincidence(o: np.ndarray, categories: Sequence[Any], fig_id: str) -> tuple
                 txt = f"{v:.0f}" if integral else f"{v:.1f}"
                 body.append(_text(x + cell / 2, y + cell / 2 + size * 0.35, txt, size=size, anchor="middle",
                                   fill=ink, weight="600" if i == j else None))
-    body.append(f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(plot)}" height="{_n(plot)}" fill="none" '
-                'stroke="#999" stroke-width="0.8"/>')
-    for i, lab in enumerate(labels):
+    body += _grid_frame(x0, y0, plot, cell, labels, font, rotate_cols)
+    for i in range(len(labels)):
         cy = y0 + (i + 0.5) * cell
-        body.append(_text(x0 - 5, cy + font * 0.35, _esc(lab), size=font, anchor="end"))
-        cx = x0 + (i + 0.5) * cell
-        if rotate_cols:
-            body.append(_text(cx, y0 + plot + 5, _esc(lab), size=font, anchor="end", rotate=-90,
-                              extra='dy="0.35em"'))
-        else:
-            body.append(_text(cx, y0 + plot + 15, _esc(lab), size=font, anchor="middle"))
         if show_numbers or c <= 40:
             body.append(_text(x0 + plot + 8, cy + 4, f"{totals[i]:.0f}" if integral else f"{totals[i]:.1f}",
                               size=min(11.0, font), fill=_MUTED))
@@ -942,4 +924,19 @@ def write_html_report(
                               progress=progress)
     out = Path(path)
     out.write_text(text, encoding="utf-8")
+    return out
+
+
+def _grid_frame(x0: float, y0: float, plot: float, cell: float, labels: list, font: float,
+                rotate_cols: bool) -> list[str]:
+    """The border of a square heatmap and its row and column labels."""
+    out = [f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(plot)}" height="{_n(plot)}" fill="none" '
+           'stroke="#999" stroke-width="0.8"/>']
+    for i, lab in enumerate(labels):
+        out.append(_text(x0 - 5, y0 + (i + 0.5) * cell + font * 0.35, _esc(lab), size=font, anchor="end"))
+        cx = x0 + (i + 0.5) * cell
+        if rotate_cols:
+            out.append(_text(cx, y0 + plot + 5, _esc(lab), size=font, anchor="end", rotate=-90, extra='dy="0.35em"'))
+        else:
+            out.append(_text(cx, y0 + plot + 15, _esc(lab), size=font, anchor="middle"))
     return out

@@ -180,12 +180,7 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    try:
-        srv = lst.start_test_server(tmp_path_factory.mktemp("label-studio"))
-    except lst.ServerUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the Label Studio server is needed on CI: {exc}")
-        pytest.skip(f"no Label Studio server: {exc}")
+    srv = lst.server_or_skip(tmp_path_factory.mktemp("label-studio"))
     yield srv
     srv.stop()
 

@@ -32,12 +32,7 @@ def res(label: str) -> list:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    try:
-        srv = lst.start_test_server(tmp_path_factory.mktemp("label-studio-webhooks"), ssrf=False)
-    except lst.ServerUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the Label Studio server is needed on CI: {exc}")
-        pytest.skip(f"no Label Studio server: {exc}")
+    srv = lst.server_or_skip(tmp_path_factory.mktemp("label-studio-webhooks"), ssrf=False)
     yield srv
     srv.stop()
 

@@ -214,3 +214,17 @@ def main() -> int:  # pragma: no cover - manual use: python -m iaa_label_studio.
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def server_or_skip(base: Path, **kwargs) -> LabelStudioServer:
+    """For pytest fixtures: a started server, or a skip saying why (a failure on CI, which must have one)."""
+    import os
+
+    import pytest
+
+    try:
+        return start_test_server(base, **kwargs)
+    except ServerUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the Label Studio server is needed on CI: {exc}")
+        pytest.skip(f"no Label Studio server: {exc}")
