@@ -434,8 +434,70 @@ def test_sync_updates_after_a_human_change_and_only_its_own_writes(server, api, 
     assert _state(api, pid)[2] == human_after_edit
 
 
+def test_a_re_sync_reads_only_what_changed_and_agrees_with_a_full_read(server, api, tmp_path):
+    """The saved state: an unchanged project costs one filtered query; a human edit is read task by task; changes
+    that leave updated_at alone (a task deleted from the Data Manager, a bulk import of someone's predictions) are
+    caught by the project's counters and read in full; every result equals a full read."""
+    from iaa_label_studio.state import StateStore
+
+    pid, _ = _rng_project(api, seed=21, n_tasks=16)
+    state_dir = tmp_path / "state"
+    args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html",
+            "--state-dir", str(state_dir)]
+
+    def sync(*extra):
+        out = run("sync", *args, "--json", *extra)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    def full_report():
+        out = run("report", *args[:6], "--json", "--no-state")
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    s1 = sync()
+    assert s1["pull"] == {"mode": "full", "read": 16, "reason": "no saved state"}
+    assert s1["done"] and s1["after"]["left"] == {}  # the writes were read back: nothing left to write
+    path = StateStore(state_dir).path(server.url, pid)
+    assert path.exists() and path.stat().st_mode & 0o777 == 0o600 and state_dir.stat().st_mode & 0o777 == 0o700
+    s2 = sync()
+    assert s2["pull"]["mode"] == "incremental" and s2["pull"]["read"] == 0
+    assert s2["planned"] == {} and s2["agreement"]["controls"] == s1["agreement"]["controls"]
+    # a human edit: that task alone is read again, and the result is the full read's
+    tasks, bot_id, _ = _state(api, pid)
+    t = next(t for t in tasks if sum(a["completed_by"] != bot_id and not a["was_cancelled"] for a in t["annotations"]) == 3)
+    a = next(a for a in t["annotations"] if a["completed_by"] != bot_id)
+    new = [x if x["from_name"] != "stars" else {**x, "value": {"rating": 1 + x["value"]["rating"] % 5}}
+           for x in a["result"]]
+    api.update_annotation(a["id"], new)
+    s3 = sync()
+    assert s3["pull"]["mode"] == "incremental" and s3["pull"]["read"] == 1
+    assert s3["agreement"]["controls"] == full_report()["controls"] != s2["agreement"]["controls"]
+    # a task deleted in the Data Manager (updated_at cannot tell): the counters differ, everything is read
+    gone = tasks[-1]["id"]
+    api.request("POST", "api/dm/actions", params={"id": "delete_tasks", "project": pid},
+                json={"selectedItems": {"all": False, "included": [gone]}})
+    s4 = sync()
+    assert s4["pull"]["mode"] == "full" and "task_number" in s4["pull"]["reason"], s4["pull"]
+    assert s4["n_tasks"] == 15 and s4["agreement"]["controls"] == full_report()["controls"]
+    # predictions imported in bulk by someone else leave updated_at alone too
+    api.import_predictions(pid, [{"task": tasks[2]["id"], "result": [], "score": 0.5, "model_version": "other"}])
+    s5 = sync()
+    assert s5["pull"]["mode"] == "full" and "total_predictions_number" in s5["pull"]["reason"], s5["pull"]
+    assert s5["planned"] == {}
+    # a damaged state file is no state
+    path.write_bytes(b"not gzip")
+    s6 = sync()
+    assert s6["pull"] == {"mode": "full", "read": 15, "reason": "no saved state"} and s6["planned"] == {}
+    # --full reads everything; --no-state keeps nothing
+    assert sync("--full")["pull"]["reason"] == "--full"
+    other = tmp_path / "never"
+    assert run("report", *args[:6], "--no-state", "--state-dir", str(other)).returncode == 0 and not other.exists()
+
+
 def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_duplicates(server, api, tmp_path):
-    """Runs last in this module: it stops and restarts the module's server."""
+    """Runs last in this module: it stops and restarts the module's server. The second sync starts from the saved
+    state of the interrupted one: what the interrupted run wrote must be read again, not assumed."""
     users = lst.make_users(api, ANNOTATORS)
     rng = np.random.default_rng(1)
     tasks = [{"data": {"text": f"t{i}"}, "annotations": [

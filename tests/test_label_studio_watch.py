@@ -121,9 +121,9 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
         a2 = next(a for a in t["annotations"] if uid(a) == u2)
         api.update_annotation(a2["id"], res("pos"))
         assert wait_for(lambda: score(api, t2)[0] == 1.0, 30), log.read_text()
-        # a deletion carries only ids: a full sync follows
+        # a deletion carries only ids: the sync of what changed finds the task
         api.delete_annotation(a2["id"])
-        assert wait_for(lambda: "ANNOTATIONS_DELETED: full sync" in log.read_text(), 30), log.read_text()
+        assert wait_for(lambda: "webhook ANNOTATIONS_DELETED: read" in log.read_text(), 30), log.read_text()
         assert score(api, t2) == (1.0, [1.0])  # pos, pos
         assert len([a for a in api.task(t2)["annotations"] if uid(a) == bot]) == 1
     finally:
@@ -147,7 +147,7 @@ def test_polling_reconciles_what_no_webhook_announced(server, api, tmp_path):
         assert score(api, tid) == (None, [])  # one annotation: no agreement
         api.create_annotation(tid, res("neg"), u2)
         assert wait_for(lambda: score(api, tid)[0] == 0.0, 30), log.read_text()
-        assert wait_for(lambda: any(line.startswith("reconcile (poll): full sync, {") and "create_prediction" in line
+        assert wait_for(lambda: any(line.startswith("reconcile (poll): read 1 changed task(s), {") and "create_prediction" in line
                                      for line in (x[9:] for x in log.read_text().splitlines())), 30), \
             log.read_text()
     finally:

@@ -28,6 +28,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "annotations)")
     p.add_argument("--progress", action="store_true", default=None,
                    help="show progress on stderr even when it is not a terminal")
+    st = p.add_argument_group("saved state (read only what changed since the previous run)")
+    st.add_argument("--full", action="store_true", help="read every task, whatever the saved state says")
+    st.add_argument("--state-dir", metavar="DIR",
+                    help="where the previous run's read is kept (default: $IAA_LS_STATE_DIR, else "
+                         "~/.cache/iaa-engine/label-studio)")
+    st.add_argument("--no-state", action="store_true", help="keep no state: every run reads every task")
 
 
 def register(subparsers: Any) -> None:
@@ -60,7 +66,7 @@ def register(subparsers: Any) -> None:
     syn.add_argument("--no-field", action="store_true",
                      help="do not write the task data field (the prediction score alone is written, in bulk: "
                           "much faster on large projects)")
-    syn.add_argument("--workers", type=int, default=8, help="parallel requests for per-task writes (default 8)")
+    syn.add_argument("--workers", type=int, default=4, help="parallel requests for per-task writes (default 4)")
     syn.add_argument("--summary", metavar="DIR", default=".",
                      help="directory for the summary files iaa-ls-<project>.json/.html (default: current)")
     syn.add_argument("--no-html", action="store_true", help="do not write the HTML report")
@@ -78,12 +84,12 @@ def register(subparsers: Any) -> None:
     w.add_argument("--secret", help="shared secret sent in the X-IAA-Secret header (default: $IAA_WEBHOOK_SECRET, "
                                     "else a random one)")
     w.add_argument("--poll", type=float, default=300.0, metavar="SECONDS",
-                   help="reconcile by a full sync every SECONDS (default 300; 0: never)")
+                   help="reconcile every SECONDS by a sync of what changed (default 300; 0: never)")
     w.add_argument("--field", default="iaa_agreement")
     w.add_argument("--model-version", default="iaa-engine-agreement")
     w.add_argument("--no-gold", action="store_true")
     w.add_argument("--no-field", action="store_true")
-    w.add_argument("--workers", type=int, default=8)
+    w.add_argument("--workers", type=int, default=4)
     w.add_argument("--max-seconds", type=float, default=None, help=argparse.SUPPRESS)
     w.set_defaults(func=_cmd_watch)
 
@@ -105,6 +111,12 @@ def _connect(args: argparse.Namespace):
     return api
 
 
+def _state(args: argparse.Namespace):
+    from .state import StateStore
+
+    return None if args.no_state else StateStore(args.state_dir)
+
+
 def _guard(fn):
     def run(args: argparse.Namespace) -> int:
         from iaa_engine.cli import CliError
@@ -123,7 +135,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from .project import analyse, pull
 
     api = _connect(args)
-    project = pull(api, args.project, progress=args.progress)
+    project = pull(api, args.project, progress=args.progress, state=_state(args), full=args.full)
     analysis = analyse(project, iou_threshold=args.iou, primary=args.score_control)
     if args.json:
         print(json.dumps(analysis.to_json(), indent=2 if args.indent else None, default=str))
@@ -166,7 +178,7 @@ def _cmd_sync(args: argparse.Namespace) -> int:
     summary = sync(api, args.project, iou_threshold=args.iou, primary=args.score_control, dry_run=args.dry_run,
                    field=None if args.no_field else args.field, model_version=args.model_version,
                    gold=not args.no_gold, workers=args.workers, summary_dir=args.summary, html=not args.no_html,
-                   progress=args.progress)
+                   progress=args.progress, state=_state(args), full=args.full)
     if args.json:
         print(json.dumps(summary, indent=2, default=str))
     else:
@@ -186,4 +198,4 @@ def _cmd_watch(args: argparse.Namespace) -> int:
                  poll=args.poll, iou_threshold=args.iou, primary=args.score_control,
                  field=None if args.no_field else args.field,
                  model_version=args.model_version, gold=not args.no_gold, workers=args.workers,
-                 max_seconds=args.max_seconds, out=sys.stdout)
+                 max_seconds=args.max_seconds, out=sys.stdout, state=_state(args), full=args.full)

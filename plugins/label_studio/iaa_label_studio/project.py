@@ -13,7 +13,9 @@ import sys
 import time
 import warnings
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,7 @@ import iaa_engine as ie
 
 from .api import Api, LabelStudioError
 from .convert import Control, ControlData, Converted, convert, parse_config
+from .state import PullState, StateStore, counts_differ, slim_task
 
 __all__ = ["Project", "ControlResult", "Analysis", "pull", "analyse", "GROUND_TRUTH"]
 
@@ -64,11 +67,26 @@ class Project:
     users: dict[int, str]
     plugin_user: int | None
     raw: dict = field(default_factory=dict)
+    #: how the tasks were read: ``{"mode": "full"|"incremental", "read": n, ...}``
+    pull_info: dict = field(default_factory=dict)
 
 
-def pull(api: Api, project_id: int, *, plugin_user: int | None = None, progress: bool | None = None) -> Project:
-    """Read the project, its users and every task with annotations and predictions."""
+#: changes are looked for from this long before the previous run's start (transactions commit out of order)
+MARGIN = timedelta(seconds=120)
+#: read everything when more than this share of the tasks changed (reading by id is slower per task)
+FULL_SHARE = 0.5
+
+
+def pull(api: Api, project_id: int, *, plugin_user: int | None = None, progress: bool | None = None,
+         state: StateStore | None = None, full: bool = False, refresh: Iterable[int] = ()) -> Project:
+    """Read the project, its users and every task with its annotations and predictions.
+
+    With a ``state`` store holding the previous run's read, only the tasks changed since then are read (see
+    :mod:`iaa_label_studio.state`), plus those in ``refresh``; ``full=True`` reads everything. The tasks come
+    back in the shape of :func:`iaa_label_studio.state.slim_task`, ordered by id.
+    """
     p = api.project(project_id)
+    started = (api.server_date or datetime.now(timezone.utc)) - timedelta(seconds=1)
     controls = parse_config(p.get("label_config") or "<View/>")
     users: dict[int, str] = {}
     for u in api.users():
@@ -77,18 +95,81 @@ def pull(api: Api, project_id: int, *, plugin_user: int | None = None, progress:
         from .api import PLUGIN_EMAIL
 
         plugin_user = next((uid for uid, email in users.items() if str(email).lower() == PLUGIN_EMAIL), None)
-    bar = Progress(p.get("task_number"), "pulling tasks", progress)
-    try:
-        tasks = api.tasks_export(project_id)
-        bar.update(len(tasks))
-    except LabelStudioError:  # e.g. export disabled: page through /api/tasks
-        tasks = []
-        for t in api.tasks(project_id):
-            tasks.append(t)
-            bar.update()
-    bar.close()
+    prev = None if state is None or full else state.load(api.base_url, project_id)
+    tasks, info = None, {}
+    if prev is not None and prev.watermark is not None:
+        tasks, info = _pull_changes(api, p, prev, set(refresh), progress)
+    if tasks is None:
+        why = "--full" if full else info.get("reason") or ("no saved state" if state is not None else "no state kept")
+        tasks = _pull_all(api, int(project_id), p, progress)
+        info = {"mode": "full", "read": len(tasks), "reason": why}
+    if state is not None:
+        state.save(PullState(api.base_url, int(project_id), started, {t["id"]: t for t in tasks}))
     return Project(int(p["id"]), p.get("title") or "", p.get("label_config") or "", controls, tasks, users,
-                   plugin_user, p)
+                   plugin_user, p, info)
+
+
+def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None) -> list[dict]:
+    """Every task: an export snapshot; else the plain JSON export and the predictions; else page by page."""
+    bar = Progress(p.get("task_number"), "reading tasks", progress)
+    try:
+        try:
+            tasks = api.tasks_snapshot(project_id)
+        except LabelStudioError:
+            try:
+                tasks = _with_predictions(api, project_id, api.tasks_export(project_id), {})
+            except LabelStudioError:  # e.g. export disabled: page through /api/tasks
+                tasks = []
+                for t in api.tasks(project_id):
+                    tasks.append(t)
+                    bar.update()
+        bar.update(len(tasks) - bar.done)
+    finally:
+        bar.close()
+    return sorted((slim_task(t) for t in tasks), key=lambda t: t["id"])
+
+
+def _with_predictions(api: Api, project_id: int, tasks: list[dict], known: dict[int, dict]) -> list[dict]:
+    """Replace the prediction ids the JSON export lists by the predictions (``known`` ones, else fetched)."""
+    missing = [t for t in tasks if any(not isinstance(x, dict) and x not in known for x in t.get("predictions") or [])]
+    if missing:
+        if len(missing) <= 20:
+            fetched = [q for t in missing for q in api.predictions(task_id=t["id"])]
+        else:
+            fetched = api.predictions(project_id=project_id)
+        known = {**known, **{q["id"]: q for q in fetched}}
+    for t in tasks:
+        t["predictions"] = [x if isinstance(x, dict) else known[x] for x in t.get("predictions") or [] if
+                            isinstance(x, dict) or x in known]
+    return tasks
+
+
+def _pull_changes(api: Api, p: dict, prev: PullState, refresh: set[int],
+                  progress: bool | None) -> tuple[list[dict] | None, dict]:
+    """The previous read updated with the tasks changed since; ``(None, {"reason": ...})`` when it cannot be."""
+    project_id = int(p["id"])
+    listed = api.updated_since(project_id, prev.watermark - MARGIN)
+    changed = {tid for tid, up in listed if prev.tasks.get(tid, {}).get("updated_at") != up} | refresh
+    if len(changed) > 200 and len(changed) > FULL_SHARE * len(prev.tasks):
+        return None, {"reason": f"{len(changed)} of {len(prev.tasks)} tasks changed"}
+    bar = Progress(len(changed), "reading changed tasks", progress)
+    try:
+        known = {q["id"]: q for t in prev.tasks.values() for q in t["predictions"]}
+        fresh = _with_predictions(api, project_id, api.tasks_export(project_id, sorted(changed)), known)
+        bar.update(len(fresh))
+    finally:
+        bar.close()
+    tasks = dict(prev.tasks)
+    for tid in changed:  # read again, or deleted since
+        tasks.pop(tid, None)
+    tasks.update({t["id"]: t for t in map(slim_task, fresh)})
+    out = sorted(tasks.values(), key=lambda t: t["id"])
+    differ = counts_differ(p, out)
+    if differ:  # something changed while reading, or a bulk action that leaves updated_at alone: ask again
+        differ = counts_differ(api.project(project_id), out)
+    if differ:
+        return None, {"reason": "the project's counters differ from the saved state (" + differ[0] + ")"}
+    return out, {"mode": "incremental", "read": len(fresh), "listed": len(listed)}
 
 
 @dataclass

@@ -19,6 +19,7 @@ import json
 import math
 import time
 from collections import Counter
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 
 from .api import Api
 from .project import Analysis, Progress, analyse, pull
+from .state import StateStore
 
 __all__ = ["Change", "plan", "apply", "sync", "render_summary", "canonical"]
 
@@ -134,7 +136,7 @@ def _uid(v: Any) -> Any:
     return v.get("id") if isinstance(v, dict) else v
 
 
-def apply(api: Api, project_id: int, changes: list[Change], *, bot_id: int, workers: int = 8,
+def apply(api: Api, project_id: int, changes: list[Change], *, bot_id: int, workers: int = 4,
           progress: bool | None = None) -> Counter:
     """Perform the writes; new predictions in bulk, the rest in parallel. Returns counts per kind."""
     done: Counter = Counter()
@@ -184,28 +186,45 @@ def apply(api: Api, project_id: int, changes: list[Change], *, bot_id: int, work
 
 def sync(api: Api, project_id: int, *, iou_threshold: float | None = None, primary: str | None = None,
          dry_run: bool = False, field: str | None = "iaa_agreement", model_version: str = "iaa-engine-agreement",
-         gold: bool = True, workers: int = 8, summary_dir: str | Path | None = None, html: bool = True,
-         progress: bool | None = None, n_boot: int = 200) -> dict:
-    """Pull, compute, plan and (unless ``dry_run``) write. Returns the summary (also saved under ``summary_dir``)."""
+         gold: bool = True, workers: int = 4, summary_dir: str | Path | None = None, html: bool = True,
+         progress: bool | None = None, n_boot: int = 200, state: StateStore | None = None, full: bool = False,
+         refresh: Iterable[int] = ()) -> dict:
+    """Pull, compute, plan and (unless ``dry_run``) write. Returns the summary (also saved under ``summary_dir``).
+
+    With a ``state`` store the pull reads only what changed since the previous run (``full=True``: everything;
+    ``refresh``: these tasks in any case), and after writing, the written tasks are read back: the state stays
+    current and the summary's ``after`` says what a new plan would still write (nothing, unless somebody
+    changed the project meanwhile).
+    """
     t0 = time.perf_counter()
     bot = api.plugin_user(create=not dry_run)
     bot_id = bot["id"] if bot else None
-    project = pull(api, project_id, plugin_user=bot_id, progress=progress)
-    analysis = analyse(project, iou_threshold=iou_threshold, primary=primary)
+    project = pull(api, project_id, plugin_user=bot_id, progress=progress, state=state, full=full, refresh=refresh)
     t_pull = time.perf_counter() - t0
-    changes = plan(analysis, bot_id=bot_id, field=field, model_version=model_version, gold=gold)
+    analysis = analyse(project, iou_threshold=iou_threshold, primary=primary)
+    t_compute = time.perf_counter() - t0 - t_pull
+    opts = dict(bot_id=bot_id, field=field, model_version=model_version, gold=gold)
+    changes = plan(analysis, **opts)
     planned = Counter(c.kind for c in changes)
     done: Counter = Counter()
+    after: dict[str, Any] | None = None
     if not dry_run and changes:
         done = apply(api, project_id, changes, bot_id=bot_id, workers=workers, progress=progress)
+        if state is not None:  # read back what was written (keeps the state current) and plan again
+            touched = {c.task for c in changes if c.task is not None}
+            back = pull(api, project_id, plugin_user=bot_id, progress=progress, state=state, refresh=touched)
+            left = plan(analyse(back, iou_threshold=iou_threshold, primary=primary), **opts)
+            after = {"pull": back.pull_info, "left": dict(Counter(c.kind for c in left))}
+    t_end = time.perf_counter()
     summary: dict[str, Any] = {
         "project": project_id, "dry_run": dry_run, "n_tasks": len(project.tasks),
         "plugin_user": {"id": bot_id, "email": bot.get("email") if bot else None},
         "model_version": model_version, "field": field, "primary_control": analysis.primary,
-        "planned": dict(planned), "done": dict(done), "unchanged_tasks": len(project.tasks) - len(
-            {c.task for c in changes if c.task is not None}),
+        "pull": project.pull_info, "planned": dict(planned), "done": dict(done), "after": after,
+        "unchanged_tasks": len(project.tasks) - len({c.task for c in changes if c.task is not None}),
         "examples": [c.describe() for c in changes[:20]],
-        "seconds": {"pull_and_compute": t_pull, "total": time.perf_counter() - t0},
+        "seconds": {"pull": t_pull, "compute": t_compute, "pull_and_compute": t_pull + t_compute,
+                    "total": t_end - t0},
         "agreement": analysis.to_json(),
     }
     if summary_dir is not None and not dry_run:
@@ -230,12 +249,23 @@ def render_summary(s: dict) -> str:
     counts = s["planned"] if s["dry_run"] else s["done"]
     lines = [f"Label Studio project {s['project']}: {s['n_tasks']} tasks, score from control "
              f"{s['primary_control']!r}, {s['unchanged_tasks']} tasks unchanged"]
+    pi = s.get("pull") or {}
+    if pi.get("mode") == "incremental":
+        lines.append(f"read {pi['read']} changed task(s) since the previous run (saved state)")
+    elif pi.get("mode") == "full":
+        lines.append(f"read all {pi['read']} tasks ({pi.get('reason')})")
     if counts:
         lines.append(f"{head}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items())))
     else:
         lines.append("nothing to change")
     if s["dry_run"]:
         lines += ["  " + e for e in s["examples"]]
+    if s.get("after") and s["after"]["left"]:
+        lines.append("read back after writing: still to write " + ", ".join(
+            f"{n} {k.replace('_', ' ')}" for k, n in sorted(s["after"]["left"].items())) +
+            " (the project changed during the sync; the next run writes them)")
+    elif s.get("after"):
+        lines.append("read back after writing: nothing left to write")
     for name, rep in s["agreement"]["controls"].items():
         if rep is None:
             continue

@@ -4,9 +4,11 @@
   and ANNOTATIONS_DELETED, posting to this receiver with the shared secret in the ``X-IAA-Secret`` header (Label
   Studio signs nothing; a custom header is what it offers). It is removed again on exit.
 * A request without the right secret gets 403. A good one is answered at once (204) and queued; a worker thread
-  updates the affected tasks (created/updated carry the task; deletions carry only ids, so they trigger a full
-  sync). Events about the plugin's own annotations are ignored.
-* Label Studio never retries a webhook, so a full sync also runs every ``--poll`` seconds (reconciliation).
+  runs a sync of what changed (the saved state of :mod:`iaa_label_studio.state`: the server is asked which tasks
+  changed since the previous run, and the tasks an event names are read in any case). Events about the plugin's
+  own annotations are ignored.
+* Label Studio never retries a webhook, so the same sync of what changed also runs every ``--poll`` seconds
+  (reconciliation); it notices every change made through the API whether or not a webhook arrived.
 """
 
 from __future__ import annotations
@@ -22,30 +24,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 
 from .api import Api, LabelStudioError
-from .project import Project, analyse
-from .sync import apply, plan, sync
+from .state import StateStore
+from .sync import sync
 
-__all__ = ["watch", "update_tasks", "SECRET_HEADER", "ACTIONS"]
+__all__ = ["watch", "SECRET_HEADER", "ACTIONS"]
 
 SECRET_HEADER = "X-IAA-Secret"
 ACTIONS = ["ANNOTATION_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED"]
-_FULL = object()  # queue marker: reconcile everything
-
-
-def update_tasks(api: Api, project: dict, task_ids: set[int], *, bot_id: int, iou_threshold: float | None,
-                 primary: str | None, field: str, model_version: str, gold: bool, workers: int) -> dict:
-    """Recompute and write the given tasks only (task agreement and majority gold depend on the task alone)."""
-    from .convert import parse_config
-
-    tasks = [t for t in (api.task(tid) for tid in sorted(task_ids)) if t is not None]
-    controls = parse_config(project.get("label_config") or "<View/>")
-    users = {u["id"]: u.get("email") or f"user {u['id']}" for u in api.users()}
-    sub = Project(int(project["id"]), project.get("title", ""), project.get("label_config", ""), controls, tasks,
-                  users, bot_id, {**project, "model_version": model_version})
-    analysis = analyse(sub, iou_threshold=iou_threshold, primary=primary)
-    changes = plan(analysis, bot_id=bot_id, field=field, model_version=model_version, gold=gold)
-    done = apply(api, sub.id, changes, bot_id=bot_id, workers=workers, progress=False) if changes else {}
-    return dict(done)
+_NO_TASK = object()  # queue marker: an event that names no task (deletions carry only ids)
 
 
 def _handler(secret: str, events: queue.Queue, bot_id: int, project_id: int):
@@ -91,7 +77,7 @@ def _handler(secret: str, events: queue.Queue, bot_id: int, project_id: int):
                 if tid is not None:
                     events.put((action, int(tid)))
             elif action == "ANNOTATIONS_DELETED":
-                events.put((action, _FULL))
+                events.put((action, _NO_TASK))
 
     return Handler
 
@@ -99,12 +85,32 @@ def _handler(secret: str, events: queue.Queue, bot_id: int, project_id: int):
 def watch(api: Api, project_id: int, *, listen: str = "127.0.0.1:8765", public_url: str | None = None,
           secret: str | None = None, poll: float = 300.0, iou_threshold: float | None = None,
           primary: str | None = None, field: str = "iaa_agreement", model_version: str = "iaa-engine-agreement",
-          gold: bool = True, workers: int = 8, max_seconds: float | None = None, out: TextIO | None = None) -> int:
-    """Run until interrupted (SIGINT/SIGTERM) or ``max_seconds``; returns the exit status."""
+          gold: bool = True, workers: int = 4, max_seconds: float | None = None, out: TextIO | None = None,
+          state: StateStore | None = None, full: bool = False) -> int:
+    """Run until interrupted (SIGINT/SIGTERM) or ``max_seconds``; returns the exit status.
+
+    Without a ``state`` store a temporary one is used for the life of the service.
+    """
+    import shutil
     import sys
+    import tempfile
 
-    out = out or sys.stdout
+    scratch = None
+    if state is None:
+        scratch = tempfile.mkdtemp(prefix="iaa-ls-watch-")
+        state = StateStore(scratch)
+    try:
+        return _watch(api, project_id, listen=listen, public_url=public_url, secret=secret, poll=poll,
+                      max_seconds=max_seconds, out=out or sys.stdout, full=full,
+                      kw=dict(iou_threshold=iou_threshold, primary=primary, field=field, model_version=model_version,
+                              gold=gold, workers=workers, state=state))
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
+
+def _watch(api: Api, project_id: int, *, listen: str, public_url: str | None, secret: str | None, poll: float,
+           max_seconds: float | None, out: TextIO, full: bool, kw: dict) -> int:
     def say(msg: str) -> None:
         out.write(f"{time.strftime('%H:%M:%S')} {msg}\n")
         out.flush()
@@ -113,10 +119,8 @@ def watch(api: Api, project_id: int, *, listen: str = "127.0.0.1:8765", public_u
     if not host or not port.isdigit():
         raise LabelStudioError(f"--listen must be HOST:PORT; got {listen!r}")
     secret = secret or secrets.token_urlsafe(24)
-    project = api.project(project_id)
-    kw = dict(iou_threshold=iou_threshold, primary=primary, field=field, model_version=model_version, gold=gold,
-              workers=workers)
-    s = sync(api, project_id, summary_dir=None, **kw)
+    api.project(project_id)  # a clear error for an unknown project before anything else
+    s = sync(api, project_id, summary_dir=None, full=full, **kw)
     say(f"initial sync: {s['done'] or 'nothing to change'}")
     bot_id = s["plugin_user"]["id"]
     events: queue.Queue = queue.Queue()
@@ -155,19 +159,20 @@ def watch(api: Api, project_id: int, *, listen: str = "127.0.0.1:8765", public_u
                     batch.append(events.get_nowait())
                 except queue.Empty:
                     break
-            full = any(tid is _FULL for _, tid in batch)
+            polling = next_poll is not None and time.monotonic() >= next_poll
             try:
-                if full or (next_poll is not None and time.monotonic() >= next_poll):
-                    s = sync(api, project_id, summary_dir=None, **kw)
-                    why = "webhook " + ",".join(sorted({a for a, _ in batch})) if full else "reconcile (poll)"
-                    say(f"{why}: full sync, {s['done'] or 'nothing to change'}")
-                    if next_poll is not None:
+                if batch or polling:
+                    tids = {tid for _, tid in batch if tid is not _NO_TASK}
+                    s = sync(api, project_id, summary_dir=None, refresh=tids, **kw)
+                    why = ("webhook " + ",".join(sorted({a for a, _ in batch})) +
+                           (f" (tasks {','.join(map(str, sorted(tids)))})" if tids else "")) if batch \
+                        else "reconcile (poll)"
+                    pi = s["pull"]
+                    read = (f"read {pi['read']} changed task(s)" if pi.get("mode") == "incremental"
+                            else f"read all {pi['read']} tasks ({pi.get('reason')})")
+                    say(f"{why}: {read}, {s['done'] or 'nothing to change'}")
+                    if polling:
                         next_poll = time.monotonic() + poll
-                elif batch:
-                    tids = {tid for _, tid in batch}
-                    done = update_tasks(api, project, tids, bot_id=bot_id, **kw)
-                    say(f"webhook {','.join(sorted({a for a, _ in batch}))}: tasks "
-                        f"{','.join(map(str, sorted(tids)))}: {done or 'nothing to change'}")
             except LabelStudioError as exc:  # the server may be away for a moment: keep serving, retry on poll
                 say(f"error: {exc}")
     finally:
