@@ -34,6 +34,7 @@ from ._facets import (
     split_hierarchy,
 )
 from ._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
+from ._groups import annotator_agreement, group_agreement
 from ._html import render_html_report, write_html_report
 from ._inference import BootstrapResult, alpha_variance, bootstrap, spa_standard_error
 from ._kappa import (
@@ -67,6 +68,7 @@ __all__ = [
     "StrataResult",
     "UndefinedMetricWarning",
     "alpha_variance",
+    "annotator_agreement",
     "annotator_bias",
     "as_annotations",
     "bcr_weights",
@@ -78,6 +80,7 @@ __all__ = [
     "fleiss_kappa",
     "frequency_strata",
     "gold_standard",
+    "group_agreement",
     "gwet_ac1",
     "hierarchical_agreement",
     "hierarchy_test",

@@ -2,10 +2,11 @@
 
 * A registry classifies every public name of ``iaa_engine.__all__``: scalar
   metrics, pairwise scalar metrics, annotator × annotator matrix metrics,
-  per-item metrics, the category × category coincidence matrix, the aggregate
-  :func:`report`, and the names that are not metrics. A new public metric
-  fails :func:`test_every_public_name_is_classified` until it is registered,
-  and then automatically enters every invariance and bounds test below.
+  per-item, per-group (of items) and per-annotator metrics, the category ×
+  category coincidence matrix, the aggregate :func:`report`, and the names
+  that are not metrics. A new public metric fails
+  :func:`test_every_public_name_is_classified` until it is registered, and
+  then automatically enters every invariance and bounds test below.
 * Invariance: item order, annotator names and order, the row order of a long
   table, and relabelling of the categories (a bijection for nominal metrics;
   for Krippendorff's alpha an increasing map or a reversal at the ordinal
@@ -113,6 +114,28 @@ ITEM_METRICS: list[Metric] = [
       for w in ie.SPA_WEIGHTS),
 ]
 
+
+def _group_mod3(item: Any) -> int:
+    """The groups of the group metrics: item ``i<k>`` (the names of the test data) belongs to group k mod 3."""
+    return int(str(item)[1:]) % 3
+
+
+#: Metrics with one value per group of items (a Series indexed by group; the groups follow the item names).
+GROUP_METRICS: list[Metric] = [
+    *(Metric(f"group_agreement[{w}]", "group_agreement",
+             (lambda w: lambda d: ie.group_agreement(d, _group_mod3, weights=w))(w), "probability")
+      for w in ie.SPA_WEIGHTS),
+]
+
+#: Metrics with one value per annotator (a Series indexed by annotator name: renaming annotators relabels it),
+#: one entry per column of a per-annotator table.
+ANNOTATOR_METRICS: list[Metric] = [
+    *(Metric(f"annotator_agreement[{col}]", "annotator_agreement",
+             (lambda col: lambda d: ie.annotator_agreement(d)[col])(col), bound)
+      for col, bound in [("agreement", "probability"), ("expected", "probability"), ("kappa", "coefficient"),
+                         ("n_pairs", "nonnegative"), ("n_items", "nonnegative")]),
+]
+
 #: category × category statistics
 CATEGORY_MATRIX_METRICS: list[Metric] = [
     Metric("coincidence_matrix", "coincidence_matrix", ie.coincidence_matrix, "nonnegative"),
@@ -141,7 +164,8 @@ NOT_METRICS = {
     "read_dask", "summarize_dask",
 }
 
-ALL_METRICS = SCALAR_METRICS + PAIR_SCALAR_METRICS + MATRIX_METRICS + ITEM_METRICS + CATEGORY_MATRIX_METRICS
+ALL_METRICS = (SCALAR_METRICS + PAIR_SCALAR_METRICS + MATRIX_METRICS + ITEM_METRICS + GROUP_METRICS
+               + ANNOTATOR_METRICS + CATEGORY_MATRIX_METRICS)
 
 
 def _ids(metrics):
@@ -271,7 +295,8 @@ def matrix_by_name(pm: ie.PairwiseMatrix, names: list) -> tuple[np.ndarray, np.n
 
 def assert_same_metric(metric: Metric, before, after, *, rename: dict | None = None, tol: float = TOL,
                        category_perm: np.ndarray | None = None) -> None:
-    """``after`` equals ``before`` up to annotator renaming (matrices permute) and category permutation."""
+    """``after`` equals ``before`` up to annotator renaming (matrices permute, per-annotator results are relabelled)
+    and category permutation."""
     if isinstance(before, ie.PairwiseMatrix):
         rename = rename or {n: n for n in before.annotators}
         assert sorted(map(str, after.annotators)) == sorted(map(str, rename.values()))
@@ -280,6 +305,8 @@ def assert_same_metric(metric: Metric, before, after, *, rename: dict | None = N
         assert_same_array(v1, v0, tol, metric.name)
         assert (s1 == s0).all(), metric.name
     elif isinstance(before, pd.Series):
+        if metric in ANNOTATOR_METRICS and rename is not None:
+            before = before.rename(index=rename)
         assert set(after.index) == set(before.index), metric.name
         assert_same_array(after.loc[before.index].to_numpy(float), before.to_numpy(float), tol, metric.name)
     elif isinstance(before, np.ndarray):  # category × category
@@ -309,7 +336,8 @@ def test_item_order_does_not_matter(raw, seed):
 @SETTINGS
 @given(raw=raw_data(), seed=st.integers(0, 2**32 - 1))
 def test_annotator_names_and_order_do_not_matter(raw, seed):
-    """Renaming annotators by a bijection and shuffling them: scalars unchanged, matrices permute accordingly."""
+    """Renaming annotators by a bijection and shuffling them: scalars unchanged, matrices and per-annotator results
+    permute and are relabelled accordingly."""
     rng = np.random.default_rng(seed)
     n_ann = raw.codes.shape[0]
     perm = rng.permutation(n_ann)
@@ -344,6 +372,8 @@ def test_long_table_row_order_does_not_matter(raw, seed):
             pos = [before.annotators.index(n) for n in keep]
             before = ie.PairwiseMatrix(before.metric, keep, before.values[np.ix_(pos, pos)],
                                        before.n_shared[np.ix_(pos, pos)])
+        if m in ANNOTATOR_METRICS:  # the rows of annotators who labelled nothing, likewise
+            before = before[before.index.isin(after.index)]
         assert_same_metric(m, before, after)
 
 

@@ -1,0 +1,225 @@
+"""Agreement broken down: within groups of items, and of each annotator with the others."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ._agreement import SPA_WEIGHTS, SpaScheme
+from ._data import _factorize, as_annotations
+from ._policy import check_choice, check_replacement, safe_ratio
+from ._sums import _int_bincount, spa_weight_table
+
+__all__ = ["group_agreement", "annotator_agreement"]
+
+#: How many uncovered items an error message names.
+_SHOW = 5
+
+
+def _group_of_items(items: pd.Index, groups: Any) -> tuple[np.ndarray, pd.Index]:
+    """Group code of every item (into the sorted group names) and the group names."""
+    if isinstance(groups, pd.Series):
+        mapping = groups
+    elif isinstance(groups, Mapping):
+        mapping = pd.Series(list(groups.values()), index=pd.Index(list(groups.keys()), tupleize_cols=False),
+                            dtype=object)
+    elif callable(groups):
+        values = pd.Series(items.to_numpy(), dtype=object).map(groups).to_numpy()
+        mapping = None
+    else:
+        raise TypeError(
+            "groups must be a pandas Series indexed by item name, a dict from item name to group, or a callable "
+            f"applied to each item name; got {type(groups).__name__}"
+        )
+    if mapping is not None:
+        if mapping.index.has_duplicates:
+            dup = mapping.index[mapping.index.duplicated()].tolist()[0]
+            raise ValueError(f"groups must give each item one group; item {dup!r} is listed more than once")
+        pos = mapping.index.get_indexer(items)
+        values = mapping.to_numpy()[np.maximum(pos, 0)] if len(mapping) else np.full(len(items), None, object)
+        uncovered = (pos < 0) | pd.isna(values)
+    else:
+        uncovered = pd.isna(values)
+    uncovered = np.asarray(uncovered, dtype=bool)
+    if uncovered.any():
+        bad = items[uncovered][:_SHOW].tolist()
+        more = "" if uncovered.sum() <= _SHOW else ", ..."
+        raise ValueError(
+            f"groups must map every item of the data to a group; got no group (a missing key, None or NaN) for "
+            f"{int(uncovered.sum())} of the {len(items)} items, e.g. {', '.join(map(repr, bad))}{more}"
+        )
+    values = np.asarray(values)
+    if values.dtype == object:  # Python numbers from a dict or a callable: numeric group names, sorted as numbers
+        values = pd.Series(values, dtype=object).infer_objects().to_numpy()
+    codes, names = _factorize(values)
+    return codes, pd.Index(names, name="group", tupleize_cols=False)
+
+
+def group_agreement(
+    data: Any,
+    groups: pd.Series | Mapping[Any, Any] | Callable[[Any], Any],
+    *,
+    weights: SpaScheme = "flat",
+    replace_undefined_by: float = np.nan,
+) -> pd.Series:
+    r"""SPA agreement within each group of items (e.g. the span units of one Label Studio task).
+
+    .. math::
+
+        \bar P_g = \frac{\sum_{i \in g,\, n_i \ge 2} k_i \hat P_i}{\sum_{i \in g,\, n_i \ge 2} k_i},\qquad
+        \hat P_i = \frac{1}{n_i(n_i - 1)} \sum_c n_{ic}(n_{ic} - 1)
+
+    :math:`\hat P_i` is :func:`item_agreement` and :math:`k_i` the weight
+    :func:`spa_item_weights` gives item i (Nørregaard & Derczynski, seed 000,
+    eq. (1) and §5). With the default ``weights='flat'``, :math:`\bar P_g` is
+    the joint probability of agreement (Fleiss 1971, :math:`\bar P`) of the
+    group's items; with ``edges`` it pools every pair of annotations of the
+    group's items.
+
+    The weights are those of the *whole* data: ``inv_var`` uses the whole
+    data's number of categories and ``inv_var_class`` its class distribution,
+    not the group's. So the groups are weighted alike and comparable, one group
+    holding every item gives :func:`spa` exactly, and each item in a group of
+    its own gives :func:`item_agreement`. For ``flat``, ``annotations``,
+    ``annotations_m1``, ``edges`` and ``inv_var`` a group's value is also
+    :func:`spa` of the group's annotations alone; for ``inv_var_class`` it
+    generally is not (a group's own class distribution would give other weights).
+
+    Parameters
+    ----------
+    data : Annotations or convertible (see :func:`as_annotations`)
+    groups : pandas.Series, dict or callable
+        The group of each item: a Series indexed by item name, a dict from item
+        name to group, or a callable applied to each item name. Every item of
+        ``data`` needs a group (a missing key, ``None`` or ``NaN`` is a
+        ``ValueError`` naming some of the items); entries for items that are not
+        in ``data`` are ignored.
+    weights : {'flat', 'annotations', 'annotations_m1', 'edges', 'inv_var', 'inv_var_class'}
+        The item weights :math:`k_i`, see :func:`spa_item_weights`. Default ``flat``.
+    replace_undefined_by : float, default nan
+        Value for groups with no item of two or more annotations (their
+        agreement is undefined). Filled without a warning, as in :func:`item_agreement`.
+
+    Returns
+    -------
+    pandas.Series
+        Named ``agreement``, indexed by group (index name ``group``), in sorted
+        order of the group names (first-seen order when they cannot be sorted).
+        Only groups of items in ``data`` appear.
+    """
+    data = as_annotations(data)
+    check_choice("weights", weights, SPA_WEIGHTS)
+    fill = check_replacement(replace_undefined_by)
+    code, names = _group_of_items(data.items, groups)
+    c = data.counts
+    n = c.n_i.astype(np.int64)
+    size = int(n.max(initial=0)) + 1
+    ok = n >= 2
+    # the integer tables behind spa (see ExactSums), per group: items and agreeing ordered pairs by n_i
+    key = code * size + n
+    cells = len(names) * size
+    items_by_n = _int_bincount(key, np.ones_like(n), cells).reshape(len(names), size).astype(float)
+    agree_by_n = _int_bincount(key[ok], c.sumsq_i.astype(np.int64)[ok] - n[ok], cells).reshape(len(names), size)
+    m = np.arange(size, dtype=float)
+    p_by_n = agree_by_n / np.where(m >= 2, m * (m - 1.0), np.inf)
+    k = spa_weight_table(size, weights, data.n_categories, data.count_sums.class_distribution())
+    values = safe_ratio(np.sum(k * p_by_n, axis=-1), np.sum(k * items_by_n, axis=-1), fill)
+    return pd.Series(values, index=names, name="agreement")
+
+
+def annotator_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> pd.DataFrame:
+    r"""Each annotator's agreement with the pooled other annotators, raw and chance-corrected.
+
+    For annotator a, every annotation of a forms a pair with each other
+    annotation of the same item; the pairs are cross-tabulated by a's label c
+    and the other's label k:
+
+    .. math::
+
+        T_a[c, k] = \sum_{i \in J_a} [x_{ai} = c]\,(n_{ik} - [k = c]),\qquad
+        N_a = \sum_{c,k} T_a[c, k] = \sum_{i \in J_a} (n_i - 1)
+
+    .. math::
+
+        A_a = \frac{\operatorname{tr} T_a}{N_a},\qquad
+        E_a = \frac{\sum_c T_a[c, \cdot]\, T_a[\cdot, c]}{N_a^2},\qquad
+        \kappa_a = \frac{A_a - E_a}{1 - E_a}
+
+    where :math:`J_a` are the items a labelled, :math:`x_{ai}` a's label and
+    :math:`n_{ik}` the annotations of category k on item i. :math:`\kappa_a` is
+    Cohen's kappa (Cohen 1960, *Educ. Psychol. Meas.* 20:37-46) of the pair
+    table :math:`T_a`, "a" against "someone else": each side keeps its own
+    label distribution, a's labels weighted by how many partners each has, and
+    the others' labels on a's items. It equals
+    ``sklearn.metrics.cohen_kappa_score`` on the list of pairs (a's label, the
+    other's label). Categories agree only when equal, whatever the level.
+
+    Pooling gives item i the weight :math:`n_i - 1` (a's partners on it):
+    :math:`A_a = \sum_i (n_{i x_{ai}} - 1) / \sum_i (n_i - 1)`, the share of
+    the other annotators who agree with a, averaged over a's items with
+    weights :math:`n_i - 1`. Every ordered pair of annotations of an item is
+    counted once, by the annotator of its first member, so the
+    :math:`N_a`-weighted mean of :math:`A_a` over annotators is the pooled
+    share of agreeing pairs,
+
+    .. math::
+
+        \frac{\sum_a \operatorname{tr} T_a}{\sum_a N_a}
+        = \frac{\sum_i \sum_c n_{ic}(n_{ic} - 1)}{\sum_i n_i (n_i - 1)},
+
+    which is :func:`spa` with ``weights='edges'`` (not ``annotations_m1``,
+    which divides each item's pairs by :math:`n_i`). Label Studio Enterprise
+    shows a per-annotator agreement column of this kind (its own scoring of a
+    pair may differ).
+
+    Parameters
+    ----------
+    data : Annotations or convertible, with annotator identities
+    replace_undefined_by : float, default nan
+        ``agreement``, ``expected`` and ``kappa`` of an annotator with no pair
+        (no item shared with anyone), and ``kappa`` when :math:`E_a = 1` (all of
+        a's pairs are one category on both sides, 0/0). Filled without a
+        warning, as in :func:`item_agreement`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by annotator name (index name ``annotator``), every annotator
+        of the data: ``n_items`` (a's items with :math:`n_i \ge 2`),
+        ``n_pairs`` (:math:`N_a`), ``agreement`` (:math:`A_a`), ``expected``
+        (:math:`E_a`), ``kappa`` (:math:`\kappa_a`).
+    """
+    data = as_annotations(data)
+    data.require_annotators("annotator agreement")
+    if data.label is None:
+        raise ValueError("annotator agreement needs the annotations themselves, not only statistics")
+    fill = check_replacement(replace_undefined_by)
+    c = data.counts
+    n_ann, n_cat = data.n_annotators, max(data.n_categories, 1)
+    item, ann, lab = data.item, data.annotator, data.label
+    # n_{i, x_ai} for every annotation: the count table's entries are sorted by (item, category)
+    entry = np.searchsorted(c.item * n_cat + c.category, item * n_cat + lab)
+    same = c.count[entry]
+    n_i = c.n_i.astype(np.int64)[item]
+    trace = _int_bincount(ann, same - 1, n_ann)
+    rows = _int_bincount(ann * n_cat + lab, n_i - 1, n_ann * n_cat).reshape(n_ann, n_cat)
+    # column sums: sum over a's items of n_ik, minus a's own labels
+    who = sp.csr_matrix((np.ones(item.size, dtype=np.int64), (ann, item)), shape=(n_ann, data.n_items))
+    cols = (who @ c.to_sparse()).toarray().astype(np.int64) - data.annotator_stats.counts
+    n_pairs = rows.sum(axis=1)
+    cross = np.sum(rows * cols, axis=1).astype(float)
+    total = n_pairs.astype(float)
+    agreement = safe_ratio(trace, total, fill)
+    expected = safe_ratio(cross, total * total, fill)
+    # (A - E) / (1 - E) = (tr N - S) / (N^2 - S) in whole numbers: the denominator is exactly 0 when E = 1 or N = 0
+    kappa = safe_ratio(trace * total - cross, total * total - cross, fill)
+    n_items = np.bincount(ann[n_i >= 2], minlength=n_ann)
+    return pd.DataFrame(
+        {"n_items": n_items.astype(np.int64), "n_pairs": n_pairs.astype(np.int64), "agreement": agreement,
+         "expected": expected, "kappa": kappa},
+        index=pd.Index(data.annotators, name="annotator"),
+    )
