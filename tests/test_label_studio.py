@@ -291,6 +291,17 @@ def test_report_json_equals_iaa_engine_for_every_tag(server, every_tag):
             assert vs[name]["percent_agreement"] == (None if not np.isfinite(want_pa) else pytest.approx(want_pa))
             assert (vs[name]["cohen_kappa"] is None) == (not np.isfinite(ck.values[g, a]))
     assert vs["ann2@example.com"]["n_shared"] == 8
+    # each annotator against the pooled others: the core's annotator_agreement, for a plain tag and for spans
+    for name, f in (("sentiment", frames["sentiment"].rename(columns={"task": "item"}).drop(columns="gt")),
+                    ("ner", ner[["item", "annotator", "label"]])):
+        want = ie.annotator_agreement(ie.Annotations.from_long(f))
+        others = got["details"][name]["annotators_vs_others"]
+        assert set(others) == set(want.index[want["n_items"] > 0]), name
+        for who, v in others.items():
+            assert v["n_pairs"] == want.loc[who, "n_pairs"] and v["n_items"] == want.loc[who, "n_items"]
+            assert v["agreement"] == pytest.approx(want.loc[who, "agreement"], abs=1e-12)
+            k = want.loc[who, "kappa"]
+            assert v["kappa"] is None if not np.isfinite(k) else v["kappa"] == pytest.approx(k, abs=1e-12)
     # what did not fit is counted, never used
     d = got["details"]
     assert d["sentiment"]["invalid"] == {"unknown label 'maybe'": 1}
@@ -365,6 +376,7 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
     # the score is the core's item agreement of the primary control (the first: sentiment)
     sent = ie.Annotations.from_long(frames["sentiment"].rename(columns={"task": "item"}))
     want = ie.item_agreement(sent)
+    ner = frames["ner"].assign(item=[f"{t}#{s}" for t, s in zip(frames["ner"]["task"], frames["ner"]["span"])])
     gold = ie.gold_standard(sent).labels
     n_gold = 0
     for t in tasks1:
@@ -381,6 +393,12 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
             assert preds == [] and t["data"].get("iaa_agreement") is None
         for k, v in data0[tid].items():
             assert t["data"][k] == v  # read-merge-write kept the task's own data
+        # spans: the task's agreement is the joint probability over its span units (brute force: one task at a time)
+        units = ner[ner["task"] == tid]
+        units = units[units.groupby("item")["annotator"].transform("size") >= 2]
+        want_ner = ie.joint_probability(ie.Annotations.from_long(units[["item", "annotator", "label"]])) \
+            if len(units) else None
+        assert t["data"].get("iaa_agreement_ner") == (None if want_ner is None else pytest.approx(want_ner, abs=1e-12))
         g = gold[(gold["item"] == tid) & ~gold["tie"]]
         if n_human >= 2 and len(g):
             assert len(ours) == 1

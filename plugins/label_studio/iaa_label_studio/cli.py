@@ -145,6 +145,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def render_text(analysis) -> str:
+    from .project import fmt
+
     p = analysis.project
     lines = [f"Label Studio project {p.id} {p.title!r}: {len(p.tasks)} tasks", ""]
     for name, r in analysis.controls.items():
@@ -156,6 +158,11 @@ def render_text(analysis) -> str:
             lines.append(f"    {n} × {why}")
         if r.report is not None:
             lines += ["  " + line for line in str(r.report).splitlines()]
+        if r.vs_others:
+            lines.append("  Each annotator against the others (pairs with every other annotation of the same items)")
+            for who, v in r.vs_others.items():
+                ag, ka = (fmt(v[k]) for k in ("agreement", "kappa"))
+                lines.append(f"    {who:<32} agreement {ag}  kappa {ka}  ({v['n_items']} items, {v['n_pairs']} pairs)")
         if r.vs_ground_truth:
             lines.append("  Agreement with ground-truth annotations")
             for who, v in r.vs_ground_truth.items():

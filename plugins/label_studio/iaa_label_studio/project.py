@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -72,7 +71,7 @@ class Project:
 
 
 #: changes are looked for from this long before the previous run's start (transactions commit out of order)
-MARGIN = timedelta(seconds=120)
+MARGIN = timedelta(seconds=30)
 #: read everything when more than this share of the tasks changed (reading by id is slower per task)
 FULL_SHARE = 0.5
 
@@ -186,6 +185,8 @@ class ControlResult:
     vs_ground_truth: dict  # annotator -> {"percent_agreement", "cohen_kappa", "n_shared"}
     notes: list[str]
     n_duplicates: int = 0
+    #: each annotator against the pooled others (:func:`iaa_engine.annotator_agreement`), by annotator name
+    vs_others: dict = field(default_factory=dict)
 
     def details(self) -> dict:
         cd = self.converted
@@ -199,7 +200,7 @@ class ControlResult:
             "n_results_used": int(len(cd.table)) - self.n_duplicates,
             "n_results_invalid": sum(invalid.values()), "invalid": invalid,
             "n_gold_tasks": len(self.gold), "n_gold_ties": self.ties,
-            "ground_truth": self.vs_ground_truth, "notes": self.notes,
+            "annotators_vs_others": self.vs_others, "ground_truth": self.vs_ground_truth, "notes": self.notes,
         })
 
 
@@ -235,12 +236,6 @@ def _nan_to_none(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
         return None
     return v
-
-
-def _quiet(fn, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
-        return fn(*args, **kwargs)
 
 
 def _gold_value(control: Control, label: Any) -> dict:
@@ -282,25 +277,19 @@ def _analyse_control(cd: ControlData, *, hierarchy: bool) -> ControlResult:
     if c.kind == "taxonomy" and not single_paths:
         notes.append("hierarchical facet skipped: some annotations select several taxonomy paths")
     rep = ie.report(data, hierarchy="/" if (hierarchy and single_paths) else None)
-    if c.kind == "labels":
-        task_agreement = _span_task_agreement(data, table)
-    else:
-        ia = ie.item_agreement(data)
-        task_agreement = pd.Series(ia.to_numpy(), index=ia.index.astype(int), name="agreement")
+    # a task's agreement: the joint probability of agreement over its items (one item, or its span units)
+    tasks = table.drop_duplicates("item").set_index("item")["task"]
+    ta = ie.group_agreement(data, tasks)
+    task_agreement = pd.Series(ta.to_numpy(), index=ta.index.astype(int), name="agreement")
+    vs_others = ie.annotator_agreement(data)
+    vs_others = {str(a): {"agreement": float(r.agreement), "kappa": float(r.kappa), "n_items": int(r.n_items),
+                          "n_pairs": int(r.n_pairs)} for a, r in vs_others.iterrows() if r.n_items > 0}
     gold, ties = _gold(c, data, table)
-    return ControlResult(c, cd, data, rep, task_agreement, gold, ties, _vs_ground_truth(table, level), notes, n_dup)
-
-
-def _span_task_agreement(data: ie.Annotations, table: pd.DataFrame) -> pd.Series:
-    """Per task, the core's joint probability of agreement over the task's span units."""
-    out = {}
-    pairable = table.groupby("item")["annotator"].transform("size") >= 2
-    for tid, part in table.groupby("task", sort=True):
-        if not pairable.loc[part.index].any():
-            out[int(tid)] = math.nan
-            continue
-        out[int(tid)] = _quiet(ie.joint_probability, ie.Annotations.from_long(part[["item", "annotator", "label"]]))
-    return pd.Series(out, dtype=float, name="agreement")
+    if len(table) and table["ground_truth"].all():
+        notes.append("every annotation is marked ground truth (Label Studio marks imported annotations so unless "
+                     "told otherwise): no agreement with ground truth is computed")
+    return ControlResult(c, cd, data, rep, task_agreement, gold, ties, _vs_ground_truth(table, level), notes, n_dup,
+                         _nan_to_none(vs_others))
 
 
 def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, int]:
@@ -334,7 +323,7 @@ def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, 
 
 def _vs_ground_truth(table: pd.DataFrame, level: str) -> dict:
     """Each annotator's agreement with the ground-truth annotations (the core's pairwise matrices)."""
-    if not table["ground_truth"].any():
+    if not table["ground_truth"].any() or table["ground_truth"].all():
         return {}
     t = table[["item", "annotator", "label", "ground_truth"]].copy()
     t.loc[t["ground_truth"], "annotator"] = GROUND_TRUTH
