@@ -23,6 +23,7 @@ from ._agreement import (
 )
 from ._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
 from ._data import LEVELS, Annotations, as_annotations, read
+from ._distance import ALPHA_DISTANCES
 from ._distributed import read_dask, summarize_dask
 from ._facets import (
     HierarchyResult,
@@ -56,6 +57,7 @@ from ._simulation import missingness_simulation
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALPHA_DISTANCES",
     "Annotations",
     "BootstrapResult",
     "GOLD_RULES",

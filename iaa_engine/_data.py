@@ -59,9 +59,11 @@ def _label_kind(values: np.ndarray) -> str:
     if inferred == "boolean":
         return "boolean"
     if inferred in ("mixed", "mixed-integer"):
-        kinds = pd.Series(values).map(lambda v: type(v).__name__).unique()
-        if set(kinds) <= {"tuple"}:
-            return "other"  # hierarchical labels given as (parent, child) tuples
+        kinds = set(pd.Series(values).map(lambda v: type(v).__name__).unique())
+        if kinds <= {"tuple", "frozenset", "str"} and kinds & {"tuple", "frozenset"}:
+            # hierarchical labels given as (parent, child) tuples; set-valued labels (tuples or frozensets of
+            # choices, a plain string being a one-choice label) for krippendorff_alpha(distance=...)
+            return "other"
         examples = ", ".join(sorted(kinds)[:6])
         raise ValueError(
             "labels must all be of one type (all numbers, or all strings); "
@@ -71,10 +73,14 @@ def _label_kind(values: np.ndarray) -> str:
 
 
 def _freeze(labels: np.ndarray) -> np.ndarray:
-    """Lists (e.g. Label Studio taxonomy paths) become tuples, so that they can be categories."""
+    """Lists (e.g. Label Studio taxonomy paths) become tuples and sets frozensets, so that they can be categories."""
 
     def freeze(v: Any) -> Any:
-        return tuple(freeze(x) for x in v) if isinstance(v, (list, tuple)) else v
+        if isinstance(v, (list, tuple)):
+            return tuple(freeze(x) for x in v)
+        if isinstance(v, (set, frozenset)):
+            return frozenset(freeze(x) for x in v)
+        return v
 
     out = np.empty(len(labels), dtype=object)
     out[:] = [freeze(v) for v in labels]
@@ -131,11 +137,36 @@ def _factorize(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
             present = np.bincount(shifted, minlength=hi - lo + 1) > 0
             lookup = np.cumsum(present) - 1
             return lookup[shifted], pd.Index(np.flatnonzero(present) + lo)
+    head = values[:1000] if values.dtype == object else ()
+    if any(isinstance(v, (tuple, frozenset)) for v in head):
+        return _factorize_collections(values)
     try:
         codes, uniques = pd.factorize(values, sort=True)
     except TypeError:  # unorderable objects: keep first-seen order
         codes, uniques = pd.factorize(values, sort=False)
     return codes.astype(np.int64), pd.Index(uniques)
+
+
+def _factorize_collections(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+    """Tuples (paths, multi-select answers) and frozensets, sorted in Python.
+
+    pandas sorts tuples as rows of a table, which pads tuples of different
+    lengths (deprecated); Python compares them element by element, a prefix
+    first. Frozensets compare by inclusion, which is no total order: they sort
+    by size, then elements. Unorderable mixes keep first-seen order.
+    """
+    codes, uniques = pd.factorize(values, sort=False)
+    if all(isinstance(u, frozenset) for u in uniques):
+        keys = [(len(u), sorted(map(repr, u))) for u in uniques]
+    else:
+        keys = list(uniques)
+    try:
+        order = np.array(sorted(range(len(uniques)), key=keys.__getitem__), dtype=np.int64)
+    except TypeError:
+        return codes.astype(np.int64), pd.Index(uniques)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[codes].astype(np.int64), pd.Index(uniques[order])
 
 
 def _factorize_ids(values: np.ndarray, what: str) -> tuple[np.ndarray, pd.Index]:

@@ -58,7 +58,10 @@ class Metric:
     fn : called with an :class:`Annotations` (pairwise scalars also get two annotator names)
     bound : 'probability' (in [0, 1]), 'coefficient' (at most 1), 'nonnegative', or None
     relabel : which category maps leave it unchanged: 'nominal' (any bijection), or
-        'ordinal' / 'interval' / 'ratio' for Krippendorff's alpha at that level
+        'ordinal' / 'interval' / 'ratio' for Krippendorff's alpha at that level, or for alpha with a distance
+        between labels (a bijection of whole labels changes the distances, so none of the above):
+        'elements' (set distances: any bijection of the elements inside the sets) and
+        'characters' (Levenshtein: any bijection of the characters inside the strings)
     """
 
     name: str
@@ -76,6 +79,36 @@ def _alpha_matrix(level):
     return lambda d: ie.krippendorff_alpha_matrix(d, level=level)
 
 
+def _with_categories(d: Annotations, labels: list) -> Annotations:
+    """The same annotations with category k renamed ``labels[k]``."""
+    cats = pd.Index(np.array(labels + [None], dtype=object)[:-1])  # an object Index, never a MultiIndex
+    return Annotations(d.item, d.annotator, d.label, items=d.items, annotators=d.annotators, categories=cats)
+
+
+def _bit_sets(d: Annotations) -> Annotations:
+    """Numeric labels read as set-valued labels: v -> the set of the bits of int(v) (distinct values, distinct sets,
+    overlapping in many ways); data whose labels are not numbers is returned as is."""
+    if not pd.api.types.is_numeric_dtype(d.categories.dtype):
+        return d
+    return _with_categories(d, [frozenset(k for k in range(8) if int(v) >> k & 1) for v in d.categories])
+
+
+def _binary_strings(d: Annotations) -> Annotations:
+    """Numeric labels read as free text: v -> int(v) in binary ("101"); other data is returned as is."""
+    if not pd.api.types.is_numeric_dtype(d.categories.dtype):
+        return d
+    return _with_categories(d, [format(int(v), "b") for v in d.categories])
+
+
+#: Alpha with a distance between labels, on the test data's numbers read as sets (jaccard, masi) or strings.
+DISTANCE_RELABEL = {"jaccard": "elements", "masi": "elements", "levenshtein": "characters"}
+
+
+def _alpha_distance(fn, name):
+    view = _binary_strings if name == "levenshtein" else _bit_sets
+    return lambda d: fn(view(d), distance=name)
+
+
 SCALAR_METRICS: list[Metric] = [
     *(Metric(f"spa[{w}]", "spa", (lambda w: lambda d: ie.spa(d, weights=w))(w), "probability")
       for w in ie.SPA_WEIGHTS),
@@ -90,6 +123,9 @@ SCALAR_METRICS: list[Metric] = [
     Metric("brennan_prediger", "brennan_prediger", ie.brennan_prediger, "coefficient"),
     *(Metric(f"krippendorff_alpha[{lv}]", "krippendorff_alpha", _alpha(lv), "coefficient", relabel=lv)
       for lv in ie.LEVELS),
+    *(Metric(f"krippendorff_alpha[{dist}]", "krippendorff_alpha", _alpha_distance(ie.krippendorff_alpha, dist),
+             "coefficient", relabel=DISTANCE_RELABEL[dist])
+      for dist in ie.ALPHA_DISTANCES),
 ]
 
 PAIR_SCALAR_METRICS: list[Metric] = [
@@ -104,6 +140,9 @@ MATRIX_METRICS: list[Metric] = [
     *(Metric(f"krippendorff_alpha_matrix[{lv}]", "krippendorff_alpha_matrix", _alpha_matrix(lv), "coefficient",
              relabel=lv)
       for lv in ie.LEVELS),
+    *(Metric(f"krippendorff_alpha_matrix[{dist}]", "krippendorff_alpha_matrix",
+             _alpha_distance(ie.krippendorff_alpha_matrix, dist), "coefficient", relabel=DISTANCE_RELABEL[dist])
+      for dist in ie.ALPHA_DISTANCES),
 ]
 
 #: Metrics with one value per item (a Series indexed by item name).
@@ -146,7 +185,7 @@ AGGREGATES = {"report"}
 
 #: public names that are not metrics of annotation data
 NOT_METRICS = {
-    "Annotations", "LEVELS", "PairwiseMatrix", "Report", "SPA_WEIGHTS", "UndefinedMetricWarning",
+    "ALPHA_DISTANCES", "Annotations", "LEVELS", "PairwiseMatrix", "Report", "SPA_WEIGHTS", "UndefinedMetricWarning",
     "as_annotations", "read", "__version__",
     "item_agreement_variance",  # a model formula of (n, p), not a function of annotations
     # gold-standard aggregation (labels, not agreement): properties in tests/test_gold.py
@@ -187,6 +226,10 @@ def test_every_public_name_is_classified():
     # one scalar entry per SPA scheme and per level of alpha
     assert {m.name for m in SCALAR_METRICS} >= {f"spa[{w}]" for w in ie.SPA_WEIGHTS}
     assert {m.name for m in MATRIX_METRICS} >= {f"krippendorff_alpha_matrix[{lv}]" for lv in ie.LEVELS}
+    # and one per named distance of alpha, overall and per pair
+    assert set(DISTANCE_RELABEL) == set(ie.ALPHA_DISTANCES)
+    assert {m.name for m in SCALAR_METRICS} >= {f"krippendorff_alpha[{d}]" for d in ie.ALPHA_DISTANCES}
+    assert {m.name for m in MATRIX_METRICS} >= {f"krippendorff_alpha_matrix[{d}]" for d in ie.ALPHA_DISTANCES}
 
 
 # =========================================================================== data
@@ -444,6 +487,41 @@ def test_ratio_alpha_is_scale_invariant(raw, a):
     d1 = raw.data(a * raw.values, level="ratio")
     for m in _level_metrics("ratio"):
         assert_same_metric(m, m.fn(d0), m.fn(d1), tol=TOL_MAP)
+
+
+def _relabel_metrics(relabel: str) -> list[Metric]:
+    return [m for m in SCALAR_METRICS + MATRIX_METRICS if m.relabel == relabel]
+
+
+@SETTINGS
+@given(raw=raw_data(), names=st.lists(LETTERS, min_size=8, max_size=8, unique=True))
+def test_set_distance_alpha_ignores_element_names(raw, names):
+    """Alpha with a set distance (Jaccard, MASI) is unchanged by renaming the elements inside the sets (a bijection):
+    the distances depend only on the sizes of intersections and unions."""
+    d0 = _bit_sets(raw.data())
+    d1 = _with_categories(d0, [frozenset(names[k] for k in s) for s in d0.categories])
+    # the same sets spelled as tuples of strings (order and repetition inside a label do not matter)
+    d2 = _with_categories(d0, [tuple(sorted(names[k] for k in s)) * 2 for s in d0.categories])
+    metrics = _relabel_metrics("elements")
+    assert metrics
+    for m in metrics:
+        before = m.fn(d0)
+        assert_same_metric(m, before, m.fn(d1))
+        assert_same_metric(m, before, m.fn(d2))
+
+
+@SETTINGS
+@given(raw=raw_data(), chars=st.lists(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=2,
+                                      max_size=2, unique=True))
+def test_levenshtein_alpha_ignores_character_names(raw, chars):
+    """Alpha with the Levenshtein distance is unchanged by renaming the characters of the strings (a bijection)."""
+    d0 = _binary_strings(raw.data())
+    table = str.maketrans("01", "".join(chars))
+    d1 = _with_categories(d0, [s.translate(table) for s in d0.categories])
+    metrics = _relabel_metrics("characters")
+    assert metrics
+    for m in metrics:
+        assert_same_metric(m, m.fn(d0), m.fn(d1))
 
 
 @SETTINGS
