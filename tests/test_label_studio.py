@@ -96,7 +96,7 @@ def test_convert_sets_aside_results_that_do_not_fit_and_skips_cancelled_and_plug
     assert list(conv.controls["topics"].table["label"]) == [("a", "b")]  # a set, in config order
     assert conv.unknown == {"nope": 1}
     assert any("RectangleLabels" in n for n in conv.notes)
-    assert "comment" in conv.controls and "edit-distance" in conv.controls["comment"].notes[0]
+    assert "comment" in conv.controls and "edit distance" in conv.controls["comment"].notes[0]
 
 
 def test_span_units_exact_and_iou():
@@ -307,7 +307,17 @@ def test_report_json_equals_iaa_engine_for_every_tag(server, every_tag):
     assert d["sentiment"]["invalid"] == {"unknown label 'maybe'": 1}
     assert d["stars"]["invalid"] == {"wrong shape (expected an integer 'rating')": 1}
     assert got["unknown_controls"] == {"ghost": 1}
-    assert d["comment"]["notes"] and "edit-distance" in d["comment"]["notes"][0]
+    assert d["comment"]["notes"] and "edit distance" in d["comment"]["notes"][0]
+    # partial credit: MASI between sets of choices and of taxonomy paths, the edit distance between texts
+    def long(name, wrap=lambda v: v):
+        f = frames[name].rename(columns={"task": "item"}).drop(columns="gt")
+        return ie.Annotations.from_long(f.assign(label=[wrap(v) for v in f["label"]]))
+
+    for name, distance, wrap in (("topics", "masi", lambda v: v), ("tax", "masi", lambda v: (v,)),
+                                 ("comment", "levenshtein", lambda v: v)):
+        want = ie.krippendorff_alpha(long(name, wrap), distance=distance)
+        assert d[name]["partial_credit"] == {"distance": distance, "krippendorff_alpha": pytest.approx(want, abs=1e-12)}
+    assert d["sentiment"]["partial_credit"] is None and d["stars"]["partial_credit"] is None
     assert any("RectangleLabels" in n for n in got["notes"])
 
 

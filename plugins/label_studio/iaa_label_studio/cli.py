@@ -158,6 +158,9 @@ def render_text(analysis) -> str:
             lines.append(f"    {n} × {why}")
         if r.report is not None:
             lines += ["  " + line for line in str(r.report).splitlines()]
+        if r.partial_credit is not None:
+            lines.append(f"  Krippendorff's alpha with partial credit ({r.partial_credit['distance']}): "
+                         f"{fmt(r.partial_credit['krippendorff_alpha'])}")
         if r.vs_others:
             lines.append("  Each annotator against the others (pairs with every other annotation of the same items)")
             for who, v in r.vs_others.items():

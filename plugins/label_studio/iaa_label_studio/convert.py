@@ -338,8 +338,8 @@ def convert(
         table = pd.DataFrame(rows[c.name], columns=COLUMNS)
         cd = ControlData(c, table, invalid[c.name], n_tasks)
         if c.kind == "textarea":
-            cd.notes.append("TextArea is compared by exact match of the text (white space trimmed); "
-                            "edit-distance agreement is not supported")
+            cd.notes.append("TextArea is compared by exact match of the text (white space trimmed); the "
+                            "partial-credit alpha uses the normalised edit distance")
         if c.kind == "labels":
             cd.notes.append("spans matched " + ("by exact boundaries" if iou_threshold is None
                                                 else f"with IoU >= {iou_threshold:g}") +

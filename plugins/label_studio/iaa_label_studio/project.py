@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -187,6 +188,8 @@ class ControlResult:
     n_duplicates: int = 0
     #: each annotator against the pooled others (:func:`iaa_engine.annotator_agreement`), by annotator name
     vs_others: dict = field(default_factory=dict)
+    #: Krippendorff's alpha with partial credit between labels (sets, taxonomy paths, texts), or None
+    partial_credit: dict | None = None
 
     def details(self) -> dict:
         cd = self.converted
@@ -200,7 +203,8 @@ class ControlResult:
             "n_results_used": int(len(cd.table)) - self.n_duplicates,
             "n_results_invalid": sum(invalid.values()), "invalid": invalid,
             "n_gold_tasks": len(self.gold), "n_gold_ties": self.ties,
-            "annotators_vs_others": self.vs_others, "ground_truth": self.vs_ground_truth, "notes": self.notes,
+            "annotators_vs_others": self.vs_others, "ground_truth": self.vs_ground_truth,
+            "partial_credit": self.partial_credit, "notes": self.notes,
         })
 
 
@@ -285,11 +289,37 @@ def _analyse_control(cd: ControlData, *, hierarchy: bool) -> ControlResult:
     vs_others = {str(a): {"agreement": float(r.agreement), "kappa": float(r.kappa), "n_items": int(r.n_items),
                           "n_pairs": int(r.n_pairs)} for a, r in vs_others.iterrows() if r.n_items > 0}
     gold, ties = _gold(c, data, table)
+    partial = _partial_credit(c, table, notes)
     if len(table) and table["ground_truth"].all():
         notes.append("every annotation is marked ground truth (Label Studio marks imported annotations so unless "
                      "told otherwise): no agreement with ground truth is computed")
     return ControlResult(c, cd, data, rep, task_agreement, gold, ties, _vs_ground_truth(table, level), notes, n_dup,
-                         _nan_to_none(vs_others))
+                         _nan_to_none(vs_others), partial)
+
+
+#: the partial-credit distance per kind of control: the label is a set (MASI, Passonneau 2006), a set of taxonomy
+#: paths (MASI), or a text (normalised Levenshtein); single-valued controls have no partial credit beyond their level
+_PARTIAL = {"choices": "masi", "taxonomy": "masi", "textarea": "levenshtein"}
+
+
+def _partial_credit(c: Control, table: pd.DataFrame, notes: list[str]) -> dict | None:
+    """Krippendorff's alpha of the control with the partial-credit distance of :data:`_PARTIAL` (the core's
+    ``krippendorff_alpha(distance=...)``), or None where it does not apply."""
+    distance = _PARTIAL.get(c.kind)
+    if distance is None or (c.kind == "choices" and not c.multiple):
+        return None
+    labels = table["label"]
+    if c.kind == "taxonomy":  # one path (a tuple of names) becomes a set of one path, like several paths
+        labels = labels.map(lambda v: (v,) if v and isinstance(v[0], str) else v)
+    data = ie.Annotations.from_long(table[["item", "annotator"]].assign(label=labels.to_numpy()))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+            alpha = ie.krippendorff_alpha(data, distance=distance)
+    except ValueError as exc:  # e.g. too many distinct texts for a table of distances
+        notes.append(f"partial-credit alpha ({distance}) not computed: {exc}")
+        return None
+    return {"distance": distance, "krippendorff_alpha": _nan_to_none(float(alpha))}
 
 
 def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, int]:
