@@ -138,6 +138,3 @@ class StateStore:
             Path(tmp).unlink(missing_ok=True)
             raise
         return path
-
-    def forget(self, url: str, project: int) -> None:
-        self.path(url, project).unlink(missing_ok=True)
