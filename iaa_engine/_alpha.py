@@ -126,6 +126,16 @@ def coincidence_matrix(data: Any) -> np.ndarray:
     return data.counts.coincidences().toarray()
 
 
+def _alpha_input(data: Any, level: Any, distance: Any) -> tuple[Annotations, Any, Any]:
+    """The checked ``(data, level, distance)`` of an alpha: a distance replaces the level (nominal only)."""
+    if distance is not None:
+        return as_annotations(data), level, _distance_option(level, distance)
+    if level is not None:
+        check_choice("level", level, LEVELS)
+    data = as_annotations(data, level=level)
+    return data, data.level, None
+
+
 def krippendorff_alpha(
     data: Any,
     *,
@@ -228,14 +238,7 @@ def krippendorff_alpha(
     >>> ie.krippendorff_alpha(data)  # exact match of the sets: no agreement beyond chance
     0.0
     """
-    if distance is not None:
-        distance = _distance_option(level, distance)
-        data = as_annotations(data)
-    else:
-        if level is not None:
-            check_choice("level", level, LEVELS)
-        data = as_annotations(data, level=level)
-        level = data.level
+    data, level, distance = _alpha_input(data, level, distance)
     check_replacement(replace_undefined_by)
     if data.count_sums.n_pairable <= 0:
         return undefined("Krippendorff's alpha", "no item has two or more annotations", replace_undefined_by)
@@ -297,14 +300,7 @@ def krippendorff_alpha_matrix(
         Entries of pairs that share no item or whose expected disagreement is
         0 (no warning; ``n_shared`` tells which).
     """
-    if distance is not None:
-        distance = _distance_option(level, distance)
-        data = as_annotations(data)
-    else:
-        if level is not None:
-            check_choice("level", level, LEVELS)
-        data = as_annotations(data, level=level)
-        level = data.level
+    data, level, distance = _alpha_input(data, level, distance)
     data.require_annotators("the pairwise alpha matrix")
     fill = check_replacement(replace_undefined_by)
     ps = data.pair_stats
