@@ -110,6 +110,15 @@ def group_agreement(
         Named ``agreement``, indexed by group (index name ``group``), in sorted
         order of the group names (first-seen order when they cannot be sorted).
         Only groups of items in ``data`` appear.
+
+    Raises
+    ------
+    TypeError
+        ``groups`` is not a Series, a mapping or a callable;
+        ``replace_undefined_by`` is not a number.
+    ValueError
+        An item of ``data`` has no group (missing, None or NaN), or a Series
+        lists an item twice; ``weights`` is not one of :data:`SPA_WEIGHTS`.
     """
     data = as_annotations(data)
     check_choice("weights", weights, SPA_WEIGHTS)
@@ -192,6 +201,14 @@ def annotator_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> p
         of the data: ``n_items`` (a's items with :math:`n_i \ge 2`),
         ``n_pairs`` (:math:`N_a`), ``agreement`` (:math:`A_a`), ``expected``
         (:math:`E_a`), ``kappa`` (:math:`\kappa_a`).
+
+    Raises
+    ------
+    ValueError
+        ``data`` has no annotators (a count table) or holds only summed
+        statistics (e.g. from :func:`summarize_dask`).
+    TypeError
+        ``replace_undefined_by`` is not a number.
     """
     data = as_annotations(data)
     data.require_annotators("annotator agreement")

@@ -112,10 +112,11 @@ def human_annotations(task: Mapping[str, Any], exclude_users: Iterable[int] = ()
     """The task's annotations that count: not cancelled, not written by the plugin (``exclude_users``)."""
     skip = set(exclude_users)
     return [a for a in task.get("annotations") or []
-            if not a.get("was_cancelled") and _user_id(a.get("completed_by")) not in skip]
+            if not a.get("was_cancelled") and user_id(a.get("completed_by")) not in skip]
 
 
-def _user_id(value: Any) -> Any:
+def user_id(value: Any) -> Any:
+    """A ``completed_by`` value as the user id (some endpoints give the user object)."""
     return value.get("id") if isinstance(value, dict) else value
 
 
@@ -285,7 +286,7 @@ def convert(
         n_tasks += 1
         tid = task["id"]
         for ann in human_annotations(task, exclude_users):
-            uid = _user_id(ann.get("completed_by"))
+            uid = user_id(ann.get("completed_by"))
             who = names.get(uid, f"user {uid}")
             gt = bool(ann.get("ground_truth"))
             seen: set[str] = set()

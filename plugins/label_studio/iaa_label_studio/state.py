@@ -26,7 +26,8 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+
+from .convert import user_id
 
 __all__ = ["StateStore", "PullState", "default_state_dir", "slim_task", "FORMAT"]
 
@@ -43,17 +44,13 @@ def default_state_dir() -> Path:
     return Path(base) / "iaa-engine" / "label-studio"
 
 
-def _uid(v: Any) -> Any:
-    return v.get("id") if isinstance(v, dict) else v
-
-
 def slim_task(task: dict) -> dict:
     """The fields of a task the connector uses (the same whichever endpoint it came from)."""
     anns = []
     for a in task.get("annotations") or []:
         if isinstance(a, dict):
             b = {k: a.get(k) for k in _ANN_KEYS}
-            b["completed_by"] = _uid(b["completed_by"])
+            b["completed_by"] = user_id(b["completed_by"])
             anns.append(b)
     preds = [{k: p.get(k) for k in _PRED_KEYS} for p in task.get("predictions") or [] if isinstance(p, dict)]
     return {"id": int(task["id"]), "data": task.get("data") or {}, "updated_at": task.get("updated_at"),

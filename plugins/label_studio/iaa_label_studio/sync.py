@@ -21,11 +21,12 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .api import Api
+from .convert import human_annotations, user_id
 from .project import Analysis, Progress, analyse, pull
 from .state import StateStore
 
@@ -76,9 +77,9 @@ def plan(analysis: Analysis, *, bot_id: int | None, field: str | None = "iaa_agr
     for task in project.tasks:
         tid = int(task["id"])
         anns = task.get("annotations") or []
-        ours = [a for a in anns if bot_id is not None and _uid(a.get("completed_by")) == bot_id]
-        n_human = len({_uid(a.get("completed_by")) for a in anns
-                       if not a.get("was_cancelled") and (bot_id is None or _uid(a.get("completed_by")) != bot_id)})
+        ours = [a for a in anns if bot_id is not None and user_id(a.get("completed_by")) == bot_id]
+        n_human = len({user_id(a.get("completed_by")) for a in human_annotations(task, [] if bot_id is None
+                                                                                   else [bot_id])})
         # gold annotation
         desired: list = []
         if gold and n_human >= min_annotations:
@@ -130,10 +131,6 @@ def _same(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return isinstance(a, (int, float)) and abs(float(a) - float(b)) <= 1e-12
-
-
-def _uid(v: Any) -> Any:
-    return v.get("id") if isinstance(v, dict) else v
 
 
 def apply(api: Api, project_id: int, changes: list[Change], *, bot_id: int, workers: int = 4,
