@@ -22,7 +22,9 @@ from ._agreement import (
     spa_kappa,
 )
 from ._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
-from ._data import LEVELS, Annotations, as_annotations, read
+from ._data import LEVELS, Annotations, as_annotations
+from ._encode import NALikeLabelWarning
+from ._io import read
 from ._distance import ALPHA_DISTANCES
 from ._distributed import read_dask, summarize_dask
 from ._facets import (
@@ -64,6 +66,7 @@ __all__ = [
     "GoldStandard",
     "HierarchyResult",
     "LEVELS",
+    "NALikeLabelWarning",
     "PairwiseMatrix",
     "Report",
     "SPA_WEIGHTS",

@@ -18,11 +18,12 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._encode import _needs_numbers, _numeric_index, encode_id_column, encode_text_labels, parse_numbers
 from ._policy import check_choice
 from ._stats import AnnotatorStats, ItemCounts, PairStats
 from ._sums import CountSums
 
-__all__ = ["Annotations", "LEVELS", "as_annotations", "read"]
+__all__ = ["Annotations", "LEVELS", "as_annotations"]
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
@@ -87,7 +88,40 @@ def _freeze(labels: np.ndarray) -> np.ndarray:
     return out
 
 
+def _typed_array(values: Any) -> np.ndarray:
+    """A non-text column (Arrow, pandas or array-like) as a numpy array with its own type."""
+    if hasattr(values, "to_pandas") and not isinstance(values, (pd.Series, pd.Index)):  # Arrow
+        values = values.to_pandas()
+    if isinstance(values, (pd.Series, pd.Index)):
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        return values.to_numpy()
+    return np.asarray(values)
+
+
 def _encode_labels(
+    values: Any, level: str, categories: Sequence[Any] | None, na_values: Sequence[str] = ()
+) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """``(keep, codes, categories)``: which rows carry a label, their codes, and the category index.
+
+    Text columns go through :func:`iaa_engine._encode.encode_text_labels` (codes as read, text as written); typed
+    columns (numbers, booleans, tuples and sets of choices) keep their own values.
+    """
+    text = encode_text_labels(values, level=level, categories=categories, na_values=na_values)
+    if text is not None:
+        return text
+    labels = _typed_array(values)
+    keep = ~_is_missing_mask(labels)
+    if na_values and labels.dtype == object:
+        keep &= ~pd.Series(labels, copy=False).isin([str(v).strip() for v in na_values]).to_numpy()
+    labels = labels[keep]
+    if labels.size == 0:
+        return keep, np.zeros(0, dtype=np.int64), pd.Index([])
+    codes, cats = _encode_typed_labels(labels, level, categories)
+    return keep, codes, cats
+
+
+def _encode_typed_labels(
     labels: np.ndarray, level: str, categories: Sequence[Any] | None
 ) -> tuple[np.ndarray, pd.Index]:
     """Return integer codes and the category index (sorted, or in the given order)."""
@@ -102,15 +136,21 @@ def _encode_labels(
             f"the {level} level needs numeric labels; got {example!r} ({type(example).__name__}). "
             "Use level='nominal' or level='ordinal' for categories"
         )
+    if kind == "numeric" and level != "nominal":
+        finite = np.isfinite(labels.astype(float))
+        if not finite.all():
+            row = int(np.flatnonzero(~finite)[0])
+            raise ValueError(f"label {labels[row]!r} is not a finite number; the {level} level needs finite numbers")
     if categories is not None:
         cats = pd.Index(list(categories))
         if cats.has_duplicates:
             dup = cats[cats.duplicated()][0]
             raise ValueError(f"categories must be distinct; {dup!r} is listed twice")
-        if kind == "numeric" and cats.dtype == object:
+        if kind == "numeric" and not pd.api.types.is_numeric_dtype(cats.dtype):
             try:
-                cats = pd.Index(pd.to_numeric(cats))
-            except (ValueError, TypeError):
+                cats = pd.Index(parse_numbers([str(c) for c in cats], what="categories"))
+                cats = pd.Index(cats.to_numpy().astype(np.int64)) if np.all(cats == np.round(cats)) else cats
+            except ValueError:
                 pass
         codes = pd.Categorical(labels, categories=cats).codes.astype(np.int64)
         unknown = codes < 0
@@ -126,6 +166,28 @@ def _encode_labels(
             "(non-numeric labels are never sorted silently)"
         )
     return _factorize(labels)
+
+
+def _category_numbers(cats: pd.Index, level: str) -> np.ndarray:
+    """Text category names as numbers, for a level that needs numbers."""
+    try:
+        return parse_numbers([str(c) for c in cats], what="label")
+    except ValueError as exc:
+        if level == "ordinal":
+            raise ValueError("the ordinal level needs the order of the categories: pass categories=[lowest, ..., "
+                             f"highest] (non-numeric labels are never sorted silently); {exc}") from None
+        raise ValueError(f"the {level} level needs numeric labels; {exc}") from None
+
+
+def _encode_ids(values: Any, what: str, keep: np.ndarray | None = None) -> tuple[np.ndarray, pd.Index]:
+    """Sorted codes of an id column: text as written (codes as read), typed ids as typed."""
+    text = encode_id_column(values, what, keep)
+    if text is not None:
+        return text
+    arr = _typed_array(values)
+    if keep is not None and not keep.all():
+        arr = arr[keep]
+    return _factorize_ids(arr, what)
 
 
 def _factorize(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
@@ -245,6 +307,7 @@ class Annotations:
         level: Level = "nominal",
         categories: Sequence[Any] | None = None,
         duplicates: Literal["error", "first", "last"] = "error",
+        na_values: Sequence[str] = (),
     ) -> Annotations:
         """Build from a long table with one row per annotation.
 
@@ -261,6 +324,18 @@ class Annotations:
             non-numeric labels; labels outside it are an error.
         duplicates : {'error', 'first', 'last'}
             What to do when one annotator labelled one item more than once.
+        na_values : sequence of str
+            Label texts that mean "not labelled" besides blank cells and
+            ``None``/``NaN`` (e.g. ``["NA"]``). Text such as ``"None"`` or
+            ``"NA"`` is otherwise a label.
+
+        Notes
+        -----
+        Text ids are kept exactly as written (``"01"`` and ``"1"`` are two
+        items) and text labels stay text at the nominal level; they are parsed
+        as numbers only at the interval and ratio levels, and at the ordinal
+        level unless the order of text categories is given. Surrounding
+        whitespace is not part of an id or label.
         """
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"from_long expects a pandas DataFrame; got {type(table).__name__}")
@@ -272,16 +347,18 @@ class Annotations:
                 f"column(s) {missing!r} not found; the table has columns {list(map(str, table.columns))!r}. "
                 "Name the columns with item=, annotator=, label= (CLI: --item-col, --annotator-col, --label-col)"
             )
-        labels = table[label].to_numpy()
-        keep = ~_is_missing_mask(labels)
-        if not keep.all():
-            table = table.loc[keep]
-            labels = labels[keep]
-        item_codes, items = _factorize_ids(table[item].to_numpy(), "item")
-        ann_codes, annotators = _factorize_ids(table[annotator].to_numpy(), "annotator")
-        if len(labels) == 0:
+        return cls._from_columns(table[item], table[annotator], table[label], level=level, categories=categories,
+                                 duplicates=duplicates, na_values=na_values)
+
+    @classmethod
+    def _from_columns(cls, item: Any, annotator: Any, label: Any, *, level: str, categories: Sequence[Any] | None,
+                      duplicates: str, na_values: Sequence[str] = ()) -> Annotations:
+        """The long-table constructor on three columns (Arrow arrays from the readers, or pandas Series)."""
+        keep, label_codes, cats = _encode_labels(label, level, categories, na_values)
+        if label_codes.size == 0:
             raise ValueError("the data holds no annotations (every label is missing or the table is empty)")
-        label_codes, cats = _encode_labels(labels, level, categories)
+        item_codes, items = _encode_ids(item, "item", keep)
+        ann_codes, annotators = _encode_ids(annotator, "annotator", keep)
         item_codes, ann_codes, label_codes = _resolve_duplicates(
             item_codes, ann_codes, label_codes, len(annotators), duplicates, items, annotators
         )
@@ -298,6 +375,7 @@ class Annotations:
         annotators_as: Literal["rows", "columns"] = "rows",
         level: Level = "nominal",
         categories: Sequence[Any] | None = None,
+        na_values: Sequence[str] = (),
     ) -> Annotations:
         """Build from a wide matrix: annotators as rows (the classroom layout) or as columns.
 
@@ -310,6 +388,8 @@ class Annotations:
         annotators_as : {'rows', 'columns'}
             Whether each row (default, as in the classroom exercise) or each
             column holds one annotator's labels.
+        level, categories, na_values
+            As in :meth:`from_long` (text cells stay text at the nominal level).
         """
         check_choice("annotators_as", annotators_as, ("rows", "columns"))
         if isinstance(matrix, pd.DataFrame):
@@ -330,11 +410,10 @@ class Annotations:
         flat = values.ravel(order="C")
         ann = np.repeat(np.arange(n_ann), n_items)
         itm = np.tile(np.arange(n_items), n_ann)
-        keep = ~_is_missing_mask(flat)
-        if not keep.any():
+        keep, label_codes, cats = _encode_labels(flat, level, categories, na_values)
+        if label_codes.size == 0:
             raise ValueError("the data holds no annotations (every cell is missing)")
-        flat, ann, itm = flat[keep], ann[keep], itm[keep]
-        label_codes, cats = _encode_labels(flat, level, categories)
+        ann, itm = ann[keep], itm[keep]
         items = pd.Index(frame.columns)
         annotators = pd.Index(frame.index)
         for what, idx in (("item", items), ("annotator", annotators)):
@@ -514,12 +593,28 @@ class Annotations:
         if level == self.level and categories is None:
             return self
         codes, cats = self.label, self.categories
+        text = not pd.api.types.is_numeric_dtype(cats.dtype) and all(isinstance(c, str) for c in cats)
         if categories is not None:
             new = pd.Index(list(categories))
-            position = new.get_indexer(self.categories)
+            if text and _needs_numbers(level, categories):  # text labels read as numbers, e.g. "1" and "1.0"
+                old_values = _category_numbers(cats, level)
+                new_values = parse_numbers([str(c) for c in new], what="categories")
+                position = pd.Index(new_values).get_indexer(old_values)
+            elif text:
+                position = pd.Index([str(c).strip() for c in new]).get_indexer(cats)
+            else:
+                position = new.get_indexer(self.categories)
             if (position < 0).any():
                 bad = list(self.categories[position < 0][:5])
                 raise ValueError(f"labels {bad!r} are not among the given categories {list(new)[:10]!r}")
+            if self.label is None:
+                return self._stats_with_categories(position, new, level)
+            codes, cats = position[self.label], new
+        elif text and _needs_numbers(level, None):
+            values = _category_numbers(cats, level)
+            distinct = np.unique(values)
+            position = np.searchsorted(distinct, values)
+            new = _numeric_index(distinct)
             if self.label is None:
                 return self._stats_with_categories(position, new, level)
             codes, cats = position[self.label], new
@@ -639,103 +734,3 @@ def as_annotations(data: Any, *, level: Level | None = None, categories: Sequenc
         "expected Annotations, a pandas DataFrame or a 2-D array-like of labels; "
         f"got {type(data).__name__}"
     )
-
-
-_READERS = {
-    ".csv": lambda p: pd.read_csv(p, keep_default_na=True, na_values=[""], skipinitialspace=True),
-    ".tsv": lambda p: pd.read_csv(p, sep="\t", keep_default_na=True, na_values=[""]),
-    ".tab": lambda p: pd.read_csv(p, sep="\t", keep_default_na=True, na_values=[""]),
-    ".json": lambda p: _read_json(p),
-    ".jsonl": lambda p: pd.read_json(p, lines=True),
-    ".parquet": lambda p: pd.read_parquet(p),
-    ".pq": lambda p: pd.read_parquet(p),
-}
-
-
-def _read_json(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_json(path)
-    except ValueError:
-        return pd.read_json(path, lines=True)
-
-
-def read(
-    path: str | PathLike,
-    *,
-    layout: Literal["auto", "long", "wide", "counts"] = "auto",
-    item: str = "item",
-    annotator: str = "annotator",
-    label: str = "label",
-    annotators_as: Literal["rows", "columns"] = "rows",
-    level: Level = "nominal",
-    categories: Sequence[Any] | None = None,
-    duplicates: Literal["error", "first", "last"] = "error",
-) -> Annotations:
-    """Read annotations from a CSV, TSV, JSON (records or lines) or Parquet file.
-
-    Parameters
-    ----------
-    path : str or path-like
-    layout : {'auto', 'long', 'wide', 'counts'}
-        ``'auto'`` reads a long table when the item, annotator and label
-        columns are present, and otherwise a wide matrix whose first column
-        names the rows.
-    item, annotator, label : str
-        Column names of a long table.
-    annotators_as : {'rows', 'columns'}
-        For a wide matrix: whether rows or columns are annotators.
-    level, categories, duplicates
-        As in :meth:`Annotations.from_long`.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the file does not exist.
-    ValueError
-        If the file cannot be parsed or its content does not fit the layout.
-    """
-    check_choice("layout", layout, ("auto", "long", "wide", "counts"))
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"no such file: {str(p)!r}")
-    if p.is_dir():
-        raise ValueError(f"{str(p)!r} is a directory; give a CSV, TSV, JSON or Parquet file")
-    suffix = p.suffix.lower()
-    reader = _READERS.get(suffix)
-    if reader is None:
-        raise ValueError(
-            f"cannot read {p.name!r}: expected a file ending in {', '.join(sorted(_READERS))}; got {suffix or 'no suffix'!r}"
-        )
-    try:
-        frame = reader(p)
-    except ImportError as exc:
-        raise ValueError(f"reading {p.name!r} needs an optional package: {exc}. Install iaa-engine[parquet]") from None
-    except Exception as exc:  # parser errors of every reader
-        raise ValueError(f"cannot parse {p.name!r} as {suffix[1:].upper()}: {str(exc).splitlines()[0]}") from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    long_columns = [item, annotator, label]
-    present = [c for c in long_columns if c in frame.columns]
-    is_long = len(present) == 3
-    if layout == "auto" and not is_long and frame.shape[1] <= 3:
-        # Too narrow to be a useful wide matrix: almost surely a long table with other column names.
-        absent = [c for c in long_columns if c not in frame.columns]
-        raise ValueError(
-            f"cannot tell the layout of {p.name!r}: its columns are {list(frame.columns)!r}, without {absent!r}. "
-            f"A long table needs columns {item!r}, {annotator!r}, {label!r} (name yours with "
-            "--item-col/--annotator-col/--label-col); for a wide matrix pass --layout wide"
-        )
-    if layout == "long" or (layout == "auto" and is_long):
-        return Annotations.from_long(
-            frame, item=item, annotator=annotator, label=label,
-            level=level, categories=categories, duplicates=duplicates,
-        )
-    if frame.shape[1] < 2:
-        raise ValueError(
-            f"{p.name!r} has columns {list(frame.columns)!r}: a long table needs columns "
-            f"{item!r}, {annotator!r}, {label!r} (or name them with --item-col/--annotator-col/--label-col); "
-            "a wide matrix needs a name column and one column per item or annotator"
-        )
-    frame = frame.set_index(frame.columns[0])
-    if layout == "counts":
-        return Annotations.from_counts(frame, level=level, categories=categories)
-    return Annotations.from_wide(frame, annotators_as=annotators_as, level=level, categories=categories)

@@ -62,14 +62,12 @@ class _Partial:
 
 def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str, annotators: pd.Index,
                      categories: pd.Index, level: str, duplicates: str) -> _Partial:
-    labels = frame[label].to_numpy()
-    keep = ~_is_missing_mask(labels)
-    frame, labels = frame.loc[keep], labels[keep]
+    keep, lab_codes, _ = _encode_labels(frame[label], level, categories)
+    frame = frame.loc[keep]
     if len(frame) == 0:
         return _Partial(0, 0, None, None, None)
     item_codes, items = pd.factorize(frame[item].to_numpy())
     ann_codes = annotators.get_indexer(frame[annotator].to_numpy()).astype(np.int64)
-    lab_codes, _ = _encode_labels(labels, level, categories)
     item_codes, ann_codes, lab_codes = _resolve_duplicates(
         item_codes.astype(np.int64), ann_codes, lab_codes, len(annotators), duplicates, pd.Index(items), annotators
     )
@@ -180,7 +178,7 @@ def summarize_dask(
         lab_array = lab_array[~_is_missing_mask(lab_array)]
         if lab_array.size == 0:
             raise ValueError("the data holds no annotations (every label is missing)")
-        _, cats = _encode_labels(lab_array, level, categories)
+        _, _, cats = _encode_labels(lab_array, level, categories)
         # every item's annotations into one partition, then per-partition statistics and a tree reduction
         # more, smaller partitions than the input: a worker's memory is bounded by one partition's statistics
         shuffled = frame.shuffle(on=item, npartitions=4 * frame.npartitions)

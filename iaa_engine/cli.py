@@ -22,7 +22,8 @@ from pathlib import Path
 
 from . import __version__
 from ._agreement import SPA_WEIGHTS
-from ._data import LEVELS, read
+from ._data import LEVELS
+from ._io import read
 from ._report import report
 
 __all__ = ["main", "build_parser", "CliError"]

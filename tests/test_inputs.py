@@ -131,7 +131,7 @@ def test_unknown_choice_names_use_one_template(call, name):
 
 def test_non_numeric_labels_at_interval_and_ratio():
     for level in ("interval", "ratio"):
-        with pytest.raises(ValueError, match=f"the {level} level needs numeric labels; got 'high'"):
+        with pytest.raises(ValueError, match=f"the {level} level needs numeric labels; label 'high' \\(annotation 1\\) is not a finite number"):
             ie.Annotations.from_wide([["high", "low"], ["low", "low"]], level=level)
         data = ie.Annotations.from_wide([["high", "low"], ["low", "low"]])
         with pytest.raises(ValueError, match=f"the {level} level needs numeric labels"):

@@ -1,0 +1,302 @@
+"""Codes as read: ids and labels become integer codes on the columns the reader returns.
+
+Text columns are dictionary-encoded by Arrow; every decision that depends on a value (surrounding whitespace, what
+is missing, number parsing, sorting) is taken once per *distinct* value on the dictionary, and the rows only go
+through integer look-ups. Nothing here turns a whole column into Python objects.
+
+The rules (the README's "Reading data" section says the same):
+
+* Ids are text exactly as written (``01``, ``1`` and ``001`` are three items; ``1.1`` and ``1.10`` two), or the
+  file's own typed column (Parquet or JSON integers, timestamps). Surrounding whitespace is not part of a value.
+* A label is missing when its cell is blank (empty or only whitespace), null in a typed file, ``None``/``NaN`` in a
+  DataFrame, or one of the ``na_values`` the caller names. Nothing else: ``None``, ``NA``, ``null`` or ``NaN``
+  written as text are labels (a :class:`NALikeLabelWarning` says when such a label is present).
+* Labels stay text at the nominal level. They are parsed as numbers only where the level needs numbers: interval,
+  ratio, and ordinal when no order is given or the given categories are numbers. A value that is not a finite
+  number is an error that names it and its row.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NALikeLabelWarning", "arrow_text", "encode_id_column", "encode_text_labels", "parse_numbers"]
+
+#: Labels that other tools read as missing; here they are labels, and a warning says so.
+NA_LIKE = frozenset({"na", "n/a", "nan", "null", "none", "#n/a", "nil", "missing"})
+
+
+class NALikeLabelWarning(UserWarning):
+    """A label looks like a missing-value marker (``NA``, ``None``, ``null``, ...) but is counted as a category.
+
+    Pass ``na_values=[...]`` (CLI ``--na-values``) to read such cells as missing instead.
+    """
+
+
+def _pa():
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa, pc
+
+
+def arrow_text(values: Any) -> Any | None:
+    """The values as one Arrow string array when they are text (nulls allowed), else ``None``.
+
+    Accepts Arrow arrays (string, large string, dictionary of strings), pandas string columns and object arrays that
+    hold only ``str`` and missing values. Object arrays holding anything else (numbers, tuples, sets) return
+    ``None`` and keep the typed path.
+    """
+    pa, _ = _pa()
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if isinstance(values, pa.Array):
+        t = values.type
+        if pa.types.is_dictionary(t) and (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)):
+            return values.cast(t.value_type)
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            return values
+        if pa.types.is_null(t):
+            return values.cast(pa.string())
+        return None
+    if isinstance(values, (pd.Series, pd.Index)):
+        dtype = values.dtype
+        if isinstance(dtype, pd.StringDtype) or (isinstance(dtype, pd.ArrowDtype) and
+                                                 pa.types.is_string(dtype.pyarrow_dtype)):
+            return pa.array(values.array if isinstance(values, pd.Series) else values, type=pa.string(),
+                            from_pandas=True)
+        values = values.to_numpy()
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind == "U":
+            return pa.array(values, type=pa.string())
+        if values.dtype != object or values.size == 0:
+            return None
+        try:
+            return pa.array(values, type=pa.string(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None  # numbers, tuples, sets, ...: the typed path
+    return None
+
+
+def _encode(arr: Any) -> tuple[np.ndarray, Any]:
+    """Dictionary codes (``-1`` for null) and the dictionary, whitespace trimmed and merged."""
+    pa, pc = _pa()
+    enc = arr.dictionary_encode()
+    dictionary = enc.dictionary
+    idx = enc.indices
+    codes = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else idx.fill_null(-1).to_numpy()
+    codes = codes.astype(np.int64, copy=False)
+    trimmed = pc.utf8_trim_whitespace(dictionary)
+    if len(dictionary) and not pc.all(pc.equal(trimmed, dictionary)).as_py():
+        merged = trimmed.dictionary_encode()
+        lookup = np.append(merged.indices.to_numpy(zero_copy_only=False).astype(np.int64), -1)
+        codes = lookup[codes]
+        trimmed = merged.dictionary
+    return codes, trimmed
+
+
+def _sorted_rank(dictionary: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, rank)``: the dictionary's sort order and each entry's position in it."""
+    _, pc = _pa()
+    order = pc.sort_indices(dictionary).to_numpy(zero_copy_only=False).astype(np.int64)
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size, dtype=np.int64)
+    return order, rank
+
+
+def _text_index(dictionary: Any, order: np.ndarray, *, arrow_backed: bool) -> pd.Index:
+    pa, _ = _pa()
+    taken = dictionary.take(pa.array(order))
+    if arrow_backed:
+        return pd.Index(pd.arrays.ArrowStringArray(taken))
+    return pd.Index(np.asarray(taken.to_pylist(), dtype=object))
+
+
+def encode_id_column(values: Any, what: str, keep: np.ndarray | None = None) -> tuple[np.ndarray, pd.Index] | None:
+    """Sorted integer codes of a text id column (rows where ``keep`` is false dropped first).
+
+    Returns ``None`` when the column is not text (typed ids keep their own path).
+
+    Raises
+    ------
+    ValueError
+        If a kept row has a blank or null id.
+    """
+    arr = arrow_text(values)
+    if arr is None:
+        return None
+    pa, pc = _pa()
+    codes, dictionary = _encode(arr)
+    if keep is not None:
+        codes = codes[keep]
+    blank = np.append(pc.equal(dictionary, "").to_numpy(zero_copy_only=False), True)  # last: null
+    if blank[codes].any():
+        row = int(np.flatnonzero(blank[codes])[0])
+        raise ValueError(f"the {what} column has a blank or missing value (annotation {row + 1}); "
+                         f"every annotation needs an {what}")
+    present = np.bincount(codes, minlength=len(dictionary)) > 0
+    if not present.all():  # ids seen only on rows without a label: not items / annotators
+        used = np.flatnonzero(present)
+        remap = np.full(len(dictionary), -1, dtype=np.int64)
+        remap[used] = np.arange(used.size)
+        codes = remap[codes]
+        dictionary = dictionary.take(pa.array(used))
+    order, rank = _sorted_rank(dictionary)
+    return rank[codes], _text_index(dictionary, order, arrow_backed=True)
+
+
+def _try_numbers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Float values of an Arrow string array and a mask of the entries that are not finite numbers."""
+    pa, pc = _pa()
+    try:
+        values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False).astype(float)
+        return values, ~np.isfinite(values)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    values = np.full(len(arr), np.nan)
+    for j, s in enumerate(arr.to_pylist()):  # only when some value is not a number: find which
+        try:
+            values[j] = float(s)
+        except (TypeError, ValueError):
+            pass
+    return values, ~np.isfinite(values)
+
+
+def parse_numbers(text: Sequence[str] | np.ndarray, *, what: str) -> np.ndarray:
+    """Finite float64 values of text values, or a ``ValueError`` naming the first that is not a finite number."""
+    pa, _ = _pa()
+    arr = pa.array(np.asarray([str(t).strip() for t in text], dtype=object), type=pa.string())
+    values, bad = _try_numbers(arr)
+    if bad.any():
+        raise ValueError(f"{what}: {arr[int(np.flatnonzero(bad)[0])].as_py()!r} is not a finite number")
+    return values
+
+
+def _numeric_index(values: np.ndarray) -> pd.Index:
+    """Whole numbers as int64, otherwise float64."""
+    if values.size and np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0**53):
+        return pd.Index(values.astype(np.int64))
+    return pd.Index(values)
+
+
+def _needs_numbers(level: str, categories: Sequence[Any] | None) -> bool:
+    if level in ("interval", "ratio"):
+        return True
+    if level != "ordinal":
+        return False
+    if categories is None:
+        return True
+    cats = list(categories)
+    if all(isinstance(c, (int, float, np.number)) and not isinstance(c, bool) for c in cats):
+        return True
+    if all(isinstance(c, str) for c in cats):
+        try:
+            parse_numbers([c.strip() for c in cats], what="categories")
+            return True
+        except ValueError:
+            return False
+    return False
+
+
+def encode_text_labels(
+    values: Any,
+    *,
+    level: str,
+    categories: Sequence[Any] | None,
+    na_values: Iterable[str] = (),
+) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
+    """``(keep, codes, categories)`` of a text label column, or ``None`` if the column is not text.
+
+    ``keep`` marks the rows with a label; ``codes`` index ``categories`` for those rows. See the module docstring
+    for what is missing and when labels are numbers.
+    """
+    arr = arrow_text(values)
+    if arr is None:
+        return None
+    pa, pc = _pa()
+    codes, dictionary = _encode(arr)
+    missing = pc.equal(dictionary, "").to_numpy(zero_copy_only=False).copy()
+    na = [str(v).strip() for v in na_values]
+    if na and len(dictionary):
+        missing |= pc.is_in(dictionary, value_set=pa.array(na, type=pa.string())).to_numpy(zero_copy_only=False)
+    missing = np.append(missing, True)  # the null slot
+    row_missing = missing[codes]
+    keep = ~row_missing
+    present = np.bincount(codes[keep], minlength=len(dictionary)) > 0
+    if _needs_numbers(level, categories):
+        # parse each distinct value once; the first row holding a bad value is named
+        used = np.flatnonzero(present)
+        dict_values, bad = _try_numbers(dictionary)
+        bad &= present
+        if bad.any():
+            row = int(np.flatnonzero(np.append(bad, False)[codes])[0])
+            value = dictionary[int(codes[row])].as_py()
+            if level == "ordinal":
+                raise ValueError(
+                    "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
+                    f"(CLI --categories); label {value!r} (annotation {row + 1}) is not a number, and text labels "
+                    "are never sorted silently")
+            raise ValueError(f"the {level} level needs numeric labels; label {value!r} (annotation {row + 1}) "
+                             "is not a finite number. Use level='nominal' or level='ordinal' for categories")
+        if categories is not None:
+            if all(isinstance(c, str) for c in categories):  # e.g. --categories 1,2,3
+                cat_values = parse_numbers(categories, what="categories")
+                cats = _numeric_index(cat_values)
+            else:
+                cat_values = np.array([float(c) for c in categories], dtype=float)
+                cats = pd.Index(list(categories))
+            _check_distinct(cats)
+            position = pd.Index(cat_values).get_indexer(dict_values)
+            return _finish(codes, keep, position, present, cats, dictionary, level)
+        distinct = np.unique(dict_values[used])
+        cats = _numeric_index(distinct)
+        position = np.searchsorted(distinct, dict_values)
+        position[~present] = -1
+        return _finish(codes, keep, position, present, cats, dictionary, level)
+    if categories is not None:
+        cats = pd.Index(list(categories))
+        _check_distinct(cats)
+        wanted = pd.Index([str(c).strip() for c in cats])
+        position = wanted.get_indexer(pd.Index(dictionary.to_numpy(zero_copy_only=False), dtype=object))
+        return _finish(codes, keep, position, present, cats, dictionary, level)
+    if level == "ordinal":  # unreachable: ordinal without categories reads numbers
+        raise AssertionError
+    # nominal text: the sorted distinct labels that occur
+    used = np.flatnonzero(present)
+    sub = dictionary.take(pa.array(used))
+    order, rank = _sorted_rank(sub)
+    position = np.full(len(dictionary), -1, dtype=np.int64)
+    position[used] = rank
+    cats = _text_index(sub, order, arrow_backed=False)
+    _warn_na_like(cats)
+    return _finish(codes, keep, position, present, cats, dictionary, level)
+
+
+def _check_distinct(cats: pd.Index) -> None:
+    if cats.has_duplicates:
+        raise ValueError(f"categories must be distinct; {cats[cats.duplicated()][0]!r} is listed twice")
+
+
+def _finish(codes, keep, position, present, cats, dictionary, level):
+    position = np.asarray(position, dtype=np.int64)
+    unknown = present & (position < 0)
+    if unknown.any():
+        bad = [dictionary[int(j)].as_py() for j in np.flatnonzero(unknown)[:5]]
+        raise ValueError(f"labels {bad!r} are not among the given categories {list(cats)[:10]!r}")
+    lookup = np.append(position, -1)
+    return keep, lookup[codes[keep]], cats
+
+
+def _warn_na_like(cats: pd.Index) -> None:
+    found = [c for c in cats if isinstance(c, str) and c.lower() in NA_LIKE]
+    if found:
+        warnings.warn(
+            f"label(s) {found!r} are counted as categories, not as missing values; if they mark a missing "
+            f"annotation, read with na_values={found!r} (CLI: --na-values {','.join(found)})",
+            NALikeLabelWarning, stacklevel=4,
+        )
