@@ -7,6 +7,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ._choices import SPA_WEIGHTS
 from ._data import Annotations, as_annotations
 from ._policy import check_choice, check_replacement, safe_ratio, undefined
 from ._results import PairwiseMatrix
@@ -24,7 +25,6 @@ __all__ = [
     "percent_agreement_matrix",
 ]
 
-SPA_WEIGHTS = ("flat", "annotations", "annotations_m1", "edges", "inv_var", "inv_var_class")
 SpaScheme = Literal["flat", "annotations", "annotations_m1", "edges", "inv_var", "inv_var_class"]
 
 

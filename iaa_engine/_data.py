@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._choices import DUPLICATE_RULES, LEVELS
 from ._encode import _needs_numbers, _numeric_index, encode_id_column, encode_text_labels, parse_numbers
 from ._policy import check_choice
 from ._stats import AnnotatorStats, ItemCounts, PairStats
@@ -25,9 +26,7 @@ from ._sums import CountSums
 
 __all__ = ["Annotations", "LEVELS", "as_annotations"]
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
-DUPLICATE_RULES = ("error", "first", "last")
 
 
 # --------------------------------------------------------------------------- helpers

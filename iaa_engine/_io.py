@@ -19,13 +19,13 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._data import LEVELS, Annotations, Level
+from ._choices import LAYOUTS, LEVELS
+from ._data import Annotations, Level
 from ._encode import arrow_text, parse_numbers
 from ._policy import check_choice
 
 __all__ = ["read", "read_table"]
 
-LAYOUTS = ("auto", "long", "wide", "counts")
 _SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".json": "json", ".jsonl": "jsonl",
              ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 

@@ -30,12 +30,12 @@ from ._kappa import (
     multi_kappa,
 )
 from ._policy import UndefinedMetricWarning, check_choice
-from ._results import PairwiseMatrix, nan_to_none
+from ._results import PairwiseMatrix, nan_to_none, printable
 
 __all__ = ["Report", "report"]
 
 #: Above this many annotators the pairwise matrices are skipped unless asked for (they need A² memory).
-PAIRWISE_AUTO_LIMIT = 1000
+PAIRWISE_AUTO_LIMIT = 100
 
 _LABELS = {
     "joint_probability": "Joint probability of agreement (P-bar)",
@@ -134,6 +134,8 @@ class Report:
             lines += ["", "  Cohen's kappa per annotator pair (items both annotated)"]
             if len(ck.annotators) <= 12:
                 frame = ck.to_frame().map(lambda v: "   -  " if not np.isfinite(v) else f"{v:6.3f}")
+                frame.index = [printable(a) for a in frame.index]
+                frame.columns = [printable(a) for a in frame.columns]
                 lines += ["    " + line for line in frame.to_string().splitlines()]
             else:
                 off = ck.values[~np.eye(len(ck.annotators), dtype=bool)]
@@ -160,18 +162,18 @@ class Report:
                       f"consistency gamma {fmt(h.gamma)}",
                       "    child agreement within each parent:"]
             for name, row in h.conditional.iterrows():
-                lines.append(f"      {str(name):<28} {fmt(row['alpha'])}  ({row['n_items']} items)")
+                lines.append(f"      {printable(name):<28} {fmt(row['alpha'])}  ({row['n_items']} items)")
         if self.strata is not None:
             st = self.strata
             lines += ["", "  Agreement by label frequency"]
             for name, row in st.strata.iterrows():
-                lines.append(f"    {str(name):<12} alpha {fmt(row['alpha'])}  {len(row['labels'])} labels, "
+                lines.append(f"    {printable(name):<12} alpha {fmt(row['alpha'])}  {len(row['labels'])} labels, "
                              f"{row['n_items']} items")
             r = st.regression
             lines.append(f"    per-label alpha = {fmt(r.get('beta0'))} + {fmt(r.get('beta1'))} log(frequency)   "
                          f"(R² {fmt(r.get('r2'))}, p {fmt(r.get('p_value'))}, {r['n']} labels)")
         if self.notes:
-            lines += ["", "  Notes"] + [f"    - {n}" for n in self.notes]
+            lines += ["", "  Notes"] + [f"    - {printable(n)}" for n in self.notes]
         return "\n".join(lines)
 
 
@@ -202,7 +204,8 @@ def report(
     pairwise : bool or 'auto'
         Whether to compute the annotator × annotator matrices (Cohen's kappa,
         percentage agreement, Krippendorff's alpha). ``'auto'`` computes them up
-        to 1000 annotators (they take memory quadratic in the annotator count).
+        to 100 annotators (a larger matrix is not read, and it takes memory and time quadratic in the
+        annotator count; a note says so).
     ci : bool
         Add bootstrap percentile intervals (:func:`iaa_engine.bootstrap`, ``n_boot``
         replicates, ``seed``) for every scalar metric.

@@ -2,31 +2,80 @@
 
 from __future__ import annotations
 
+import datetime
+import re
+import decimal
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["PairwiseMatrix", "nan_to_none"]
+__all__ = ["PairwiseMatrix", "nan_to_none", "printable"]
 
 
-def nan_to_none(value: Any) -> Any:
-    """JSON-safe copy: floats that are nan or infinite become ``None``; numpy scalars become Python ones."""
-    if isinstance(value, dict):
-        return {k: nan_to_none(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [nan_to_none(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return nan_to_none(value.tolist())
-    if isinstance(value, (np.floating, float)):
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(value: Any) -> str:
+    """``str(value)`` safe for a terminal: control characters (escape sequences, bidi overrides) shown escaped."""
+    text = str(value)
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+class _Clean(list):
+    """A list already made JSON-safe (by :func:`nan_to_none` on an array): never walked again."""
+
+
+def _json_scalar(value: Any) -> Any:
+    """A JSON-safe form of one value that is not a container."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (float, np.floating)):
         f = float(value)
         return f if np.isfinite(f) else None
-    if isinstance(value, (np.integer,)):
+    if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, np.bool_):
         return bool(value)
-    return value
+    if isinstance(value, (pd.Timestamp, datetime.datetime, datetime.date, datetime.time)):
+        return None if pd.isna(value) else value.isoformat()
+    if isinstance(value, (np.datetime64, np.timedelta64, pd.Timedelta)):
+        return None if pd.isna(value) else str(pd.Timestamp(value) if isinstance(value, np.datetime64) else value)
+    if isinstance(value, decimal.Decimal):
+        return str(value) if value.is_finite() else None
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="backslashreplace")
+    if isinstance(value, (set, frozenset)):
+        return sorted((nan_to_none(v) for v in value), key=repr)
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return str(value)
+
+
+def nan_to_none(value: Any) -> Any:
+    """JSON-safe copy: non-finite floats become ``None``, numpy scalars Python ones, timestamps ISO text,
+    decimals and bytes text, sets sorted lists; any other object its ``str``.
+
+    Arrays are converted vectorised (a 1000 × 1000 matrix costs milliseconds, not a walk over a million values).
+    """
+    if type(value) is _Clean:
+        return value
+    if isinstance(value, dict):
+        return {str(_json_scalar(k)) if not isinstance(k, str) else k: nan_to_none(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "f":
+            obj = value.astype(object)
+            obj[~np.isfinite(value)] = None
+            return _Clean(obj.tolist())
+        if value.dtype.kind in "iub":
+            return _Clean(value.tolist())
+        return _Clean(nan_to_none(value.tolist()))
+    if isinstance(value, (pd.Index, pd.Series)):
+        return nan_to_none(np.asarray(value.to_numpy(dtype=object)).tolist())
+    if isinstance(value, (list, tuple)):
+        return [nan_to_none(v) for v in value]
+    return _json_scalar(value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,7 +109,7 @@ class PairwiseMatrix:
     def to_dict(self) -> dict:
         """JSON-ready: ``{"annotators": [...], "matrix": [[...]], "n_shared": [[...]]}`` with null for undefined."""
         return {
-            "annotators": nan_to_none(list(self.annotators)),
+            "annotators": nan_to_none(pd.Index(self.annotators)),
             "matrix": nan_to_none(self.values),
             "n_shared": nan_to_none(self.n_shared),
         }

@@ -16,15 +16,13 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
 from . import __version__
-from ._agreement import SPA_WEIGHTS
-from ._data import LEVELS
-from ._io import read
-from ._report import report
+from ._choices import DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
 
 __all__ = ["main", "build_parser", "CliError"]
 
@@ -42,7 +40,7 @@ class CliError(Exception):
 def add_data_options(parser: argparse.ArgumentParser) -> None:
     """Options that say how to read a data file (shared with plugins that read files)."""
     g = parser.add_argument_group("reading the data")
-    g.add_argument("--layout", choices=("auto", "long", "wide", "counts"), default="auto",
+    g.add_argument("--layout", choices=LAYOUTS, default="auto",
                    help="long: one row per annotation; wide: a label matrix; counts: items × categories counts. "
                         "auto (default) reads a long table when the item/annotator/label columns exist, else a wide matrix")
     g.add_argument("--item-col", default="item", metavar="NAME", help="item column of a long table (default: item)")
@@ -55,18 +53,25 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
                    help="level of measurement for Krippendorff's alpha (default: nominal)")
     g.add_argument("--categories", metavar="A,B,C",
                    help="all categories in order, comma-separated (needed for --level ordinal with text labels)")
-    g.add_argument("--duplicates", choices=("error", "first", "last"), default="error",
+    g.add_argument("--duplicates", choices=DUPLICATE_RULES, default="error",
                    help="an annotator labelling an item twice: error (default), or keep the first/last label")
+    g.add_argument("--na-values", metavar="A,B", default="",
+                   help="label texts that mean 'not labelled', comma-separated (e.g. NA for files written by R); "
+                        "by default only blank cells are missing, and NA, None, null, ... are labels")
+
+
+def _split(text: str | None) -> list[str] | None:
+    return [c.strip() for c in text.split(",") if c.strip()] if text else None
 
 
 def load(args: argparse.Namespace):
     """Read the file named by ``args.path`` with the options of :func:`add_data_options`."""
-    categories = None
-    if args.categories:
-        categories = [c.strip() for c in args.categories.split(",") if c.strip()]
+    from ._io import read
+
     return read(
         args.path, layout=args.layout, item=args.item_col, annotator=args.annotator_col, label=args.label_col,
-        annotators_as=args.annotators_as, level=args.level, categories=categories, duplicates=args.duplicates,
+        annotators_as=args.annotators_as, level=args.level, categories=_split(args.categories),
+        duplicates=args.duplicates, na_values=_split(getattr(args, "na_values", None)) or (),
     )
 
 
@@ -79,13 +84,14 @@ def _load_dask(args: argparse.Namespace):
     if unsupported:
         raise CliError(f"{', '.join(unsupported)} need(s) per-item data and cannot run with --engine dask, which "
                        "summarises the data on the cluster; run without them or with --engine memory")
-    categories = [c.strip() for c in args.categories.split(",") if c.strip()] if args.categories else None
     return read_dask(args.path, item=args.item_col, annotator=args.annotator_col, label=args.label_col,
-                     level=args.level, categories=categories, duplicates=args.duplicates,
+                     level=args.level, categories=_split(args.categories), duplicates=args.duplicates,
                      scheduler=args.scheduler, n_workers=args.workers, memory_limit=args.memory_limit)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from ._report import report
+
     if args.engine == "dask":
         data = _load_dask(args)
     else:
@@ -124,8 +130,22 @@ def _cmd_gold(args: argparse.Namespace) -> int:
         print(f"iaa: wrote gold labels of {gold.labels['item'].nunique()} items ({ties} ties) to {args.output}",
               file=sys.stderr)
     else:
+        if sys.stdout.isatty():  # names with escape sequences must not drive the terminal
+            from ._results import printable
+
+            text = "\n".join(printable(line) for line in text.splitlines())
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1; got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -141,9 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--weights", choices=SPA_WEIGHTS, default="annotations_m1",
                      help="SPA weighting scheme shown as the headline SPA value (all six are reported)")
     rep.add_argument("--pairwise", choices=("auto", "yes", "no"), default="auto",
-                     help="compute annotator × annotator matrices (auto: up to 1000 annotators)")
+                     help="compute annotator × annotator matrices (auto: up to 100 annotators)")
     rep.add_argument("--ci", action="store_true", help="add bootstrap 95%% intervals for every scalar metric")
-    rep.add_argument("--n-boot", type=int, default=1000, metavar="B", help="bootstrap replicates (default 1000)")
+    rep.add_argument("--n-boot", type=_positive_int, default=1000, metavar="B",
+                     help="bootstrap replicates (default 1000)")
     rep.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     rep.add_argument("--hierarchy", nargs="?", const="/", metavar="SEP",
                      help="labels are hierarchical paths split on SEP (default '/'): add parent/child agreement")
@@ -155,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster")
     eng.add_argument("--scheduler", metavar="ADDRESS",
                      help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)")
-    eng.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: cores)")
+    eng.add_argument("--workers", type=_positive_int, metavar="N", help="worker processes of the local cluster (default: cores)")
     eng.add_argument("--memory-limit", metavar="SIZE", help="memory limit per local worker, e.g. 2GiB")
     rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
@@ -167,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_options(gold)
     gold.add_argument("--rule", choices=("majority", "diff", "rat", "com", "inv", "dawid-skene"), default="majority",
                       help="majority vote, a bias-correcting rule (diff, rat, com, inv) or Dawid-Skene EM")
-    gold.add_argument("--max-iter", type=int, default=100, help="Dawid-Skene EM iterations at most (default 100)")
+    gold.add_argument("--max-iter", type=_positive_int, default=100, help="Dawid-Skene EM iterations at most (default 100)")
     gold.add_argument("--sep", default="|", help="separator of tied labels in the CSV (default '|')")
     gold.add_argument("--json", action="store_true", help="JSON with the list of gold labels per item")
     gold.add_argument("--indent", action="store_true", help="indent the JSON")
@@ -181,6 +202,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """Warnings as one line each (``iaa: warning: ...``), never a source location."""
+    from ._results import printable
+
+    print(f"iaa: warning: {printable(message)}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
@@ -188,8 +216,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    warnings.showwarning = _show_warning
     try:
         return int(args.func(args) or 0)
+    except MemoryError:
+        if os.environ.get("IAA_DEBUG"):
+            raise
+        print("iaa: error: out of memory; for many annotators or categories try --pairwise no, for intervals a "
+              "smaller --n-boot", file=sys.stderr)
+        return 2
     except CliError as exc:
         print(f"iaa: error: {exc}", file=sys.stderr)
         return exc.status
