@@ -34,7 +34,8 @@ from ._alpha import coincidence_matrix
 from ._data import LEVELS, Annotations, as_annotations
 from ._inference import BootstrapResult, bootstrap
 from ._policy import check_choice
-from ._report import _LABELS, Report, report
+from ._report import _LABELS, Report
+from ._report import report as _report
 from ._results import PairwiseMatrix
 
 __all__ = ["render_html_report", "write_html_report"]
@@ -790,7 +791,6 @@ def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: 
 
     # d. coincidences
     head_d = "d. Which categories are confused"
-    o = coincidence_matrix(data)
     if not ok.any():
         parts.append(_skipped("fig-coincidence", head_d, "no item has two or more annotations, so no two "
                                                          "annotations can be compared."))
@@ -798,13 +798,14 @@ def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: 
         parts.append(_skipped("fig-coincidence", head_d, f"{rep.n_categories} categories are too many for a "
                                                          "legible matrix."))
     else:
+        o = coincidence_matrix(data)
         parts.append(_figure("fig-coincidence", head_d,
                              *_coincidence(o, list(data.categories), "fig-coincidence")))
 
     # e. forest plot
     head_e = "e. Confidence intervals"
     if boot is None:
-        parts.append(_skipped("fig-forest", head_e, "the bootstrap was not run (n_boot=0)."))
+        parts.append(_skipped("fig-forest", head_e, "the bootstrap was not run (n_boot=0; on the command line add --ci)."))
     elif not any(np.isfinite(r["estimate"]) for r in rows):
         parts.append(_skipped("fig-forest", head_e, "every metric is undefined for this data."))
     else:
@@ -821,6 +822,7 @@ def render_html_report(
     seed: int | None = 0,
     title: str | None = None,
     progress: bool | None = None,
+    report: Report | None = None,
 ) -> str:
     """The agreement report of ``data`` as one self-contained HTML document (a string).
 
@@ -831,11 +833,19 @@ def render_html_report(
     check_choice("weights", weights, SPA_WEIGHTS)
     if n_boot is None or (isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool) and n_boot == 0):
         n_boot = 0
-    data = as_annotations(data, level=level)
-    rep = report(data, weights=weights)
-    boot = None
-    if n_boot:
-        boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
+    if report is not None:  # computed once by the caller: the page only draws it
+        if not isinstance(report, Report):
+            raise TypeError(f"report must be an iaa_engine.Report (from iaa_engine.report); got "
+                            f"{type(report).__name__}")
+        data = as_annotations(data, level=report.level)
+        rep, boot = report, report.intervals
+    else:
+        data = as_annotations(data, level=level)
+        rep = _report(data, weights=weights)
+        boot = None
+        if n_boot:
+            boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights,
+                             progress=progress)
     rows = _metric_rows(rep, boot)
 
     from . import __version__
@@ -846,7 +856,7 @@ def render_html_report(
                  f"({boot.n_boot} resamplings of the items, seed {boot.seed}), and pictures of where annotators "
                  "agree and disagree.")
     else:
-        intro = "Every agreement metric of the data (no bootstrap intervals: n_boot=0), and pictures."
+        intro = "Every agreement metric of the data (no bootstrap intervals: n_boot=0, or no --ci on the command line), and pictures."
     notes = ""
     if rep.notes:
         notes = ('<h2 id="notes">Notes</h2><ul class="notes">'
@@ -885,6 +895,7 @@ def write_html_report(
     seed: int | None = 0,
     title: str | None = None,
     progress: bool | None = None,
+    report: Report | None = None,
 ) -> Path:
     """Write the agreement report of ``data`` as one self-contained HTML file.
 
@@ -914,6 +925,10 @@ def write_html_report(
         Page title (default "Inter-annotator agreement report").
     progress : bool, optional
         Show the bootstrap's progress on stderr (default: only on a terminal).
+    report : Report, optional
+        A report already computed for ``data`` (by :func:`iaa_engine.report`, with ``ci=True`` for the intervals):
+        the page draws it and its intervals instead of computing them again; ``level``, ``weights``, ``n_boot``
+        and ``seed`` are then the report's.
 
     Returns
     -------
@@ -921,7 +936,7 @@ def write_html_report(
         The path written.
     """
     text = render_html_report(data, level=level, weights=weights, n_boot=n_boot, seed=seed, title=title,
-                              progress=progress)
+                              progress=progress, report=report)
     out = Path(path)
     out.write_text(text, encoding="utf-8")
     return out

@@ -104,8 +104,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.html:
         from ._html import write_html_report
 
-        out = write_html_report(data, args.html, level=args.level, weights=args.weights, n_boot=args.n_boot,
-                                seed=args.seed)
+        out = write_html_report(data, args.html, report=rep)  # draws the report (and --ci's intervals) as computed
         print(f"iaa: wrote {out}", file=sys.stderr)
     if args.json:
         print(rep.to_json(indent=2 if args.indent else None))
@@ -170,7 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="labels are hierarchical paths split on SEP (default '/'): add parent/child agreement")
     rep.add_argument("--strata", type=int, nargs="?", const=3, metavar="K",
                      help="add agreement by label-frequency strata (default 3: rare, moderate, common)")
-    rep.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report with pictures")
+    rep.add_argument("--html", metavar="OUT.html",
+                     help="also write a self-contained HTML report with pictures (with --ci: and the intervals)")
     eng = rep.add_argument_group("large data")
     eng.add_argument("--engine", choices=("memory", "dask"), default="memory",
                      help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster")
