@@ -34,6 +34,9 @@ class _ParseError(ValueError):
     pass
 
 
+_NOT_UTF8 = "the file is not UTF-8 text (save it as UTF-8, in Excel: CSV UTF-8)"
+
+
 # --------------------------------------------------------------------------- delimited text
 
 
@@ -45,7 +48,9 @@ def _header(path: Path, delimiter: str) -> tuple[list[str], int]:
             names = next(reader)
         except StopIteration:
             raise _ParseError("the file is empty (no header line)") from None
-        except (UnicodeDecodeError, csv.Error) as exc:
+        except UnicodeDecodeError:
+            raise _ParseError(_NOT_UTF8) from None
+        except csv.Error as exc:
             raise _ParseError(f"line 1: {exc}") from None
         return [n.strip() for n in names], reader.line_num
 
@@ -113,7 +118,7 @@ def _read_delimited(path: Path, delimiter: str) -> tuple[list[str], list[Any]]:
                 from None
         message = str(exc).splitlines()[0]
         if "UTF8" in message or "utf8" in message.lower():
-            message = "the file is not UTF-8 text (save it as UTF-8 / CSV UTF-8)"
+            message = _NOT_UTF8
         raise _ParseError(message) from None
     return names, [table.column(k) for k in keys]
 
