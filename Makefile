@@ -13,6 +13,11 @@ $(BIN)/python:
 
 PLUGINS := $(wildcard plugins/*/pyproject.toml)
 
+# The main job needs only the core (numpy, pandas, pyarrow, scipy): seconds to install, no plugins, no peers.
+$(VENV)/.installed-core: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
 $(VENV)/.installed-dev: pyproject.toml $(PLUGINS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]" $(foreach p,$(PLUGINS),-e "$(dir $(p))")
 	# irrCAC (a reference implementation for Fleiss/Gwet/Conger on missing data) pins scipy==1.12, which would
@@ -20,7 +25,7 @@ $(VENV)/.installed-dev: pyproject.toml $(PLUGINS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps "irrCAC==0.4.4"
 	touch $@
 
-example: $(VENV)/.installed-dev
+example: $(VENV)/.installed-core
 	$(BIN)/iaa report iaa_engine/examples/crowd.csv
 
 test: $(VENV)/.installed-dev
