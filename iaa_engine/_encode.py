@@ -53,8 +53,7 @@ def arrow_text(values: Any) -> Any | None:
     ``None`` and keep the typed path.
     """
     pa, _ = _pa()
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    values = _one_array(values)
     if isinstance(values, pa.Array):
         t = values.type
         if pa.types.is_dictionary(t) and (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)):
@@ -68,8 +67,8 @@ def arrow_text(values: Any) -> Any | None:
         dtype = values.dtype
         if isinstance(dtype, pd.StringDtype) or (isinstance(dtype, pd.ArrowDtype) and
                                                  pa.types.is_string(dtype.pyarrow_dtype)):
-            return pa.array(values.array if isinstance(values, pd.Series) else values, type=pa.string(),
-                            from_pandas=True)
+            return _one_array(pa.array(values.array if isinstance(values, pd.Series) else values,
+                                        type=pa.string(), from_pandas=True))
         values = values.to_numpy()
     if isinstance(values, np.ndarray):
         if values.dtype.kind == "U":
@@ -81,6 +80,14 @@ def arrow_text(values: Any) -> Any | None:
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None  # numbers, tuples, sets, ...: the typed path
     return None
+
+
+def _one_array(arr: Any) -> Any:
+    """A ChunkedArray as one contiguous Array (pandas' Arrow-backed strings arrive chunked)."""
+    pa, _ = _pa()
+    if isinstance(arr, pa.ChunkedArray):
+        return arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr
 
 
 def _encode(arr: Any) -> tuple[np.ndarray, Any]:

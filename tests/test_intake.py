@@ -306,3 +306,25 @@ def test_report_is_invariant_to_renaming_ids_and_labels(tmp_path_factory, items,
         assert ours.values[key] == pytest.approx(value, abs=1e-12, nan_ok=True), key
     for key, value in plain.spa.items():
         assert ours.spa[key] == pytest.approx(value, abs=1e-12, nan_ok=True), key
+
+
+def test_every_pandas_text_dtype_gives_the_same_data():
+    rows = [("01", "a", "None"), ("1", "a", "x"), ("01", "b", "None"), ("1", "b", "NA"), ("001", "b", "x")]
+    frame = pd.DataFrame(rows, columns=["item", "annotator", "label"], dtype=object)
+    variants = {
+        "object": frame,
+        "string": frame.astype("string"),
+        "string[pyarrow]": frame.astype("string[pyarrow]"),
+        "arrow": frame.astype(pd.ArrowDtype(__import__("pyarrow").string())),
+        "categorical": frame.astype("category"),
+    }
+    expected = None
+    for name, df in variants.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ie.NALikeLabelWarning)
+            data = ie.Annotations.from_long(df)
+        got = (list(data.items), list(data.annotators), list(data.categories), data.item.tolist(),
+               data.annotator.tolist(), data.label.tolist())
+        assert got[0] == ["001", "01", "1"] and got[2] == ["NA", "None", "x"], name
+        expected = expected or got
+        assert got == expected, name
