@@ -191,8 +191,8 @@ def spa_kappa(
 
     .. math::
 
-        \kappa_{\mathrm{spa}} = rac{ar P_{\mathrm{spa}} - P_e}{1 - P_e},\qquad
-        P_e = rac{\sum_c n_c (n_c - 1)}{n (n - 1)}
+        \kappa_{\mathrm{spa}} = \frac{\bar P_{\mathrm{spa}} - P_e}{1 - P_e},\qquad
+        P_e = \frac{\sum_c n_c (n_c - 1)}{n (n - 1)}
 
     where :math:`n_c` counts category c among the n pairable annotations
     (items with two or more). :math:`P_e` is the chance that two *distinct*
@@ -201,9 +201,9 @@ def spa_kappa(
     data's value, whereas the Fleiss-style :math:`\sum_c (n_c/n)^2` is biased
     upwards by about :math:`(1 - \sum_c p_c^2)/n` and the bias grows as
     annotations go missing. This is Krippendorff's expected agreement
-    (``shared/notes/spec.md``); with ``weights='annotations'`` the coefficient
+    (Krippendorff 2011); with ``weights='annotations'`` the coefficient
     equals nominal Krippendorff's alpha exactly. The ratio keeps the
-    :math:`O(1/n)` bias of any ratio estimator (seed 000 §4.4);
+    :math:`O(1/n)` bias of any ratio estimator (Nørregaard & Derczynski, section 4.4);
     :func:`iaa_engine.missingness_simulation` measures both corrections.
 
     Undefined (``replace_undefined_by`` with a warning) when no item has two

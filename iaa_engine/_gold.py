@@ -117,7 +117,7 @@ def bcr_weights(data: Any, rule: Literal["diff", "rat", "com", "inv"]) -> pd.Dat
     ``inv``    :math:`w_{ik} = 1 / \mathrm{Freq}_i(k)`
     =========  ===============================================
 
-    |K| is the number of categories. Where annotator i never used k, ``rat``
+    :math:`|K|` is the number of categories. Where annotator i never used k, ``rat``
     and ``inv`` divide by zero; such weights are NaN and never applied.
 
     Returns
