@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cached_property
 from os import PathLike
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
