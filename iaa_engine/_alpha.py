@@ -62,8 +62,33 @@ def _expected_sum(level: str, totals: np.ndarray, x: np.ndarray) -> np.ndarray:
         s1 = np.sum(totals * xc, axis=-1)
         s2 = np.sum(totals * xc * xc, axis=-1)
         return 2.0 * n * s2 - 2.0 * s1 * s1
-    d = _delta(level, x[:, None], x[None, :])
-    return np.einsum("...c,ck,...k->...", totals, d, totals)
+    return _ratio_expected_sum(totals, x)
+
+
+#: Category pairs of the ratio metric evaluated at once (bounds its temporary table to about 32 MB).
+_RATIO_CELLS = 1 << 22
+
+
+def _ratio_expected_sum(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``sum_{c,k} n_c n_k ((x_c - x_k)/(x_c + x_k))^2`` over the categories in use, a block of rows at a time.
+
+    The ratio metric has no moment form, so the C × C table is needed, but only one block of rows of it lives at
+    once: memory O(C + block), time O(C_used^2).
+    """
+    used = np.flatnonzero(np.any(totals.reshape(-1, totals.shape[-1]) > 0, axis=0))
+    t, xu = totals[..., used], x[used]
+    out = np.zeros(totals.shape[:-1])
+    step = max(1, _RATIO_CELLS // max(used.size, 1))
+    for lo in range(0, used.size, step):
+        hi = min(lo + step, used.size)
+        # the table is symmetric with a zero diagonal: the block's own square once, the columns after it twice
+        rows = xu[lo:hi, None]
+        diff, tot = rows - xu[None, lo:], rows + xu[None, lo:]
+        d = np.divide(diff * diff, tot * tot, out=np.zeros(diff.shape), where=tot != 0)
+        tb = t[..., lo:hi]
+        out = out + np.einsum("...c,ck,...k->...", tb, d[:, : hi - lo], tb)
+        out = out + 2.0 * np.einsum("...c,ck,...k->...", tb, d[:, hi - lo:], t[..., hi:])
+    return out
 
 
 def _distance_option(level: str | None, distance: Any) -> str | Callable[[Any, Any], float]:
@@ -98,6 +123,56 @@ def _distance_parts(data: Annotations, distance: Any) -> tuple[float, float]:
     t = totals[used]
     d_e = float(t @ table @ t) / (n * (n - 1.0))
     return d_o, d_e
+
+
+def _pair_level_parts(data: Annotations, level: str, t: sp.csr_matrix, row: np.ndarray, k: np.ndarray,
+                      l: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: E741
+    """Per pair-table entry (row, k, l): ``delta(k, l)``; per row of ``t``: ``sum_{c,g} t_c t_g delta(c, g)``.
+
+    ``t`` holds each pair's label totals (sparse rows, sorted columns). Ordinal positions are the mid-ranks of
+    each pair's own totals, computed on the stored entries (a cumulative sum within rows).
+    """
+    c = max(data.n_categories, 1)
+    sizes = np.diff(t.indptr)
+    entry_row = np.repeat(np.arange(t.shape[0]), sizes)
+    cats, tv = t.indices.astype(np.int64), t.data
+    if level == "ordinal":
+        cum = np.cumsum(tv)
+        before = np.where(t.indptr[:-1] > 0, cum[np.maximum(t.indptr[:-1] - 1, 0)], 0.0)
+        xe = cum - before[entry_row] - tv / 2.0
+        where = entry_row * c + cats  # sorted: rows ascending, columns sorted within rows
+        xk = xe[np.searchsorted(where, row * c + k)]
+        xl = xe[np.searchsorted(where, row * c + l)]
+    else:
+        x = _positions(data, level, np.zeros(c))
+        xe, xk, xl = x[cats], x[k], x[l]
+    delta = _delta(level, xk, xl)
+    n = np.bincount(entry_row, weights=tv, minlength=t.shape[0])
+    if level == "nominal":
+        return delta, n * n - np.bincount(entry_row, weights=tv * tv, minlength=t.shape[0])
+    if level in ("ordinal", "interval"):
+        centre = np.bincount(entry_row, weights=tv * xe, minlength=t.shape[0]) / np.where(n > 0, n, 1.0)
+        xc = xe - centre[entry_row]
+        s1 = np.bincount(entry_row, weights=tv * xc, minlength=t.shape[0])
+        s2 = np.bincount(entry_row, weights=tv * xc * xc, minlength=t.shape[0])
+        return delta, 2.0 * n * s2 - 2.0 * s1 * s1
+    # ratio: no moment form; rows of equal width are evaluated together, a block at a time
+    out = np.zeros(t.shape[0])
+    for w in np.unique(sizes[sizes >= 2]):
+        w = int(w)
+        rows = np.flatnonzero(sizes == w)
+        if w * w > _RATIO_CELLS:
+            for r in rows:
+                lo = t.indptr[r]
+                out[r] = _ratio_expected_sum(tv[lo:lo + w], xe[lo:lo + w])
+            continue
+        step = max(1, _RATIO_CELLS // (w * w))
+        for lo in range(0, rows.size, step):
+            idx = t.indptr[rows[lo:lo + step], None] + np.arange(w)
+            xr, tr = xe[idx], tv[idx]
+            d = _delta("ratio", xr[:, :, None], xr[:, None, :])
+            out[rows[lo:lo + step]] = np.einsum("pc,pcg,pg->p", tr, d, tr)
+    return delta, out
 
 
 def _pair_expected_sums(t: sp.csr_matrix, table: np.ndarray) -> np.ndarray:
@@ -306,25 +381,21 @@ def krippendorff_alpha_matrix(
     ps = data.pair_stats
     m = ps.n_annotators
     shared = ps.n_shared.astype(float)
+    keys, row = ps.pairs  # every quantity below is per pair that shares an item: memory O(entries), not A² × C
     if distance is not None:
         used = np.union1d(ps.k, ps.l)
         table, pos = _used_table(data, used, distance)
         delta = table[pos[ps.k], pos[ps.l]]
-        # t[(a, b), k]: both annotators' labels k on their shared items (sparse: many labels, few per pair)
-        row = np.concatenate([ps.a * m + ps.b] * 2)
+        # t[pair, k]: both annotators' labels k on their shared items (sparse: many labels, few per pair)
         t = sp.csr_matrix((np.concatenate([ps.count, ps.count]).astype(float),
-                           (row, np.concatenate([pos[ps.k], pos[ps.l]]))), shape=(m * m, used.size))
-        expected = _pair_expected_sums(t, table).reshape(m, m)
+                           (np.concatenate([row, row]), np.concatenate([pos[ps.k], pos[ps.l]]))),
+                          shape=(keys.size, used.size))
+        expected = ps.per_pair(_pair_expected_sums(t, table))
         name = distance_name(distance)
     else:
-        totals = ps.pair_label_totals()  # (a, b, k)
-        x = _positions(data, level, totals)
-        if level == "ordinal":
-            xk, xl = x[ps.a, ps.b, ps.k], x[ps.a, ps.b, ps.l]
-        else:
-            xk, xl = x[ps.k], x[ps.l]
-        delta = _delta(level, xk, xl)
-        expected = _expected_sum(level, totals, x)
+        t = ps.pair_label_totals()  # (pair, k), sorted within rows
+        delta, per_pair = _pair_level_parts(data, level, t, row, ps.k, ps.l)
+        expected = ps.per_pair(per_pair)
         name = level
     dis = np.bincount(ps.a * m + ps.b, weights=ps.count * delta, minlength=m * m).reshape(m, m)
     d_o = safe_ratio(dis, shared, np.nan)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -75,6 +76,39 @@ def _patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
     return uniq, mult
 
 
+def _count_values(s: CountSums, level: str, values: np.ndarray | None, spa_weights: str) -> dict[str, np.ndarray]:
+    """Every count-based metric of the report from sums (one item set, or a leading axis of replicates)."""
+    with np.errstate(all="ignore"):
+        out = {
+            "joint_probability": s.joint_probability(),
+            "percent_agreement": s.percent_agreement(),
+            "fleiss_kappa": s.fleiss_kappa(),
+            "krippendorff_alpha": s.krippendorff_alpha(level, values),
+            "gwet_ac1": s.gwet_ac1(),
+            "brennan_prediger": s.brennan_prediger(),
+            "spa_kappa": s.spa_kappa(spa_weights),
+        }
+        for w in SPA_WEIGHTS:
+            out[f"spa[{w}]"] = s.spa(w)
+    return out
+
+
+def _point_estimates(data: Annotations, level: str, values: np.ndarray | None, spa_weights: str,
+                     with_annotators: bool) -> dict[str, float]:
+    """The estimates on the data themselves, by the same finalisers as the replicates (nan where undefined)."""
+    import warnings
+
+    from ._kappa import annotator_bias, multi_kappa
+    from ._policy import UndefinedMetricWarning
+
+    est = {k: float(v) for k, v in _count_values(data.count_sums, level, values, spa_weights).items()}
+    if with_annotators:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            est["multi_kappa"], est["bias"] = multi_kappa(data), annotator_bias(data)
+    return est
+
+
 def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, n_boot: int,
                       rng: np.random.Generator, bar: Progress, spa_weights: str = "annotations_m1",
                       chunk: int = 256) -> dict[str, np.ndarray]:
@@ -89,16 +123,8 @@ def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, 
         b = min(chunk, n_boot - done)
         draws = rng.multinomial(n_items, mult / n_items, size=b).astype(float)  # items resampled with replacement
         s = CountSums.from_features(draws @ features, data.n_categories, size, sums.o_row, sums.o_col)
-        with np.errstate(all="ignore"):
-            out["joint_probability"].append(s.joint_probability())
-            out["percent_agreement"].append(s.percent_agreement())
-            out["fleiss_kappa"].append(s.fleiss_kappa())
-            out["krippendorff_alpha"].append(s.krippendorff_alpha(level, values))
-            out["gwet_ac1"].append(s.gwet_ac1())
-            out["brennan_prediger"].append(s.brennan_prediger())
-            out["spa_kappa"].append(s.spa_kappa(spa_weights))
-            for w in SPA_WEIGHTS:
-                out[f"spa[{w}]"].append(s.spa(w))
+        for name, vals in _count_values(s, level, values, spa_weights).items():
+            out[name].append(vals)
         done += b
         bar.update(b)
     return {k: np.concatenate(v) for k, v in out.items()}
@@ -153,6 +179,7 @@ def bootstrap(
     weights: str = "annotations_m1",
     annotator_metrics: bool = True,
     progress: bool | None = None,
+    estimates: Mapping[str, float] | None = None,
 ) -> BootstrapResult:
     r"""Percentile bootstrap intervals for every scalar metric of the report, resampling items.
 
@@ -193,6 +220,10 @@ def bootstrap(
         Also bootstrap multi-coder kappa and bias (needs annotator identities).
     progress : bool, optional
         Show progress on stderr (default: only on a terminal).
+    estimates : mapping of str to float, optional
+        The point estimates already computed on ``data`` (metric name -> value, SPA schemes as
+        ``'spa[<scheme>]'``, undefined as nan), e.g. by :func:`iaa_engine.report`, which passes its own so that
+        nothing is computed twice. Computed here when omitted.
     """
     if level is not None:
         check_choice("level", level, LEVELS)
@@ -201,14 +232,13 @@ def bootstrap(
         raise ValueError(f"n_boot must be an integer of at least 2; got {n_boot!r}")
     if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
         raise ValueError(f"confidence must be a number between 0 and 1; got {confidence!r}")
-    from ._report import report
-
     check_choice("weights", weights, SPA_WEIGHTS)
-    est = report(data, pairwise=False, weights=weights).to_dict()
     level = data.level
     values = data.category_values(level) if level in ("interval", "ratio") else None
     rng = np.random.default_rng(seed)
     with_annotators = annotator_metrics and data.annotators is not None and data.label is not None
+    est = dict(estimates) if estimates is not None else _point_estimates(data, level, values, weights,
+                                                                         with_annotators)
     total = n_boot * (2 if with_annotators else 1)
     with Progress(total, "bootstrap", show=progress) as bar:
         reps = _count_replicates(data, level, values, int(n_boot), rng, bar, weights)
@@ -220,10 +250,7 @@ def bootstrap(
     for name, col in frame.items():
         v = col.to_numpy()
         good = v[np.isfinite(v)]
-        if name.startswith("spa["):
-            point = est["spa"][name[4:-1]]
-        else:
-            point = est[name]
+        point = est.get(name, np.nan)
         lo, hi = (np.quantile(good, [alpha, 1.0 - alpha]) if good.size else (np.nan, np.nan))
         rows[name] = {
             "estimate": np.nan if point is None else point,

@@ -9,6 +9,7 @@ import numpy as np
 from ._data import Annotations, as_annotations
 from ._policy import chance_corrected, check_replacement, safe_ratio, undefined
 from ._results import PairwiseMatrix
+from ._stats import PairStats
 
 __all__ = [
     "cohen_kappa",
@@ -26,19 +27,19 @@ __all__ = [
 # --------------------------------------------------------------------------- pairwise (two annotators)
 
 
-def _pair_expected(data: Annotations, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_expected(ps: PairStats, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(observed, expected, n_shared)`` for every ordered annotator pair; Cohen or Scott expectation."""
-    ps = data.pair_stats
     s = ps.n_shared.astype(float)
     observed = safe_ratio(ps.n_agree, s, np.nan)
-    mg = ps.marginals  # (a, k, b)
+    r, t = ps.pair_marginals  # (pair, k): a's and b's labels on their shared items, sparse
     if kind == "cohen":
         # E_ab = sum_k n_a(k|J_ab) n_b(k|J_ab) / |J_ab|^2
-        cross = np.einsum("akb,bka->ab", mg, mg)
+        per_pair = np.asarray(r.multiply(t).sum(axis=1)).ravel()
     else:
         # Scott: one pooled distribution of both annotators' labels on J_ab
-        t = ps.pair_label_totals()
-        cross = np.einsum("abk,abk->ab", t, t) / 4.0
+        tot = ps.pair_label_totals()
+        per_pair = np.asarray(tot.multiply(tot).sum(axis=1)).ravel() / 4.0
+    cross = ps.per_pair(per_pair)
     expected = safe_ratio(cross, s * s, np.nan)
     return observed, expected, ps.n_shared
 
@@ -47,7 +48,7 @@ def _pair_matrix(data: Any, kind: str, metric: str, replace_undefined_by: float)
     data = as_annotations(data)
     data.require_annotators(metric)
     fill = check_replacement(replace_undefined_by)
-    obs, exp, shared = _pair_expected(data, kind)
+    obs, exp, shared = _pair_expected(data.pair_stats, kind)
     vals = safe_ratio(obs - exp, 1.0 - exp, fill)
     vals[(shared == 0) | ~np.isfinite(vals)] = fill
     has_items = np.diag(shared) > 0
@@ -82,9 +83,16 @@ def _pair_scalar(data: Any, a: Any, b: Any, kind: str, metric: str, replace_unde
     data.require_annotators(metric)
     check_replacement(replace_undefined_by)
     i, j = _pick_pair(data, a, b, metric)
-    obs, exp, shared = _pair_expected(data, kind)
+    names = (data.annotators[i], data.annotators[j])
+    ps = data.__dict__.get("pair_stats")
+    if ps is None:  # only this pair's annotations: memory and time O(their annotations), not every pair's
+        mine = (data.annotator == i) | (data.annotator == j)
+        ps = PairStats.from_codes(data.item[mine], (data.annotator[mine] == j).astype(np.int64), data.label[mine],
+                                  data.n_items, 2, data.n_categories)
+        i, j = 0, 1
+    obs, exp, shared = _pair_expected(ps, kind)
     if shared[i, j] == 0:
-        return undefined(metric, f"annotators {data.annotators[i]!r} and {data.annotators[j]!r} share no item",
+        return undefined(metric, f"annotators {names[0]!r} and {names[1]!r} share no item",
                          replace_undefined_by)
     return chance_corrected(obs[i, j], exp[i, j], metric, replace_undefined_by)
 

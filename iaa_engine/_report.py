@@ -274,8 +274,9 @@ def report(
     if ci:
         from ._inference import bootstrap
 
+        estimates = {**values, **{f"spa[{w}]": v for w, v in spa_all.items()}}
         extras["intervals"] = run(lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights,
-                                                    progress=progress))
+                                                    progress=progress, estimates=estimates))
     if hierarchy is not None:
         from ._facets import hierarchical_agreement
 

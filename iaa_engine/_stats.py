@@ -320,13 +320,30 @@ class PairStats:
         return out
 
     @cached_property
-    def marginals(self) -> np.ndarray:
-        """``marginals[a, k, b]``: shared items of a and b on which a said k (shape A × C × A)."""
-        m, c = self.n_annotators, self.n_categories
-        idx = (self.a * c + self.k) * m + self.b
-        return np.bincount(idx, weights=self.count, minlength=m * c * m).reshape(m, c, m)
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, row)``: the ordered pairs ``a*A + b`` that share an item (sorted), and each entry's row among them."""
+        keys, row = np.unique(self.a * self.n_annotators + self.b, return_inverse=True)
+        return keys, row.ravel()
 
-    def pair_label_totals(self) -> np.ndarray:
-        """``t[a, b, k]``: how often k occurs among both annotators' labels on their shared items."""
-        mg = self.marginals  # (a, k, b)
-        return np.transpose(mg, (0, 2, 1)) + np.transpose(mg, (2, 0, 1))
+    @cached_property
+    def pair_marginals(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """``(R, S)``, sparse (pairs × C): on the shared items of pair p = (a, b), how often a said k (``R[p, k]``)
+        and how often b said k (``S[p, k]``). Rows follow :attr:`pairs`; memory O(entries), never A² × C."""
+        keys, row = self.pairs
+        shape = (keys.size, max(self.n_categories, 1))
+        w = self.count.astype(float)
+        return (sp.csr_matrix((w, (row, self.k)), shape=shape), sp.csr_matrix((w, (row, self.l)), shape=shape))
+
+    def pair_label_totals(self) -> sp.csr_matrix:
+        """``t[p, k] = R[p, k] + S[p, k]``: both annotators' labels k on the shared items of pair p (sparse)."""
+        r, s = self.pair_marginals
+        out = (r + s).tocsr()
+        out.sort_indices()
+        return out
+
+    def per_pair(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
+        """Scatter one value per pair of :attr:`pairs` into a dense A × A array (``fill`` elsewhere)."""
+        m = self.n_annotators
+        out = np.full(m * m, fill, dtype=float)
+        out[self.pairs[0]] = values
+        return out.reshape(m, m)

@@ -123,11 +123,27 @@ class CountSums:
         k = spa_weight_table(self.items_by_n.shape[-1], scheme, self.n_categories, self.class_distribution())
         return self._div(np.sum(k * self.p_by_n, axis=-1), np.sum(k * self.items_by_n, axis=-1))
 
+    def value_totals(self) -> np.ndarray:
+        """``n_c = sum_k o_ck``, the pairable values per category (batched on leading axes of ``o_val``).
+
+        Summed through the sparse coincidence entries: memory O(entries + C) per batch row, never entries × C.
+        """
+        c = max(self.n_categories, 1)
+        if self.o_val.ndim == 1:
+            return np.bincount(self.o_row, weights=self.o_val, minlength=c).astype(float)
+        import scipy.sparse as sp
+
+        lead = self.o_val.shape[:-1]
+        if self.o_row.size == 0:
+            return np.zeros((*lead, c))
+        flat = self.o_val.reshape(-1, self.o_row.size)
+        to_cat = sp.csr_matrix((np.ones(self.o_row.size), (np.arange(self.o_row.size), self.o_row)),
+                               shape=(self.o_row.size, c))
+        return np.asarray((to_cat.T @ flat.T).T).reshape(*lead, c)
+
     def pairable_expected(self) -> np.ndarray:
         """``sum_c n_c (n_c - 1) / (n (n - 1))`` over the pairable values: two distinct values agree by chance."""
-        onehot = np.zeros((self.o_row.size, self.n_categories))
-        onehot[np.arange(self.o_row.size), self.o_row] = 1.0
-        totals = self.o_val @ onehot
+        totals = self.value_totals()
         n = totals.sum(axis=-1)
         return self._div(np.sum(totals * (totals - 1.0), axis=-1), n * (n - 1.0))
 
@@ -160,9 +176,7 @@ class CountSums:
         from ._alpha import _delta, _expected_sum, _positions_from
 
         c = self.n_categories
-        onehot = np.zeros((self.o_row.size, c))
-        onehot[np.arange(self.o_row.size), self.o_row] = 1.0
-        totals = self.o_val @ onehot  # n_c of the pairable values (..., C)
+        totals = self.value_totals()  # n_c of the pairable values (..., C)
         n = totals.sum(axis=-1)
         x = _positions_from(level, totals, values, c)
         if level == "ordinal":

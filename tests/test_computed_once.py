@@ -1,0 +1,57 @@
+"""One CLI run computes each statistic once: the HTML page and the JSON draw the report and bootstrap already made."""
+
+from __future__ import annotations
+
+import json
+
+import iaa_engine._inference as inference
+import iaa_engine._report as report_module
+from iaa_engine import cli
+from iaa_engine._data import Annotations
+from iaa_engine._stats import PairStats
+
+from .test_cli import EXAMPLES
+
+
+def test_report_ci_html_json_computes_one_report_and_one_bootstrap(tmp_path, monkeypatch, capsys):
+    calls = {"report": 0, "bootstrap": 0, "pair_stats": 0}
+    real_report, real_boot, real_pairs = report_module.report, inference.bootstrap, PairStats.from_codes
+
+    def counting(name, fn):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(report_module, "report", counting("report", real_report))
+    monkeypatch.setattr(inference, "bootstrap", counting("bootstrap", real_boot))
+    monkeypatch.setattr(PairStats, "from_codes", staticmethod(counting("pair_stats", real_pairs)))
+    out = tmp_path / "r.html"
+    status = cli.main(["report", str(EXAMPLES / "crowd.csv"), "--ci", "--n-boot", "50", "--html", str(out),
+                       "--json"])
+    assert status == 0
+    assert calls == {"report": 1, "bootstrap": 1, "pair_stats": 1}, calls
+    page = out.read_text()
+    doc = json.loads(capsys.readouterr().out)
+    # the page shows the intervals that the JSON carries: the same bootstrap
+    lower = doc["intervals"]["table"]["fleiss_kappa"]["lower"] if "table" in doc["intervals"] else None
+    assert "fig-forest" in page and "Confidence intervals" in page
+    if lower is not None:
+        assert f"{lower:.4f}" in page
+
+
+def test_html_without_ci_draws_no_intervals_and_runs_no_bootstrap(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(inference, "bootstrap", lambda *a, **k: calls.append(1))
+    out = tmp_path / "r.html"
+    assert cli.main(["report", str(EXAMPLES / "crowd.csv"), "--html", str(out)]) == 0
+    assert calls == [] and "add --ci" in out.read_text()
+
+
+def test_a_count_table_builds_no_annotator_statistics(tmp_path, monkeypatch):
+    built = []
+    monkeypatch.setattr(Annotations, "pair_stats", property(lambda self: built.append(1)))
+    path = tmp_path / "counts.csv"
+    path.write_text("item,a,b\nq1,2,1\nq2,0,3\n")
+    assert cli.main(["report", str(path), "--layout", "counts", "--json"]) == 0
+    assert built == []
