@@ -134,9 +134,9 @@ def spa_item_weights(data: Any, *, weights: SpaScheme = "annotations_m1") -> pd.
     data = as_annotations(data)
     check_choice("weights", weights, SPA_WEIGHTS)
     sums = data.count_sums
-    n = data.counts.n_i.astype(np.int64)
-    table = spa_weight_table(int(n.max(initial=0)) + 1, weights, data.n_categories, sums.class_distribution())
-    return pd.Series(table[n], index=data.items, name=f"weight[{weights}]")
+    n = data.counts.n_i
+    return pd.Series(spa_weight_table(n, weights, data.n_categories, sums.class_distribution()), index=data.items,
+                     name=f"weight[{weights}]")
 
 
 def spa(

@@ -472,12 +472,12 @@ class Annotations:
             raise ValueError(
                 "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest]"
             )
-        flat = counts.ravel()
-        if flat.sum() == 0:
+        total = int(counts.sum())
+        if total == 0:
             raise ValueError("the count table holds no annotations (all counts are 0)")
-        cells = np.repeat(np.arange(flat.size), flat)
-        item, label = np.divmod(cells, counts.shape[1])
-        return cls(item, None, label, items=pd.Index(frame.index), annotators=None, categories=cats, level=level)
+        # kept as the table it is: never expanded into single annotations (a cell may count 10**9 of them)
+        return cls.from_stats(ItemCounts.from_dense(counts), items=pd.Index(frame.index), categories=cats,
+                              level=level, n_annotations=total)
 
     @classmethod
     def from_stats(

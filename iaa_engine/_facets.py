@@ -204,7 +204,7 @@ def hierarchy_test(
             raise ValueError("no labels at this level of the hierarchy")
         s = view.count_sums
         feats = CountSums.pattern_features(pat, s.o_row, s.o_col)
-        size = int(pat.sum(axis=1).max()) + 1
+        size = CountSums.pattern_n_values(pat)
         with np.errstate(all="ignore"):
             point = CountSums.from_features(mult @ feats, pat.shape[1], size, s.o_row, s.o_col).krippendorff_alpha(
                 "nominal", None)

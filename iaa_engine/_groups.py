@@ -125,17 +125,19 @@ def group_agreement(
     fill = check_replacement(replace_undefined_by)
     code, names = _group_of_items(data.items, groups)
     c = data.counts
-    n = c.n_i.astype(np.int64)
-    size = int(n.max(initial=0)) + 1
+    n = _int_bincount(c.item, c.count, c.n_items)
+    n_values, col = np.unique(n, return_inverse=True)  # only the numbers of annotations that occur
+    size = n_values.size
     ok = n >= 2
     # the integer tables behind spa (see ExactSums), per group: items and agreeing ordered pairs by n_i
-    key = code * size + n
+    key = code * size + col.ravel()
     cells = len(names) * size
     items_by_n = _int_bincount(key, np.ones_like(n), cells).reshape(len(names), size).astype(float)
-    agree_by_n = _int_bincount(key[ok], c.sumsq_i.astype(np.int64)[ok] - n[ok], cells).reshape(len(names), size)
-    m = np.arange(size, dtype=float)
+    agree = _int_bincount(c.item, c.count * c.count, c.n_items) - n
+    agree_by_n = _int_bincount(key[ok], agree[ok], cells).reshape(len(names), size)
+    m = n_values.astype(float)
     p_by_n = agree_by_n / np.where(m >= 2, m * (m - 1.0), np.inf)
-    k = spa_weight_table(size, weights, data.n_categories, data.count_sums.class_distribution())
+    k = spa_weight_table(m, weights, data.n_categories, data.count_sums.class_distribution())
     values = safe_ratio(np.sum(k * p_by_n, axis=-1), np.sum(k * items_by_n, axis=-1), fill)
     return pd.Series(values, index=names, name="agreement")
 

@@ -115,7 +115,7 @@ def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, 
     patterns, mult = _patterns(data)
     sums = data.count_sums
     features = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
-    size = int(patterns.sum(axis=1).max(initial=0)) + 1
+    size = CountSums.pattern_n_values(patterns)
     n_items = int(mult.sum())
     out: dict[str, list[np.ndarray]] = {m: [] for m in COUNT_METRICS}
     done = 0
@@ -290,7 +290,7 @@ def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval"
     patterns, mult = _patterns(data)
     sums = data.count_sums
     feats = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
-    size = int(patterns.sum(axis=1).max(initial=0)) + 1
+    size = CountSums.pattern_n_values(patterns)
     total = mult @ feats
     full = CountSums.from_features(total, data.n_categories, size, sums.o_row, sums.o_col)
     loo = CountSums.from_features(total[None, :] - feats, data.n_categories, size, sums.o_row, sums.o_col)
@@ -333,7 +333,7 @@ def spa_standard_error(data: Any, *, weights: str = "annotations_m1") -> float:
     p = sums.class_distribution()
     n = data.counts.n_i
     ok = n >= 2
-    k = spa_weight_table(int(n.max(initial=0)) + 1, weights, data.n_categories, p)[n.astype(np.int64)]
+    k = spa_weight_table(n, weights, data.n_categories, p)
     var = variance_from_moments(np.where(ok, n, 2.0), float(np.sum(p**2)), float(np.sum(p**3)))
     den = float(np.sum(k[ok]))
     if den <= 0:

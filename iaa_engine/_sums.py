@@ -38,10 +38,13 @@ class CountSums:
     sum_unanimous : pairable items whose annotations all agree
     sum_props : ``sum_i n_ic / n_i`` (shape ..., C)
     totals : ``sum_i n_ic`` (shape ..., C)
-    p_by_n, items_by_n : ``sum P_i`` and item counts by number of annotations n (shape ..., N+1)
+    p_by_n, items_by_n : ``sum P_i`` and item counts by number of annotations n (shape ..., len(n_values))
     o_row, o_col : category pairs of the coincidence entries (shared by all batches)
     o_val : coincidence values (shape ..., nnz)
     n_categories : int
+    n_values : float array
+        The numbers of annotations n that the ``*_by_n`` columns stand for (only those that occur: a count
+        table whose item has 10**9 annotations needs one column, not 10**9).
     """
 
     n_pairable: np.ndarray
@@ -56,6 +59,7 @@ class CountSums:
     o_col: np.ndarray
     o_val: np.ndarray
     n_categories: int
+    n_values: np.ndarray
 
     # ------------------------------------------------------------------ construction
 
@@ -77,9 +81,9 @@ class CountSums:
         ok = n >= 2
         p = np.zeros(u)
         p[ok] = (np.sum(patterns[ok].astype(float) ** 2, axis=1) - n[ok]) / (n[ok] * (n[ok] - 1.0))
-        size = int(n.max(initial=0)) + 1
-        by_n = np.zeros((u, size))
-        by_n[np.arange(u), n.astype(np.int64)] = 1.0
+        n_values, column = np.unique(n, return_inverse=True)
+        by_n = np.zeros((u, n_values.size))
+        by_n[np.arange(u), column.ravel()] = 1.0
         w = np.where(ok, 1.0 / np.maximum(n - 1.0, 1.0), 0.0)
         pc, pk = patterns[:, o_row].astype(float), patterns[:, o_col].astype(float)
         o = (pc * pk - np.where(o_row == o_col, pc, 0.0)) * w[:, None]
@@ -90,13 +94,20 @@ class CountSums:
             by_n * p[:, None], by_n, o,
         ])
 
+    @staticmethod
+    def pattern_n_values(patterns: np.ndarray) -> np.ndarray:
+        """The distinct numbers of annotations of the patterns: the ``*_by_n`` columns of :meth:`pattern_features`."""
+        return np.unique(patterns.sum(axis=1).astype(float))
+
     @classmethod
-    def from_features(cls, weighted: np.ndarray, c: int, size: int, o_row: np.ndarray, o_col: np.ndarray) -> CountSums:
-        """Unpack ``weights @ pattern_features`` (shape ..., d) into sums."""
+    def from_features(cls, weighted: np.ndarray, c: int, n_values: np.ndarray, o_row: np.ndarray,
+                      o_col: np.ndarray) -> CountSums:
+        """Unpack ``weights @ pattern_features`` (shape ..., d) into sums (``n_values``: :meth:`pattern_n_values`)."""
+        size = len(n_values)
         cut = np.cumsum([1, 1, 1, 1, c, c, size, size])
         parts = np.split(weighted, cut, axis=-1)
         return cls(parts[0][..., 0], parts[1][..., 0], parts[2][..., 0], parts[3][..., 0], parts[4], parts[5],
-                   parts[6], parts[7], o_row, o_col, parts[8], c)
+                   parts[6], parts[7], o_row, o_col, parts[8], c, np.asarray(n_values, dtype=float))
 
     # ------------------------------------------------------------------ finalisers (nan where undefined)
 
@@ -120,7 +131,7 @@ class CountSums:
         return self.totals / np.maximum(self.totals.sum(axis=-1, keepdims=True), EPS)
 
     def spa(self, scheme: str) -> np.ndarray:
-        k = spa_weight_table(self.items_by_n.shape[-1], scheme, self.n_categories, self.class_distribution())
+        k = spa_weight_table(self.n_values, scheme, self.n_categories, self.class_distribution())
         return self._div(np.sum(k * self.p_by_n, axis=-1), np.sum(k * self.items_by_n, axis=-1))
 
     def value_totals(self) -> np.ndarray:
@@ -204,15 +215,17 @@ class ExactSums:
 
     Attributes
     ----------
-    items_by_n : int64 (N+1,)   items with n annotations
-    agree_by_n : int64 (N+1,)   ``sum (sum_c n_ic^2 - n)`` over those items
-    unanimous_by_n : int64 (N+1,)   of those, items whose annotations all agree
-    counts_by_n : int64 (N+1, C)    ``sum n_ic`` over those items
+    n_values : int64 (U,)   the distinct numbers of annotations n of the items, ascending
+    items_by_n : int64 (U,)   items with n annotations
+    agree_by_n : int64 (U,)   ``sum (sum_c n_ic^2 - n)`` over those items
+    unanimous_by_n : int64 (U,)   of those, items whose annotations all agree
+    counts_by_n : int64 (U, C)    ``sum n_ic`` over those items
     coinc_n, coinc_key, coinc_val : int64 (nnz,)   coincidence numerators
         ``sum (n_ic n_ik - [c=k] n_ic)`` over items with n annotations, at key ``c*C + k``
     n_categories : int
     """
 
+    n_values: np.ndarray
     items_by_n: np.ndarray
     agree_by_n: np.ndarray
     unanimous_by_n: np.ndarray
@@ -226,11 +239,13 @@ class ExactSums:
     def from_counts(cls, c: ItemCounts) -> ExactSums:
         import scipy.sparse as sp
 
-        n = c.n_i.astype(np.int64)
-        size = int(n.max(initial=0)) + 1
+        n = _int_bincount(c.item, c.count, c.n_items)
+        n_values, col = np.unique(n, return_inverse=True)
+        col = col.ravel()
+        size = n_values.size
         k = max(c.n_categories, 1)
         ok = n >= 2
-        agree = c.sumsq_i.astype(np.int64) - n
+        agree = _int_bincount(c.item, c.count * c.count, c.n_items) - n  # exact even for huge counts
         unanimous = ok & (c.max_i.astype(np.int64) == n)
         n_of = n[c.item]
         parts_n, parts_key, parts_val = [], [], []
@@ -247,10 +262,11 @@ class ExactSums:
             parts_val.append(val[nz])
         empty = np.zeros(0, np.int64)
         return cls(
-            items_by_n=_int_bincount(n, np.ones_like(n), size),
-            agree_by_n=_int_bincount(n[ok], agree[ok], size),
-            unanimous_by_n=_int_bincount(n[unanimous], np.ones(int(unanimous.sum()), dtype=np.int64), size),
-            counts_by_n=_int_bincount(n_of * k + c.category, c.count, size * k).reshape(size, k),
+            n_values=n_values.astype(np.int64),
+            items_by_n=_int_bincount(col, np.ones_like(n), size),
+            agree_by_n=_int_bincount(col[ok], agree[ok], size),
+            unanimous_by_n=_int_bincount(col[unanimous], np.ones(int(unanimous.sum()), dtype=np.int64), size),
+            counts_by_n=_int_bincount(col[c.item] * k + c.category, c.count, size * k).reshape(size, k),
             coinc_n=np.concatenate(parts_n) if parts_n else empty,
             coinc_key=np.concatenate(parts_key) if parts_key else empty,
             coinc_val=np.concatenate(parts_val) if parts_val else empty,
@@ -265,40 +281,39 @@ class ExactSums:
         k = parts[0].n_categories
         if any(p.n_categories != k for p in parts):
             raise ValueError("all parts must share one category coding")
-        size = max(p.items_by_n.size for p in parts)
+        n_values = np.unique(np.concatenate([p.n_values for p in parts])).astype(np.int64)
 
         def total(field: str) -> np.ndarray:
-            out = np.zeros((size,) + getattr(parts[0], field).shape[1:], dtype=np.int64)
+            out = np.zeros((n_values.size,) + getattr(parts[0], field).shape[1:], dtype=np.int64)
             for p in parts:
-                arr = getattr(p, field)
-                out[: arr.shape[0]] += arr
+                out[np.searchsorted(n_values, p.n_values)] += getattr(p, field)
             return out
 
         n = np.concatenate([p.coinc_n for p in parts])
         key = np.concatenate([p.coinc_key for p in parts])
         val = np.concatenate([p.coinc_val for p in parts])
-        joint = n * max(k * k, 1) + key
-        uniq, inverse = np.unique(joint, return_inverse=True)
-        summed = _int_bincount(inverse, val, uniq.size)
-        return cls(total("items_by_n"), total("agree_by_n"), total("unanimous_by_n"), total("counts_by_n"),
-                   uniq // max(k * k, 1), uniq % max(k * k, 1), summed, k)
+        uniq, inverse = np.unique(np.stack([n, key]), axis=1, return_inverse=True) if n.size else (
+            np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
+        summed = _int_bincount(inverse.ravel(), val, uniq.shape[1])
+        return cls(n_values, total("items_by_n"), total("agree_by_n"), total("unanimous_by_n"),
+                   total("counts_by_n"), uniq[0], uniq[1], summed, k)
 
     def finish(self) -> CountSums:
         """The float sums, each computed once from the integers in a fixed order."""
         k = self.n_categories
-        size = self.items_by_n.size
-        n = np.arange(size, dtype=float)
+        n = self.n_values.astype(float)
         pairs = np.where(n >= 2, n * (n - 1.0), np.inf)
         p_by_n = self.agree_by_n / pairs
         totals = self.counts_by_n.sum(axis=0).astype(float)
-        props = (self.counts_by_n[1:] / n[1:, None]).sum(axis=0) if size > 1 else np.zeros(k)
+        some = n >= 1
+        props = (self.counts_by_n[some] / n[some, None]).sum(axis=0) if some.any() else np.zeros(k)
         order = np.lexsort((self.coinc_n, self.coinc_key))
         key, m, val = self.coinc_key[order], self.coinc_n[order], self.coinc_val[order]
         uniq, first = np.unique(key, return_index=True)
         o_val = np.add.reduceat(val / (m - 1.0), first) if key.size else np.zeros(0)
         return CountSums(
-            n_pairable=np.float64(self.items_by_n[2:].sum()),
-            n_items=np.float64(self.items_by_n[1:].sum()),
+            n_pairable=np.float64(self.items_by_n[n >= 2].sum()),
+            n_items=np.float64(self.items_by_n[some].sum()),
             sum_p=np.float64(p_by_n.sum()),
             sum_unanimous=np.float64(self.unanimous_by_n.sum()),
             sum_props=props,
@@ -307,22 +322,35 @@ class ExactSums:
             items_by_n=self.items_by_n.astype(float),
             o_row=uniq // max(k, 1), o_col=uniq % max(k, 1), o_val=o_val,
             n_categories=k,
+            n_values=n,
         )
 
 
 def _int_bincount(keys: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
-    """Integer bincount. numpy accumulates weights in float64, which is exact for integer sums below 2**53."""
+    """Exact integer bincount.
+
+    numpy accumulates weights in float64, which is exact while the sums stay below 2**53; larger sums (count
+    tables with huge counts) are added in int64 after a sort, and sums beyond int64 are refused.
+    """
     w = np.asarray(weights)
-    if w.size and float(np.abs(w).sum()) >= 2.0**53:
-        raise OverflowError("integer sums beyond 2**53 cannot be accumulated exactly")
-    return np.rint(np.bincount(keys, weights=w.astype(float), minlength=size)).astype(np.int64)
+    total = float(np.abs(w).sum()) if w.size else 0.0
+    if total < 2.0**53:
+        return np.rint(np.bincount(keys, weights=w.astype(float), minlength=size)).astype(np.int64)
+    if total >= 2.0**62:
+        raise OverflowError(f"integer sums of about {total:.3g} exceed what 64-bit integers hold exactly")
+    order = np.argsort(keys, kind="stable")
+    k, v = np.asarray(keys)[order], w.astype(np.int64)[order]
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    out = np.zeros(size, dtype=np.int64)
+    out[k[starts]] = np.add.reduceat(v, starts)
+    return out
 
 
-def spa_weight_table(size: int, scheme: str, n_categories: int, p: np.ndarray) -> np.ndarray:
-    """SPA weight of an item with n = 0..size-1 annotations (batched over leading axes of ``p``); 0 for n < 2."""
-    n = np.arange(size, dtype=float)
+def spa_weight_table(n: np.ndarray, scheme: str, n_categories: int, p: np.ndarray) -> np.ndarray:
+    """SPA weight of an item with n annotations, for each n in ``n`` (batched over leading axes of ``p``); 0 for n < 2."""
+    n = np.asarray(n, dtype=float)
     if scheme == "flat":
-        k = np.ones(size)
+        k = np.ones(n.shape)
     elif scheme == "annotations":
         k = n.copy()
     elif scheme == "annotations_m1":

@@ -65,7 +65,7 @@ def test_vectorised_replicate_equals_recomputation(level):
     sums = data.count_sums
     feats = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
     size = int(patterns.sum(axis=1).max()) + 1
-    s = CountSums.from_features(draw @ feats, data.n_categories, size, sums.o_row, sums.o_col)
+    s = CountSums.from_features(draw @ feats, data.n_categories, CountSums.pattern_n_values(patterns), sums.o_row, sums.o_col)
     resampled = ie.Annotations.from_counts(pd.DataFrame(np.repeat(patterns, draw, axis=0), columns=data.categories),
                                            level=level)
     values = data.category_values(level) if level in ("interval", "ratio") else None
