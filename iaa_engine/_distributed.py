@@ -114,12 +114,92 @@ def _client(scheduler: Any, n_workers: int | None, memory_limit: str | None):
             raise OSError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
     import logging
 
-    workers = n_workers or max(1, os.cpu_count() or 1)
-    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)  # p2p shuffles log every stage at WARNING
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       memory_limit=memory_limit or "auto", dashboard_address=None,
-                                       silence_logs=logging.ERROR)
+    workers = _check_workers(n_workers)
+    limit = _check_memory_limit(memory_limit)
+    # a failing task is reported once, as this call's exception; the workers' own logs would repeat it at length
+    for name in ("distributed", "distributed.shuffle", "distributed.worker", "distributed.nanny"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    import warnings
+
+    with warnings.catch_warnings():  # e.g. "Port 8787 is already in use": about a dashboard this engine never opens
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"distributed(\.|$)")
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           memory_limit=limit, dashboard_address=None,
+                                           silence_logs=logging.CRITICAL)
     return distributed.Client(cluster), True
+
+
+#: A local worker needs at least this much memory to start and hold one partition's statistics.
+MIN_WORKER_MEMORY = 256 * 2**20
+
+
+def _check_workers(n_workers: Any) -> int:
+    """The local cluster's worker count: a whole number of at least 1 (default: one per core)."""
+    if n_workers is None:
+        return max(1, os.cpu_count() or 1)
+    if isinstance(n_workers, bool) or not isinstance(n_workers, (int, np.integer)) or n_workers < 1:
+        raise ValueError(f"n_workers must be a whole number of at least 1; got {n_workers!r}")
+    return int(n_workers)
+
+
+def _check_memory_limit(memory_limit: Any) -> str | int:
+    """A per-worker memory limit such as ``'2GiB'`` (or bytes), refused at once when a worker could not run in it."""
+    if memory_limit is None:
+        return "auto"
+    from dask.utils import format_bytes, parse_bytes
+
+    try:
+        size = parse_bytes(memory_limit) if isinstance(memory_limit, str) else int(memory_limit)
+    except (ValueError, TypeError):
+        raise ValueError(f"memory_limit must be a size such as '2GiB' or a number of bytes; got {memory_limit!r}") \
+            from None
+    if size < MIN_WORKER_MEMORY:
+        raise ValueError(f"memory_limit {memory_limit!r} ({format_bytes(size)}) is too small for a worker: give at "
+                         f"least {format_bytes(MIN_WORKER_MEMORY)} per worker")
+    return size
+
+
+def _check_schemas(source: Any, columns: list[str]) -> None:
+    """Files of one local dataset must agree on the types of the columns read; name the first that differs."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    text = str(source)
+    if os.path.isdir(text):
+        files = sorted(glob.glob(os.path.join(text, "**", "*.parquet"), recursive=True))
+    else:
+        files = sorted(glob.glob(text))
+    first: dict[str, Any] | None = None
+    for f in files:
+        try:
+            schema = pq.read_schema(f)
+        except Exception as exc:  # noqa: BLE001 - any unreadable file: its name and the reason, one line
+            raise ValueError(f"cannot read the Parquet file {f!r}: {str(exc).splitlines()[0]}") from None
+        types = {c: str(schema.field(c).type) for c in columns if c in schema.names}
+        absent = [c for c in columns if c not in schema.names]
+        if absent:
+            raise ValueError(f"cannot read columns {columns!r} from {f!r}: it has no column(s) {absent!r}; its "
+                             f"columns are {schema.names!r}")
+        if first is None:
+            first, first_file = types, f
+            continue
+        for c in columns:
+            if _arrow_kind(types[c]) != _arrow_kind(first[c]):
+                raise ValueError(
+                    f"the files of the dataset disagree on the type of column {c!r}: {types[c]} in {f!r} but "
+                    f"{first[c]} in {first_file!r}; write every file with the same schema (e.g. ids as text)")
+
+
+def _arrow_kind(type_name: str) -> str:
+    """Types that read together: every text type is one kind, every integer width another, and so on."""
+    if type_name in ("string", "large_string", "utf8", "large_utf8") or type_name.startswith("dictionary<values=string"):
+        return "text"
+    if type_name.startswith(("int", "uint")):
+        return "integer"
+    if type_name.startswith(("float", "double", "halffloat")):
+        return "float"
+    return type_name
 
 
 def summarize_dask(
@@ -163,6 +243,9 @@ def summarize_dask(
     dask, dd, distributed = _need_dask()
     check_choice("level", level, LEVELS)
     check_choice("duplicates", duplicates, ("error", "first", "last"))
+    if not isinstance(scheduler, distributed.Client) and not scheduler:
+        _check_workers(n_workers)  # refused before any data is touched or any process started
+        _check_memory_limit(memory_limit)
     if not isinstance(frame, dd.DataFrame):
         raise TypeError(f"expected a dask DataFrame; got {type(frame).__name__}")
     missing = [c for c in (item, annotator, label) if c not in frame.columns]
@@ -189,7 +272,13 @@ def summarize_dask(
         future = client.compute(parts[0])
         if progress or (progress is None and _is_tty()):
             distributed.progress(future)
-        total = future.result()
+        try:
+            total = future.result()
+        except (ValueError, TypeError, MemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line, not a traceback
+            first = (str(exc).strip().splitlines() or [""])[0]
+            raise ValueError(f"the cluster could not summarise the data: {type(exc).__name__}: {first}") from None
     finally:
         if owned:
             cluster = getattr(client, "cluster", None)
@@ -232,6 +321,10 @@ def read_dask(
 
         if not glob.glob(str(source)):
             raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
+        _check_schemas(source, [item, annotator, label])
+    if not scheduler:
+        _check_workers(n_workers)
+        _check_memory_limit(memory_limit)
     try:
         frame = dd.read_parquet(source, columns=[item, annotator, label], storage_options=storage_options)
     except (FileNotFoundError, OSError) as exc:

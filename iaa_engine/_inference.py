@@ -11,7 +11,7 @@ import pandas as pd
 
 from ._agreement import SPA_WEIGHTS
 from ._data import LEVELS, Annotations, as_annotations
-from ._policy import check_choice
+from ._policy import check_choice, check_n_boot
 from ._progress import Progress
 from ._sums import CountSums, spa_weight_table, variance_from_moments
 
@@ -228,8 +228,7 @@ def bootstrap(
     if level is not None:
         check_choice("level", level, LEVELS)
     data = as_annotations(data, level=level)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
-        raise ValueError(f"n_boot must be an integer of at least 2; got {n_boot!r}")
+    n_boot = check_n_boot(n_boot)
     if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
         raise ValueError(f"confidence must be a number between 0 and 1; got {confidence!r}")
     check_choice("weights", weights, SPA_WEIGHTS)

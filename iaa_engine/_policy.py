@@ -24,7 +24,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["UndefinedMetricWarning", "check_choice", "undefined", "safe_ratio", "EPS"]
+__all__ = ["UndefinedMetricWarning", "check_choice", "undefined", "safe_ratio", "EPS", "check_memory", "MAX_N_BOOT",
+           "check_n_boot"]
+
+#: The most bootstrap replicates one call computes (a percentile interval is stable long before).
+MAX_N_BOOT = 100_000
 
 #: Denominators at or below this magnitude are treated as zero.
 EPS = 1e-12
@@ -87,3 +91,55 @@ def chance_corrected(
             replace_undefined_by,
         )
     return float((observed - expected) / (1.0 - expected))
+
+
+class NotEnoughMemoryError(ValueError):
+    """The computation would need more memory than the machine has; raised before allocating, with a way out."""
+
+
+def available_memory() -> int:
+    """Bytes this process can still allocate: MemAvailable, capped by an address-space limit if one is set."""
+    avail = None
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+                    break
+    except OSError:
+        pass
+    if avail is None:
+        import os
+
+        try:
+            avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            avail = 1 << 62
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            avail = min(avail, soft)
+    except (ImportError, ValueError, OSError):
+        pass
+    return int(avail)
+
+
+def check_memory(need_bytes: float, what: str, way_out: str) -> None:
+    """Refuse, before allocating, a step that needs more memory than is available (one line: estimate, way out)."""
+    avail = available_memory()
+    if need_bytes > avail:
+        raise NotEnoughMemoryError(
+            f"{what} would need about {_gib(need_bytes)} of memory and {_gib(avail)} is available; {way_out}")
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
+def check_n_boot(n_boot: object) -> int:
+    """``n_boot``: a whole number from 2 to :data:`MAX_N_BOOT`."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or not 2 <= n_boot <= MAX_N_BOOT:
+        raise ValueError(f"n_boot must be a whole number from 2 to {MAX_N_BOOT}; got {n_boot!r}")
+    return int(n_boot)

@@ -29,7 +29,7 @@ from ._kappa import (
     gwet_ac1,
     multi_kappa,
 )
-from ._policy import UndefinedMetricWarning, check_choice
+from ._policy import UndefinedMetricWarning, check_choice, check_memory, check_n_boot
 from ._results import PairwiseMatrix, nan_to_none, printable
 
 __all__ = ["Report", "report"]
@@ -225,6 +225,8 @@ def report(
     check_choice("weights", weights, SPA_WEIGHTS)
     if pairwise != "auto" and not isinstance(pairwise, bool):
         raise ValueError(f"pairwise must be True, False or 'auto'; got {pairwise!r}")
+    if ci:
+        check_n_boot(n_boot)  # before any work
     data = as_annotations(data, level=level)
     notes: list[str] = []
 
@@ -266,6 +268,9 @@ def report(
         notes.append(f"{data.n_annotators} annotators: pairwise matrices skipped (more than "
                      f"{PAIRWISE_AUTO_LIMIT}; pass pairwise=True to compute them)")
     if want_pairs:
+        m = float(data.n_annotators)
+        check_memory(12 * 8 * m * m, f"the pairwise matrices of {data.n_annotators} annotators",
+                     "compute the scalar metrics alone with pairwise=False (CLI: --pairwise no)")
         matrices["cohen_kappa"] = cohen_kappa_matrix(data)
         matrices["percent_agreement_matrix"] = percent_agreement_matrix(data)
         matrices["krippendorff_alpha_matrix"] = krippendorff_alpha_matrix(data)

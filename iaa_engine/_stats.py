@@ -251,6 +251,13 @@ class PairStats:
         if ac * ac <= _PAIR_CELLS:
             return cls.from_cells(pair_cells(item, v, n_items, ac), n_annotators, n_categories, per_annotator)
         else:
+            from ._policy import check_memory
+
+            n_i = np.bincount(item, minlength=n_items).astype(float)
+            pairs = min(float(np.sum(n_i * (n_i - 1.0))), float(ac) * ac)  # entries of the cross-table at most
+            check_memory(64.0 * pairs + 32.0 * item.size,
+                         f"the annotator-pair table ({n_annotators} annotators, {n_categories} categories)",
+                         "leave out the pairwise statistics (pairwise=False, CLI --pairwise no)")
             x = sp.csr_matrix((np.ones(item.size, dtype=np.int64), (item, v)), shape=(n_items, ac))
             cross = (x.T.tocsr() @ x).tocoo()
             row, col, data = cross.row.astype(np.int64), cross.col.astype(np.int64), cross.data

@@ -125,3 +125,48 @@ def test_cli_engine_dask_starts_its_own_local_cluster(dataset):
     bad = subprocess.run([sys.executable, "-m", "iaa_engine", "report", str(path), "--engine", "dask", "--ci"],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and "cannot run with --engine dask" in bad.stderr
+
+
+def _iaa(*args, timeout=120):
+    env = {k: v for k, v in os.environ.items() if k != "IAA_DEBUG"}
+    return subprocess.run([sys.executable, "-m", "iaa_engine", "report", *map(str, args)], capture_output=True,
+                          text=True, env=env, timeout=timeout)
+
+
+def test_files_that_disagree_on_a_column_type_are_named_in_one_line(tmp_path):
+    path = tmp_path / "mixed"
+    path.mkdir()
+    pd.DataFrame({"item": ["a", "b"], "annotator": ["x", "y"], "label": ["1", "2"]}).to_parquet(path / "p1.parquet")
+    pd.DataFrame({"item": [1, 2], "annotator": ["x", "y"], "label": ["1", "2"]}).to_parquet(path / "p2.parquet")
+    out = _iaa(path, "--engine", "dask")
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert "disagree on the type of column 'item'" in out.stderr and "p2.parquet" in out.stderr
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--workers", "-2"], "expected a whole number of at least 1; got -2"),
+    (["--memory-limit", "1kB"], "is too small for a worker: give at least 256.00 MiB per worker"),
+    (["--memory-limit", "lots"], "memory_limit must be a size such as '2GiB'"),
+])
+def test_impossible_cluster_settings_are_refused_at_once(dataset, flags, message):
+    import time
+
+    start = time.perf_counter()
+    out = _iaa(dataset[1], "--engine", "dask", *flags, timeout=60)
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+    assert time.perf_counter() - start < 30  # refused before a cluster starts (it used to hang)
+    with pytest.raises(ValueError, match="n_workers must be a whole number"):
+        ie.read_dask(str(dataset[1]), n_workers=0)
+
+
+def test_a_failure_on_the_workers_is_one_line_without_worker_logs(tmp_path):
+    path = tmp_path / "dup"
+    path.mkdir()
+    pd.DataFrame({"item": ["a", "a", "b"], "annotator": ["x", "x", "y"], "label": ["1", "2", "1"]}).to_parquet(
+        path / "p.parquet")
+    out = _iaa(path, "--engine", "dask", "--workers", "1", timeout=300)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("iaa: error: ") and "labelled more than once" in lines[0], \
+        out.stderr

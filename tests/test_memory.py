@@ -1,0 +1,192 @@
+"""Memory bounded by the data: the large shapes of the intake issue run under a fixed address-space ceiling.
+
+Each case runs in its own interpreter with ``RLIMIT_AS`` set (virtual memory, so every allocation counts, whether
+touched or not) and checks the number against an independent computation, or a one-line error before the allocation.
+Before the fix these cases tried to allocate 7 GiB (30,000 labels), 298 GiB (100,000 interval values), 7.45 GiB
+(1,000 annotators × 1,000 labels), 3.3 GB (one pair among 2,000 annotators) and 15 GiB (a count table with a cell of
+10⁹).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+CEILING_GIB = 3.0
+
+
+def run_limited(code: str, ceiling_gib: float = CEILING_GIB, args: list[str] | None = None) -> subprocess.CompletedProcess:
+    limit = int(ceiling_gib * 2**30)
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    cmd = args if args is not None else [sys.executable, "-c", textwrap.dedent(code)]
+    return subprocess.run(cmd, capture_output=True, text=True, preexec_fn=cap, env=env, timeout=300)
+
+
+def result_of(code: str, ceiling_gib: float = CEILING_GIB) -> dict:
+    proc = run_limited(code, ceiling_gib)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+PAIRS = """
+import json, numpy as np, pandas as pd, iaa_engine as ie
+rng = np.random.default_rng(0)
+n_items = {n_items}
+labels = {labels}
+frame = pd.DataFrame({{"item": np.repeat(np.arange(n_items), 2).astype(str), "annotator": np.tile(["a", "b"], n_items),
+                      "label": labels}})
+data = ie.Annotations.from_long(frame, level="{level}")
+alpha = ie.krippendorff_alpha(data)
+print(json.dumps({{"alpha": alpha, "labels": frame["label"].astype(str).tolist() if {dump} else None}}))
+"""
+
+
+def test_thirty_thousand_distinct_labels_on_sixty_thousand_rows():
+    n_items = 30_000
+    code = PAIRS.format(n_items=n_items, labels="rng.integers(0, 30_000, 2 * n_items).astype(str)", level="nominal",
+                        dump=True)
+    out = result_of(code)
+    # independent: every item has two values; D_o = 2·#disagreeing items / n, D_e = (n² - Σ n_c²) / (n(n-1))
+    lab = np.array(out["labels"]).reshape(-1, 2)
+    n = lab.size
+    _, counts = np.unique(lab, return_counts=True)
+    assert counts.size > 20_000
+    d_o = 2.0 * np.sum(lab[:, 0] != lab[:, 1]) / n
+    d_e = (n * n - np.sum(counts.astype(float) ** 2)) / (n * (n - 1.0))
+    assert out["alpha"] == pytest.approx(1.0 - d_o / d_e, abs=1e-12)
+
+
+def test_a_hundred_thousand_distinct_interval_values():
+    n_items = 100_000
+    code = PAIRS.format(n_items=n_items, labels="np.round(rng.normal(size=2 * n_items), 9)", level="interval",
+                        dump=True)
+    out = result_of(code)
+    x = np.array(out["labels"], dtype=float).reshape(-1, 2)
+    assert np.unique(x).size > 190_000
+    n = x.size
+    d_o = 2.0 * np.sum((x[:, 0] - x[:, 1]) ** 2) / n
+    v = x.ravel()
+    d_e = 2.0 * (n * np.sum(v * v) - v.sum() ** 2) / (n * (n - 1.0))
+    assert out["alpha"] == pytest.approx(1.0 - d_o / d_e, abs=1e-9)
+
+
+def test_ratio_alpha_on_many_distinct_values_stays_in_bounded_memory():
+    code = PAIRS.format(n_items=10_000, labels="rng.random(20_000) + 0.5", level="ratio", dump=True)
+    out = result_of(code)
+    x = np.array(out["labels"], dtype=float).reshape(-1, 2)
+    v = x.ravel()
+    n = v.size
+
+    def delta(a, b):
+        return ((a - b) / (a + b)) ** 2
+
+    d_o = 2.0 * np.sum(delta(x[:, 0], x[:, 1])) / n
+    d_e = sum(float(np.sum(delta(v[i:i + 1000, None], v[None, :]))) for i in range(0, n, 1000)) / (n * (n - 1.0))
+    assert out["alpha"] == pytest.approx(1.0 - d_o / d_e, abs=1e-9)
+
+
+MANY = """
+import json, numpy as np, pandas as pd, iaa_engine as ie
+rng = np.random.default_rng(1)
+n = 200_000
+frame = pd.DataFrame({"item": rng.integers(0, 40_000, n), "annotator": rng.integers(0, 1000, n),
+                      "label": rng.integers(0, 1000, n)})
+data = ie.Annotations.from_long(frame, duplicates="first")
+rep = ie.report(data, pairwise=PAIRWISE)
+table = data.counts.to_dense()
+print(json.dumps({"fleiss": rep.values["fleiss_kappa"], "alpha": rep.values["krippendorff_alpha"],
+                  "multi": rep.values["multi_kappa"],
+                  "fleiss_counts": ie.fleiss_kappa(ie.Annotations.from_counts(table)),
+                  "alpha_counts": ie.krippendorff_alpha(ie.Annotations.from_counts(table)),
+                  "matrices": sorted(rep.matrices)}))
+"""
+
+
+@pytest.mark.parametrize("pairwise", [False, True])
+def test_a_thousand_annotators_and_a_thousand_labels(pairwise):
+    out = result_of(MANY.replace("PAIRWISE", repr(pairwise)))
+    assert out["fleiss"] == pytest.approx(out["fleiss_counts"], abs=1e-12)
+    assert out["alpha"] == pytest.approx(out["alpha_counts"], abs=1e-12)
+    assert np.isfinite(out["multi"])
+    assert out["matrices"] == (["cohen_kappa", "krippendorff_alpha_matrix", "percent_agreement_matrix"]
+                               if pairwise else [])
+
+
+def test_one_pairs_kappa_among_two_thousand_annotators_uses_only_that_pair():
+    code = """
+    import json, numpy as np, pandas as pd, iaa_engine as ie
+    rng = np.random.default_rng(2)
+    n = 400_000
+    crowd = pd.DataFrame({"item": rng.integers(0, 20_000, n), "annotator": rng.integers(0, 2000, n).astype(str),
+                          "label": rng.integers(0, 5, n)})
+    pair = pd.DataFrame({"item": np.tile(np.arange(3000), 2), "annotator": np.repeat(["pa", "pb"], 3000),
+                         "label": rng.integers(0, 5, 6000)})
+    data = ie.Annotations.from_long(pd.concat([crowd, pair]), duplicates="first")
+    a, b = "pa", "pb"
+    kept = data.to_long()
+    pair = kept[kept.annotator.isin([a, b])].pivot(index="item", columns="annotator", values="label").dropna()
+    print(json.dumps({"kappa": ie.cohen_kappa(data, a, b), "x": pair[a].tolist(), "y": pair[b].tolist(),
+                      "pair_stats_built": "pair_stats" in data.__dict__}))
+    """
+    out = result_of(code, ceiling_gib=2.0)
+    from sklearn.metrics import cohen_kappa_score
+
+    assert len(out["x"]) == 3000
+    assert out["kappa"] == pytest.approx(cohen_kappa_score(out["x"], out["y"]), abs=1e-12)
+    assert out["pair_stats_built"] is False
+
+
+def test_a_count_table_with_a_billion_in_a_cell_is_not_expanded():
+    code = """
+    import json, iaa_engine as ie
+    data = ie.Annotations.from_counts([[10**9, 10**9], [3, 1], [0, 5]])
+    print(json.dumps({"fleiss": ie.fleiss_kappa(data), "n": data.n_annotations,
+                      "p": ie.joint_probability(data)}))
+    """
+    out = result_of(code, ceiling_gib=1.5)
+    rows = [[Fraction(10**9), Fraction(10**9)], [Fraction(3), Fraction(1)], [Fraction(0), Fraction(5)]]
+    p_i = [(sum(x * x for x in r) - sum(r)) / (sum(r) * (sum(r) - 1)) for r in rows]
+    p_bar = sum(p_i) / 3
+    p_k = [sum(r[k] / sum(r) for r in rows) / 3 for k in range(2)]
+    p_e = sum(p * p for p in p_k)
+    assert out["n"] == 2 * 10**9 + 9
+    assert out["p"] == pytest.approx(float(p_bar), abs=1e-15)
+    assert out["fleiss"] == pytest.approx(float((p_bar - p_e) / (1 - p_e)), abs=1e-14)
+
+
+def test_pairwise_matrices_beyond_memory_are_refused_before_allocating():
+    code = """
+    import numpy as np, pandas as pd, iaa_engine as ie
+    n = 200_000
+    frame = pd.DataFrame({"item": np.arange(n) // 2, "annotator": np.arange(n), "label": np.arange(n) % 3})
+    ie.report(ie.Annotations.from_long(frame), pairwise=True)
+    """
+    proc = run_limited(code, ceiling_gib=2.0)
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "NotEnoughMemoryError" in last and "200000 annotators" in last and "pairwise=False" in last
+    assert "MemoryError: Unable to allocate" not in proc.stderr
+
+
+def test_absurd_bootstrap_sizes_are_refused_at_once(tmp_path):
+    from iaa_engine import cli
+
+    path = tmp_path / "d.csv"
+    path.write_text("item,annotator,label\n1,a,x\n1,b,x\n2,a,y\n2,b,x\n")
+    proc = run_limited("", args=[sys.executable, "-m", "iaa_engine", "report", str(path), "--ci", "--n-boot",
+                                 "1000000000"], ceiling_gib=2.0)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "iaa: error: n_boot must be a whole number from 2 to 100000; got 1000000000"
+    assert cli.main(["report", str(path), "--ci", "--n-boot", "100"]) == 0
