@@ -36,9 +36,16 @@ def main(path: str) -> None:
     item, n_items = codes(table.column("item"))
     ann, n_ann = codes(table.column("annotator"))
     label, n_labels = codes(table.column("label"))
-    per_item = np.bincount(item * n_labels + label, minlength=n_items * n_labels)
-    per_ann = np.bincount(ann * n_labels + label, minlength=n_ann * n_labels)
-    print(n_items, n_ann, n_labels, int(per_item.sum()), int(per_ann.sum()))
+    print(n_items, n_ann, n_labels, count(item, label, n_items, n_labels), count(ann, label, n_ann, n_labels))
+
+
+def count(rows, label, n_rows, n_labels):
+    """The rows × labels count table: dense bincount while it is small, the distinct cells otherwise."""
+    key = rows.astype(np.int64) * n_labels + label
+    if n_rows * n_labels <= 1 << 26:
+        return int(np.bincount(key, minlength=n_rows * n_labels).sum())
+    cells, counts = np.unique(key, return_counts=True)
+    return int(counts.sum())
 
 
 if __name__ == "__main__":

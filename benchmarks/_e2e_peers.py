@@ -27,12 +27,17 @@ def main(peer: str, path: str) -> None:
     item, items = pd.factorize(df["item"])
     ann, anns = pd.factorize(df["annotator"])
     label, labels = pd.factorize(df["label"], sort=True)
-    if peer == "krippendorff":
+    if peer in ("krippendorff", "krippendorff-interval"):
         import krippendorff
 
         matrix = np.full((len(anns), len(items)), np.nan)
-        matrix[ann, item] = label
-        value = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+        if peer == "krippendorff":
+            matrix[ann, item] = label
+            level = "nominal"
+        else:
+            matrix[ann, item] = pd.to_numeric(df["label"]).to_numpy(dtype=float)
+            level = "interval"
+        value = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)
     elif peer == "statsmodels":
         from statsmodels.stats.inter_rater import fleiss_kappa
 
