@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         ours, floor = res["ours"], res["floor"]
         bench.compare(f"{name}: iaa report peak RSS (GiB)", ours=("iaa report", ours["peak_rss_bytes"] / GIB),
                       reference=("4 GiB", 4.0), kind="baseline", ratio_def="ours/reference", target=("<=", 1.0))
-        tight = meta["distinct"] >= 1_000_000 * scale and meta["annotators"] == 2
+        tight = name.startswith("values-1e6")  # the 10**6 distinct values of the target
         for key in [k for k in ("ours", "ours nominal") if k in res]:
             bench.compare(f"{name}: {key} / reading the file (time)", ours=(key, res[key]["seconds"]),
                           reference=("floor", floor["seconds"]), kind="baseline", ratio_def="ours/reference",

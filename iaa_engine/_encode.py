@@ -300,10 +300,25 @@ def _finish(codes, keep, position, present, cats, dictionary, level):
 
 
 def _warn_na_like(cats: pd.Index) -> None:
-    found = [c for c in cats if isinstance(c, str) and c.lower() in NA_LIKE]
+    found = _na_like_names(cats)
     if found:
         warnings.warn(
             f"label(s) {found!r} are counted as categories, not as missing values; if they mark a missing "
             f"annotation, read with na_values={found!r} (CLI: --na-values {','.join(found)})",
             NALikeLabelWarning, stacklevel=4,
         )
+
+
+def _na_like_names(cats: pd.Index) -> list:
+    """The category names that read like a missing value (``NA_LIKE``, any case), found with Arrow compute."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if cats.dtype.kind in "iufcbmM" or len(cats) == 0:
+        return []
+    try:
+        arr = pa.array(np.asarray(cats, dtype=object), type=pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed names (e.g. typed JSON): the few text ones, one by one
+        return [c for c in cats if isinstance(c, str) and c.lower() in NA_LIKE]
+    hit = pc.is_in(pc.utf8_lower(arr), value_set=pa.array(sorted(NA_LIKE), type=pa.string()))
+    return [cats[int(i)] for i in np.flatnonzero(hit.to_numpy(zero_copy_only=False))]

@@ -35,6 +35,46 @@ _PAIR_CELLS = 1 << 26
 _PAIR_CHUNK = 1 << 22
 
 
+def _grouped_by_item(item: np.ndarray, v: np.ndarray, n_items: int):
+    """Yield ``(n, g)``: for each annotation count n >= 2, the codes of items with n annotations as a (items, n)
+    block, a bounded number of items at a time."""
+    # a stable counting sort of the annotations by item, done in C: one column per annotation, so nothing is summed
+    order = sp.coo_matrix((np.ones(item.size, dtype=np.int8), (item, np.arange(item.size))),
+                          shape=(n_items, item.size)).tocsr()
+    indptr = order.indptr.astype(np.int64)
+    grouped = v[order.indices.astype(np.int64)].astype(np.int64)
+    sizes = np.diff(indptr)
+    starts = indptr[:-1]
+    for n in np.unique(sizes[sizes >= 2]):  # distinct annotation counts, not annotations
+        n = int(n)
+        first = starts[sizes == n]
+        step = max(1, _PAIR_CHUNK // (n * n))
+        for lo in range(0, first.size, step):
+            yield n, grouped[first[lo:lo + step, None] + np.arange(n)]  # (items, n)
+
+
+def pair_entries(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sparse counts of ordered pairs (v_j, v_j') of annotations of one item: ``(row, col, count)``.
+
+    The within-item pairs are enumerated (as in :func:`pair_cells`) and counted with a sort of their keys, so time
+    and memory follow the number of pairs, whatever the size of the (A·C)² table.
+    """
+    keys = []
+    for n, g in _grouped_by_item(item, v, n_items):
+        iu, iw = np.triu_indices(n, 1)
+        lo, hi = np.minimum(g[:, iu], g[:, iw]), np.maximum(g[:, iu], g[:, iw])
+        keys.append((lo * ac + hi).ravel())
+    if not keys:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
+    uniq, count = np.unique(np.concatenate(keys), return_counts=True)
+    row, col = np.divmod(uniq, ac)
+    off = row != col  # (x, y) and (y, x) are the same unordered pair: both orders below
+    return (np.concatenate([row, col[off]]), np.concatenate([col, row[off]]),
+            np.concatenate([count, count[off]]).astype(np.int64) * np.where(
+                np.concatenate([~off, np.zeros(int(off.sum()), bool)]), 2, 1))
+
+
 def pair_cells(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> np.ndarray:
     """Dense counts of ordered pairs (v_j, v_j') of annotations of one item (flattened ac × ac).
 
@@ -43,22 +83,10 @@ def pair_cells(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> np.nda
     at once, and the table is symmetrised. Pairs of an annotation with itself
     are never formed.
     """
-    # a stable counting sort of the annotations by item, done in C: one column per annotation, so nothing is summed
-    order = sp.coo_matrix((np.ones(item.size, dtype=np.int8), (item, np.arange(item.size))),
-                          shape=(n_items, item.size)).tocsr()
-    indptr = order.indptr.astype(np.int64)
-    grouped = v[order.indices.astype(np.int64)].astype(np.int64)
-    sizes = np.diff(indptr)
-    starts = indptr[:-1]
     cells = np.zeros(ac * ac, dtype=np.int64)
-    for n in np.unique(sizes[sizes >= 2]):  # distinct annotation counts, not annotations
-        n = int(n)
-        first = starts[sizes == n]
+    for n, g in _grouped_by_item(item, v, n_items):
         iu, iw = np.triu_indices(n, 1)  # unordered position pairs; the other order is the transpose
-        step = max(1, _PAIR_CHUNK // iu.size)
-        for lo in range(0, first.size, step):
-            g = grouped[first[lo:lo + step, None] + np.arange(n)]  # (items, n)
-            cells += np.bincount((g[:, iu] * ac + g[:, iw]).ravel(), minlength=ac * ac)
+        cells += np.bincount((g[:, iu] * ac + g[:, iw]).ravel(), minlength=ac * ac)
     square = cells.reshape(ac, ac)
     return (square + square.T).ravel()  # ordered pairs: each unordered pair in both orders
 
@@ -254,13 +282,11 @@ class PairStats:
             from ._policy import check_memory
 
             n_i = np.bincount(item, minlength=n_items).astype(float)
-            pairs = min(float(np.sum(n_i * (n_i - 1.0))), float(ac) * ac)  # entries of the cross-table at most
-            check_memory(64.0 * pairs + 32.0 * item.size,
+            pairs = float(np.sum(n_i * (n_i - 1.0)))  # ordered within-item pairs: the entries at most
+            check_memory(48.0 * pairs + 32.0 * item.size,
                          f"the annotator-pair table ({n_annotators} annotators, {n_categories} categories)",
                          "leave out the pairwise statistics (pairwise=False, CLI --pairwise no)")
-            x = sp.csr_matrix((np.ones(item.size, dtype=np.int64), (item, v)), shape=(n_items, ac))
-            cross = (x.T.tocsr() @ x).tocoo()
-            row, col, data = cross.row.astype(np.int64), cross.col.astype(np.int64), cross.data
+            row, col, data = pair_entries(item, v, n_items, ac)
         a, k = np.divmod(row, c)
         b, l = np.divmod(col, c)
         off = a != b

@@ -94,6 +94,41 @@ def test_annotator_replicates_match_recomputation():
     assert out["bias"][0] == pytest.approx(ie.annotator_bias(resampled), abs=1e-12)
 
 
+def test_block_replicates_match_recomputation():
+    """Above ANNOTATOR_BLOCKS items, one replicate is multi_kappa on the items of the resampled random blocks."""
+    from iaa_engine._inference import _annotator_replicates
+    from iaa_engine._progress import Progress
+
+    frame = crowd(5, n_items=60)
+    data = ie.Annotations.from_long(frame)
+    with Progress(1, "x", show=False) as bar:
+        out = _annotator_replicates(data, 1, np.random.default_rng(3), bar, chunk=1, blocks=7)
+    rng = np.random.default_rng(3)
+    block = rng.permutation(data.n_items) % 7
+    assert np.bincount(block).max() - np.bincount(block).min() <= 1  # equal sizes
+    drawn = rng.integers(0, 7, size=(1, 7))[0]
+    parts = [frame[frame["item"].isin(data.items[block == g])].assign(item=lambda f, r=r: f["item"].astype(str) + f"#{r}")
+             for r, g in enumerate(drawn)]
+    resampled = ie.Annotations.from_long(pd.concat(parts))
+    assert out["multi_kappa"][0] == pytest.approx(ie.multi_kappa(resampled), abs=1e-12)
+    assert out["bias"][0] == pytest.approx(ie.annotator_bias(resampled), abs=1e-12)
+
+
+def test_block_bootstrap_spread_matches_the_items_bootstrap():
+    """The blocks' replicates have the items bootstrap's spread (seeded: the numbers are fixed)."""
+    from iaa_engine._inference import _annotator_replicates
+    from iaa_engine._progress import Progress
+
+    data = ie.Annotations.from_long(crowd(6, n_items=6000))
+    with Progress(1, "x", show=False) as bar:
+        exact = _annotator_replicates(data, 600, np.random.default_rng(1), bar, blocks=10**6)
+        blocked = _annotator_replicates(data, 600, np.random.default_rng(2), bar, blocks=300)
+    for metric in ("multi_kappa", "bias"):
+        se_exact, se_blocks = np.std(exact[metric], ddof=1), np.std(blocked[metric], ddof=1)
+        assert se_blocks == pytest.approx(se_exact, rel=0.15), metric
+        assert np.mean(blocked[metric]) == pytest.approx(np.mean(exact[metric]), abs=se_exact / 3), metric
+
+
 def test_coverage_of_95_percent_intervals():
     """Coverage by simulation (seed 2026): 200 datasets of 150 items × 4 annotations from a model with known
     agreement; the 95 % percentile intervals of the joint probability and of Fleiss' kappa must cover the truth in
@@ -160,7 +195,7 @@ def test_spa_standard_error_formula():
 
 def test_bootstrap_argument_errors():
     data = ie.Annotations.from_long(crowd(8, n_items=10))
-    with pytest.raises(ValueError, match="n_boot must be an integer of at least 2"):
+    with pytest.raises(ValueError, match="n_boot must be a whole number from 2 to 100000"):
         ie.bootstrap(data, n_boot=1)
     with pytest.raises(ValueError, match="confidence must be a number between 0 and 1"):
         ie.bootstrap(data, confidence=95)

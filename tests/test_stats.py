@@ -104,3 +104,22 @@ def test_exact_sums_make_partitioned_results_bit_identical():
                       "items_by_n", "o_row", "o_col", "o_val"):
             np.testing.assert_array_equal(getattr(combined, field), getattr(whole, field), err_msg=field)
         assert combined.krippendorff_alpha("nominal", None) == whole.krippendorff_alpha("nominal", None)
+
+
+def test_sparse_pair_entries_equal_the_dense_table(monkeypatch):
+    """Above the dense limit the pairs are enumerated and sorted: the same table, cell for cell."""
+    import iaa_engine._stats as stats
+
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        a, c, n = int(rng.integers(2, 7)), int(rng.integers(1, 5)), int(rng.integers(1, 40))
+        rows = [(i, x, int(rng.integers(0, c))) for i in range(n) for x in range(a) if rng.random() < 0.6]
+        if not rows:
+            continue
+        item, ann, lab = (np.array(col, dtype=np.int64) for col in zip(*rows))
+        dense = PairStats.from_codes(item, ann, lab, n, a, c)
+        monkeypatch.setattr(stats, "_PAIR_CELLS", 0)
+        sparse = PairStats.from_codes(item, ann, lab, n, a, c)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(dense.to_cells(), sparse.to_cells())
+        np.testing.assert_array_equal(dense.n_shared, sparse.n_shared)
