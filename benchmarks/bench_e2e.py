@@ -21,7 +21,6 @@ floor in time and in peak memory, ``--json`` within 1.15x of the table, ``--ci``
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -42,16 +41,20 @@ PEER_LIMIT = {"krippendorff": 10_000_000, "irrcac": 1_000_000, "statsmodels": 10
 
 
 def timed(cmd: list[str], cwd: Path, repeat: int) -> dict[str, Any]:
+    """Median wall time and peak RSS of ``repeat`` runs, each started through benchmarks/_rss_launch.py (so the
+    peak is the command's own, not this process's)."""
+    import json
+    import tempfile
+
     runs = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        err = proc.stderr.read() if proc.stderr else ""
-        if os.waitstatus_to_exitcode(status):
-            raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()[-500:]}")
-        runs.append((wall, usage.ru_maxrss * 1024))
+        with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+            proc = subprocess.run([sys.executable, str(HERE / "_rss_launch.py"), tmp.name, "--", *cmd], cwd=cwd,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if proc.returncode:
+                raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.strip()[-500:]}")
+            got = json.loads(Path(tmp.name).read_text())
+        runs.append((got["seconds"], got["peak_rss_bytes"]))
     return {"seconds": statistics.median(r[0] for r in runs), "peak_rss_bytes": max(r[1] for r in runs),
             "runs": [r[0] for r in runs]}
 

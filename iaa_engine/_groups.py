@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from ._agreement import SPA_WEIGHTS, SpaScheme
 from ._data import _factorize, as_annotations
 from ._policy import check_choice, check_replacement, safe_ratio
-from ._sums import _int_bincount, spa_weight_table
+from ._sums import _int_bincount, distinct_values, spa_weight_table
 
 __all__ = ["group_agreement", "annotator_agreement"]
 
@@ -126,11 +126,11 @@ def group_agreement(
     code, names = _group_of_items(data.items, groups)
     c = data.counts
     n = _int_bincount(c.item, c.count, c.n_items)
-    n_values, col = np.unique(n, return_inverse=True)  # only the numbers of annotations that occur
+    n_values, col = distinct_values(n)  # only the numbers of annotations that occur
     size = n_values.size
     ok = n >= 2
     # the integer tables behind spa (see ExactSums), per group: items and agreeing ordered pairs by n_i
-    key = code * size + col.ravel()
+    key = code * size + col
     cells = len(names) * size
     items_by_n = _int_bincount(key, np.ones_like(n), cells).reshape(len(names), size).astype(float)
     agree = _int_bincount(c.item, c.count * c.count, c.n_items) - n

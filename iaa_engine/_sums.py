@@ -18,7 +18,7 @@ import numpy as np
 from ._policy import EPS
 from ._stats import ItemCounts
 
-__all__ = ["CountSums", "ExactSums", "spa_weight_table", "variance_from_moments"]
+__all__ = ["CountSums", "ExactSums", "distinct_values", "spa_weight_table", "variance_from_moments"]
 
 
 def variance_from_moments(n: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -240,8 +240,7 @@ class ExactSums:
         import scipy.sparse as sp
 
         n = _int_bincount(c.item, c.count, c.n_items)
-        n_values, col = np.unique(n, return_inverse=True)
-        col = col.ravel()
+        n_values, col = distinct_values(n)
         size = n_values.size
         k = max(c.n_categories, 1)
         ok = n >= 2
@@ -324,6 +323,19 @@ class ExactSums:
             n_categories=k,
             n_values=n,
         )
+
+
+def distinct_values(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, position)``: the distinct non-negative integers of ``n`` ascending and each entry's position among
+    them (as ``numpy.unique(..., return_inverse=True)``, by counting when the values are small)."""
+    top = int(n.max(initial=0))
+    if top <= 4 * n.size + 1024:
+        values = np.flatnonzero(np.bincount(n, minlength=1))
+        lookup = np.zeros(top + 1, dtype=np.int64)
+        lookup[values] = np.arange(values.size)
+        return values.astype(np.int64), lookup[n]
+    values, position = np.unique(n, return_inverse=True)
+    return values.astype(np.int64), position.ravel()
 
 
 def _int_bincount(keys: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
