@@ -3,7 +3,7 @@
 Data (benchmarks/_sparse_crowd.py): a sparse long table with text ids (``doc0001234``, ``w0042``), 500 annotators
 with Zipf-like activity, 5 labels, 1-8 annotations per item, rows shuffled; 10**5, 10**6 and 10**7 annotations,
 as CSV and as Parquet. Every variant runs as its own process (interpreter start included), timed by wall clock,
-with its peak RSS from ``wait4``; the median of ``--repeat`` runs is reported and every ratio comes from this run:
+with its peak RSS from ``wait4``; the median of ``--repeat`` runs (interleaved across the variants) is reported and every ratio comes from this run:
 
 * floor: benchmarks/_e2e_floor.py (import numpy + pyarrow, read, sorted codes of the three columns, the items ×
   labels and annotators × labels counts);
@@ -102,12 +102,19 @@ def main(argv: list[str] | None = None) -> int:
             for p in peers:
                 if n <= PEER_LIMIT.get(p, 0):
                     commands[p] = [python, str(HERE / "_e2e_peers.py"), p, str(path)]
+            commands = {k: c for k, c in commands.items() if k not in ("json", "ci", "html") or k in variants}
+            # round-robin: run i of every variant before run i + 1 of any, so that a slow spell of a shared machine
+            # falls on all of them alike; a peer at 10**7 runs once
+            runs: dict[str, list[dict[str, Any]]] = {k: [] for k in commands}
+            for i in range(args.repeat):
+                for key, cmd in commands.items():
+                    if i == 0 or not (key in peers and n >= 10_000_000):
+                        runs[key].append(timed(cmd, bl.ROOT, 1))
             res: dict[str, dict[str, Any]] = {}
-            for key, cmd in commands.items():
-                if key in ("json", "ci", "html") and key not in variants:
-                    continue
-                repeat = 1 if key in peers and n >= 10_000_000 else args.repeat
-                r = timed(cmd, bl.ROOT, repeat)
+            for key, got in runs.items():
+                repeat = len(got)
+                r = {"seconds": statistics.median(g["seconds"] for g in got),
+                     "peak_rss_bytes": max(g["peak_rss_bytes"] for g in got), "runs": [g["seconds"] for g in got]}
                 res[key] = r
                 label = f"{n:>10,} {fmt:<7} {key}"
                 bench.steps[f"{n}-{fmt}-{key}"] = {"key": f"{n}-{fmt}-{key}", "label": label, "group": f"{n} {fmt}",
