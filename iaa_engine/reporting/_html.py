@@ -29,14 +29,14 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._agreement import SPA_WEIGHTS, item_agreement
-from ._alpha import coincidence_matrix
-from ._data import LEVELS, Annotations, as_annotations
-from ._inference import BootstrapResult, bootstrap
-from ._policy import check_choice
-from ._report import _LABELS, Report
-from ._report import report as _report
-from ._results import PairwiseMatrix
+from iaa_engine.metrics._agreement import SPA_WEIGHTS, item_agreement
+from iaa_engine.metrics._alpha import coincidence_matrix
+from iaa_engine.data._model import LEVELS, Annotations, as_annotations
+from iaa_engine.inference._inference import BootstrapResult, bootstrap
+from iaa_engine.base._policy import check_choice
+from iaa_engine.reporting._report import _LABELS, Report
+from iaa_engine.reporting._report import report as _report
+from iaa_engine.base._results import PairwiseMatrix
 
 __all__ = ["render_html_report", "write_html_report"]
 
@@ -63,7 +63,7 @@ _DIVERGING = [(-1.0, (178, 24, 43)), (-0.5, (239, 138, 98)), (0.0, (247, 247, 24
 _SEQUENTIAL = [(0.0, (247, 251, 255)), (0.25, (198, 219, 239)), (0.5, (107, 174, 214)),
                (0.75, (33, 113, 181)), (1.0, (8, 48, 107))]
 
-# Names under which each metric states that it is undefined (see iaa_engine._policy.undefined).
+# Names under which each metric states that it is undefined (see iaa_engine.base._policy.undefined).
 _NOTE_NAMES: dict[str, tuple[str, ...]] = {
     "joint_probability": ("SPA is undefined",),
     "percent_agreement": ("percentage agreement is undefined",),
@@ -848,7 +848,7 @@ def render_html_report(
                              progress=progress)
     rows = _metric_rows(rep, boot)
 
-    from . import __version__
+    from iaa_engine.base._version import __version__
 
     title = "Inter-annotator agreement report" if title is None else str(title)
     if boot is not None:

@@ -9,11 +9,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._agreement import SPA_WEIGHTS
-from ._data import LEVELS, Annotations, as_annotations
-from ._policy import check_choice, check_n_boot
-from ._progress import Progress
-from ._sums import CountSums, spa_weight_table, variance_from_moments
+from iaa_engine.metrics._agreement import SPA_WEIGHTS
+from iaa_engine.data._model import LEVELS, Annotations, as_annotations
+from iaa_engine.base._policy import check_choice, check_n_boot
+from iaa_engine.base._progress import Progress
+from iaa_engine.stats._sums import CountSums, spa_weight_table, variance_from_moments
 
 __all__ = ["BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS"]
 
@@ -50,7 +50,7 @@ class BootstrapResult:
     seed: int | None
 
     def to_dict(self) -> dict:
-        from ._results import nan_to_none
+        from iaa_engine.base._results import nan_to_none
 
         return nan_to_none({
             "confidence": self.confidence, "n_boot": self.n_boot, "seed": self.seed,
@@ -98,8 +98,8 @@ def _point_estimates(data: Annotations, level: str, values: np.ndarray | None, s
     """The estimates on the data themselves, by the same finalisers as the replicates (nan where undefined)."""
     import warnings
 
-    from ._kappa import annotator_bias, multi_kappa
-    from ._policy import UndefinedMetricWarning
+    from iaa_engine.metrics._kappa import annotator_bias, multi_kappa
+    from iaa_engine.base._policy import UndefinedMetricWarning
 
     est = {k: float(v) for k, v in _count_values(data.count_sums, level, values, spa_weights).items()}
     if with_annotators:
@@ -217,7 +217,7 @@ def bootstrap(
     Gwet's AC1, Brennan-Prediger) are computed for all replicates at once:
     items with the same count vector are interchangeable, so resampling items is
     exactly a multinomial draw over the distinct count vectors, and each metric
-    is a function of sums of per-pattern features (:mod:`iaa_engine._sums`).
+    is a function of sums of per-pattern features (:mod:`iaa_engine.stats._sums`).
     Multi-coder kappa and bias depend on who labelled what; they are
     bootstrapped by resampling items up to 4,096 items (``ANNOTATOR_BLOCKS``)
     and, above, by resampling 4,096 random blocks of equal size into which the

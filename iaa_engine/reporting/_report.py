@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._agreement import (
+from iaa_engine.metrics._agreement import (
     SPA_WEIGHTS,
     joint_probability,
     percent_agreement,
@@ -19,9 +19,9 @@ from ._agreement import (
     spa,
     spa_kappa,
 )
-from ._alpha import krippendorff_alpha, krippendorff_alpha_matrix
-from ._data import LEVELS, as_annotations
-from ._kappa import (
+from iaa_engine.metrics._alpha import krippendorff_alpha, krippendorff_alpha_matrix
+from iaa_engine.data._model import LEVELS, as_annotations
+from iaa_engine.metrics._kappa import (
     annotator_bias,
     brennan_prediger,
     cohen_kappa_matrix,
@@ -29,8 +29,8 @@ from ._kappa import (
     gwet_ac1,
     multi_kappa,
 )
-from ._policy import UndefinedMetricWarning, check_choice, check_memory, check_n_boot
-from ._results import PairwiseMatrix, nan_to_none, printable
+from iaa_engine.base._policy import UndefinedMetricWarning, check_choice, check_memory, check_n_boot
+from iaa_engine.base._results import PairwiseMatrix, nan_to_none, printable
 
 __all__ = ["Report", "report"]
 
@@ -277,18 +277,18 @@ def report(
     n_excluded = int(data.n_items - data.count_sums.n_pairable)
     extras: dict[str, Any] = {}
     if ci:
-        from ._inference import bootstrap
+        from iaa_engine.inference._inference import bootstrap
 
         estimates = {**values, **{f"spa[{w}]": v for w, v in spa_all.items()}}
         extras["intervals"] = run(lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights,
                                                     progress=progress, estimates=estimates))
     if hierarchy is not None:
-        from ._facets import hierarchical_agreement
+        from iaa_engine.analysis._facets import hierarchical_agreement
 
         extras["hierarchy"] = hierarchical_agreement(data, sep=hierarchy)
         notes.extend(extras["hierarchy"].notes)
     if strata is not None:
-        from ._facets import frequency_strata
+        from iaa_engine.analysis._facets import frequency_strata
 
         extras["strata"] = frequency_strata(data, n_strata=strata)
     return Report(
