@@ -24,6 +24,8 @@ _EXPORTS = {
     "GoldStandard": ".analysis._gold",
     "HierarchyResult": ".analysis._facets",
     "LEVELS": ".base._choices",
+    "METRICS": ".metrics._registry",
+    "MetricSpec": ".metrics._registry",
     "NALikeLabelWarning": ".data._encode",
     "PairwiseMatrix": ".base._results",
     "Report": ".reporting._report",
@@ -96,6 +98,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.analysis._gold import GoldStandard
     from iaa_engine.analysis._facets import HierarchyResult
     from iaa_engine.base._choices import LEVELS
+    from iaa_engine.metrics._registry import METRICS, MetricSpec
     from iaa_engine.data._encode import NALikeLabelWarning
     from iaa_engine.base._results import PairwiseMatrix
     from iaa_engine.reporting._report import Report
@@ -151,6 +154,8 @@ __all__ = [
     "GoldStandard",
     "HierarchyResult",
     "LEVELS",
+    "METRICS",
+    "MetricSpec",
     "NALikeLabelWarning",
     "PairwiseMatrix",
     "Report",
