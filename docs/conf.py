@@ -41,7 +41,7 @@ os.environ.setdefault("IAA_DOCS", "1")
 GROUPS = {
     "Reading data": ["read", "Annotations", "as_annotations", "read_dask", "summarize_dask", "LEVELS",
                      "NALikeLabelWarning"],
-    "Agreement": ["report", "Report", "spa", "SPA_WEIGHTS", "spa_item_weights", "spa_kappa", "item_agreement",
+    "Agreement": ["report", "Report", "METRICS", "MetricSpec", "spa", "SPA_WEIGHTS", "spa_item_weights", "spa_kappa", "item_agreement",
                   "item_agreement_variance", "joint_probability", "percent_agreement", "percent_agreement_matrix",
                   "group_agreement", "annotator_agreement"],
     "Kappa family": ["cohen_kappa", "cohen_kappa_matrix", "scott_pi", "scott_pi_matrix", "fleiss_kappa",

@@ -474,12 +474,7 @@ def BCR_WEIGHTS(data, rule=None, layout=None, headers=None):
 _REPORT_ROWS = [
     ("Items", "n_items"), ("Annotators", "n_annotators"), ("Annotations", "n_annotations"),
     ("Categories", "n_categories"), ("Items excluded (fewer than 2 annotations)", "n_items_excluded"),
-    ("Joint probability of agreement (P-bar)", "joint_probability"),
-    ("Percentage agreement (unanimous items)", "percent_agreement"),
-    ("Fleiss' kappa", "fleiss_kappa"), ("Krippendorff's alpha", "krippendorff_alpha"),
-    ("Multi-coder kappa (Artstein & Poesio)", "multi_kappa"), ("Annotator bias B", "bias"),
-    ("Gwet's AC1", "gwet_ac1"), ("Brennan-Prediger kappa", "brennan_prediger"),
-    ("Chance-corrected SPA", "spa_kappa"),
+    *((spec.label, spec.name) for spec in ie.METRICS),  # the core's metric registry: its labels, its order
 ]
 
 

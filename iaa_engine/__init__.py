@@ -5,71 +5,73 @@ converters at its edges (:func:`read`, :meth:`Annotations.from_long`,
 :meth:`Annotations.from_wide`, :meth:`Annotations.from_counts`), and metrics
 written as array algebra on shared sufficient statistics.
 
-Undefined results follow one policy everywhere (see :mod:`iaa_engine._policy`):
+Undefined results follow one policy everywhere (see :mod:`iaa_engine.base._policy`):
 the value ``replace_undefined_by`` (default ``nan``) is returned and an
 :class:`UndefinedMetricWarning` says why.
 """
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from iaa_engine.base._version import __version__
 
 # Public name -> private module. Imported on first use (PEP 562), so that ``iaa --version`` and a command that
 # needs only the core do not pay for SciPy's statistics, the HTML writer, Dask or the plugins.
 _EXPORTS = {
-    "ALPHA_DISTANCES": "._distance",
-    "Annotations": "._data",
-    "BootstrapResult": "._inference",
-    "GOLD_RULES": "._gold",
-    "GoldStandard": "._gold",
-    "HierarchyResult": "._facets",
-    "LEVELS": "._choices",
-    "NALikeLabelWarning": "._encode",
-    "PairwiseMatrix": "._results",
-    "Report": "._report",
-    "SPA_WEIGHTS": "._choices",
-    "StrataResult": "._facets",
-    "UndefinedMetricWarning": "._policy",
-    "alpha_variance": "._inference",
-    "annotator_agreement": "._groups",
-    "annotator_bias": "._kappa",
-    "as_annotations": "._data",
-    "bcr_weights": "._gold",
-    "bootstrap": "._inference",
-    "brennan_prediger": "._kappa",
-    "cohen_kappa": "._kappa",
-    "cohen_kappa_matrix": "._kappa",
-    "coincidence_matrix": "._alpha",
-    "fleiss_kappa": "._kappa",
-    "frequency_strata": "._facets",
-    "gold_standard": "._gold",
-    "group_agreement": "._groups",
-    "gwet_ac1": "._kappa",
-    "hierarchical_agreement": "._facets",
-    "hierarchy_test": "._facets",
-    "item_agreement": "._agreement",
-    "item_agreement_variance": "._agreement",
-    "joint_probability": "._agreement",
-    "krippendorff_alpha": "._alpha",
-    "krippendorff_alpha_matrix": "._alpha",
-    "label_agreement": "._facets",
-    "missingness_simulation": "._simulation",
-    "multi_kappa": "._kappa",
-    "percent_agreement": "._agreement",
-    "percent_agreement_matrix": "._agreement",
-    "read": "._io",
-    "read_dask": "._distributed",
-    "render_html_report": "._html",
-    "report": "._report",
-    "scott_pi": "._kappa",
-    "scott_pi_matrix": "._kappa",
-    "spa": "._agreement",
-    "spa_item_weights": "._agreement",
-    "spa_kappa": "._agreement",
-    "spa_standard_error": "._inference",
-    "split_hierarchy": "._facets",
-    "summarize_dask": "._distributed",
-    "write_html_report": "._html",
+    "ALPHA_DISTANCES": ".metrics._distance",
+    "Annotations": ".data._model",
+    "BootstrapResult": ".inference._inference",
+    "GOLD_RULES": ".analysis._gold",
+    "GoldStandard": ".analysis._gold",
+    "HierarchyResult": ".analysis._facets",
+    "LEVELS": ".base._choices",
+    "METRICS": ".metrics._registry",
+    "MetricSpec": ".metrics._registry",
+    "NALikeLabelWarning": ".data._encode",
+    "PairwiseMatrix": ".base._results",
+    "Report": ".reporting._report",
+    "SPA_WEIGHTS": ".base._choices",
+    "StrataResult": ".analysis._facets",
+    "UndefinedMetricWarning": ".base._policy",
+    "alpha_variance": ".inference._inference",
+    "annotator_agreement": ".metrics._groups",
+    "annotator_bias": ".metrics._kappa",
+    "as_annotations": ".data._model",
+    "bcr_weights": ".analysis._gold",
+    "bootstrap": ".inference._inference",
+    "brennan_prediger": ".metrics._kappa",
+    "cohen_kappa": ".metrics._kappa",
+    "cohen_kappa_matrix": ".metrics._kappa",
+    "coincidence_matrix": ".metrics._alpha",
+    "fleiss_kappa": ".metrics._kappa",
+    "frequency_strata": ".analysis._facets",
+    "gold_standard": ".analysis._gold",
+    "group_agreement": ".metrics._groups",
+    "gwet_ac1": ".metrics._kappa",
+    "hierarchical_agreement": ".analysis._facets",
+    "hierarchy_test": ".analysis._facets",
+    "item_agreement": ".metrics._agreement",
+    "item_agreement_variance": ".metrics._agreement",
+    "joint_probability": ".metrics._agreement",
+    "krippendorff_alpha": ".metrics._alpha",
+    "krippendorff_alpha_matrix": ".metrics._alpha",
+    "label_agreement": ".analysis._facets",
+    "missingness_simulation": ".analysis._simulation",
+    "multi_kappa": ".metrics._kappa",
+    "percent_agreement": ".metrics._agreement",
+    "percent_agreement_matrix": ".metrics._agreement",
+    "read": ".data._io",
+    "read_dask": ".engines._distributed",
+    "render_html_report": ".reporting._html",
+    "report": ".reporting._report",
+    "scott_pi": ".metrics._kappa",
+    "scott_pi_matrix": ".metrics._kappa",
+    "spa": ".metrics._agreement",
+    "spa_item_weights": ".metrics._agreement",
+    "spa_kappa": ".metrics._agreement",
+    "spa_standard_error": ".inference._inference",
+    "split_hierarchy": ".analysis._facets",
+    "summarize_dask": ".engines._distributed",
+    "write_html_report": ".reporting._html",
 }
 
 
@@ -89,59 +91,60 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from ._distance import ALPHA_DISTANCES
-    from ._data import Annotations
-    from ._inference import BootstrapResult
-    from ._gold import GOLD_RULES
-    from ._gold import GoldStandard
-    from ._facets import HierarchyResult
-    from ._choices import LEVELS
-    from ._encode import NALikeLabelWarning
-    from ._results import PairwiseMatrix
-    from ._report import Report
-    from ._choices import SPA_WEIGHTS
-    from ._facets import StrataResult
-    from ._policy import UndefinedMetricWarning
-    from ._inference import alpha_variance
-    from ._groups import annotator_agreement
-    from ._kappa import annotator_bias
-    from ._data import as_annotations
-    from ._gold import bcr_weights
-    from ._inference import bootstrap
-    from ._kappa import brennan_prediger
-    from ._kappa import cohen_kappa
-    from ._kappa import cohen_kappa_matrix
-    from ._alpha import coincidence_matrix
-    from ._kappa import fleiss_kappa
-    from ._facets import frequency_strata
-    from ._gold import gold_standard
-    from ._groups import group_agreement
-    from ._kappa import gwet_ac1
-    from ._facets import hierarchical_agreement
-    from ._facets import hierarchy_test
-    from ._agreement import item_agreement
-    from ._agreement import item_agreement_variance
-    from ._agreement import joint_probability
-    from ._alpha import krippendorff_alpha
-    from ._alpha import krippendorff_alpha_matrix
-    from ._facets import label_agreement
-    from ._simulation import missingness_simulation
-    from ._kappa import multi_kappa
-    from ._agreement import percent_agreement
-    from ._agreement import percent_agreement_matrix
-    from ._io import read
-    from ._distributed import read_dask
-    from ._html import render_html_report
-    from ._report import report
-    from ._kappa import scott_pi
-    from ._kappa import scott_pi_matrix
-    from ._agreement import spa
-    from ._agreement import spa_item_weights
-    from ._agreement import spa_kappa
-    from ._inference import spa_standard_error
-    from ._facets import split_hierarchy
-    from ._distributed import summarize_dask
-    from ._html import write_html_report
+    from iaa_engine.metrics._distance import ALPHA_DISTANCES
+    from iaa_engine.data._model import Annotations
+    from iaa_engine.inference._inference import BootstrapResult
+    from iaa_engine.analysis._gold import GOLD_RULES
+    from iaa_engine.analysis._gold import GoldStandard
+    from iaa_engine.analysis._facets import HierarchyResult
+    from iaa_engine.base._choices import LEVELS
+    from iaa_engine.metrics._registry import METRICS, MetricSpec
+    from iaa_engine.data._encode import NALikeLabelWarning
+    from iaa_engine.base._results import PairwiseMatrix
+    from iaa_engine.reporting._report import Report
+    from iaa_engine.base._choices import SPA_WEIGHTS
+    from iaa_engine.analysis._facets import StrataResult
+    from iaa_engine.base._policy import UndefinedMetricWarning
+    from iaa_engine.inference._inference import alpha_variance
+    from iaa_engine.metrics._groups import annotator_agreement
+    from iaa_engine.metrics._kappa import annotator_bias
+    from iaa_engine.data._model import as_annotations
+    from iaa_engine.analysis._gold import bcr_weights
+    from iaa_engine.inference._inference import bootstrap
+    from iaa_engine.metrics._kappa import brennan_prediger
+    from iaa_engine.metrics._kappa import cohen_kappa
+    from iaa_engine.metrics._kappa import cohen_kappa_matrix
+    from iaa_engine.metrics._alpha import coincidence_matrix
+    from iaa_engine.metrics._kappa import fleiss_kappa
+    from iaa_engine.analysis._facets import frequency_strata
+    from iaa_engine.analysis._gold import gold_standard
+    from iaa_engine.metrics._groups import group_agreement
+    from iaa_engine.metrics._kappa import gwet_ac1
+    from iaa_engine.analysis._facets import hierarchical_agreement
+    from iaa_engine.analysis._facets import hierarchy_test
+    from iaa_engine.metrics._agreement import item_agreement
+    from iaa_engine.metrics._agreement import item_agreement_variance
+    from iaa_engine.metrics._agreement import joint_probability
+    from iaa_engine.metrics._alpha import krippendorff_alpha
+    from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
+    from iaa_engine.analysis._facets import label_agreement
+    from iaa_engine.analysis._simulation import missingness_simulation
+    from iaa_engine.metrics._kappa import multi_kappa
+    from iaa_engine.metrics._agreement import percent_agreement
+    from iaa_engine.metrics._agreement import percent_agreement_matrix
+    from iaa_engine.data._io import read
+    from iaa_engine.engines._distributed import read_dask
+    from iaa_engine.reporting._html import render_html_report
+    from iaa_engine.reporting._report import report
+    from iaa_engine.metrics._kappa import scott_pi
+    from iaa_engine.metrics._kappa import scott_pi_matrix
+    from iaa_engine.metrics._agreement import spa
+    from iaa_engine.metrics._agreement import spa_item_weights
+    from iaa_engine.metrics._agreement import spa_kappa
+    from iaa_engine.inference._inference import spa_standard_error
+    from iaa_engine.analysis._facets import split_hierarchy
+    from iaa_engine.engines._distributed import summarize_dask
+    from iaa_engine.reporting._html import write_html_report
 
 __all__ = [
     "ALPHA_DISTANCES",
@@ -151,6 +154,8 @@ __all__ = [
     "GoldStandard",
     "HierarchyResult",
     "LEVELS",
+    "METRICS",
+    "MetricSpec",
     "NALikeLabelWarning",
     "PairwiseMatrix",
     "Report",

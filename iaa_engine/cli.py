@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from . import __version__
-from ._choices import DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
+from iaa_engine.base._version import __version__
+from iaa_engine.base._choices import DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
 
 __all__ = ["main", "build_parser", "CliError"]
 
@@ -66,7 +66,7 @@ def _split(text: str | None) -> list[str] | None:
 
 def load(args: argparse.Namespace):
     """Read the file named by ``args.path`` with the options of :func:`add_data_options`."""
-    from ._io import read
+    from iaa_engine.data._io import read
 
     return read(
         args.path, layout=args.layout, item=args.item_col, annotator=args.annotator_col, label=args.label_col,
@@ -76,7 +76,7 @@ def load(args: argparse.Namespace):
 
 
 def _load_dask(args: argparse.Namespace):
-    from ._distributed import read_dask
+    from iaa_engine.engines._distributed import read_dask
 
     unsupported = [flag for flag, given in (("--ci", args.ci), ("--hierarchy", args.hierarchy is not None),
                                             ("--strata", args.strata is not None), ("--html", bool(args.html)),
@@ -90,7 +90,7 @@ def _load_dask(args: argparse.Namespace):
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ._report import report
+    from iaa_engine.reporting._report import report
 
     if args.engine == "dask":
         data = _load_dask(args)
@@ -102,7 +102,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     rep = report(data, level=args.level, weights=args.weights, pairwise=pairwise, ci=args.ci,
                  n_boot=args.n_boot, seed=args.seed, hierarchy=args.hierarchy, strata=args.strata)
     if args.html:
-        from ._html import write_html_report
+        from iaa_engine.reporting._html import write_html_report
 
         out = write_html_report(data, args.html, report=rep)  # draws the report (and --ci's intervals) as computed
         print(f"iaa: wrote {out}", file=sys.stderr)
@@ -114,7 +114,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_gold(args: argparse.Namespace) -> int:
-    from ._gold import gold_standard
+    from iaa_engine.analysis._gold import gold_standard
 
     data = load(args)
     rule = args.rule.replace("-", "_")
@@ -130,7 +130,7 @@ def _cmd_gold(args: argparse.Namespace) -> int:
               file=sys.stderr)
     else:
         if sys.stdout.isatty():  # names with escape sequences must not drive the terminal
-            from ._results import printable
+            from iaa_engine.base._results import printable
 
             text = "\n".join(printable(line) for line in text.splitlines())
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -204,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
     """Warnings as one line each (``iaa: warning: ...``), never a source location."""
-    from ._results import printable
+    from iaa_engine.base._results import printable
 
     print(f"iaa: warning: {printable(message)}", file=sys.stderr)
 

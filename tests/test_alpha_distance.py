@@ -32,7 +32,7 @@ import pytest
 
 import iaa_engine as ie
 from iaa_engine import Annotations, UndefinedMetricWarning
-from iaa_engine import _distance
+from iaa_engine.metrics import _distance
 
 nltk_agreement = pytest.importorskip("nltk.metrics.agreement")
 nltk_distance = pytest.importorskip("nltk.metrics.distance")
@@ -81,7 +81,7 @@ def ref_levenshtein(a: str, b: str) -> Fraction:
 
 
 def as_set(label) -> frozenset:
-    """The documented reading of a label as a set (independent of iaa_engine._distance.label_set)."""
+    """The documented reading of a label as a set (independent of iaa_engine.metrics._distance.label_set)."""
     if isinstance(label, (tuple, list, set, frozenset)):
         return frozenset(tuple(x) if isinstance(x, list) else x for x in label)
     return frozenset([label])

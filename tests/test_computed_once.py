@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-import iaa_engine._inference as inference
-import iaa_engine._report as report_module
+import iaa_engine.inference._inference as inference
+import iaa_engine.reporting._report as report_module
 from iaa_engine import cli
-from iaa_engine._data import Annotations
-from iaa_engine._stats import PairStats
+from iaa_engine.data._model import Annotations
+from iaa_engine.stats._tables import PairStats
 
 from .test_cli import EXAMPLES
 

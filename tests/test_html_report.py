@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import iaa_engine as ie
-from iaa_engine._html import render_html_report, write_html_report
+from iaa_engine.reporting._html import render_html_report, write_html_report
 
 EXAMPLES = Path(ie.__file__).parent / "examples"
 N_BOOT = 200

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import iaa_engine as ie
-from iaa_engine._inference import COUNT_METRICS, _patterns
-from iaa_engine._sums import CountSums
+from iaa_engine.inference._inference import COUNT_METRICS, _patterns
+from iaa_engine.stats._sums import CountSums
 
 
 def crowd(seed, n_items=150, per_item=4, n_ann=10, accuracy=0.7, n_cls=3, priors=(0.5, 0.3, 0.2)):
@@ -79,8 +79,8 @@ def test_vectorised_replicate_equals_recomputation(level):
 
 def test_annotator_replicates_match_recomputation():
     """Multi-coder kappa of one bootstrap replicate equals multi_kappa on the resampled items."""
-    from iaa_engine._inference import _annotator_replicates
-    from iaa_engine._progress import Progress
+    from iaa_engine.inference._inference import _annotator_replicates
+    from iaa_engine.base._progress import Progress
 
     frame = crowd(4, n_items=40)
     data = ie.Annotations.from_long(frame)
@@ -96,8 +96,8 @@ def test_annotator_replicates_match_recomputation():
 
 def test_block_replicates_match_recomputation():
     """Above ANNOTATOR_BLOCKS items, one replicate is multi_kappa on the items of the resampled random blocks."""
-    from iaa_engine._inference import _annotator_replicates
-    from iaa_engine._progress import Progress
+    from iaa_engine.inference._inference import _annotator_replicates
+    from iaa_engine.base._progress import Progress
 
     frame = crowd(5, n_items=60)
     data = ie.Annotations.from_long(frame)
@@ -116,8 +116,8 @@ def test_block_replicates_match_recomputation():
 
 def test_block_bootstrap_spread_matches_the_items_bootstrap():
     """The blocks' replicates have the items bootstrap's spread (seeded: the numbers are fixed)."""
-    from iaa_engine._inference import _annotator_replicates
-    from iaa_engine._progress import Progress
+    from iaa_engine.inference._inference import _annotator_replicates
+    from iaa_engine.base._progress import Progress
 
     data = ie.Annotations.from_long(crowd(6, n_items=6000))
     with Progress(1, "x", show=False) as bar:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 import iaa_engine as ie
-from iaa_engine._stats import AnnotatorStats, ItemCounts, PairStats
+from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats
 
 
 def _data(seed=0, items=200, annotators=12, labels=4):
@@ -93,7 +93,7 @@ def test_metrics_run_unchanged_on_statistics_only():
 def test_exact_sums_make_partitioned_results_bit_identical():
     """Integer sums per annotation count, divided once: any partitioning of the items gives the in-memory floats
     to the last bit (the Dask engine relies on this)."""
-    from iaa_engine._sums import CountSums, ExactSums
+    from iaa_engine.stats._sums import CountSums, ExactSums
 
     data = _data(seed=4, items=400)
     whole = CountSums.from_counts(data.counts)
@@ -108,7 +108,7 @@ def test_exact_sums_make_partitioned_results_bit_identical():
 
 def test_sparse_pair_entries_equal_the_dense_table(monkeypatch):
     """Above the dense limit the pairs are enumerated and sorted: the same table, cell for cell."""
-    import iaa_engine._stats as stats
+    import iaa_engine.stats._tables as stats
 
     rng = np.random.default_rng(11)
     for _ in range(25):
@@ -123,3 +123,17 @@ def test_sparse_pair_entries_equal_the_dense_table(monkeypatch):
         monkeypatch.undo()
         np.testing.assert_array_equal(dense.to_cells(), sparse.to_cells())
         np.testing.assert_array_equal(dense.n_shared, sparse.n_shared)
+
+
+def test_ratio_expected_sum_in_blocks_equals_the_full_table(monkeypatch):
+    """The ratio metric's expected sum, a block of rows at a time over the symmetric table, equals the full einsum."""
+    from iaa_engine.stats import _differences as diff
+
+    rng = np.random.default_rng(5)
+    monkeypatch.setattr(diff, "RATIO_CELLS", 7)  # many small blocks
+    for c in (1, 2, 5, 37, 120):
+        x = rng.random(c) * 5.0
+        x[0] = 0.0  # x + y = 0 is defined as distance 0
+        totals = rng.integers(0, 4, (3, c)).astype(float)
+        full = np.einsum("...c,ck,...k->...", totals, diff.delta("ratio", x[:, None], x[None, :]), totals)
+        np.testing.assert_allclose(diff.ratio_expected_sum(totals, x), full, rtol=1e-13, atol=1e-12)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._policy import check_choice
+from iaa_engine.base._policy import check_choice
 
 __all__ = ["ALPHA_DISTANCES", "MAX_DISTANCE_LABELS", "check_distance", "distance_name", "distance_table", "label_set"]
 

@@ -29,14 +29,17 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._agreement import SPA_WEIGHTS, item_agreement
-from ._alpha import coincidence_matrix
-from ._data import LEVELS, Annotations, as_annotations
-from ._inference import BootstrapResult, bootstrap
-from ._policy import check_choice
-from ._report import _LABELS, Report
-from ._report import report as _report
-from ._results import PairwiseMatrix
+from iaa_engine.metrics._agreement import SPA_WEIGHTS, item_agreement
+from iaa_engine.metrics._alpha import coincidence_matrix
+from iaa_engine.data._model import LEVELS, Annotations, as_annotations
+from iaa_engine.inference._inference import BootstrapResult, bootstrap
+from iaa_engine.base._policy import check_choice
+from iaa_engine.metrics._registry import REPORT_METRICS, metric_spec
+from iaa_engine.reporting._report import Report
+
+_REGISTERED = {s.name for s in REPORT_METRICS}
+from iaa_engine.reporting._report import report as _report
+from iaa_engine.base._results import PairwiseMatrix
 
 __all__ = ["render_html_report", "write_html_report"]
 
@@ -63,23 +66,12 @@ _DIVERGING = [(-1.0, (178, 24, 43)), (-0.5, (239, 138, 98)), (0.0, (247, 247, 24
 _SEQUENTIAL = [(0.0, (247, 251, 255)), (0.25, (198, 219, 239)), (0.5, (107, 174, 214)),
                (0.75, (33, 113, 181)), (1.0, (8, 48, 107))]
 
-# Names under which each metric states that it is undefined (see iaa_engine._policy.undefined).
-_NOTE_NAMES: dict[str, tuple[str, ...]] = {
-    "joint_probability": ("SPA is undefined",),
-    "percent_agreement": ("percentage agreement is undefined",),
-    "fleiss_kappa": ("Fleiss' kappa is undefined",),
-    "krippendorff_alpha": ("Krippendorff's alpha is undefined",),
-    "multi_kappa": ("multi-coder kappa is undefined", "count-table input"),
-    "bias": ("annotator bias is undefined", "count-table input"),
-    "gwet_ac1": ("Gwet's AC1 is undefined",),
-    "brennan_prediger": ("Brennan-Prediger kappa is undefined",),
-    "spa_kappa": ("chance-corrected SPA is undefined",),
-}
-_GROUPS = (
-    ("Raw agreement", ("joint_probability", "percent_agreement", *(f"spa[{w}]" for w in SPA_WEIGHTS))),
-    ("Chance-corrected agreement", ("fleiss_kappa", "krippendorff_alpha", "multi_kappa", "gwet_ac1",
-                                    "brennan_prediger", "spa_kappa")),
-    ("Annotator bias", ("bias",)),
+_GROUP_TITLES = {"raw": "Raw agreement", "chance": "Chance-corrected agreement", "bias": "Annotator bias"}
+# sections of the metrics table, from the registry (SPA's schemes join the raw agreement)
+_GROUPS = tuple(
+    (title, tuple([s.name for s in REPORT_METRICS if s.group == key]
+                  + ([f"spa[{w}]" for w in SPA_WEIGHTS] if key == "raw" else [])))
+    for key, title in _GROUP_TITLES.items()
 )
 
 _CSS = f"""
@@ -275,18 +267,13 @@ def _metric_label(key: str, rep: Report) -> str:
     if key == "krippendorff_alpha":
         return f"Krippendorff's alpha [{rep.level}]"
     if key == "spa_kappa":
-        return f"{_LABELS.get(key, 'Chance-corrected SPA')}, {rep.spa_weights} weights"
-    return _LABELS.get(key, key)
+        return f"{metric_spec('spa_kappa').label}, {rep.spa_weights} weights"
+    return metric_spec(key).label if key in _REGISTERED else key
 
 
 def _undefined_reason(key: str, rep: Report) -> str:
-    base = "spa" if key.startswith("spa[") else key
-    prefixes = _NOTE_NAMES.get(base, ("SPA is undefined",) if base == "spa" else ())
-    for note in rep.notes:
-        low = note.lower()
-        if any(low.startswith(p.lower()) for p in prefixes):
-            return note
-    return "undefined for this data (see the notes below)"
+    """Why the report found ``key`` undefined, as the metric said it (recorded by name, never matched on text)."""
+    return rep.reasons.get(key) or "undefined for this data (see the notes below)"
 
 
 def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, Any]]:
@@ -848,7 +835,7 @@ def render_html_report(
                              progress=progress)
     rows = _metric_rows(rep, boot)
 
-    from . import __version__
+    from iaa_engine.base._version import __version__
 
     title = "Inter-annotator agreement report" if title is None else str(title)
     if boot is not None:

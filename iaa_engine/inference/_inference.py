@@ -9,19 +9,15 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._agreement import SPA_WEIGHTS
-from ._data import LEVELS, Annotations, as_annotations
-from ._policy import check_choice, check_n_boot
-from ._progress import Progress
-from ._sums import CountSums, spa_weight_table, variance_from_moments
+from iaa_engine.metrics._agreement import SPA_WEIGHTS
+from iaa_engine.data._model import LEVELS, Annotations, as_annotations
+from iaa_engine.base._policy import check_choice, check_n_boot
+from iaa_engine.base._progress import Progress
+from iaa_engine.metrics._registry import COUNT_METRICS, count_metric_values
+from iaa_engine.stats._sums import CountSums, spa_weight_table, variance_from_moments
 
 __all__ = ["BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS"]
 
-#: Metrics of the report computed from counts alone, bootstrapped vectorised over replicates.
-COUNT_METRICS = (
-    "joint_probability", "percent_agreement", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger",
-    "spa_kappa", *(f"spa[{w}]" for w in SPA_WEIGHTS),
-)
 ANNOTATOR_METRICS = ("multi_kappa", "bias")
 
 
@@ -50,7 +46,7 @@ class BootstrapResult:
     seed: int | None
 
     def to_dict(self) -> dict:
-        from ._results import nan_to_none
+        from iaa_engine.base._results import nan_to_none
 
         return nan_to_none({
             "confidence": self.confidence, "n_boot": self.n_boot, "seed": self.seed,
@@ -76,32 +72,15 @@ def _patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
     return uniq, mult
 
 
-def _count_values(s: CountSums, level: str, values: np.ndarray | None, spa_weights: str) -> dict[str, np.ndarray]:
-    """Every count-based metric of the report from sums (one item set, or a leading axis of replicates)."""
-    with np.errstate(all="ignore"):
-        out = {
-            "joint_probability": s.joint_probability(),
-            "percent_agreement": s.percent_agreement(),
-            "fleiss_kappa": s.fleiss_kappa(),
-            "krippendorff_alpha": s.krippendorff_alpha(level, values),
-            "gwet_ac1": s.gwet_ac1(),
-            "brennan_prediger": s.brennan_prediger(),
-            "spa_kappa": s.spa_kappa(spa_weights),
-        }
-        for w in SPA_WEIGHTS:
-            out[f"spa[{w}]"] = s.spa(w)
-    return out
-
-
 def _point_estimates(data: Annotations, level: str, values: np.ndarray | None, spa_weights: str,
                      with_annotators: bool) -> dict[str, float]:
     """The estimates on the data themselves, by the same finalisers as the replicates (nan where undefined)."""
     import warnings
 
-    from ._kappa import annotator_bias, multi_kappa
-    from ._policy import UndefinedMetricWarning
+    from iaa_engine.metrics._kappa import annotator_bias, multi_kappa
+    from iaa_engine.base._policy import UndefinedMetricWarning
 
-    est = {k: float(v) for k, v in _count_values(data.count_sums, level, values, spa_weights).items()}
+    est = {k: float(v) for k, v in count_metric_values(data.count_sums, level, values, spa_weights).items()}
     if with_annotators:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -123,7 +102,7 @@ def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, 
         b = min(chunk, n_boot - done)
         draws = rng.multinomial(n_items, mult / n_items, size=b).astype(float)  # items resampled with replacement
         s = CountSums.from_features(draws @ features, data.n_categories, size, sums.o_row, sums.o_col)
-        for name, vals in _count_values(s, level, values, spa_weights).items():
+        for name, vals in count_metric_values(s, level, values, spa_weights).items():
             out[name].append(vals)
         done += b
         bar.update(b)
@@ -217,7 +196,7 @@ def bootstrap(
     Gwet's AC1, Brennan-Prediger) are computed for all replicates at once:
     items with the same count vector are interchangeable, so resampling items is
     exactly a multinomial draw over the distinct count vectors, and each metric
-    is a function of sums of per-pattern features (:mod:`iaa_engine._sums`).
+    is a function of sums of per-pattern features (:mod:`iaa_engine.stats._sums`).
     Multi-coder kappa and bias depend on who labelled what; they are
     bootstrapped by resampling items up to 4,096 items (``ANNOTATOR_BLOCKS``)
     and, above, by resampling 4,096 random blocks of equal size into which the

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._alpha import krippendorff_alpha
-from ._data import Annotations, as_annotations
-from ._inference import _patterns
-from ._policy import EPS, check_replacement
-from ._sums import CountSums
+from iaa_engine.metrics._alpha import krippendorff_alpha
+from iaa_engine.data._model import Annotations, as_annotations
+from iaa_engine.inference._inference import _patterns
+from iaa_engine.base._policy import EPS, check_replacement
+from iaa_engine.stats._sums import CountSums
 
 __all__ = [
     "HierarchyResult", "split_hierarchy", "hierarchical_agreement", "hierarchy_test",
@@ -97,7 +97,7 @@ class HierarchyResult:
     notes: list
 
     def to_dict(self) -> dict:
-        from ._results import nan_to_none
+        from iaa_engine.base._results import nan_to_none
 
         return nan_to_none({
             "alpha_parent": self.alpha_parent, "alpha_child": self.alpha_child, "alpha_full": self.alpha_full,
@@ -109,7 +109,7 @@ class HierarchyResult:
 def _quiet_alpha(data: Annotations, notes: list, what: str) -> float:
     import warnings
 
-    from ._policy import UndefinedMetricWarning
+    from iaa_engine.base._policy import UndefinedMetricWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
@@ -281,7 +281,7 @@ class StrataResult:
     regression: dict
 
     def to_dict(self) -> dict:
-        from ._results import nan_to_none
+        from iaa_engine.base._results import nan_to_none
 
         return nan_to_none({
             "labels": self.labels.reset_index().to_dict(orient="records"),

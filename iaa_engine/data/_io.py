@@ -2,7 +2,7 @@
 
 Text-faithful: a CSV or TSV cell is text exactly as written (no number, date or missing-value guessing); JSON and
 Parquet values keep the file's own types. The columns reach :class:`~iaa_engine.Annotations` as Arrow arrays, so
-ids and labels are dictionary-encoded as read (:mod:`iaa_engine._encode`) without whole-column Python objects.
+ids and labels are dictionary-encoded as read (:mod:`iaa_engine.data._encode`) without whole-column Python objects.
 A malformed file (rows with another number of fields than the header, duplicate or blank header names, a file with
 no rows) is an error that names the line.
 """
@@ -19,10 +19,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._choices import LAYOUTS, LEVELS
-from ._data import Annotations, Level
-from ._encode import arrow_text, parse_numbers
-from ._policy import check_choice
+from iaa_engine.base._choices import LAYOUTS, LEVELS
+from iaa_engine.data._model import Annotations, Level
+from iaa_engine.data._encode import arrow_text, parse_numbers
+from iaa_engine.base._policy import check_choice
 
 __all__ = ["read", "read_table"]
 

@@ -3,8 +3,8 @@
 The plan: shuffle the annotations by item (so that every item's annotations
 meet in one partition: items may be spread over the input partitions), compute
 each partition's sufficient statistics with the in-memory code
-(:class:`~iaa_engine._sums.CountSums`, :class:`~iaa_engine._stats.AnnotatorStats`,
-:class:`~iaa_engine._stats.PairStats`), and add them up in a tree reduction.
+(:class:`~iaa_engine.stats._sums.CountSums`, :class:`~iaa_engine.stats._tables.AnnotatorStats`,
+:class:`~iaa_engine.stats._tables.PairStats`), and add them up in a tree reduction.
 Only these sums, whose size depends on the numbers of annotators and
 categories but not on the number of annotations, reach the client; the
 metrics then run on :meth:`Annotations.from_stats` with the same code as the
@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._data import LEVELS, Annotations, _encode_labels, _is_missing_mask, _resolve_duplicates
-from ._policy import check_choice
-from ._stats import AnnotatorStats, ItemCounts, PairStats, pair_cells
-from ._sums import ExactSums
+from iaa_engine.data._model import LEVELS, Annotations, _encode_labels, _is_missing_mask, _resolve_duplicates
+from iaa_engine.base._policy import check_choice
+from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats, pair_cells
+from iaa_engine.stats._sums import ExactSums
 
 __all__ = ["read_dask", "summarize_dask"]
 

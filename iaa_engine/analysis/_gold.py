@@ -8,9 +8,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._data import Annotations, as_annotations
-from ._policy import check_choice
-from ._progress import Progress
+from iaa_engine.data._model import Annotations, as_annotations
+from iaa_engine.base._policy import check_choice
+from iaa_engine.base._progress import Progress
 
 __all__ = ["GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard"]
 
@@ -82,7 +82,7 @@ class GoldStandard:
 
     def to_dict(self) -> dict:
         """JSON-ready: per item the list of gold labels (ties listed together) and their support."""
-        from ._results import nan_to_none
+        from iaa_engine.base._results import nan_to_none
 
         lab = self.labels
         grouped = lab.groupby("item", sort=False)

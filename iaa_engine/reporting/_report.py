@@ -11,44 +11,18 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._agreement import (
-    SPA_WEIGHTS,
-    joint_probability,
-    percent_agreement,
-    percent_agreement_matrix,
-    spa,
-    spa_kappa,
-)
-from ._alpha import krippendorff_alpha, krippendorff_alpha_matrix
-from ._data import LEVELS, as_annotations
-from ._kappa import (
-    annotator_bias,
-    brennan_prediger,
-    cohen_kappa_matrix,
-    fleiss_kappa,
-    gwet_ac1,
-    multi_kappa,
-)
-from ._policy import UndefinedMetricWarning, check_choice, check_memory, check_n_boot
-from ._results import PairwiseMatrix, nan_to_none, printable
+from iaa_engine.metrics._agreement import SPA_WEIGHTS, percent_agreement_matrix, spa
+from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
+from iaa_engine.metrics._registry import REPORT_METRICS
+from iaa_engine.data._model import LEVELS, as_annotations
+from iaa_engine.metrics._kappa import cohen_kappa_matrix
+from iaa_engine.base._policy import UndefinedMetricWarning, check_choice, check_memory, check_n_boot
+from iaa_engine.base._results import PairwiseMatrix, nan_to_none, printable
 
 __all__ = ["Report", "report"]
 
 #: Above this many annotators the pairwise matrices are skipped unless asked for (they need A² memory).
 PAIRWISE_AUTO_LIMIT = 100
-
-_LABELS = {
-    "joint_probability": "Joint probability of agreement (P-bar)",
-    "percent_agreement": "Percentage agreement (unanimous items)",
-    "fleiss_kappa": "Fleiss' kappa",
-    "krippendorff_alpha": "Krippendorff's alpha",
-    "multi_kappa": "Multi-coder kappa (Artstein & Poesio)",
-    "bias": "Annotator bias B",
-    "gwet_ac1": "Gwet's AC1",
-    "brennan_prediger": "Brennan-Prediger kappa",
-    "spa_kappa": "Chance-corrected SPA",
-}
-
 
 @dataclass
 class Report:
@@ -69,6 +43,7 @@ class Report:
     spa: dict[str, float]
     matrices: dict[str, PairwiseMatrix] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)  # metric name -> why it is undefined
     intervals: Any = None  # BootstrapResult
     hierarchy: Any = None  # HierarchyResult
     strata: Any = None  # StrataResult
@@ -121,10 +96,10 @@ class Report:
             "",
             f"  {'metric':<44} value",
         ]
-        for key, label in _LABELS.items():
-            if key in self.values:
-                name = f"{label} [{self.level}]" if key == "krippendorff_alpha" else label
-                lines.append(f"  {name:<44} {fmt(self.values[key])}")
+        for spec in REPORT_METRICS:
+            if spec.name in self.values:
+                name = f"{spec.label} [{self.level}]" if spec.name == "krippendorff_alpha" else spec.label
+                lines.append(f"  {name:<44} {fmt(self.values[spec.name])}")
         lines += ["", "  SPA (sparse probability of agreement) by weighting scheme"]
         for k, v in self.spa.items():
             mark = "  <- default" if k == self.spa_weights else ""
@@ -230,37 +205,34 @@ def report(
     data = as_annotations(data, level=level)
     notes: list[str] = []
 
-    def run(fn: Callable[[], Any]) -> Any:
+    def run(fn: Callable[[], Any], name: str | None = None) -> Any:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
             out = fn()
         for w in caught:
             if issubclass(w.category, UndefinedMetricWarning):
                 msg = str(w.message).split("; returning")[0]
+                if name is not None:
+                    reasons.setdefault(name, msg)
                 if msg not in notes:
                     notes.append(msg)
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return out
 
+    reasons: dict[str, str] = {}
     has_ann = data.annotators is not None
-    values: dict[str, float] = {
-        "joint_probability": run(lambda: joint_probability(data)),
-        "percent_agreement": run(lambda: percent_agreement(data)),
-        "fleiss_kappa": run(lambda: fleiss_kappa(data)),
-        "krippendorff_alpha": run(lambda: krippendorff_alpha(data)),
-        "gwet_ac1": run(lambda: gwet_ac1(data)),
-        "brennan_prediger": run(lambda: brennan_prediger(data)),
-    }
-    if has_ann:
-        values["multi_kappa"] = run(lambda: multi_kappa(data))
-        values["bias"] = run(lambda: annotator_bias(data))
-    else:
-        values["multi_kappa"] = values["bias"] = float("nan")
+    values: dict[str, float] = {}
+    for spec in REPORT_METRICS:  # the registry's order is the report's order
+        if spec.needs_annotators and not has_ann:
+            values[spec.name] = float("nan")
+            reasons[spec.name] = "count-table input has no annotator identities"
+            continue
+        values[spec.name] = run(lambda spec=spec: spec.compute(data, weights=weights), spec.name)
+    if not has_ann:
         notes.append("count-table input has no annotator identities: multi-coder kappa, bias and "
                      "the pairwise matrices are not computed")
-    spa_all = {w: run(lambda w=w: spa(data, weights=w)) for w in SPA_WEIGHTS}
-    values["spa_kappa"] = run(lambda: spa_kappa(data, weights=weights))
+    spa_all = {w: run(lambda w=w: spa(data, weights=w), f"spa[{w}]") for w in SPA_WEIGHTS}
 
     matrices: dict[str, PairwiseMatrix] = {}
     want_pairs = has_ann and (pairwise is True or (pairwise == "auto" and data.n_annotators <= PAIRWISE_AUTO_LIMIT))
@@ -277,18 +249,18 @@ def report(
     n_excluded = int(data.n_items - data.count_sums.n_pairable)
     extras: dict[str, Any] = {}
     if ci:
-        from ._inference import bootstrap
+        from iaa_engine.inference._inference import bootstrap
 
         estimates = {**values, **{f"spa[{w}]": v for w, v in spa_all.items()}}
         extras["intervals"] = run(lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights,
                                                     progress=progress, estimates=estimates))
     if hierarchy is not None:
-        from ._facets import hierarchical_agreement
+        from iaa_engine.analysis._facets import hierarchical_agreement
 
         extras["hierarchy"] = hierarchical_agreement(data, sep=hierarchy)
         notes.extend(extras["hierarchy"].notes)
     if strata is not None:
-        from ._facets import frequency_strata
+        from iaa_engine.analysis._facets import frequency_strata
 
         extras["strata"] = frequency_strata(data, n_strata=strata)
     return Report(
@@ -303,5 +275,6 @@ def report(
         spa=spa_all,
         matrices=matrices,
         notes=notes,
+        reasons=reasons,
         **extras,
     )

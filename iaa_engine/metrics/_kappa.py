@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from ._data import Annotations, as_annotations
-from ._policy import chance_corrected, check_replacement, safe_ratio, undefined
-from ._results import PairwiseMatrix
-from ._stats import PairStats
+from iaa_engine.data._model import Annotations, as_annotations
+from iaa_engine.base._policy import chance_corrected, check_replacement, safe_ratio, undefined
+from iaa_engine.base._results import PairwiseMatrix
+from iaa_engine.stats._tables import PairStats
 
 __all__ = [
     "cohen_kappa",

@@ -9,86 +9,18 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from ._data import LEVELS, Annotations, as_annotations
-from ._distance import check_distance, distance_name, distance_table
-from ._policy import EPS, check_choice, check_replacement, safe_ratio, undefined
-from ._results import PairwiseMatrix
+from iaa_engine.data._model import LEVELS, Annotations, as_annotations
+from iaa_engine.stats import _differences as diff
+from iaa_engine.metrics._distance import check_distance, distance_name, distance_table
+from iaa_engine.base._policy import EPS, check_choice, check_replacement, safe_ratio, undefined
+from iaa_engine.base._results import PairwiseMatrix
 
 __all__ = ["krippendorff_alpha", "krippendorff_alpha_matrix", "coincidence_matrix"]
 
 
-def _positions_from(level: str, totals: np.ndarray, values: np.ndarray | None, n_categories: int) -> np.ndarray:
-    """Category positions x such that delta is a function of (x_c, x_k).
-
-    Ordinal distances are squared differences of mid-ranks: with
-    :math:`m_c = \\sum_{g \\le c} n_g - n_c/2`,
-    :math:`\\big(\\sum_{g=c}^{k} n_g - \\tfrac{n_c + n_k}{2}\\big)^2 = (m_k - m_c)^2`,
-    so the ordinal metric is the interval metric on mid-ranks. ``totals`` may
-    carry leading batch axes (one set of marginals per annotator pair or per
-    bootstrap replicate).
-    """
-    if level == "nominal":
-        return np.arange(n_categories, dtype=float)
-    if level == "ordinal":
-        return np.cumsum(totals, axis=-1) - totals / 2.0
-    return values
-
-
 def _positions(data: Annotations, level: str, totals: np.ndarray) -> np.ndarray:
     values = data.category_values(level) if level in ("interval", "ratio") else None
-    return _positions_from(level, totals, values, data.n_categories)
-
-
-def _delta(level: str, xc: np.ndarray, xk: np.ndarray) -> np.ndarray:
-    """Krippendorff's squared difference functions."""
-    if level == "nominal":
-        return (xc != xk).astype(float)
-    if level in ("ordinal", "interval"):
-        return (xc - xk) ** 2
-    s = xc + xk
-    return np.divide((xc - xk) ** 2, s * s, out=np.zeros(np.broadcast(xc, s).shape), where=s != 0)
-
-
-def _expected_sum(level: str, totals: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``sum_{c,k} n_c n_k delta(c, k)`` for marginals ``totals`` (batched on leading axes)."""
-    if level == "nominal":
-        n = totals.sum(axis=-1)
-        return n * n - np.sum(totals * totals, axis=-1)
-    if level in ("ordinal", "interval"):
-        n = totals.sum(axis=-1)
-        safe_n = np.where(n > 0, n, 1.0)
-        centre = np.sum(totals * x, axis=-1) / safe_n
-        xc = x - centre[..., None]  # centring keeps the moment formula accurate
-        s1 = np.sum(totals * xc, axis=-1)
-        s2 = np.sum(totals * xc * xc, axis=-1)
-        return 2.0 * n * s2 - 2.0 * s1 * s1
-    return _ratio_expected_sum(totals, x)
-
-
-#: Category pairs of the ratio metric evaluated at once (bounds its temporary table to about 32 MB).
-_RATIO_CELLS = 1 << 22
-
-
-def _ratio_expected_sum(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``sum_{c,k} n_c n_k ((x_c - x_k)/(x_c + x_k))^2`` over the categories in use, a block of rows at a time.
-
-    The ratio metric has no moment form, so the C × C table is needed, but only one block of rows of it lives at
-    once: memory O(C + block), time O(C_used^2).
-    """
-    used = np.flatnonzero(np.any(totals.reshape(-1, totals.shape[-1]) > 0, axis=0))
-    t, xu = totals[..., used], x[used]
-    out = np.zeros(totals.shape[:-1])
-    step = max(1, _RATIO_CELLS // max(used.size, 1))
-    for lo in range(0, used.size, step):
-        hi = min(lo + step, used.size)
-        # the table is symmetric with a zero diagonal: the block's own square once, the columns after it twice
-        rows = xu[lo:hi, None]
-        diff, tot = rows - xu[None, lo:], rows + xu[None, lo:]
-        d = np.divide(diff * diff, tot * tot, out=np.zeros(diff.shape), where=tot != 0)
-        tb = t[..., lo:hi]
-        out = out + np.einsum("...c,ck,...k->...", tb, d[:, : hi - lo], tb)
-        out = out + 2.0 * np.einsum("...c,ck,...k->...", tb, d[:, hi - lo:], t[..., hi:])
-    return out
+    return diff.positions_from(level, totals, values, data.n_categories)
 
 
 def _distance_option(level: str | None, distance: Any) -> str | Callable[[Any, Any], float]:
@@ -146,7 +78,7 @@ def _pair_level_parts(data: Annotations, level: str, t: sp.csr_matrix, row: np.n
     else:
         x = _positions(data, level, np.zeros(c))
         xe, xk, xl = x[cats], x[k], x[l]
-    delta = _delta(level, xk, xl)
+    delta = diff.delta(level, xk, xl)
     n = np.bincount(entry_row, weights=tv, minlength=t.shape[0])
     if level == "nominal":
         return delta, n * n - np.bincount(entry_row, weights=tv * tv, minlength=t.shape[0])
@@ -161,16 +93,16 @@ def _pair_level_parts(data: Annotations, level: str, t: sp.csr_matrix, row: np.n
     for w in np.unique(sizes[sizes >= 2]):
         w = int(w)
         rows = np.flatnonzero(sizes == w)
-        if w * w > _RATIO_CELLS:
+        if w * w > diff.RATIO_CELLS:
             for r in rows:
                 lo = t.indptr[r]
-                out[r] = _ratio_expected_sum(tv[lo:lo + w], xe[lo:lo + w])
+                out[r] = diff.ratio_expected_sum(tv[lo:lo + w], xe[lo:lo + w])
             continue
-        step = max(1, _RATIO_CELLS // (w * w))
+        step = max(1, diff.RATIO_CELLS // (w * w))
         for lo in range(0, rows.size, step):
             idx = t.indptr[rows[lo:lo + step], None] + np.arange(w)
             xr, tr = xe[idx], tv[idx]
-            d = _delta("ratio", xr[:, :, None], xr[:, None, :])
+            d = diff.delta("ratio", xr[:, :, None], xr[:, None, :])
             out[rows[lo:lo + step]] = np.einsum("pc,pcg,pg->p", tr, d, tr)
     return delta, out
 

@@ -279,7 +279,7 @@ class PairStats:
         if ac * ac <= _PAIR_CELLS:
             return cls.from_cells(pair_cells(item, v, n_items, ac), n_annotators, n_categories, per_annotator)
         else:
-            from ._policy import check_memory
+            from iaa_engine.base._policy import check_memory
 
             n_i = np.bincount(item, minlength=n_items).astype(float)
             pairs = float(np.sum(n_i * (n_i - 1.0)))  # ordered within-item pairs: the entries at most

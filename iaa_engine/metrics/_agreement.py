@@ -7,11 +7,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._choices import SPA_WEIGHTS
-from ._data import Annotations, as_annotations
-from ._policy import check_choice, check_replacement, safe_ratio, undefined
-from ._results import PairwiseMatrix
-from ._sums import spa_weight_table, variance_from_moments
+from iaa_engine.base._choices import SPA_WEIGHTS
+from iaa_engine.data._model import Annotations, as_annotations
+from iaa_engine.base._policy import check_choice, check_replacement, safe_ratio, undefined
+from iaa_engine.base._results import PairwiseMatrix
+from iaa_engine.stats._sums import spa_weight_table, variance_from_moments
 
 __all__ = [
     "SPA_WEIGHTS",
@@ -73,7 +73,7 @@ def joint_probability(data: Any, *, replace_undefined_by: float = np.nan) -> flo
         \bar P = \frac{1}{I'} \sum_{i : n_i \ge 2} P_i
 
     Seed 000 eq. (2); Fleiss (1971) :math:`\bar P`; equal to :func:`spa` with
-    ``weights='flat'``. Undefined (see :mod:`iaa_engine._policy`) when no item has
+    ``weights='flat'``. Undefined (see :mod:`iaa_engine.base._policy`) when no item has
     two annotations.
     """
     return spa(data, weights="flat", replace_undefined_by=replace_undefined_by)
@@ -214,7 +214,7 @@ def spa_kappa(
     sums = data.count_sums
     if sums.n_pairable <= 0:
         return undefined("chance-corrected SPA", "no item has two or more annotations", replace_undefined_by)
-    from ._policy import chance_corrected
+    from iaa_engine.base._policy import chance_corrected
 
     return chance_corrected(float(sums.spa(weights)), float(sums.pairable_expected()), "chance-corrected SPA",
                             replace_undefined_by)

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._choices import DUPLICATE_RULES, LEVELS
-from ._encode import _needs_numbers, _numeric_index, encode_id_column, encode_text_labels, parse_numbers
-from ._policy import check_choice
-from ._stats import AnnotatorStats, ItemCounts, PairStats
-from ._sums import CountSums
+from iaa_engine.base._choices import DUPLICATE_RULES, LEVELS
+from iaa_engine.data._encode import _needs_numbers, _numeric_index, encode_id_column, encode_text_labels, parse_numbers
+from iaa_engine.base._policy import check_choice
+from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats
+from iaa_engine.stats._sums import CountSums
 
 __all__ = ["Annotations", "LEVELS", "as_annotations"]
 
@@ -102,7 +102,7 @@ def _encode_labels(
 ) -> tuple[np.ndarray, np.ndarray, pd.Index]:
     """``(keep, codes, categories)``: which rows carry a label, their codes, and the category index.
 
-    Text columns go through :func:`iaa_engine._encode.encode_text_labels` (codes as read, text as written); typed
+    Text columns go through :func:`iaa_engine.data._encode.encode_text_labels` (codes as read, text as written); typed
     columns (numbers, booleans, tuples and sets of choices) keep their own values.
     """
     text = encode_text_labels(values, level=level, categories=categories, na_values=na_values)
@@ -266,7 +266,7 @@ class Annotations:
     The derived views (:attr:`counts`, :attr:`annotator_stats`,
     :attr:`pair_stats`) are computed once, vectorised, and shared by all metrics.
     Each is a sum over items, so it can be computed per partition of items and
-    combined (see :mod:`iaa_engine._stats`).
+    combined (see :mod:`iaa_engine.stats._tables`).
     """
 
     def __init__(

@@ -4,7 +4,7 @@ Every count-based coefficient (SPA, joint probability, percentage agreement,
 Fleiss' kappa, Gwet's AC1, Brennan-Prediger, Krippendorff's alpha) is a smooth
 function of a handful of sums over items of per-item features of the count
 vector ``n_i.`` (:class:`CountSums`). The point estimate takes each item once;
-the bootstrap (:mod:`iaa_engine._inference`) takes each *pattern* of counts
+the bootstrap (:mod:`iaa_engine.inference._inference`) takes each *pattern* of counts
 with multinomial multiplicities, with a leading replicate axis on every sum.
 Both go through the same finalisers below, so there is one formula per metric.
 """
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._policy import EPS
-from ._stats import ItemCounts
+from iaa_engine.base._policy import EPS
+from iaa_engine.stats._differences import delta, expected_sum, positions_from
+from iaa_engine.stats._tables import ItemCounts
 
 __all__ = ["CountSums", "ExactSums", "distinct_values", "spa_weight_table", "variance_from_moments"]
 
@@ -184,18 +185,16 @@ class CountSums:
 
     def alpha_parts(self, level: str, values: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Krippendorff's ``(D_o, D_e)`` from the coincidences; see :func:`iaa_engine.krippendorff_alpha`."""
-        from ._alpha import _delta, _expected_sum, _positions_from
-
         c = self.n_categories
         totals = self.value_totals()  # n_c of the pairable values (..., C)
         n = totals.sum(axis=-1)
-        x = _positions_from(level, totals, values, c)
+        x = positions_from(level, totals, values, c)
         if level == "ordinal":
             xr, xc = x[..., self.o_row], x[..., self.o_col]
         else:
             xr, xc = x[self.o_row], x[self.o_col]
-        d_o = self._div(np.sum(self.o_val * _delta(level, xr, xc), axis=-1), n)
-        d_e = self._div(_expected_sum(level, totals, x), n * (n - 1.0))
+        d_o = self._div(np.sum(self.o_val * delta(level, xr, xc), axis=-1), n)
+        d_e = self._div(expected_sum(level, totals, x), n * (n - 1.0))
         return d_o, d_e
 
     def krippendorff_alpha(self, level: str, values: np.ndarray | None) -> np.ndarray:

@@ -1,0 +1,2 @@
+"""Layer 5: analyses built on coefficients and their inference: gold labels, hierarchical and
+frequency-stratified agreement, missingness simulation."""
