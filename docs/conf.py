@@ -49,11 +49,11 @@ GROUPS = {
     "Krippendorff's alpha": ["krippendorff_alpha", "krippendorff_alpha_matrix", "coincidence_matrix",
                              "ALPHA_DISTANCES"],
     "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights"],
-    "Uncertainty": ["bootstrap", "BootstrapResult", "alpha_variance", "spa_standard_error",
+    "Uncertainty": ["bootstrap", "BootstrapResult", "alpha_variance", "AlphaVariance", "spa_standard_error",
                     "missingness_simulation"],
-    "Facets": ["hierarchical_agreement", "hierarchy_test", "HierarchyResult", "split_hierarchy", "frequency_strata",
+    "Facets": ["hierarchical_agreement", "hierarchy_test", "HierarchyTest", "HierarchyResult", "split_hierarchy", "frequency_strata",
                "label_agreement", "StrataResult"],
-    "Presentation and policy": ["write_html_report", "render_html_report", "PairwiseMatrix",
+    "Presentation and policy": ["write_html_report", "render_html_report", "Result", "PairwiseMatrix",
                                 "UndefinedMetricWarning"],
 }
 

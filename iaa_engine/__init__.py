@@ -18,6 +18,9 @@ from iaa_engine.base._version import __version__
 # needs only the core do not pay for SciPy's statistics, the HTML writer, Dask or the plugins.
 _EXPORTS = {
     "ALPHA_DISTANCES": ".metrics._distance",
+    "AlphaVariance": ".inference._inference",
+    "HierarchyTest": ".analysis._facets",
+    "Result": ".base._results",
     "Annotations": ".data._model",
     "BootstrapResult": ".inference._inference",
     "GOLD_RULES": ".analysis._gold",
@@ -98,6 +101,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.analysis._gold import GoldStandard
     from iaa_engine.analysis._facets import HierarchyResult
     from iaa_engine.base._choices import LEVELS
+    from iaa_engine.base._results import Result
+    from iaa_engine.inference._inference import AlphaVariance
+    from iaa_engine.analysis._facets import HierarchyTest
     from iaa_engine.metrics._registry import METRICS, MetricSpec
     from iaa_engine.data._encode import NALikeLabelWarning
     from iaa_engine.base._results import PairwiseMatrix
@@ -148,17 +154,20 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 
 __all__ = [
     "ALPHA_DISTANCES",
+    "AlphaVariance",
     "Annotations",
     "BootstrapResult",
     "GOLD_RULES",
     "GoldStandard",
     "HierarchyResult",
+    "HierarchyTest",
     "LEVELS",
     "METRICS",
     "MetricSpec",
     "NALikeLabelWarning",
     "PairwiseMatrix",
     "Report",
+    "Result",
     "SPA_WEIGHTS",
     "StrataResult",
     "UndefinedMetricWarning",

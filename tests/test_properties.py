@@ -185,7 +185,7 @@ AGGREGATES = {"report"}
 
 #: public names that are not metrics of annotation data
 NOT_METRICS = {
-    "ALPHA_DISTANCES", "Annotations", "LEVELS", "METRICS", "MetricSpec", "PairwiseMatrix", "Report", "SPA_WEIGHTS", "UndefinedMetricWarning", "NALikeLabelWarning",
+    "ALPHA_DISTANCES", "Annotations", "LEVELS", "METRICS", "MetricSpec", "Result", "AlphaVariance", "HierarchyTest", "PairwiseMatrix", "Report", "SPA_WEIGHTS", "UndefinedMetricWarning", "NALikeLabelWarning",
     "as_annotations", "read", "__version__",
     "item_agreement_variance",  # a model formula of (n, p), not a function of annotations
     # gold-standard aggregation (labels, not agreement): properties in tests/test_gold.py

@@ -13,6 +13,7 @@ from iaa_engine.metrics._alpha import krippendorff_alpha
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.inference._inference import _patterns
 from iaa_engine.base._policy import EPS, check_replacement
+from iaa_engine.base._results import Result, ScalarResult
 from iaa_engine.stats._sums import CountSums
 
 __all__ = [
@@ -71,8 +72,8 @@ def split_hierarchy(data: Any, *, sep: str = "/") -> dict[str, Annotations]:
     }
 
 
-@dataclass(eq=False)
-class HierarchyResult:
+@dataclass(frozen=True, eq=False)
+class HierarchyResult(Result):
     """Agreement on hierarchical labels (seed 004 §5).
 
     Attributes
@@ -164,9 +165,33 @@ def hierarchical_agreement(data: Any, *, sep: str = "/", replace_undefined_by: f
     return HierarchyResult(a1, a2, af, gamma, conditional, notes)
 
 
+@dataclass(frozen=True, eq=False)
+class HierarchyTest(ScalarResult):
+    """Bootstrap test of parent-level against child-level agreement (:func:`hierarchy_test`).
+
+    Attributes
+    ----------
+    difference : float
+        :math:`\\alpha^{(1)} - \\alpha^{(2)}` on the data.
+    p_value : float
+        Share of replicates with a difference at or below 0 (one-sided).
+    lower, upper : float
+        95 % percentile interval of the difference.
+    n_boot, n_undefined : int
+        Replicates drawn, and those in which a difference was undefined.
+    """
+
+    difference: float
+    p_value: float
+    lower: float
+    upper: float
+    n_boot: int
+    n_undefined: int
+
+
 def hierarchy_test(
     data: Any, *, sep: str = "/", n_boot: int = 2000, seed: int | None = None
-) -> dict:
+) -> HierarchyTest:
     r"""Bootstrap test of "parent-level agreement exceeds child-level agreement" (seed 004 §7.1).
 
     :math:`H_0: \alpha^{(1)} \le \alpha^{(2)}` against :math:`H_1: \alpha^{(1)} > \alpha^{(2)}`.
@@ -180,8 +205,9 @@ def hierarchy_test(
 
     Returns
     -------
-    dict
-        ``difference`` (observed), ``p_value``, ``lower``, ``upper``, ``n_boot``, ``n_undefined``.
+    HierarchyTest
+        ``difference`` (observed), ``p_value``, ``lower``, ``upper``, ``n_boot``, ``n_undefined`` (as attributes,
+        or ``result["p_value"]``).
     """
     views = split_hierarchy(data, sep=sep)
     full = views["full"]
@@ -214,13 +240,11 @@ def hierarchy_test(
     diff = alphas[0][1] - alphas[1][1]
     good = diff[np.isfinite(diff)]
     if good.size == 0:
-        return {"difference": alphas[0][0] - alphas[1][0], "p_value": np.nan, "lower": np.nan, "upper": np.nan,
-                "n_boot": int(n_boot), "n_undefined": int(diff.size)}
+        return HierarchyTest(difference=alphas[0][0] - alphas[1][0], p_value=np.nan, lower=np.nan, upper=np.nan,
+                             n_boot=int(n_boot), n_undefined=int(diff.size))
     lo, hi = np.quantile(good, [0.025, 0.975])
-    return {
-        "difference": alphas[0][0] - alphas[1][0], "p_value": float(np.mean(good <= 0.0)),
-        "lower": float(lo), "upper": float(hi), "n_boot": int(n_boot), "n_undefined": int(diff.size - good.size),
-    }
+    return HierarchyTest(difference=alphas[0][0] - alphas[1][0], p_value=float(np.mean(good <= 0.0)),
+                         lower=float(lo), upper=float(hi), n_boot=int(n_boot), n_undefined=int(diff.size - good.size))
 
 
 # --------------------------------------------------------------------------- frequency strata
@@ -261,8 +285,8 @@ def label_agreement(data: Any) -> pd.DataFrame:
                          "n_pairable": n_l.astype(np.int64)}, index=pd.Index(data.categories, name="label"))
 
 
-@dataclass(eq=False)
-class StrataResult:
+@dataclass(frozen=True, eq=False)
+class StrataResult(Result):
     """Frequency-stratified agreement (seed 004 §4, §7.2).
 
     Attributes
@@ -279,6 +303,10 @@ class StrataResult:
     labels: pd.DataFrame
     strata: pd.DataFrame
     regression: dict
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per stratum (``labels``, ``upper_quantile``, ``n_items``, ``alpha``)."""
+        return self.strata.reset_index()
 
     def to_dict(self) -> dict:
         from iaa_engine.base._results import nan_to_none

@@ -11,6 +11,7 @@ import pandas as pd
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.base._policy import check_choice
 from iaa_engine.base._progress import Progress
+from iaa_engine.base._results import Result
 
 __all__ = ["GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard"]
 
@@ -20,8 +21,8 @@ _BCR = ("diff", "rat", "com", "inv")
 _EPS = 1e-10  # crowd-kit's floor for confusion-matrix entries and priors
 
 
-@dataclass(eq=False)
-class GoldStandard:
+@dataclass(frozen=True, eq=False)
+class GoldStandard(Result):
     """Gold labels of every item, with the evidence behind them.
 
     Attributes
@@ -79,6 +80,10 @@ class GoldStandard:
         m = self.confusion[self.annotators.index(annotator)]
         return pd.DataFrame(m, index=pd.Index(self.categories, name="true"),
                             columns=pd.Index(self.categories, name="given"))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (item, winning label): :attr:`labels`."""
+        return self.labels
 
     def to_dict(self) -> dict:
         """JSON-ready: per item the list of gold labels (ties listed together) and their support."""

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["PairwiseMatrix", "nan_to_none", "printable"]
+__all__ = ["Result", "ScalarResult", "PairwiseMatrix", "nan_to_none", "printable"]
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -78,8 +78,66 @@ def nan_to_none(value: Any) -> Any:
     return _json_scalar(value)
 
 
+class Result:
+    """The shape every public result of iaa_engine shares.
+
+    Results are frozen dataclasses (a computed result is never changed afterwards) with
+
+    * ``to_dict()``: plain, JSON-ready Python data (undefined values are ``None``);
+    * ``to_json(**kwargs)``: that, as JSON text;
+    * ``to_frame()``: a pandas DataFrame (by default one row per scalar of ``to_dict()``);
+    * a readable ``repr`` and ``_repr_html_`` for notebooks.
+
+    Results that are one number with its uncertainty (:func:`iaa_engine.alpha_variance`,
+    :func:`iaa_engine.hierarchy_test`) also read like the mapping they used to be: ``result["p_value"]``.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text of :meth:`to_dict` (keyword arguments go to :func:`json.dumps`)."""
+        import json
+
+        return json.dumps(self.to_dict(), **kwargs)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per scalar entry of :meth:`to_dict`: columns ``name`` and ``value``."""
+        rows = [(k, v) for k, v in self.to_dict().items() if v is None or isinstance(v, (bool, int, float, str))]
+        return pd.DataFrame(rows, columns=["name", "value"])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}\n{self.to_frame().to_string(index=False)}"
+
+    def _repr_html_(self) -> str:
+        return f"<p><b>{type(self).__name__}</b></p>" + self.to_frame()._repr_html_()
+
+
+class ScalarResult(Result):
+    """A result that is one estimate with its uncertainty; fields are read as attributes or as ``result[name]``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return nan_to_none(asdict(self))
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.__dataclass_fields__:
+            raise KeyError(f"{type(self).__name__} has no entry {key!r}; it has {list(self.__dataclass_fields__)}")
+        return getattr(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self.__dataclass_fields__)
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.__dataclass_fields__)
+
+
 @dataclass(frozen=True, eq=False)
-class PairwiseMatrix:
+class PairwiseMatrix(Result):
     """An annotator × annotator matrix of a pairwise coefficient.
 
     Attributes

@@ -11,18 +11,19 @@ import pandas as pd
 
 from iaa_engine.metrics._agreement import SPA_WEIGHTS
 from iaa_engine.data._model import LEVELS, Annotations, as_annotations
+from iaa_engine.base._results import Result, ScalarResult
 from iaa_engine.base._policy import check_choice, check_n_boot
 from iaa_engine.base._progress import Progress
 from iaa_engine.metrics._registry import COUNT_METRICS, count_metric_values
 from iaa_engine.stats._sums import CountSums, spa_weight_table, variance_from_moments
 
-__all__ = ["BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS"]
+__all__ = ["AlphaVariance", "BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS"]
 
 ANNOTATOR_METRICS = ("multi_kappa", "bias")
 
 
-@dataclass(eq=False)
-class BootstrapResult:
+@dataclass(frozen=True, eq=False)
+class BootstrapResult(Result):
     """Bootstrap distribution and percentile intervals of agreement metrics.
 
     Attributes
@@ -44,6 +45,10 @@ class BootstrapResult:
     confidence: float
     n_boot: int
     seed: int | None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per metric: ``estimate``, ``se``, ``lower``, ``upper``, ``n_undefined``."""
+        return self.table.reset_index()
 
     def to_dict(self) -> dict:
         from iaa_engine.base._results import nan_to_none
@@ -270,7 +275,35 @@ def bootstrap(
     return BootstrapResult(table, frame, float(confidence), int(n_boot), seed)
 
 
-def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None) -> dict:
+@dataclass(frozen=True, eq=False)
+class AlphaVariance(ScalarResult):
+    """Krippendorff's alpha with its delta-method and jackknife variances (:func:`alpha_variance`).
+
+    Attributes
+    ----------
+    alpha, d_o, d_e : float
+        The estimate and its observed and expected disagreement.
+    var_d_o, var_d_e : float
+        Jackknife variances of :math:`D_o` and :math:`D_e`.
+    var_delta, se_delta : float
+        Delta-method variance and standard error of alpha (eq. 20, without the covariance).
+    var_jackknife, se_jackknife : float
+        Jackknife variance and standard error of alpha itself.
+    """
+
+    alpha: float
+    d_o: float
+    d_e: float
+    var_d_o: float
+    var_d_e: float
+    var_delta: float
+    se_delta: float
+    var_jackknife: float
+    se_jackknife: float
+
+
+def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None
+                   ) -> AlphaVariance:
     r"""Delta-method variance of Krippendorff's alpha (seed 004 §6.2, eq. 20).
 
     .. math::
@@ -286,9 +319,9 @@ def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval"
 
     Returns
     -------
-    dict
+    AlphaVariance
         ``alpha``, ``d_o``, ``d_e``, ``var_d_o``, ``var_d_e``, ``var_delta``,
-        ``se_delta``, ``var_jackknife``, ``se_jackknife``.
+        ``se_delta``, ``var_jackknife``, ``se_jackknife`` (as attributes, or ``result["se_delta"]``).
     """
     if level is not None:
         check_choice("level", level, LEVELS)
@@ -315,11 +348,11 @@ def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval"
     var_o, var_e = jack(lo_o), jack(lo_e)
     var_delta = var_o / d_e**2 + d_o**2 * var_e / d_e**4
     var_jack = jack(lo_a)
-    return {
-        "alpha": 1.0 - d_o / d_e, "d_o": d_o, "d_e": d_e, "var_d_o": var_o, "var_d_e": var_e,
-        "var_delta": var_delta, "se_delta": float(np.sqrt(var_delta)),
-        "var_jackknife": var_jack, "se_jackknife": float(np.sqrt(var_jack)),
-    }
+    return AlphaVariance(
+        alpha=1.0 - d_o / d_e, d_o=d_o, d_e=d_e, var_d_o=var_o, var_d_e=var_e,
+        var_delta=var_delta, se_delta=float(np.sqrt(var_delta)),
+        var_jackknife=var_jack, se_jackknife=float(np.sqrt(var_jack)),
+    )
 
 
 def spa_standard_error(data: Any, *, weights: str = "annotations_m1") -> float:

@@ -17,15 +17,15 @@ from iaa_engine.metrics._registry import REPORT_METRICS
 from iaa_engine.data._model import LEVELS, as_annotations
 from iaa_engine.metrics._kappa import cohen_kappa_matrix
 from iaa_engine.base._policy import UndefinedMetricWarning, check_choice, check_memory, check_n_boot
-from iaa_engine.base._results import PairwiseMatrix, nan_to_none, printable
+from iaa_engine.base._results import PairwiseMatrix, Result, nan_to_none, printable
 
 __all__ = ["Report", "report"]
 
 #: Above this many annotators the pairwise matrices are skipped unless asked for (they need A² memory).
 PAIRWISE_AUTO_LIMIT = 100
 
-@dataclass
-class Report:
+@dataclass(frozen=True, eq=False)
+class Report(Result):
     """Every applicable agreement metric of one dataset.
 
     Convert with :meth:`to_dict` (JSON-ready, undefined values are ``None``),
