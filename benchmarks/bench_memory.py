@@ -55,11 +55,11 @@ def make_case(name: str, path: Path, scale: float) -> dict[str, Any]:
     kind, a, b = name.split("-")
     if kind in ("labels", "values"):
         distinct = int(float(a) * scale)
-        items = max(distinct // 2, 1000)
+        items = distinct if kind == "labels" else distinct // 2
         item = np.repeat(np.arange(items), 2)
         annotator = np.tile([0, 1], items)
-        if kind == "labels":
-            label = np.array([f"L{v:07d}" for v in rng.integers(0, distinct, item.size)])
+        if kind == "labels":  # each of the distinct labels twice, on random items
+            label = np.array([f"L{v:07d}" for v in rng.permutation(np.tile(np.arange(distinct), 2))])
         else:  # distinct continuous ratings
             label = np.char.mod("%.9f", rng.permutation(rng.normal(size=item.size)))
         _write(path, item, annotator, label)
