@@ -15,9 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 import _benchlib as bl
+import numpy as np
 
 bl.use_working_tree()
 

@@ -130,7 +130,8 @@ def observed_agreement(labels: np.ndarray, n_labels: int) -> float:
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--annotations", type=int, default=None, help=f"total annotations (default {FULL['annotations']:_})")
+    ap.add_argument("--annotations", type=int, default=None,
+                    help=f"total annotations (default {FULL['annotations']:_})")
     ap.add_argument("--items", type=int, default=None, help=f"items (default {FULL['items']:_})")
     ap.add_argument("--annotators", type=int, default=None, help=f"annotator pool (default {FULL['annotators']})")
     ap.add_argument("--labels", type=int, default=None, help=f"categories (default {FULL['labels']})")
@@ -289,21 +290,22 @@ def main(argv=None) -> int:
     # ------------------------------------------------------------------ d) statsmodels
     bl.say("\n[d] Fleiss' kappa: statsmodels vs ours (every item has exactly "
            f"{per_item} annotations, as statsmodels assumes)")
-    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa as sm_fleiss
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
     ratings = np.ascontiguousarray(lab_mat)  # items × raters (rater slots; Fleiss' kappa ignores identities)
     sm_table = bench.step("sm_aggregate", "statsmodels aggregate_raters(items × raters labels, n_cat=C)",
-                          lambda: aggregate_raters(ratings, n_cat=L)[0], value=lambda t: None)
+                          lambda r=ratings: aggregate_raters(r, n_cat=L)[0], value=lambda t: None)
     if not np.array_equal(sm_table, dense):
         bl.say("  WARNING: statsmodels' count table differs from ours")
     sm_value = bench.step("sm_fleiss", "statsmodels fleiss_kappa(items × categories count table)",
-                          lambda: float(sm_fleiss(sm_table)))
+                          lambda t=sm_table: float(sm_fleiss(t)))
     our_fk_e2e = bench.step("fleiss_ours_e2e", "ours: fleiss_kappa(Annotations.from_long(df))",
                             lambda: iaa.fleiss_kappa(Annotations.from_long(df)))
     our_fk = bench.step("fleiss_ours", "ours: fleiss_kappa(data) on a prepared Annotations (count table built inside)",
                         iaa.fleiss_kappa, setup=lambda: Annotations.from_long(df))
     bench.step("fleiss_ours_from_counts", "ours: fleiss_kappa(Annotations.from_counts(count table))  [info]",
-               lambda: iaa.fleiss_kappa(Annotations.from_counts(sm_table)))
+               lambda t=sm_table: iaa.fleiss_kappa(Annotations.from_counts(t)))
     del sm_table, ratings
 
     # ------------------------------------------------------------------ c) krippendorff
@@ -443,12 +445,14 @@ def main(argv=None) -> int:
     bl.say(f"    process peak RSS (ru_maxrss, whole run incl. krippendorff's input): {bl.fmt_bytes(maxrss)}")
     for key, label in [("counts_ours", "count table, our way"), ("report", "full report from the long table"),
                        ("alpha_ours", "our krippendorff_alpha"), ("fleiss_ours", "our fleiss_kappa"),
-                       ("sm_aggregate", "statsmodels aggregate_raters"), ("kripp_matrix", "krippendorff's input matrix"),
+                       ("sm_aggregate", "statsmodels aggregate_raters"),
+                       ("kripp_matrix", "krippendorff's input matrix"),
                        ("kripp_alpha", "krippendorff.alpha (above its input)")]:
         st = bench.steps.get(key)
         if st is None:
             continue
-        extra = f"; tracemalloc peak {bl.fmt_bytes(st['tracemalloc_peak_bytes'])}" if "tracemalloc_peak_bytes" in st else ""
+        extra = (f"; tracemalloc peak {bl.fmt_bytes(st['tracemalloc_peak_bytes'])}"
+                 if "tracemalloc_peak_bytes" in st else "")
         bl.say(f"    {label:<40} step peak RSS +{bl.fmt_bytes(st['peak_rss_extra_bytes'])}{extra}")
     bl.say(f"\n  total wall time {wall:.1f} s; load average at start {machine['load_average']}, "
            f"at end {bl.loadavg()} ({machine['cores_usable']} cores)")

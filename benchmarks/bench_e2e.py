@@ -3,7 +3,8 @@
 Data (benchmarks/_sparse_crowd.py): a sparse long table with text ids (``doc0001234``, ``w0042``), 500 annotators
 with Zipf-like activity, 5 labels, 1-8 annotations per item, rows shuffled; 10**5, 10**6 and 10**7 annotations,
 as CSV and as Parquet. Every variant runs as its own process (interpreter start included), timed by wall clock,
-with its peak RSS from ``wait4``; the median of ``--repeat`` runs (interleaved across the variants) is reported and every ratio comes from this run:
+with its peak RSS from ``wait4``; the median of ``--repeat`` runs (interleaved across the variants) is reported and
+every ratio comes from this run:
 
 * floor: benchmarks/_e2e_floor.py (import numpy + pyarrow, read, sorted codes of the three columns, the items ×
   labels and annotators × labels counts);

@@ -23,9 +23,8 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 import _benchlib as bl
+import numpy as np
 
 bl.use_working_tree()
 os.environ["XLWINGS_ON_SERVER"] = "true"

@@ -30,9 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 import _benchlib as bl
+import numpy as np
 
 bl.use_working_tree()
 
@@ -102,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         from iaa_label_studio.state import StateStore
         from iaa_label_studio.sync import sync
     except ImportError as exc:
-        bl.say(f"  skipped: the plugin is not installed ({exc}); run `make test` or pip install -e plugins/label_studio")
+        bl.say(f"  skipped: the plugin is not installed ({exc}); "
+               "run `make test` or pip install -e plugins/label_studio")
         return 0
     tmp = Path(tempfile.mkdtemp(prefix="iaa-bench-ls-"))
     bench = bl.Bench(repeat=1)
@@ -207,8 +207,9 @@ def main(argv: list[str] | None = None) -> int:
             "script": "benchmarks/bench_label_studio.py",
             "title": "Label Studio sync: first sync and unchanged re-sync against a local real server",
             "command": " ".join([Path(sys.executable).name, *sys.argv]),
-            "params": {"tasks": args.tasks, "full_tasks": args.full_tasks, "annotators": args.annotators, "workers": args.workers,
-                       "seed": args.seed, "quick": args.quick, "server_version": lst.SERVER_VERSION},
+            "params": {"tasks": args.tasks, "full_tasks": args.full_tasks, "annotators": args.annotators,
+                       "workers": args.workers, "seed": args.seed, "quick": args.quick,
+                       "server_version": lst.SERVER_VERSION},
             "steps": list(bench.steps.values()),
             "comparisons": bench.comparisons,
             "writes": first["done"],

@@ -26,9 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import _benchlib as bl
+import numpy as np
 
 bl.use_working_tree()
 
@@ -122,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                                             "peak_rss_extra_bytes": r["peak_rss_bytes"], "value": None}
             bl.say(f"  {label:<36} {bl.fmt_s(r['seconds']):>10}   peak RSS {bl.fmt_bytes(r['peak_rss_bytes'])}")
         if "krippendorff" not in res:
-            bl.say(f"  {name:<20} krippendorff: not run (its items × values × values table would need {peer_bytes / GIB:,.0f} GiB)")
+            bl.say(f"  {name:<20} krippendorff: not run (its items × values × values table would need "
+                   f"{peer_bytes / GIB:,.0f} GiB)")
         ours, floor = res["ours"], res["floor"]
         bench.compare(f"{name}: iaa report peak RSS (GiB)", ours=("iaa report", ours["peak_rss_bytes"] / GIB),
                       reference=("4 GiB", 4.0), kind="baseline", ratio_def="ours/reference", target=("<=", 1.0))

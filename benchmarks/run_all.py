@@ -233,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help="run every benchmark with its own --quick (small) sizes; writes benchmarks/out/RESULTS.quick.md "
+                    help="run every benchmark with its own --quick (small) sizes; "
+                         "writes benchmarks/out/RESULTS.quick.md "
                          "unless --output is given, so the full results are not overwritten")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
                     help="run only benchmarks whose file name contains NAME (repeatable)")

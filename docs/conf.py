@@ -41,9 +41,9 @@ os.environ.setdefault("IAA_DOCS", "1")
 GROUPS = {
     "Reading data": ["read", "Annotations", "as_annotations", "read_dask", "summarize_dask", "LEVELS",
                      "NALikeLabelWarning"],
-    "Agreement": ["report", "Report", "METRICS", "MetricSpec", "spa", "SPA_WEIGHTS", "spa_item_weights", "spa_kappa", "item_agreement",
-                  "item_agreement_variance", "joint_probability", "percent_agreement", "percent_agreement_matrix",
-                  "group_agreement", "annotator_agreement"],
+    "Agreement": ["report", "Report", "METRICS", "MetricSpec", "spa", "SPA_WEIGHTS", "spa_item_weights", "spa_kappa",
+                  "item_agreement", "item_agreement_variance", "joint_probability", "percent_agreement",
+                  "percent_agreement_matrix", "group_agreement", "annotator_agreement"],
     "Kappa family": ["cohen_kappa", "cohen_kappa_matrix", "scott_pi", "scott_pi_matrix", "fleiss_kappa",
                      "multi_kappa", "annotator_bias", "gwet_ac1", "brennan_prediger"],
     "Krippendorff's alpha": ["krippendorff_alpha", "krippendorff_alpha_matrix", "coincidence_matrix",
@@ -51,8 +51,8 @@ GROUPS = {
     "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights"],
     "Uncertainty": ["bootstrap", "BootstrapResult", "alpha_variance", "AlphaVariance", "spa_standard_error",
                     "missingness_simulation"],
-    "Facets": ["hierarchical_agreement", "hierarchy_test", "HierarchyTest", "HierarchyResult", "split_hierarchy", "frequency_strata",
-               "label_agreement", "StrataResult"],
+    "Facets": ["hierarchical_agreement", "hierarchy_test", "HierarchyTest", "HierarchyResult", "split_hierarchy",
+               "frequency_strata", "label_agreement", "StrataResult"],
     "Presentation and policy": ["write_html_report", "render_html_report", "Result", "PairwiseMatrix",
                                 "UndefinedMetricWarning"],
 }

@@ -94,63 +94,59 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from iaa_engine.metrics._distance import ALPHA_DISTANCES
-    from iaa_engine.data._model import Annotations
-    from iaa_engine.inference._inference import BootstrapResult
-    from iaa_engine.analysis._gold import GOLD_RULES
-    from iaa_engine.analysis._gold import GoldStandard
-    from iaa_engine.analysis._facets import HierarchyResult
-    from iaa_engine.base._choices import LEVELS
-    from iaa_engine.base._results import Result
-    from iaa_engine.inference._inference import AlphaVariance
-    from iaa_engine.analysis._facets import HierarchyTest
-    from iaa_engine.metrics._registry import METRICS, MetricSpec
-    from iaa_engine.data._encode import NALikeLabelWarning
-    from iaa_engine.base._results import PairwiseMatrix
-    from iaa_engine.reporting._report import Report
-    from iaa_engine.base._choices import SPA_WEIGHTS
-    from iaa_engine.analysis._facets import StrataResult
-    from iaa_engine.base._policy import UndefinedMetricWarning
-    from iaa_engine.inference._inference import alpha_variance
-    from iaa_engine.metrics._groups import annotator_agreement
-    from iaa_engine.metrics._kappa import annotator_bias
-    from iaa_engine.data._model import as_annotations
-    from iaa_engine.analysis._gold import bcr_weights
-    from iaa_engine.inference._inference import bootstrap
-    from iaa_engine.metrics._kappa import brennan_prediger
-    from iaa_engine.metrics._kappa import cohen_kappa
-    from iaa_engine.metrics._kappa import cohen_kappa_matrix
-    from iaa_engine.metrics._alpha import coincidence_matrix
-    from iaa_engine.metrics._kappa import fleiss_kappa
-    from iaa_engine.analysis._facets import frequency_strata
-    from iaa_engine.analysis._gold import gold_standard
-    from iaa_engine.metrics._groups import group_agreement
-    from iaa_engine.metrics._kappa import gwet_ac1
-    from iaa_engine.analysis._facets import hierarchical_agreement
-    from iaa_engine.analysis._facets import hierarchy_test
-    from iaa_engine.metrics._agreement import item_agreement
-    from iaa_engine.metrics._agreement import item_agreement_variance
-    from iaa_engine.metrics._agreement import joint_probability
-    from iaa_engine.metrics._alpha import krippendorff_alpha
-    from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
-    from iaa_engine.analysis._facets import label_agreement
+    from iaa_engine.analysis._facets import (
+        HierarchyResult,
+        HierarchyTest,
+        StrataResult,
+        frequency_strata,
+        hierarchical_agreement,
+        hierarchy_test,
+        label_agreement,
+        split_hierarchy,
+    )
+    from iaa_engine.analysis._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
     from iaa_engine.analysis._simulation import missingness_simulation
-    from iaa_engine.metrics._kappa import multi_kappa
-    from iaa_engine.metrics._agreement import percent_agreement
-    from iaa_engine.metrics._agreement import percent_agreement_matrix
+    from iaa_engine.base._choices import LEVELS, SPA_WEIGHTS
+    from iaa_engine.base._policy import UndefinedMetricWarning
+    from iaa_engine.base._results import PairwiseMatrix, Result
+    from iaa_engine.data._encode import NALikeLabelWarning
     from iaa_engine.data._io import read
-    from iaa_engine.engines._distributed import read_dask
-    from iaa_engine.reporting._html import render_html_report
-    from iaa_engine.reporting._report import report
-    from iaa_engine.metrics._kappa import scott_pi
-    from iaa_engine.metrics._kappa import scott_pi_matrix
-    from iaa_engine.metrics._agreement import spa
-    from iaa_engine.metrics._agreement import spa_item_weights
-    from iaa_engine.metrics._agreement import spa_kappa
-    from iaa_engine.inference._inference import spa_standard_error
-    from iaa_engine.analysis._facets import split_hierarchy
-    from iaa_engine.engines._distributed import summarize_dask
-    from iaa_engine.reporting._html import write_html_report
+    from iaa_engine.data._model import Annotations, as_annotations
+    from iaa_engine.engines._distributed import read_dask, summarize_dask
+    from iaa_engine.inference._inference import (
+        AlphaVariance,
+        BootstrapResult,
+        alpha_variance,
+        bootstrap,
+        spa_standard_error,
+    )
+    from iaa_engine.metrics._agreement import (
+        item_agreement,
+        item_agreement_variance,
+        joint_probability,
+        percent_agreement,
+        percent_agreement_matrix,
+        spa,
+        spa_item_weights,
+        spa_kappa,
+    )
+    from iaa_engine.metrics._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
+    from iaa_engine.metrics._distance import ALPHA_DISTANCES
+    from iaa_engine.metrics._groups import annotator_agreement, group_agreement
+    from iaa_engine.metrics._kappa import (
+        annotator_bias,
+        brennan_prediger,
+        cohen_kappa,
+        cohen_kappa_matrix,
+        fleiss_kappa,
+        gwet_ac1,
+        multi_kappa,
+        scott_pi,
+        scott_pi_matrix,
+    )
+    from iaa_engine.metrics._registry import METRICS, MetricSpec
+    from iaa_engine.reporting._html import render_html_report, write_html_report
+    from iaa_engine.reporting._report import Report, report
 
 __all__ = [
     "ALPHA_DISTANCES",

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from iaa_engine.base._version import __version__
 from iaa_engine.base._choices import DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
+from iaa_engine.base._version import __version__
 
 __all__ = ["main", "build_parser", "CliError"]
 
@@ -42,7 +42,8 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("reading the data")
     g.add_argument("--layout", choices=LAYOUTS, default="auto",
                    help="long: one row per annotation; wide: a label matrix; counts: items × categories counts. "
-                        "auto (default) reads a long table when the item/annotator/label columns exist, else a wide matrix")
+                        "auto (default) reads a long table when the item/annotator/label columns exist, "
+                        "else a wide matrix")
     g.add_argument("--item-col", default="item", metavar="NAME", help="item column of a long table (default: item)")
     g.add_argument("--annotator-col", default="annotator", metavar="NAME",
                    help="annotator column of a long table (default: annotator)")
@@ -176,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster")
     eng.add_argument("--scheduler", metavar="ADDRESS",
                      help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)")
-    eng.add_argument("--workers", type=_positive_int, metavar="N", help="worker processes of the local cluster (default: cores)")
+    eng.add_argument("--workers", type=_positive_int, metavar="N",
+                     help="worker processes of the local cluster (default: cores)")
     eng.add_argument("--memory-limit", metavar="SIZE", help="memory limit per local worker, e.g. 2GiB")
     rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
@@ -188,7 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_options(gold)
     gold.add_argument("--rule", choices=("majority", "diff", "rat", "com", "inv", "dawid-skene"), default="majority",
                       help="majority vote, a bias-correcting rule (diff, rat, com, inv) or Dawid-Skene EM")
-    gold.add_argument("--max-iter", type=_positive_int, default=100, help="Dawid-Skene EM iterations at most (default 100)")
+    gold.add_argument("--max-iter", type=_positive_int, default=100,
+                      help="Dawid-Skene EM iterations at most (default 100)")
     gold.add_argument("--sep", default="|", help="separator of tied labels in the CSV (default '|')")
     gold.add_argument("--json", action="store_true", help="JSON with the list of gold labels per item")
     gold.add_argument("--indent", action="store_true", help="indent the JSON")

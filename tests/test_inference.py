@@ -64,8 +64,8 @@ def test_vectorised_replicate_equals_recomputation(level):
     draw = rng.multinomial(mult.sum(), mult / mult.sum())
     sums = data.count_sums
     feats = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
-    size = int(patterns.sum(axis=1).max()) + 1
-    s = CountSums.from_features(draw @ feats, data.n_categories, CountSums.pattern_n_values(patterns), sums.o_row, sums.o_col)
+    s = CountSums.from_features(draw @ feats, data.n_categories, CountSums.pattern_n_values(patterns),
+                                sums.o_row, sums.o_col)
     resampled = ie.Annotations.from_counts(pd.DataFrame(np.repeat(patterns, draw, axis=0), columns=data.categories),
                                            level=level)
     values = data.category_values(level) if level in ("interval", "ratio") else None
@@ -79,8 +79,8 @@ def test_vectorised_replicate_equals_recomputation(level):
 
 def test_annotator_replicates_match_recomputation():
     """Multi-coder kappa of one bootstrap replicate equals multi_kappa on the resampled items."""
-    from iaa_engine.inference._inference import _annotator_replicates
     from iaa_engine.base._progress import Progress
+    from iaa_engine.inference._inference import _annotator_replicates
 
     frame = crowd(4, n_items=40)
     data = ie.Annotations.from_long(frame)
@@ -96,8 +96,8 @@ def test_annotator_replicates_match_recomputation():
 
 def test_block_replicates_match_recomputation():
     """Above ANNOTATOR_BLOCKS items, one replicate is multi_kappa on the items of the resampled random blocks."""
-    from iaa_engine.inference._inference import _annotator_replicates
     from iaa_engine.base._progress import Progress
+    from iaa_engine.inference._inference import _annotator_replicates
 
     frame = crowd(5, n_items=60)
     data = ie.Annotations.from_long(frame)
@@ -107,7 +107,8 @@ def test_block_replicates_match_recomputation():
     block = rng.permutation(data.n_items) % 7
     assert np.bincount(block).max() - np.bincount(block).min() <= 1  # equal sizes
     drawn = rng.integers(0, 7, size=(1, 7))[0]
-    parts = [frame[frame["item"].isin(data.items[block == g])].assign(item=lambda f, r=r: f["item"].astype(str) + f"#{r}")
+    parts = [frame[frame["item"].isin(data.items[block == g])]
+             .assign(item=lambda f, r=r: f["item"].astype(str) + f"#{r}")
              for r, g in enumerate(drawn)]
     resampled = ie.Annotations.from_long(pd.concat(parts))
     assert out["multi_kappa"][0] == pytest.approx(ie.multi_kappa(resampled), abs=1e-12)
@@ -116,8 +117,8 @@ def test_block_replicates_match_recomputation():
 
 def test_block_bootstrap_spread_matches_the_items_bootstrap():
     """The blocks' replicates have the items bootstrap's spread (seeded: the numbers are fixed)."""
-    from iaa_engine.inference._inference import _annotator_replicates
     from iaa_engine.base._progress import Progress
+    from iaa_engine.inference._inference import _annotator_replicates
 
     data = ie.Annotations.from_long(crowd(6, n_items=6000))
     with Progress(1, "x", show=False) as bar:
@@ -140,7 +141,8 @@ def test_coverage_of_95_percent_intervals():
     for s in range(sims):
         data = ie.Annotations.from_long(crowd(2026 + s))
         t = ie.bootstrap(data, n_boot=400, seed=s, annotator_metrics=False).table
-        covered["joint_probability"] += t.loc["joint_probability", "lower"] <= p_true <= t.loc["joint_probability", "upper"]
+        covered["joint_probability"] += (t.loc["joint_probability", "lower"] <= p_true
+                                         <= t.loc["joint_probability", "upper"])
         covered["fleiss_kappa"] += t.loc["fleiss_kappa", "lower"] <= kappa_true <= t.loc["fleiss_kappa", "upper"]
     for name, hits in covered.items():
         assert 0.90 <= hits / sims <= 0.99, (name, hits / sims)

@@ -131,7 +131,8 @@ def test_unknown_choice_names_use_one_template(call, name):
 
 def test_non_numeric_labels_at_interval_and_ratio():
     for level in ("interval", "ratio"):
-        with pytest.raises(ValueError, match=f"the {level} level needs numeric labels; label 'high' \\(annotation 1\\) is not a finite number"):
+        with pytest.raises(ValueError, match=f"the {level} level needs numeric labels; "
+                                             "label 'high' \\(annotation 1\\) is not a finite number"):
             ie.Annotations.from_wide([["high", "low"], ["low", "low"]], level=level)
         data = ie.Annotations.from_wide([["high", "low"], ["low", "low"]])
         with pytest.raises(ValueError, match=f"the {level} level needs numeric labels"):
@@ -144,7 +145,8 @@ def test_ratio_rejects_negative_values():
 
 
 def test_missing_column():
-    with pytest.raises(ValueError, match=r"column\(s\) \['rater'\] not found; the table has columns \['item', 'annotator', 'label'\]"):
+    with pytest.raises(ValueError, match=r"column\(s\) \['rater'\] not found; "
+                                         r"the table has columns \['item', 'annotator', 'label'\]"):
         ie.Annotations.from_long(long([(0, 0, 1)]), annotator="rater")
 
 

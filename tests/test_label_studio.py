@@ -54,7 +54,7 @@ CONFIG = """
   <TextArea name="comment" toName="text"/>
   <RectangleLabels name="box" toName="text"><Label value="x"/></RectangleLabels>
 </View>
-"""
+"""  # noqa: E501
 
 
 def r(name: str, kind: str, value: dict) -> dict:
@@ -83,7 +83,8 @@ def test_convert_sets_aside_results_that_do_not_fit_and_skips_cancelled_and_plug
                                                  r("tax", "taxonomy", {"taxonomy": [["Animals", "Fish"]]})]},
         {"id": 2, "completed_by": 2, "result": [r("sentiment", "choices", {"choices": ["meh"]}),   # unknown label
                                                  r("topics", "choices", {"choices": ["b", "a"]})]},
-        {"id": 3, "completed_by": 3, "was_cancelled": True, "result": [r("sentiment", "choices", {"choices": ["neg"]})]},
+        {"id": 3, "completed_by": 3, "was_cancelled": True,
+         "result": [r("sentiment", "choices", {"choices": ["neg"]})]},
         {"id": 4, "completed_by": 99, "result": [r("sentiment", "choices", {"choices": ["neg"]})]},  # the plugin
     ]}]
     conv = convert(tasks, parse_config(CONFIG), exclude_users=[99], annotator_names={1: "u1", 2: "u2"})
@@ -125,8 +126,9 @@ def test_seed_002_spans_give_the_datasaur_alpha():
               + "".join(f'<Label value="{v}"/>' for v in ("EVE", "TITLE", "PER", "ORG", "YEAR", "QTY"))
               + "</Labels></View>")
     task = {"id": 7, "annotations": [
-        {"id": i + 1, "completed_by": who, "result": [r("ner", "labels", {"start": pos[t][0], "end": pos[t][1],
-                                                                          "text": t, "labels": [lab]}) for t, lab in spans]}
+        {"id": i + 1, "completed_by": who,
+         "result": [r("ner", "labels", {"start": pos[t][0], "end": pos[t][1], "text": t, "labels": [lab]})
+                    for t, lab in spans]}
         for i, (who, spans) in enumerate([(1, a), (2, rv)])]}
     conv = convert([task], parse_config(config), annotator_names={1: "A", 2: "Reviewer"})
     data = ie.Annotations.from_long(conv.controls["ner"].table)
@@ -233,8 +235,8 @@ def _rng_project(api, seed: int = 3, n_tasks: int = 24):
             expected["comment"].append({**row, "label": comment})
             expected["ner"] += [{**row, "span": (s, e), "label": lab} for s, e, lab in spans]
         if t == 2:  # a cancelled annotation and results that do not fit the config: never used
-            anns.append({"result": [r("sentiment", "choices", {"choices": ["neg"]})], "completed_by": users[ANNOTATORS[0]],
-                         "was_cancelled": True})
+            anns.append({"result": [r("sentiment", "choices", {"choices": ["neg"]})],
+                         "completed_by": users[ANNOTATORS[0]], "was_cancelled": True})
         tasks.append({"data": {"text": f"task {t}", "keep": {"nested": [t, "x"]}}, "annotations": anns})
     # results that do not fit: an extra annotator with an unknown label, a wrong shape, an unknown control
     bad = lst.make_users(api, ["odd@example.com"])["odd@example.com"]
@@ -493,7 +495,8 @@ def test_a_re_sync_reads_only_what_changed_and_agrees_with_a_full_read(server, a
     assert s2["planned"] == {} and s2["agreement"]["controls"] == s1["agreement"]["controls"]
     # a human edit: that task alone is read again, and the result is the full read's
     tasks, bot_id, _ = _state(api, pid)
-    t = next(t for t in tasks if sum(a["completed_by"] != bot_id and not a["was_cancelled"] for a in t["annotations"]) == 3)
+    t = next(t for t in tasks
+             if sum(a["completed_by"] != bot_id and not a["was_cancelled"] for a in t["annotations"]) == 3)
     a = next(a for a in t["annotations"] if a["completed_by"] != bot_id)
     new = [x if x["from_name"] != "stars" else {**x, "value": {"rating": 1 + x["value"]["rating"] % 5}}
            for x in a["result"]]
@@ -529,7 +532,8 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
     users = lst.make_users(api, ANNOTATORS)
     rng = np.random.default_rng(1)
     tasks = [{"data": {"text": f"t{i}"}, "annotations": [
-        {"completed_by": users[e], "result": [r("sentiment", "choices", {"choices": [str(rng.choice(["pos", "neg"]))]})]}
+        {"completed_by": users[e],
+         "result": [r("sentiment", "choices", {"choices": [str(rng.choice(["pos", "neg"]))]})]}
         for e in ANNOTATORS]} for i in range(150)]
     pid = lst.make_project(api, "crash", CONFIG, tasks)
     _, _, human0 = _state(api, pid)
@@ -537,8 +541,8 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
     env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG",)}
     err = tmp_path / "stderr.txt"
     with open(err, "w") as fh:
-        proc = subprocess.Popen([IAA, "label-studio", "sync", *args, "--workers", "2", "--progress"], stdout=subprocess.PIPE,
-                                stderr=fh, text=True, env=env)
+        proc = subprocess.Popen([IAA, "label-studio", "sync", *args, "--workers", "2", "--progress"],
+                                stdout=subprocess.PIPE, stderr=fh, text=True, env=env)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # wait until the writes are well under way, then pull the plug
             text = err.read_text()

@@ -147,7 +147,8 @@ def test_polling_reconciles_what_no_webhook_announced(server, api, tmp_path):
         assert score(api, tid) == (None, [])  # one annotation: no agreement
         api.create_annotation(tid, res("neg"), u2)
         assert wait_for(lambda: score(api, tid)[0] == 0.0, 30), log.read_text()
-        assert wait_for(lambda: any(line.startswith("reconcile (poll): read 1 changed task(s), {") and "create_prediction" in line
+        assert wait_for(lambda: any(line.startswith("reconcile (poll): read 1 changed task(s), {")
+                                     and "create_prediction" in line
                                      for line in (x[9:] for x in log.read_text().splitlines())), 30), \
             log.read_text()
     finally:

@@ -23,7 +23,8 @@ import pytest
 CEILING_GIB = 3.0
 
 
-def run_limited(code: str, ceiling_gib: float = CEILING_GIB, args: list[str] | None = None) -> subprocess.CompletedProcess:
+def run_limited(code: str, ceiling_gib: float = CEILING_GIB,
+                args: list[str] | None = None) -> subprocess.CompletedProcess:
     limit = int(ceiling_gib * 2**30)
 
     def cap() -> None:

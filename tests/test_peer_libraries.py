@@ -209,7 +209,8 @@ def test_fleiss_matches_statsmodels_on_complete_data(case):
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_fleiss_matches_statsmodels_on_constant_raters_per_item(case):
-    """statsmodels fleiss_kappa(table) vs iaa_engine.fleiss_kappa when each item has k raters drawn from a larger pool."""
+    """statsmodels fleiss_kappa(table) vs iaa_engine.fleiss_kappa when each item has k raters drawn from a
+    larger pool."""
     from statsmodels.stats.inter_rater import fleiss_kappa
 
     rng = np.random.default_rng(case.seed + 11)

@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -185,7 +184,8 @@ AGGREGATES = {"report"}
 
 #: public names that are not metrics of annotation data
 NOT_METRICS = {
-    "ALPHA_DISTANCES", "Annotations", "LEVELS", "METRICS", "MetricSpec", "Result", "AlphaVariance", "HierarchyTest", "PairwiseMatrix", "Report", "SPA_WEIGHTS", "UndefinedMetricWarning", "NALikeLabelWarning",
+    "ALPHA_DISTANCES", "Annotations", "LEVELS", "METRICS", "MetricSpec", "Result", "AlphaVariance", "HierarchyTest",
+    "PairwiseMatrix", "Report", "SPA_WEIGHTS", "UndefinedMetricWarning", "NALikeLabelWarning",
     "as_annotations", "read", "__version__",
     "item_agreement_variance",  # a model formula of (n, p), not a function of annotations
     # gold-standard aggregation (labels, not agreement): properties in tests/test_gold.py
@@ -629,7 +629,8 @@ def brute_item_pairs(raw: Raw) -> list[tuple[int, int]]:
 @SETTINGS
 @given(raw=raw_data(complete=True))
 def test_spa_flat_on_dense_data_is_fleiss_p_bar(raw):
-    """Dense data: SPA(flat) = Fleiss' P-bar (mean share of agreeing pairs per item, brute force) = joint_probability."""
+    """Dense data: SPA(flat) = Fleiss' P-bar (mean share of agreeing pairs per item, brute force)
+    = joint_probability."""
     data = raw.data()
     p_bar = np.mean([agree / total for agree, total in brute_item_pairs(raw)])
     assert same(ie.spa(data, weights="flat"), p_bar)

@@ -1,4 +1,5 @@
-"""Seed 000's central claim, by simulation, and how the chance corrections behave (issue: SPA further than the paper)."""
+"""Seed 000's central claim, by simulation, and how the chance corrections behave
+(issue: SPA further than the paper)."""
 
 from __future__ import annotations
 

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.metrics._alpha import krippendorff_alpha
-from iaa_engine.data._model import Annotations, as_annotations
-from iaa_engine.inference._inference import _patterns
 from iaa_engine.base._policy import EPS, check_replacement
 from iaa_engine.base._results import Result, ScalarResult
+from iaa_engine.data._model import Annotations, as_annotations
+from iaa_engine.inference._inference import _patterns
+from iaa_engine.metrics._alpha import krippendorff_alpha
 from iaa_engine.stats._sums import CountSums
 
 __all__ = [

@@ -8,10 +8,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.base._policy import check_choice
 from iaa_engine.base._progress import Progress
 from iaa_engine.base._results import Result
+from iaa_engine.data._model import Annotations, as_annotations
 
 __all__ = ["GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard"]
 

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.metrics._agreement import SPA_WEIGHTS
-from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.base._policy import check_choice
 from iaa_engine.base._progress import Progress
+from iaa_engine.data._model import Annotations, as_annotations
+from iaa_engine.metrics._agreement import SPA_WEIGHTS
 
 __all__ = ["missingness_simulation"]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime
-import re
 import decimal
+import re
 from dataclasses import dataclass
 from typing import Any
 

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._choices import LAYOUTS, LEVELS
-from iaa_engine.data._model import Annotations, Level
-from iaa_engine.data._encode import arrow_text, parse_numbers
 from iaa_engine.base._policy import check_choice
+from iaa_engine.data._encode import arrow_text, parse_numbers
+from iaa_engine.data._model import Annotations, Level
 
 __all__ = ["read", "read_table"]
 

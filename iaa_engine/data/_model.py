@@ -18,10 +18,10 @@ import pandas as pd
 import scipy.sparse as sp
 
 from iaa_engine.base._choices import DUPLICATE_RULES, LEVELS
-from iaa_engine.data._encode import _needs_numbers, _numeric_index, encode_id_column, encode_text_labels, parse_numbers
 from iaa_engine.base._policy import check_choice
-from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats
+from iaa_engine.data._encode import _needs_numbers, _numeric_index, encode_id_column, encode_text_labels, parse_numbers
 from iaa_engine.stats._sums import CountSums
+from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats
 
 __all__ = ["Annotations", "LEVELS", "as_annotations"]
 

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.data._model import LEVELS, Annotations, _encode_labels, _is_missing_mask, _resolve_duplicates
 from iaa_engine.base._policy import check_choice
-from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats, pair_cells
+from iaa_engine.data._model import LEVELS, Annotations, _encode_labels, _is_missing_mask, _resolve_duplicates
 from iaa_engine.stats._sums import ExactSums
+from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats, pair_cells
 
 __all__ = ["read_dask", "summarize_dask"]
 
@@ -193,7 +193,8 @@ def _check_schemas(source: Any, columns: list[str]) -> None:
 
 def _arrow_kind(type_name: str) -> str:
     """Types that read together: every text type is one kind, every integer width another, and so on."""
-    if type_name in ("string", "large_string", "utf8", "large_utf8") or type_name.startswith("dictionary<values=string"):
+    text = ("string", "large_string", "utf8", "large_utf8")
+    if type_name in text or type_name.startswith("dictionary<values=string"):
         return "text"
     if type_name.startswith(("int", "uint")):
         return "integer"

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from iaa_engine.metrics._agreement import SPA_WEIGHTS
-from iaa_engine.data._model import LEVELS, Annotations, as_annotations
-from iaa_engine.base._results import Result, ScalarResult
 from iaa_engine.base._policy import check_choice, check_n_boot
 from iaa_engine.base._progress import Progress
+from iaa_engine.base._results import Result, ScalarResult
+from iaa_engine.data._model import LEVELS, Annotations, as_annotations
+from iaa_engine.metrics._agreement import SPA_WEIGHTS
 from iaa_engine.metrics._registry import COUNT_METRICS, count_metric_values
 from iaa_engine.stats._sums import CountSums, spa_weight_table, variance_from_moments
 
@@ -82,8 +82,8 @@ def _point_estimates(data: Annotations, level: str, values: np.ndarray | None, s
     """The estimates on the data themselves, by the same finalisers as the replicates (nan where undefined)."""
     import warnings
 
-    from iaa_engine.metrics._kappa import annotator_bias, multi_kappa
     from iaa_engine.base._policy import UndefinedMetricWarning
+    from iaa_engine.metrics._kappa import annotator_bias, multi_kappa
 
     est = {k: float(v) for k, v in count_metric_values(data.count_sums, level, values, spa_weights).items()}
     if with_annotators:

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._choices import SPA_WEIGHTS
-from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.base._policy import check_choice, check_replacement, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
+from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.stats._sums import spa_weight_table, variance_from_moments
 
 __all__ = [
@@ -123,7 +123,7 @@ def spa_item_weights(data: Any, *, weights: SpaScheme = "annotations_m1") -> pd.
     ``annotations_m1``   :math:`n_i - 1`
     ``edges``            :math:`n_i (n_i - 1) / 2`
     ``inv_var``          :math:`1/\operatorname{Var}[\hat P_i]` with a uniform class distribution over the C categories
-    ``inv_var_class``    :math:`1/\operatorname{Var}[\hat P_i]` with the observed class distribution :math:`p_c = n_c / n`
+    ``inv_var_class``    :math:`1/\operatorname{Var}[\hat P_i]` under the observed classes :math:`p_c = n_c / n`
     ===================  ==========================================================
 
     Items with fewer than two annotations get weight 0 in every scheme. The

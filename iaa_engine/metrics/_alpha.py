@@ -9,11 +9,11 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from iaa_engine.data._model import LEVELS, Annotations, as_annotations
-from iaa_engine.stats import _differences as diff
-from iaa_engine.metrics._distance import check_distance, distance_name, distance_table
 from iaa_engine.base._policy import EPS, check_choice, check_replacement, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
+from iaa_engine.data._model import LEVELS, Annotations, as_annotations
+from iaa_engine.metrics._distance import check_distance, distance_name, distance_table
+from iaa_engine.stats import _differences as diff
 
 __all__ = ["krippendorff_alpha", "krippendorff_alpha_matrix", "coincidence_matrix"]
 

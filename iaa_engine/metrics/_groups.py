@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from iaa_engine.metrics._agreement import SPA_WEIGHTS, SpaScheme
-from iaa_engine.data._model import _factorize, as_annotations
 from iaa_engine.base._policy import check_choice, check_replacement, safe_ratio
+from iaa_engine.data._model import _factorize, as_annotations
+from iaa_engine.metrics._agreement import SPA_WEIGHTS, SpaScheme
 from iaa_engine.stats._sums import _int_bincount, distinct_values, spa_weight_table
 
 __all__ = ["group_agreement", "annotator_agreement"]

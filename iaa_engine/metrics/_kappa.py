@@ -1,4 +1,5 @@
-"""The kappa family: Cohen, Scott, Fleiss, Artstein & Poesio's multi-coder kappa and bias, Gwet's AC1, Brennan-Prediger."""
+"""The kappa family: Cohen, Scott, Fleiss, Artstein & Poesio's multi-coder kappa and bias, Gwet's AC1,
+Brennan-Prediger."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.base._policy import chance_corrected, check_replacement, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
+from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.stats._tables import PairStats
 
 __all__ = [

@@ -29,19 +29,19 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from iaa_engine.metrics._agreement import SPA_WEIGHTS, item_agreement
-from iaa_engine.metrics._alpha import coincidence_matrix
+from iaa_engine.base._policy import check_choice
+from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import LEVELS, Annotations, as_annotations
 from iaa_engine.inference._inference import BootstrapResult, bootstrap
-from iaa_engine.base._policy import check_choice
+from iaa_engine.metrics._agreement import SPA_WEIGHTS, item_agreement
+from iaa_engine.metrics._alpha import coincidence_matrix
 from iaa_engine.metrics._registry import REPORT_METRICS, metric_spec
 from iaa_engine.reporting._report import Report
-
-_REGISTERED = {s.name for s in REPORT_METRICS}
 from iaa_engine.reporting._report import report as _report
-from iaa_engine.base._results import PairwiseMatrix
 
 __all__ = ["render_html_report", "write_html_report"]
+
+_REGISTERED = {s.name for s in REPORT_METRICS}
 
 #: Coverage of the bootstrap percentile intervals shown in the report.
 CONFIDENCE = 0.95
@@ -792,7 +792,8 @@ def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: 
     # e. forest plot
     head_e = "e. Confidence intervals"
     if boot is None:
-        parts.append(_skipped("fig-forest", head_e, "the bootstrap was not run (n_boot=0; on the command line add --ci)."))
+        parts.append(_skipped("fig-forest", head_e,
+                              "the bootstrap was not run (n_boot=0; on the command line add --ci)."))
     elif not any(np.isfinite(r["estimate"]) for r in rows):
         parts.append(_skipped("fig-forest", head_e, "every metric is undefined for this data."))
     else:
@@ -843,7 +844,8 @@ def render_html_report(
                  f"({boot.n_boot} resamplings of the items, seed {boot.seed}), and pictures of where annotators "
                  "agree and disagree.")
     else:
-        intro = "Every agreement metric of the data (no bootstrap intervals: n_boot=0, or no --ci on the command line), and pictures."
+        intro = ("Every agreement metric of the data (no bootstrap intervals: n_boot=0, or no --ci on the command "
+                 "line), and pictures.")
     notes = ""
     if rep.notes:
         notes = ('<h2 id="notes">Notes</h2><ul class="notes">'

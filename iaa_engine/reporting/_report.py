@@ -11,13 +11,13 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from iaa_engine.metrics._agreement import SPA_WEIGHTS, percent_agreement_matrix, spa
-from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
-from iaa_engine.metrics._registry import REPORT_METRICS
-from iaa_engine.data._model import LEVELS, as_annotations
-from iaa_engine.metrics._kappa import cohen_kappa_matrix
 from iaa_engine.base._policy import UndefinedMetricWarning, check_choice, check_memory, check_n_boot
 from iaa_engine.base._results import PairwiseMatrix, Result, nan_to_none, printable
+from iaa_engine.data._model import LEVELS, as_annotations
+from iaa_engine.metrics._agreement import SPA_WEIGHTS, percent_agreement_matrix, spa
+from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
+from iaa_engine.metrics._kappa import cohen_kappa_matrix
+from iaa_engine.metrics._registry import REPORT_METRICS
 
 __all__ = ["Report", "report"]
 

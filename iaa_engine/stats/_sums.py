@@ -358,7 +358,8 @@ def _int_bincount(keys: np.ndarray, weights: np.ndarray, size: int) -> np.ndarra
 
 
 def spa_weight_table(n: np.ndarray, scheme: str, n_categories: int, p: np.ndarray) -> np.ndarray:
-    """SPA weight of an item with n annotations, for each n in ``n`` (batched over leading axes of ``p``); 0 for n < 2."""
+    """SPA weight of an item with n annotations, for each n in ``n`` (batched over leading axes of ``p``);
+    0 for n < 2."""
     n = np.asarray(n, dtype=float)
     if scheme == "flat":
         k = np.ones(n.shape)

@@ -217,7 +217,8 @@ class AnnotatorStats:
     counts: np.ndarray
 
     @classmethod
-    def from_codes(cls, annotator: np.ndarray, label: np.ndarray, n_annotators: int, n_categories: int) -> AnnotatorStats:
+    def from_codes(cls, annotator: np.ndarray, label: np.ndarray, n_annotators: int,
+                   n_categories: int) -> AnnotatorStats:
         c = max(int(n_categories), 1)
         dense = np.bincount(annotator * c + label, minlength=n_annotators * c)
         return cls(dense.reshape(n_annotators, c))
@@ -354,7 +355,8 @@ class PairStats:
 
     @cached_property
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(keys, row)``: the ordered pairs ``a*A + b`` that share an item (sorted), and each entry's row among them."""
+        """``(keys, row)``: the ordered pairs ``a*A + b`` that share an item (sorted), and each entry's row among
+        them."""
         keys, row = np.unique(self.a * self.n_annotators + self.b, return_inverse=True)
         return keys, row.ravel()
 

@@ -60,7 +60,8 @@ class Api:
             r = self._http.request(path.lstrip("/"), method=method, params=params, json=json,
                                    request_options={"max_retries": 0 if method == "POST" else self.retries})
         except httpx.TimeoutException:
-            raise LabelStudioError(f"Label Studio at {self.base_url} did not answer in time ({method} {path})") from None
+            raise LabelStudioError(f"Label Studio at {self.base_url} did not answer in time "
+                                   f"({method} {path})") from None
         except httpx.HTTPError as exc:
             raise LabelStudioError(f"cannot reach Label Studio at {self.base_url}: {type(exc).__name__}"
                                    f"{': ' + str(exc).splitlines()[0] if str(exc) else ''}") from None
@@ -77,7 +78,8 @@ class Api:
             return None
         if r.status_code >= 400:
             body = r.text.replace("\n", " ")[:200]
-            raise LabelStudioError(f"Label Studio answered HTTP {r.status_code} to {method} /{path.lstrip('/')}: {body}")
+            raise LabelStudioError(f"Label Studio answered HTTP {r.status_code} "
+                                   f"to {method} /{path.lstrip('/')}: {body}")
         if not r.content:
             return None
         try:

@@ -169,7 +169,8 @@ def render_text(analysis) -> str:
         if r.vs_ground_truth:
             lines.append("  Agreement with ground-truth annotations")
             for who, v in r.vs_ground_truth.items():
-                pa = "undefined" if v["percent_agreement"] != v["percent_agreement"] else f"{v['percent_agreement']:.4f}"
+                pa = ("undefined" if v["percent_agreement"] != v["percent_agreement"]
+                      else f"{v['percent_agreement']:.4f}")
                 ck = "undefined" if v["cohen_kappa"] != v["cohen_kappa"] else f"{v['cohen_kappa']:.4f}"
                 lines.append(f"    {who:<32} agreement {pa}  kappa {ck}  ({v['n_shared']} shared items)")
         for n in r.notes:

@@ -29,7 +29,8 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Control", "ControlData", "Converted", "parse_config", "convert", "human_annotations", "SUPPORTED", "span_units"]
+__all__ = ["Control", "ControlData", "Converted", "parse_config", "convert", "human_annotations", "SUPPORTED",
+           "span_units"]
 
 #: result type (lower case) -> the tag that writes it
 SUPPORTED = {"choices": "Choices", "labels": "Labels", "rating": "Rating", "number": "Number",
@@ -152,7 +153,8 @@ def _value(control: Control, value: Mapping[str, Any]) -> tuple[Any, str | None]
         x = _number(value.get("number"))
         if x is None:
             return None, "wrong shape (expected a numeric 'number')"
-        if (control.minimum is not None and x < control.minimum) or (control.maximum is not None and x > control.maximum):
+        if ((control.minimum is not None and x < control.minimum)
+                or (control.maximum is not None and x > control.maximum)):
             return None, f"number {x} outside the config's min/max"
         return x, None
     if kind == "taxonomy":

@@ -97,7 +97,8 @@ def plan(analysis: Analysis, *, bot_id: int | None, field: str | None = "iaa_agr
             changes += [Change("delete_annotation", tid, a["id"]) for a in ours]
         # agreement prediction
         score = _num(analysis.task_score(tid))
-        preds = [p for p in task.get("predictions") or [] if isinstance(p, dict) and p.get("model_version") == model_version]
+        preds = [p for p in task.get("predictions") or []
+                 if isinstance(p, dict) and p.get("model_version") == model_version]
         if score is not None:
             body = {"task": tid, "result": [], "score": score, "model_version": model_version}
             if not preds:

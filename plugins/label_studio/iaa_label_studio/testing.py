@@ -186,7 +186,8 @@ def make_users(api, emails: list[str]) -> dict[str, int]:
     out = {}
     for e in emails:
         if e not in have:
-            have[e] = api.request("POST", "api/users", json={"email": e, "username": e, "first_name": e.split("@")[0]})["id"]
+            have[e] = api.request("POST", "api/users",
+                                  json={"email": e, "username": e, "first_name": e.split("@")[0]})["id"]
         out[e] = have[e]
     return out
 
