@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import iaa_engine as ie
-from iaa_engine.inference._inference import COUNT_METRICS, _patterns
+from iaa_engine.inference._inference import COUNT_METRICS, count_patterns
 from iaa_engine.stats._sums import CountSums
 
 
@@ -59,7 +59,7 @@ def test_vectorised_replicate_equals_recomputation(level):
     frame = crowd(2, n_cls=4, priors=(0.4, 0.3, 0.2, 0.1))
     frame["label"] += 1  # positive values for the ratio level
     data = ie.Annotations.from_long(frame, level=level)
-    patterns, mult = _patterns(data)
+    patterns, mult = count_patterns(data)
     rng = np.random.default_rng(3)
     draw = rng.multinomial(mult.sum(), mult / mult.sum())
     sums = data.count_sums

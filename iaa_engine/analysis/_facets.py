@@ -12,7 +12,7 @@ import pandas as pd
 from iaa_engine.base._policy import EPS, check_replacement
 from iaa_engine.base._results import Result, ScalarResult
 from iaa_engine.data._model import Annotations, as_annotations
-from iaa_engine.inference._inference import _patterns
+from iaa_engine.inference._inference import count_patterns
 from iaa_engine.metrics._alpha import krippendorff_alpha
 from iaa_engine.stats._sums import CountSums
 
@@ -219,7 +219,7 @@ def hierarchy_test(
         to_parent[j, parent_names.index(p[0])] = 1.0
         if len(p) > 1:
             to_child[j, child_names.index(p[1])] = 1.0
-    patterns, mult = _patterns(full)
+    patterns, mult = count_patterns(full)
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(int(mult.sum()), mult / mult.sum(), size=int(n_boot)).astype(float)
     alphas = []

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["NALikeLabelWarning", "arrow_text", "encode_id_column", "encode_text_labels", "parse_numbers"]
+__all__ = ["NALikeLabelWarning", "arrow_text", "encode_id_column", "encode_text_labels", "needs_numbers",
+           "numeric_index", "parse_numbers"]
 
 #: Labels that other tools read as missing; here they are labels, and a warning says so.
 NA_LIKE = frozenset({"na", "n/a", "nan", "null", "none", "#n/a", "nil", "missing"})
@@ -184,14 +185,14 @@ def parse_numbers(text: Sequence[str] | np.ndarray, *, what: str) -> np.ndarray:
     return values
 
 
-def _numeric_index(values: np.ndarray) -> pd.Index:
+def numeric_index(values: np.ndarray) -> pd.Index:
     """Whole numbers as int64, otherwise float64."""
     if values.size and np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0**53):
         return pd.Index(values.astype(np.int64))
     return pd.Index(values)
 
 
-def _needs_numbers(level: str, categories: Sequence[Any] | None) -> bool:
+def needs_numbers(level: str, categories: Sequence[Any] | None) -> bool:
     if level in ("interval", "ratio"):
         return True
     if level != "ordinal":
@@ -235,7 +236,7 @@ def encode_text_labels(
     row_missing = missing[codes]
     keep = ~row_missing
     present = np.bincount(codes[keep], minlength=len(dictionary)) > 0
-    if _needs_numbers(level, categories):
+    if needs_numbers(level, categories):
         # parse each distinct value once; the first row holding a bad value is named
         used = np.flatnonzero(present)
         dict_values, bad = _try_numbers(dictionary)
@@ -253,7 +254,7 @@ def encode_text_labels(
         if categories is not None:
             if all(isinstance(c, str) for c in categories):  # e.g. --categories 1,2,3
                 cat_values = parse_numbers(categories, what="categories")
-                cats = _numeric_index(cat_values)
+                cats = numeric_index(cat_values)
             else:
                 cat_values = np.array([float(c) for c in categories], dtype=float)
                 cats = pd.Index(list(categories))
@@ -261,7 +262,7 @@ def encode_text_labels(
             position = pd.Index(cat_values).get_indexer(dict_values)
             return _finish(codes, keep, position, present, cats, dictionary, level)
         distinct = np.unique(dict_values[used])
-        cats = _numeric_index(distinct)
+        cats = numeric_index(distinct)
         position = np.searchsorted(distinct, dict_values)
         position[~present] = -1
         return _finish(codes, keep, position, present, cats, dictionary, level)

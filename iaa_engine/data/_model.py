@@ -19,11 +19,13 @@ import scipy.sparse as sp
 
 from iaa_engine.base._choices import DUPLICATE_RULES, LEVELS
 from iaa_engine.base._policy import check_choice
-from iaa_engine.data._encode import _needs_numbers, _numeric_index, encode_id_column, encode_text_labels, parse_numbers
+from iaa_engine.data._encode import encode_id_column, encode_text_labels, needs_numbers, numeric_index, parse_numbers
 from iaa_engine.stats._sums import CountSums
 from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats
 
-__all__ = ["Annotations", "LEVELS", "as_annotations"]
+# the helpers after as_annotations are shared with the Dask engine and the group metrics
+__all__ = ["Annotations", "LEVELS", "as_annotations", "encode_labels", "factorize_values", "is_missing_mask",
+           "resolve_duplicates"]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
@@ -31,7 +33,7 @@ Level = Literal["nominal", "ordinal", "interval", "ratio"]
 # --------------------------------------------------------------------------- helpers
 
 
-def _is_missing_mask(values: np.ndarray) -> np.ndarray:
+def is_missing_mask(values: np.ndarray) -> np.ndarray:
     """True where a value means "no annotation": None, NaN, NA, NaT, or a blank string."""
     s = pd.Series(values, copy=False)
     mask = s.isna().to_numpy()
@@ -97,7 +99,7 @@ def _typed_array(values: Any) -> np.ndarray:
     return np.asarray(values)
 
 
-def _encode_labels(
+def encode_labels(
     values: Any, level: str, categories: Sequence[Any] | None, na_values: Sequence[str] = ()
 ) -> tuple[np.ndarray, np.ndarray, pd.Index]:
     """``(keep, codes, categories)``: which rows carry a label, their codes, and the category index.
@@ -109,7 +111,7 @@ def _encode_labels(
     if text is not None:
         return text
     labels = _typed_array(values)
-    keep = ~_is_missing_mask(labels)
+    keep = ~is_missing_mask(labels)
     if na_values and labels.dtype == object:
         keep &= ~pd.Series(labels, copy=False).isin([str(v).strip() for v in na_values]).to_numpy()
     labels = labels[keep]
@@ -163,7 +165,7 @@ def _encode_typed_labels(
             "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
             "(non-numeric labels are never sorted silently)"
         )
-    return _factorize(labels)
+    return factorize_values(labels)
 
 
 def _category_numbers(cats: pd.Index, level: str) -> np.ndarray:
@@ -188,7 +190,7 @@ def _encode_ids(values: Any, what: str, keep: np.ndarray | None = None) -> tuple
     return _factorize_ids(arr, what)
 
 
-def _factorize(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+def factorize_values(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
     """Sorted factorisation; integer codes in a compact range take a counting fast path (no hashing)."""
     if values.dtype.kind in "iu" and values.size:
         lo, hi = int(values.min()), int(values.max())
@@ -232,7 +234,7 @@ def _factorize_collections(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
 def _factorize_ids(values: np.ndarray, what: str) -> tuple[np.ndarray, pd.Index]:
     if values.dtype.kind not in "iu" and len(values) and pd.isna(values).any():
         raise ValueError(f"the {what} column has missing values; every annotation needs an {what}")
-    return _factorize(values)
+    return factorize_values(values)
 
 
 # --------------------------------------------------------------------------- the model
@@ -352,12 +354,12 @@ class Annotations:
     def _from_columns(cls, item: Any, annotator: Any, label: Any, *, level: str, categories: Sequence[Any] | None,
                       duplicates: str, na_values: Sequence[str] = ()) -> Annotations:
         """The long-table constructor on three columns (Arrow arrays from the readers, or pandas Series)."""
-        keep, label_codes, cats = _encode_labels(label, level, categories, na_values)
+        keep, label_codes, cats = encode_labels(label, level, categories, na_values)
         if label_codes.size == 0:
             raise ValueError("the data holds no annotations (every label is missing or the table is empty)")
         item_codes, items = _encode_ids(item, "item", keep)
         ann_codes, annotators = _encode_ids(annotator, "annotator", keep)
-        item_codes, ann_codes, label_codes = _resolve_duplicates(
+        item_codes, ann_codes, label_codes = resolve_duplicates(
             item_codes, ann_codes, label_codes, len(annotators), duplicates, items, annotators
         )
         return cls(
@@ -408,7 +410,7 @@ class Annotations:
         flat = values.ravel(order="C")
         ann = np.repeat(np.arange(n_ann), n_items)
         itm = np.tile(np.arange(n_items), n_ann)
-        keep, label_codes, cats = _encode_labels(flat, level, categories, na_values)
+        keep, label_codes, cats = encode_labels(flat, level, categories, na_values)
         if label_codes.size == 0:
             raise ValueError("the data holds no annotations (every cell is missing)")
         ann, itm = ann[keep], itm[keep]
@@ -594,7 +596,7 @@ class Annotations:
         text = not pd.api.types.is_numeric_dtype(cats.dtype) and all(isinstance(c, str) for c in cats)
         if categories is not None:
             new = pd.Index(list(categories))
-            if text and _needs_numbers(level, categories):  # text labels read as numbers, e.g. "1" and "1.0"
+            if text and needs_numbers(level, categories):  # text labels read as numbers, e.g. "1" and "1.0"
                 old_values = _category_numbers(cats, level)
                 new_values = parse_numbers([str(c) for c in new], what="categories")
                 position = pd.Index(new_values).get_indexer(old_values)
@@ -608,11 +610,11 @@ class Annotations:
             if self.label is None:
                 return self._stats_with_categories(position, new, level)
             codes, cats = position[self.label], new
-        elif text and _needs_numbers(level, None):
+        elif text and needs_numbers(level, None):
             values = _category_numbers(cats, level)
             distinct = np.unique(values)
             position = np.searchsorted(distinct, values)
-            new = _numeric_index(distinct)
+            new = numeric_index(distinct)
             if self.label is None:
                 return self._stats_with_categories(position, new, level)
             codes, cats = position[self.label], new
@@ -683,7 +685,7 @@ class Annotations:
         return self.categories.to_numpy(dtype=float)
 
 
-def _resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
+def resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
     # Fast check: a sparse (item × annotator) matrix sums duplicate cells, so fewer cells than rows means duplicates.
     cells = sp.csr_matrix((np.ones(item.size, dtype=np.int8), (item, ann)), shape=(len(items), max(n_ann, 1))).nnz
     if cells == item.size:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._policy import check_choice
-from iaa_engine.data._model import LEVELS, Annotations, _encode_labels, _is_missing_mask, _resolve_duplicates
+from iaa_engine.data._model import LEVELS, Annotations, encode_labels, is_missing_mask, resolve_duplicates
 from iaa_engine.stats._sums import ExactSums
 from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats, pair_cells
 
@@ -62,13 +62,13 @@ class _Partial:
 
 def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str, annotators: pd.Index,
                      categories: pd.Index, level: str, duplicates: str) -> _Partial:
-    keep, lab_codes, _ = _encode_labels(frame[label], level, categories)
+    keep, lab_codes, _ = encode_labels(frame[label], level, categories)
     frame = frame.loc[keep]
     if len(frame) == 0:
         return _Partial(0, 0, None, None, None)
     item_codes, items = pd.factorize(frame[item].to_numpy())
     ann_codes = annotators.get_indexer(frame[annotator].to_numpy()).astype(np.int64)
-    item_codes, ann_codes, lab_codes = _resolve_duplicates(
+    item_codes, ann_codes, lab_codes = resolve_duplicates(
         item_codes.astype(np.int64), ann_codes, lab_codes, len(annotators), duplicates, pd.Index(items), annotators
     )
     n_items, n_ann, n_cat = len(items), len(annotators), len(categories)
@@ -259,10 +259,10 @@ def summarize_dask(
         ann_values, lab_values = dask.compute(frame[annotator].dropna().unique(), frame[label].dropna().unique())
         annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
         lab_array = np.asarray(lab_values, dtype=object if np.asarray(lab_values).dtype == object else None)
-        lab_array = lab_array[~_is_missing_mask(lab_array)]
+        lab_array = lab_array[~is_missing_mask(lab_array)]
         if lab_array.size == 0:
             raise ValueError("the data holds no annotations (every label is missing)")
-        _, _, cats = _encode_labels(lab_array, level, categories)
+        _, _, cats = encode_labels(lab_array, level, categories)
         # every item's annotations into one partition, then per-partition statistics and a tree reduction
         # more, smaller partitions than the input: a worker's memory is bounded by one partition's statistics
         shuffled = frame.shuffle(on=item, npartitions=4 * frame.npartitions)

@@ -17,7 +17,8 @@ from iaa_engine.metrics._agreement import SPA_WEIGHTS
 from iaa_engine.metrics._registry import COUNT_METRICS, count_metric_values
 from iaa_engine.stats._sums import CountSums, spa_weight_table, variance_from_moments
 
-__all__ = ["AlphaVariance", "BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS"]
+__all__ = ["AlphaVariance", "BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS",
+           "count_patterns"]
 
 ANNOTATOR_METRICS = ("multi_kappa", "bias")
 
@@ -59,7 +60,7 @@ class BootstrapResult(Result):
         })
 
 
-def _patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
+def count_patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
     """Distinct count vectors of the items and how many items share each (items are interchangeable within one)."""
     counts = data.counts
     if counts.n_items * max(counts.n_categories, 1) > 50_000_000:
@@ -96,7 +97,7 @@ def _point_estimates(data: Annotations, level: str, values: np.ndarray | None, s
 def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, n_boot: int,
                       rng: np.random.Generator, bar: Progress, spa_weights: str = "annotations_m1",
                       chunk: int = 256) -> dict[str, np.ndarray]:
-    patterns, mult = _patterns(data)
+    patterns, mult = count_patterns(data)
     sums = data.count_sums
     features = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
     size = CountSums.pattern_n_values(patterns)
@@ -328,7 +329,7 @@ def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval"
     data = as_annotations(data, level=level)
     level = data.level
     values = data.category_values(level) if level in ("interval", "ratio") else None
-    patterns, mult = _patterns(data)
+    patterns, mult = count_patterns(data)
     sums = data.count_sums
     feats = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
     size = CountSums.pattern_n_values(patterns)

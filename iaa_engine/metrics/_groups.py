@@ -10,9 +10,9 @@ import pandas as pd
 import scipy.sparse as sp
 
 from iaa_engine.base._policy import check_choice, check_replacement, safe_ratio
-from iaa_engine.data._model import _factorize, as_annotations
+from iaa_engine.data._model import as_annotations, factorize_values
 from iaa_engine.metrics._agreement import SPA_WEIGHTS, SpaScheme
-from iaa_engine.stats._sums import _int_bincount, distinct_values, spa_weight_table
+from iaa_engine.stats._sums import distinct_values, int_bincount, spa_weight_table
 
 __all__ = ["group_agreement", "annotator_agreement"]
 
@@ -55,7 +55,7 @@ def _group_of_items(items: pd.Index, groups: Any) -> tuple[np.ndarray, pd.Index]
     values = np.asarray(values)
     if values.dtype == object:  # Python numbers from a dict or a callable: numeric group names, sorted as numbers
         values = pd.Series(values, dtype=object).infer_objects().to_numpy()
-    codes, names = _factorize(values)
+    codes, names = factorize_values(values)
     return codes, pd.Index(names, name="group", tupleize_cols=False)
 
 
@@ -125,16 +125,16 @@ def group_agreement(
     fill = check_replacement(replace_undefined_by)
     code, names = _group_of_items(data.items, groups)
     c = data.counts
-    n = _int_bincount(c.item, c.count, c.n_items)
+    n = int_bincount(c.item, c.count, c.n_items)
     n_values, col = distinct_values(n)  # only the numbers of annotations that occur
     size = n_values.size
     ok = n >= 2
     # the integer tables behind spa (see ExactSums), per group: items and agreeing ordered pairs by n_i
     key = code * size + col
     cells = len(names) * size
-    items_by_n = _int_bincount(key, np.ones_like(n), cells).reshape(len(names), size).astype(float)
-    agree = _int_bincount(c.item, c.count * c.count, c.n_items) - n
-    agree_by_n = _int_bincount(key[ok], agree[ok], cells).reshape(len(names), size)
+    items_by_n = int_bincount(key, np.ones_like(n), cells).reshape(len(names), size).astype(float)
+    agree = int_bincount(c.item, c.count * c.count, c.n_items) - n
+    agree_by_n = int_bincount(key[ok], agree[ok], cells).reshape(len(names), size)
     m = n_values.astype(float)
     p_by_n = agree_by_n / np.where(m >= 2, m * (m - 1.0), np.inf)
     k = spa_weight_table(m, weights, data.n_categories, data.count_sums.class_distribution())
@@ -224,8 +224,8 @@ def annotator_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> p
     entry = np.searchsorted(c.item * n_cat + c.category, item * n_cat + lab)
     same = c.count[entry]
     n_i = c.n_i.astype(np.int64)[item]
-    trace = _int_bincount(ann, same - 1, n_ann)
-    rows = _int_bincount(ann * n_cat + lab, n_i - 1, n_ann * n_cat).reshape(n_ann, n_cat)
+    trace = int_bincount(ann, same - 1, n_ann)
+    rows = int_bincount(ann * n_cat + lab, n_i - 1, n_ann * n_cat).reshape(n_ann, n_cat)
     # column sums: sum over a's items of n_ik, minus a's own labels
     who = sp.csr_matrix((np.ones(item.size, dtype=np.int64), (ann, item)), shape=(n_ann, data.n_items))
     cols = (who @ c.to_sparse()).toarray().astype(np.int64) - data.annotator_stats.counts

@@ -19,7 +19,7 @@ from iaa_engine.base._policy import EPS
 from iaa_engine.stats._differences import delta, expected_sum, positions_from
 from iaa_engine.stats._tables import ItemCounts
 
-__all__ = ["CountSums", "ExactSums", "distinct_values", "spa_weight_table", "variance_from_moments"]
+__all__ = ["CountSums", "ExactSums", "distinct_values", "int_bincount", "spa_weight_table", "variance_from_moments"]
 
 
 def variance_from_moments(n: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -238,12 +238,12 @@ class ExactSums:
     def from_counts(cls, c: ItemCounts) -> ExactSums:
         import scipy.sparse as sp
 
-        n = _int_bincount(c.item, c.count, c.n_items)
+        n = int_bincount(c.item, c.count, c.n_items)
         n_values, col = distinct_values(n)
         size = n_values.size
         k = max(c.n_categories, 1)
         ok = n >= 2
-        agree = _int_bincount(c.item, c.count * c.count, c.n_items) - n  # exact even for huge counts
+        agree = int_bincount(c.item, c.count * c.count, c.n_items) - n  # exact even for huge counts
         unanimous = ok & (c.max_i.astype(np.int64) == n)
         n_of = n[c.item]
         parts_n, parts_key, parts_val = [], [], []
@@ -251,7 +251,7 @@ class ExactSums:
             keep = n_of == m
             nm = sp.csr_matrix((c.count[keep], (c.item[keep], c.category[keep])), shape=(c.n_items, k))
             prod = (nm.T @ nm).tocoo()
-            diag = _int_bincount(c.category[keep], c.count[keep], k)
+            diag = int_bincount(c.category[keep], c.count[keep], k)
             key = prod.row.astype(np.int64) * k + prod.col
             val = prod.data.astype(np.int64) - np.where(prod.row == prod.col, diag[prod.row], 0)
             nz = val != 0
@@ -261,10 +261,10 @@ class ExactSums:
         empty = np.zeros(0, np.int64)
         return cls(
             n_values=n_values.astype(np.int64),
-            items_by_n=_int_bincount(col, np.ones_like(n), size),
-            agree_by_n=_int_bincount(col[ok], agree[ok], size),
-            unanimous_by_n=_int_bincount(col[unanimous], np.ones(int(unanimous.sum()), dtype=np.int64), size),
-            counts_by_n=_int_bincount(col[c.item] * k + c.category, c.count, size * k).reshape(size, k),
+            items_by_n=int_bincount(col, np.ones_like(n), size),
+            agree_by_n=int_bincount(col[ok], agree[ok], size),
+            unanimous_by_n=int_bincount(col[unanimous], np.ones(int(unanimous.sum()), dtype=np.int64), size),
+            counts_by_n=int_bincount(col[c.item] * k + c.category, c.count, size * k).reshape(size, k),
             coinc_n=np.concatenate(parts_n) if parts_n else empty,
             coinc_key=np.concatenate(parts_key) if parts_key else empty,
             coinc_val=np.concatenate(parts_val) if parts_val else empty,
@@ -292,7 +292,7 @@ class ExactSums:
         val = np.concatenate([p.coinc_val for p in parts])
         uniq, inverse = np.unique(np.stack([n, key]), axis=1, return_inverse=True) if n.size else (
             np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
-        summed = _int_bincount(inverse.ravel(), val, uniq.shape[1])
+        summed = int_bincount(inverse.ravel(), val, uniq.shape[1])
         return cls(n_values, total("items_by_n"), total("agree_by_n"), total("unanimous_by_n"),
                    total("counts_by_n"), uniq[0], uniq[1], summed, k)
 
@@ -337,7 +337,7 @@ def distinct_values(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values.astype(np.int64), position.ravel()
 
 
-def _int_bincount(keys: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
+def int_bincount(keys: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
     """Exact integer bincount.
 
     numpy accumulates weights in float64, which is exact while the sums stay below 2**53; larger sums (count
