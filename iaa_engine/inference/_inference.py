@@ -20,8 +20,6 @@ from iaa_engine.stats._sums import CountSums, spa_weight_table, variance_from_mo
 __all__ = ["AlphaVariance", "BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS",
            "count_patterns"]
 
-ANNOTATOR_METRICS = ("multi_kappa", "bias")
-
 
 @dataclass(frozen=True, eq=False)
 class BootstrapResult(Result):
