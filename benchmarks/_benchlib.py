@@ -310,7 +310,10 @@ def _git(*args: str) -> str | None:
     try:
         r = subprocess.run(
             ["git", "--no-optional-locks", "-C", str(ROOT), *args],
-            capture_output=True, text=True, timeout=20, check=False,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None

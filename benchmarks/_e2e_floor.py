@@ -15,8 +15,11 @@ import pyarrow.compute as pc
 
 
 def codes(column):
-    enc = column.combine_chunks().dictionary_encode() if isinstance(column, pa.ChunkedArray) else \
-        column.dictionary_encode()
+    enc = (
+        column.combine_chunks().dictionary_encode()
+        if isinstance(column, pa.ChunkedArray)
+        else column.dictionary_encode()
+    )
     order = pc.sort_indices(enc.dictionary).to_numpy()
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size)
@@ -31,8 +34,12 @@ def main(path: str) -> None:
     else:
         import pyarrow.csv as pcsv
 
-        table = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(
-            column_types={"item": pa.string(), "annotator": pa.string(), "label": pa.string()}))
+        table = pcsv.read_csv(
+            path,
+            convert_options=pcsv.ConvertOptions(
+                column_types={"item": pa.string(), "annotator": pa.string(), "label": pa.string()}
+            ),
+        )
     item, n_items = codes(table.column("item"))
     ann, n_ann = codes(table.column("annotator"))
     label, n_labels = codes(table.column("label"))

@@ -24,8 +24,14 @@ def main(argv: list[str]) -> int:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     with open(out, "w") as fh:
-        json.dump({"seconds": wall, "peak_rss_bytes": usage.ru_maxrss * 1024,
-                   "returncode": os.waitstatus_to_exitcode(status)}, fh)
+        json.dump(
+            {
+                "seconds": wall,
+                "peak_rss_bytes": usage.ru_maxrss * 1024,
+                "returncode": os.waitstatus_to_exitcode(status),
+            },
+            fh,
+        )
     return os.waitstatus_to_exitcode(status)
 
 

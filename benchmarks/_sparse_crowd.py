@@ -33,14 +33,15 @@ def generate(n_annotations: int, *, n_annotators: int = 500, seed: int = 0) -> p
             break
         ann[dup] = rng.integers(0, n_annotators, size=int(dup.sum()))
     truth = rng.integers(0, len(LABELS), size=n_items)
-    label = np.where(rng.random(n_annotations) < 0.75, truth[item],
-                     rng.integers(0, len(LABELS), size=n_annotations))
+    label = np.where(rng.random(n_annotations) < 0.75, truth[item], rng.integers(0, len(LABELS), size=n_annotations))
     perm = rng.permutation(n_annotations)
-    return pd.DataFrame({
-        "item": np.char.add("doc", np.char.zfill(item[perm].astype(str), 7)),
-        "annotator": np.char.add("w", np.char.zfill(ann[perm].astype(str), 4)),
-        "label": LABELS[label[perm]],
-    })
+    return pd.DataFrame(
+        {
+            "item": np.char.add("doc", np.char.zfill(item[perm].astype(str), 7)),
+            "annotator": np.char.add("w", np.char.zfill(ann[perm].astype(str), 4)),
+            "label": LABELS[label[perm]],
+        }
+    )
 
 
 def write(path: str, n_annotations: int, *, seed: int = 0) -> None:

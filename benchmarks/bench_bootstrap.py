@@ -50,8 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         args.items = 100_000
     t_wall = time.perf_counter()
     machine = bl.machine_info()
-    bl.say(f"bootstrap benchmark: {args.items:_} items × {args.per_item} annotations, {args.labels} labels, "
-           f"{args.boot} replicates")
+    bl.say(
+        f"bootstrap benchmark: {args.items:_} items × {args.per_item} annotations, {args.labels} labels, "
+        f"{args.boot} replicates"
+    )
     counts = make_counts(args.items, args.per_item, args.labels, args.seed)
     bench = bl.Bench(repeat=args.repeat)
 
@@ -61,10 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     def boot(_=None):
         return ie.bootstrap(ie.Annotations.from_counts(counts), n_boot=args.boot, seed=args.seed)
 
-    rep = bench.step("point", "point estimate: count table -> report (count-based metrics)", point,
-                     value=lambda r: r.values["fleiss_kappa"])
-    res = bench.step("boot", f"bootstrap: count table -> {args.boot} replicates of every count metric", boot,
-                     repeat=1, value=lambda r: float(r.table.loc["fleiss_kappa", "se"]))
+    rep = bench.step(
+        "point",
+        "point estimate: count table -> report (count-based metrics)",
+        point,
+        value=lambda r: r.values["fleiss_kappa"],
+    )
+    res = bench.step(
+        "boot",
+        f"bootstrap: count table -> {args.boot} replicates of every count metric",
+        boot,
+        repeat=1,
+        value=lambda r: float(r.table.loc["fleiss_kappa", "se"]),
+    )
     rng = np.random.default_rng(args.seed)
 
     def naive(_=None):
@@ -75,12 +86,21 @@ def main(argv: list[str] | None = None) -> int:
     bench.step("naive", f"naive bootstrap: {args.naive} replicates (resample, rebuild, recompute)", naive, repeat=1)
     naive_1000 = bench.steps["naive"]["seconds"] / args.naive * args.boot
     bl.say(f"  naive bootstrap extrapolated to {args.boot} replicates: {bl.fmt_s(naive_1000)}")
-    bench.compare(f"{args.boot} bootstrap replicates / one point estimate",
-                  ours=("bootstrap", bench.seconds("boot")), reference=("point estimate", bench.seconds("point")),
-                  kind="baseline", ratio_def="ours/reference", target=("<=", 20.0))
-    bench.compare(f"naive bootstrap (extrapolated to {args.boot}) / vectorised bootstrap  [info]",
-                  ours=("vectorised", bench.seconds("boot")), reference=("naive, extrapolated", naive_1000),
-                  kind="peer", ratio_def="reference/ours")
+    bench.compare(
+        f"{args.boot} bootstrap replicates / one point estimate",
+        ours=("bootstrap", bench.seconds("boot")),
+        reference=("point estimate", bench.seconds("point")),
+        kind="baseline",
+        ratio_def="ours/reference",
+        target=("<=", 20.0),
+    )
+    bench.compare(
+        f"naive bootstrap (extrapolated to {args.boot}) / vectorised bootstrap  [info]",
+        ours=("vectorised", bench.seconds("boot")),
+        reference=("naive, extrapolated", naive_1000),
+        kind="peer",
+        ratio_def="reference/ours",
+    )
     bl.say("")
     bl.print_comparisons(bench.comparisons)
     table = res.table
@@ -91,20 +111,30 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - t_wall
     bl.say(f"\n  peak RSS of the process {bl.fmt_bytes(bl.ru_maxrss_bytes())}; wall time {wall:.1f} s")
     if args.json:
-        bl.write_json(args.json, {
-            "benchmark": "bootstrap",
-            "script": "benchmarks/bench_bootstrap.py",
-            "title": "Bootstrap intervals of the count-based report: 1,000 replicates vs one point estimate",
-            "command": " ".join([Path(sys.executable).name, *sys.argv]),
-            "params": {"items": args.items, "annotations_per_item": args.per_item, "labels": args.labels,
-                       "replicates": args.boot, "seed": args.seed, "repeat": args.repeat, "quick": args.quick},
-            "steps": list(bench.steps.values()),
-            "comparisons": bench.comparisons,
-            "report_values": {k: v for k, v in rep.values.items()},
-            "memory": {"ru_maxrss_bytes": bl.ru_maxrss_bytes()},
-            "machine": machine,
-            "wall_seconds": wall,
-        })
+        bl.write_json(
+            args.json,
+            {
+                "benchmark": "bootstrap",
+                "script": "benchmarks/bench_bootstrap.py",
+                "title": "Bootstrap intervals of the count-based report: 1,000 replicates vs one point estimate",
+                "command": " ".join([Path(sys.executable).name, *sys.argv]),
+                "params": {
+                    "items": args.items,
+                    "annotations_per_item": args.per_item,
+                    "labels": args.labels,
+                    "replicates": args.boot,
+                    "seed": args.seed,
+                    "repeat": args.repeat,
+                    "quick": args.quick,
+                },
+                "steps": list(bench.steps.values()),
+                "comparisons": bench.comparisons,
+                "report_values": {k: v for k, v in rep.values.items()},
+                "memory": {"ru_maxrss_bytes": bl.ru_maxrss_bytes()},
+                "machine": machine,
+                "wall_seconds": wall,
+            },
+        )
     return 0
 
 

@@ -55,10 +55,28 @@ def _vm_hwm() -> int:
 
 def _steps(dask_seconds: float, worker_peaks: dict, mem: dict) -> list[dict]:
     """Timed steps in the shape run_all.py renders (the worker peaks are each worker's own VmHWM)."""
-    steps = [{"key": "dask", "label": "dask engine: read_dask + report(pairwise=True)", "group": "", "repeat": 1,
-              "seconds": dask_seconds, "peak_rss_extra_bytes": max(worker_peaks.values()), "value": None}]
-    steps.append({"key": "memory", "label": "in memory: read_parquet + from_long + report(pairwise=True)", "group": "",
-                  "repeat": 1, "seconds": mem["seconds"], "peak_rss_extra_bytes": mem["peak_rss_bytes"], "value": None})
+    steps = [
+        {
+            "key": "dask",
+            "label": "dask engine: read_dask + report(pairwise=True)",
+            "group": "",
+            "repeat": 1,
+            "seconds": dask_seconds,
+            "peak_rss_extra_bytes": max(worker_peaks.values()),
+            "value": None,
+        }
+    ]
+    steps.append(
+        {
+            "key": "memory",
+            "label": "in memory: read_parquet + from_long + report(pairwise=True)",
+            "group": "",
+            "repeat": 1,
+            "seconds": mem["seconds"],
+            "peak_rss_extra_bytes": mem["peak_rss_bytes"],
+            "value": None,
+        }
+    )
     return steps
 
 
@@ -73,8 +91,9 @@ def write_dataset(path: Path, n_annotations: int, per_item: int, n_ann: int, n_l
     # per_item distinct annotators per item: a random offset and stride-free consecutive block modulo n_ann
     start = rng.integers(0, n_ann, size=n_items)
     ann = ((start[:, None] + np.arange(per_item)[None, :]) % n_ann).astype(np.int64).ravel()
-    label = np.where(rng.random(item.size) < 0.83, np.repeat(truth, per_item),
-                     rng.integers(0, n_lab, size=item.size)).astype(np.int64)
+    label = np.where(
+        rng.random(item.size) < 0.83, np.repeat(truth, per_item), rng.integers(0, n_lab, size=item.size)
+    ).astype(np.int64)
     order = rng.permutation(item.size)  # spread every item over the files
     path.mkdir(parents=True, exist_ok=True)
     for k, chunk in enumerate(np.array_split(order, files)):
@@ -107,16 +126,26 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="iaa-dask-"))
     data = tmp / "annotations"
     try:
-        bl.say(f"dask benchmark: {args.annotations:_} annotations, {args.files} Parquet files, "
-               f"{args.workers} workers × {args.memory_limit}")
+        bl.say(
+            f"dask benchmark: {args.annotations:_} annotations, {args.files} Parquet files, "
+            f"{args.workers} workers × {args.memory_limit}"
+        )
         t0 = time.perf_counter()
         if not data.exists():
             write_dataset(data, args.annotations, args.per_item, args.annotators, args.labels, args.files, args.seed)
-        bl.say(f"  dataset written in {time.perf_counter() - t0:.1f} s "
-               f"({sum(f.stat().st_size for f in data.glob('*.parquet')) / bl.MB:.0f} MB on disk)")
+        bl.say(
+            f"  dataset written in {time.perf_counter() - t0:.1f} s "
+            f"({sum(f.stat().st_size for f in data.glob('*.parquet')) / bl.MB:.0f} MB on disk)"
+        )
 
-        cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                           memory_limit=args.memory_limit, dashboard_address=None, silence_logs=40)
+        cluster = distributed.LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=args.memory_limit,
+            dashboard_address=None,
+            silence_logs=40,
+        )
         client = distributed.Client(cluster)
         try:
             t0 = time.perf_counter()
@@ -135,14 +164,17 @@ def main(argv: list[str] | None = None) -> int:
         for addr, peak in worker_peaks.items():
             bl.say(f"    worker {addr}: peak RSS {bl.fmt_bytes(peak)} (limit {bl.fmt_bytes(limit)})")
 
-        out = subprocess.run([sys.executable, "-c", IN_MEMORY, str(data)], capture_output=True, text=True,
-                             cwd=str(bl.ROOT))
+        out = subprocess.run(
+            [sys.executable, "-c", IN_MEMORY, str(data)], capture_output=True, text=True, cwd=str(bl.ROOT)
+        )
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
         mem = json.loads(out.stdout)
-        bl.say(f"  in memory: read {mem['read_seconds']:.1f} s + report {mem['report_seconds']:.1f} s = "
-               f"{mem['seconds']:.1f} s, peak RSS {bl.fmt_bytes(mem['peak_rss_bytes'])}; the long table takes "
-               f"{bl.fmt_bytes(mem['in_memory_bytes'])} in memory")
+        bl.say(
+            f"  in memory: read {mem['read_seconds']:.1f} s + report {mem['report_seconds']:.1f} s = "
+            f"{mem['seconds']:.1f} s, peak RSS {bl.fmt_bytes(mem['peak_rss_bytes'])}; the long table takes "
+            f"{bl.fmt_bytes(mem['in_memory_bytes'])} in memory"
+        )
         ours, ref = rep.to_dict(), mem["report"]
         worst = 0.0
         for key in ("fleiss_kappa", "krippendorff_alpha", "multi_kappa", "bias", "spa_kappa", "percent_agreement"):
@@ -153,33 +185,54 @@ def main(argv: list[str] | None = None) -> int:
             worst = max(worst, float(np.nanmax(np.abs(a - b))))
         bl.say(f"  largest difference dask vs in memory over the scalar metrics and matrices: {worst:.2e}")
         bench = bl.Bench()
-        bench.compare("dask engine / in memory (wall time, same data, same run)  [info]",
-                      ours=("dask", dask_seconds), reference=("in memory", mem["seconds"]), kind="baseline",
-                      ratio_def="ours/reference", values=(ours["fleiss_kappa"], ref["fleiss_kappa"]), tolerance=1e-12)
+        bench.compare(
+            "dask engine / in memory (wall time, same data, same run)  [info]",
+            ours=("dask", dask_seconds),
+            reference=("in memory", mem["seconds"]),
+            kind="baseline",
+            ratio_def="ours/reference",
+            values=(ours["fleiss_kappa"], ref["fleiss_kappa"]),
+            tolerance=1e-12,
+        )
         max_peak = max(worker_peaks.values())
-        bl.say(f"\n  largest worker peak {bl.fmt_bytes(max_peak)} vs the data's in-memory size "
-               f"{bl.fmt_bytes(mem['in_memory_bytes'])} and the in-memory path's peak "
-               f"{bl.fmt_bytes(mem['peak_rss_bytes'])}")
+        bl.say(
+            f"\n  largest worker peak {bl.fmt_bytes(max_peak)} vs the data's in-memory size "
+            f"{bl.fmt_bytes(mem['in_memory_bytes'])} and the in-memory path's peak "
+            f"{bl.fmt_bytes(mem['peak_rss_bytes'])}"
+        )
         bl.print_comparisons(bench.comparisons)
         wall = time.perf_counter() - t_wall
         if args.json:
-            bl.write_json(args.json, {
-                "benchmark": "dask",
-                "script": "benchmarks/bench_dask.py",
-                "title": "Report on a Dask LocalCluster (memory-limited workers) vs in memory, partitioned Parquet",
-                "command": " ".join([Path(sys.executable).name, *sys.argv]),
-                "params": {"annotations": args.annotations, "files": args.files, "workers": args.workers,
-                           "memory_limit": args.memory_limit, "annotators": args.annotators, "labels": args.labels,
-                           "quick": args.quick},
-                "dask": {"seconds": dask_seconds, "summarise_seconds": t1 - t0, "worker_peak_rss_bytes": worker_peaks,
-                         "worker_memory_limit_bytes": limit},
-                "in_memory": {k: v for k, v in mem.items() if k != "report"},
-                "max_abs_difference": worst,
-                "steps": _steps(dask_seconds, worker_peaks, mem),
-                "comparisons": bench.comparisons,
-                "machine": machine,
-                "wall_seconds": wall,
-            })
+            bl.write_json(
+                args.json,
+                {
+                    "benchmark": "dask",
+                    "script": "benchmarks/bench_dask.py",
+                    "title": "Report on a Dask LocalCluster (memory-limited workers) vs in memory, partitioned Parquet",
+                    "command": " ".join([Path(sys.executable).name, *sys.argv]),
+                    "params": {
+                        "annotations": args.annotations,
+                        "files": args.files,
+                        "workers": args.workers,
+                        "memory_limit": args.memory_limit,
+                        "annotators": args.annotators,
+                        "labels": args.labels,
+                        "quick": args.quick,
+                    },
+                    "dask": {
+                        "seconds": dask_seconds,
+                        "summarise_seconds": t1 - t0,
+                        "worker_peak_rss_bytes": worker_peaks,
+                        "worker_memory_limit_bytes": limit,
+                    },
+                    "in_memory": {k: v for k, v in mem.items() if k != "report"},
+                    "max_abs_difference": worst,
+                    "steps": _steps(dask_seconds, worker_peaks, mem),
+                    "comparisons": bench.comparisons,
+                    "machine": machine,
+                    "wall_seconds": wall,
+                },
+            )
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

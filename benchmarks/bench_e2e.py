@@ -50,14 +50,22 @@ def timed(cmd: list[str], cwd: Path, repeat: int) -> dict[str, Any]:
     runs = []
     for _ in range(repeat):
         with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
-            proc = subprocess.run([sys.executable, str(HERE / "_rss_launch.py"), tmp.name, "--", *cmd], cwd=cwd,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            proc = subprocess.run(
+                [sys.executable, str(HERE / "_rss_launch.py"), tmp.name, "--", *cmd],
+                cwd=cwd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             if proc.returncode:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.strip()[-500:]}")
             got = json.loads(Path(tmp.name).read_text())
         runs.append((got["seconds"], got["peak_rss_bytes"]))
-    return {"seconds": statistics.median(r[0] for r in runs), "peak_rss_bytes": max(r[1] for r in runs),
-            "runs": [r[0] for r in runs]}
+    return {
+        "seconds": statistics.median(r[0] for r in runs),
+        "peak_rss_bytes": max(r[1] for r in runs),
+        "runs": [r[0] for r in runs],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     machine = bl.machine_info()
     bench = bl.Bench()
     t_wall = time.perf_counter()
-    bl.say(f"end-to-end benchmark: sizes {sizes}, formats {formats}, median of {args.repeat}; "
-           f"load {machine.get('loadavg')}")
+    bl.say(
+        f"end-to-end benchmark: sizes {sizes}, formats {formats}, median of {args.repeat}; "
+        f"load {machine.get('loadavg')}"
+    )
     rows = []
     for n in sizes:
         for fmt in formats:
@@ -114,52 +124,88 @@ def main(argv: list[str] | None = None) -> int:
             res: dict[str, dict[str, Any]] = {}
             for key, got in runs.items():
                 repeat = len(got)
-                r = {"seconds": statistics.median(g["seconds"] for g in got),
-                     "peak_rss_bytes": max(g["peak_rss_bytes"] for g in got), "runs": [g["seconds"] for g in got]}
+                r = {
+                    "seconds": statistics.median(g["seconds"] for g in got),
+                    "peak_rss_bytes": max(g["peak_rss_bytes"] for g in got),
+                    "runs": [g["seconds"] for g in got],
+                }
                 res[key] = r
                 label = f"{n:>10,} {fmt:<7} {key}"
-                bench.steps[f"{n}-{fmt}-{key}"] = {"key": f"{n}-{fmt}-{key}", "label": label, "group": f"{n} {fmt}",
-                                                   "seconds": r["seconds"], "repeat": repeat,
-                                                   "peak_rss_extra_bytes": r["peak_rss_bytes"], "value": None}
+                bench.steps[f"{n}-{fmt}-{key}"] = {
+                    "key": f"{n}-{fmt}-{key}",
+                    "label": label,
+                    "group": f"{n} {fmt}",
+                    "seconds": r["seconds"],
+                    "repeat": repeat,
+                    "peak_rss_extra_bytes": r["peak_rss_bytes"],
+                    "value": None,
+                }
                 bl.say(f"  {label:<40} {bl.fmt_s(r['seconds']):>10}   peak RSS {bl.fmt_bytes(r['peak_rss_bytes'])}")
             floor, table = res["floor"], res["table"]
             big = n >= 10_000_000
-            bench.compare(f"{n:,} {fmt}: iaa report / floor (time)", ours=("iaa report", table["seconds"]),
-                          reference=("floor", floor["seconds"]), kind="baseline", ratio_def="ours/reference",
-                          target=("<=", 1.5) if big else None)
+            bench.compare(
+                f"{n:,} {fmt}: iaa report / floor (time)",
+                ours=("iaa report", table["seconds"]),
+                reference=("floor", floor["seconds"]),
+                kind="baseline",
+                ratio_def="ours/reference",
+                target=("<=", 1.5) if big else None,
+            )
             mem = table["peak_rss_bytes"] / floor["peak_rss_bytes"]
-            bench.compare(f"{n:,} {fmt}: iaa report / floor (peak memory)",
-                          ours=("iaa report peak RSS (GB)", table["peak_rss_bytes"] / 1e9),
-                          reference=("floor peak RSS (GB)", floor["peak_rss_bytes"] / 1e9), kind="baseline",
-                          ratio_def="ours/reference", target=("<=", 1.5) if big else None)
+            bench.compare(
+                f"{n:,} {fmt}: iaa report / floor (peak memory)",
+                ours=("iaa report peak RSS (GB)", table["peak_rss_bytes"] / 1e9),
+                reference=("floor peak RSS (GB)", floor["peak_rss_bytes"] / 1e9),
+                kind="baseline",
+                ratio_def="ours/reference",
+                target=("<=", 1.5) if big else None,
+            )
             for key, bound in (("json", 1.15), ("ci", 2.0), ("html", 1.3)):
                 if key in res:
-                    bench.compare(f"{n:,} {fmt}: --{key} / table", ours=(f"--{key}", res[key]["seconds"]),
-                                  reference=("table", table["seconds"]), kind="baseline", ratio_def="ours/reference",
-                                  target=("<=", bound) if big else None)
+                    bench.compare(
+                        f"{n:,} {fmt}: --{key} / table",
+                        ours=(f"--{key}", res[key]["seconds"]),
+                        reference=("table", table["seconds"]),
+                        kind="baseline",
+                        ratio_def="ours/reference",
+                        target=("<=", bound) if big else None,
+                    )
             for p in peers:
                 if p in res:
-                    bench.compare(f"{n:,} {fmt}: {p} from the file / iaa report", ours=("iaa report", table["seconds"]),
-                                  reference=(p, res[p]["seconds"]), kind="peer", ratio_def="reference/ours")
+                    bench.compare(
+                        f"{n:,} {fmt}: {p} from the file / iaa report",
+                        ours=("iaa report", table["seconds"]),
+                        reference=(p, res[p]["seconds"]),
+                        kind="peer",
+                        ratio_def="reference/ours",
+                    )
             rows.append({"n": n, "format": fmt, **{k: v for k, v in res.items()}, "memory_ratio": mem})
     bl.say("")
     bl.print_comparisons(bench.comparisons)
     wall = time.perf_counter() - t_wall
     bl.say(f"\n  wall time {wall:.0f} s")
     if args.json:
-        bl.write_json(args.json, {
-            "benchmark": "e2e",
-            "script": "benchmarks/bench_e2e.py",
-            "title": "From the file to the printed report, beside the floor and the peers",
-            "command": " ".join([Path(sys.executable).name, *sys.argv]),
-            "params": {"sizes": sizes, "formats": formats, "repeat": args.repeat, "peers": peers,
-                       "quick": args.quick},
-            "steps": list(bench.steps.values()),
-            "comparisons": bench.comparisons,
-            "rows": rows,
-            "machine": machine,
-            "wall_seconds": wall,
-        })
+        bl.write_json(
+            args.json,
+            {
+                "benchmark": "e2e",
+                "script": "benchmarks/bench_e2e.py",
+                "title": "From the file to the printed report, beside the floor and the peers",
+                "command": " ".join([Path(sys.executable).name, *sys.argv]),
+                "params": {
+                    "sizes": sizes,
+                    "formats": formats,
+                    "repeat": args.repeat,
+                    "peers": peers,
+                    "quick": args.quick,
+                },
+                "steps": list(bench.steps.values()),
+                "comparisons": bench.comparisons,
+                "rows": rows,
+                "machine": machine,
+                "wall_seconds": wall,
+            },
+        )
     return 0
 
 

@@ -70,16 +70,24 @@ def main(argv: list[str] | None = None) -> int:
     machine = bl.machine_info()
     addin = load_addin()
     rng_values = make_range(args.items, args.annotators, args.categories, args.blank, args.seed)
-    bl.say(f"Excel add-in benchmark: a {args.items:,} × {args.annotators} range (items × annotators), "
-           f"{args.categories} categories, {args.blank:.0%} blank; xlwings {xw.__version__}")
+    bl.say(
+        f"Excel add-in benchmark: a {args.items:,} × {args.annotators} range (items × annotators), "
+        f"{args.categories} categories, {args.blank:.0%} blank; xlwings {xw.__version__}"
+    )
 
     def fresh():  # a new Annotations each time: the core caches its statistics on the object
         return ie.Annotations.from_wide(rng_values, annotators_as="columns")
+
     bench = bl.Bench(repeat=args.repeat)
 
     def call(func: str, *extra):
-        payload = {"func_name": func, "args": [rng_values, *[[[e]] for e in extra]],
-                   "caller_address": "Sheet1!A1", "version": xw.__version__, "runtime": "1.4"}
+        payload = {
+            "func_name": func,
+            "args": [rng_values, *[[[e]] for e in extra]],
+            "caller_address": "Sheet1!A1",
+            "version": xw.__version__,
+            "runtime": "1.4",
+        }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return asyncio.run(server.custom_functions_call(payload, addin))
@@ -92,41 +100,70 @@ def main(argv: list[str] | None = None) -> int:
         ("IAA_REPORT", ("columns",), lambda: ie.report(fresh(), pairwise=False), "IAA_REPORT (spills every metric)"),
     ]
     for func, extra, core_fn, label in cases:
-        out = bench.step(f"excel_{func}", f"=={func}(range) through custom_functions_call: {label}",
-                         lambda f=func, e=extra: call(f, *e),
-                         value=lambda r: r[0][0] if isinstance(r[0][0], float) else None)
-        core_out = bench.step(f"core_{func}", f"   iaa_engine from the same 2-D list: {label}", core_fn,
-                              value=lambda r: r if isinstance(r, float) else None)
+        out = bench.step(
+            f"excel_{func}",
+            f"=={func}(range) through custom_functions_call: {label}",
+            lambda f=func, e=extra: call(f, *e),
+            value=lambda r: r[0][0] if isinstance(r[0][0], float) else None,
+        )
+        core_out = bench.step(
+            f"core_{func}",
+            f"   iaa_engine from the same 2-D list: {label}",
+            core_fn,
+            value=lambda r: r if isinstance(r, float) else None,
+        )
         ours, ref = bench.seconds(f"excel_{func}"), bench.seconds(f"core_{func}")
         vals = (out[0][0], core_out) if isinstance(core_out, float) else None
-        bench.compare(f"={func} on a {args.items:,} × {args.annotators} range via the Office.js call path / core",
-                      ours=(f"={func} (call path)", ours), reference=("core from the list", ref), kind="baseline",
-                      ratio_def="ours/reference", values=vals, tolerance=1e-12,
-                      note="the Excel surface's cost: payload conversion, range reading, result shaping")
+        bench.compare(
+            f"={func} on a {args.items:,} × {args.annotators} range via the Office.js call path / core",
+            ours=(f"={func} (call path)", ours),
+            reference=("core from the list", ref),
+            kind="baseline",
+            ratio_def="ours/reference",
+            values=vals,
+            tolerance=1e-12,
+            note="the Excel surface's cost: payload conversion, range reading, result shaping",
+        )
     worst = max(bench.seconds(f"excel_{f}") for f, *_ in cases)
-    bench.compare(f"slowest worksheet function on the {args.items:,} × {args.annotators} range / 1 s budget",
-                  ours=("slowest call", worst), reference=("1 s", 1.0), kind="baseline", ratio_def="ours/reference",
-                  target=("<=", 1.0), note="a recalculation should feel instant")
+    bench.compare(
+        f"slowest worksheet function on the {args.items:,} × {args.annotators} range / 1 s budget",
+        ours=("slowest call", worst),
+        reference=("1 s", 1.0),
+        kind="baseline",
+        ratio_def="ours/reference",
+        target=("<=", 1.0),
+        note="a recalculation should feel instant",
+    )
     bl.say("")
     bl.print_comparisons(bench.comparisons)
     bl.say(f"\n  slowest function call on the {args.items:,} × {args.annotators} range: {bl.fmt_s(worst)}")
     wall = time.perf_counter() - t_wall
     bl.say(f"  peak RSS of the process {bl.fmt_bytes(bl.ru_maxrss_bytes())}; wall time {wall:.1f} s")
     if args.json:
-        bl.write_json(args.json, {
-            "benchmark": "excel",
-            "script": "benchmarks/bench_excel.py",
-            "title": "Excel add-in: worksheet functions on a 1,000 × 50 range through xlwings's call path",
-            "command": " ".join([Path(sys.executable).name, *sys.argv]),
-            "params": {"items": args.items, "annotators": args.annotators, "categories": args.categories,
-                       "blank": args.blank, "seed": args.seed, "repeat": args.repeat, "quick": args.quick,
-                       "xlwings": xw.__version__},
-            "steps": list(bench.steps.values()),
-            "comparisons": bench.comparisons,
-            "memory": {"ru_maxrss_bytes": bl.ru_maxrss_bytes()},
-            "machine": machine,
-            "wall_seconds": wall,
-        })
+        bl.write_json(
+            args.json,
+            {
+                "benchmark": "excel",
+                "script": "benchmarks/bench_excel.py",
+                "title": "Excel add-in: worksheet functions on a 1,000 × 50 range through xlwings's call path",
+                "command": " ".join([Path(sys.executable).name, *sys.argv]),
+                "params": {
+                    "items": args.items,
+                    "annotators": args.annotators,
+                    "categories": args.categories,
+                    "blank": args.blank,
+                    "seed": args.seed,
+                    "repeat": args.repeat,
+                    "quick": args.quick,
+                    "xlwings": xw.__version__,
+                },
+                "steps": list(bench.steps.values()),
+                "comparisons": bench.comparisons,
+                "memory": {"ru_maxrss_bytes": bl.ru_maxrss_bytes()},
+                "machine": machine,
+                "wall_seconds": wall,
+            },
+        )
     return 0
 
 

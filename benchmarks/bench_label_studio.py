@@ -35,8 +35,10 @@ import numpy as np
 
 bl.use_working_tree()
 
-CONFIG = ('<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
-          '<Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>')
+CONFIG = (
+    '<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
+    '<Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>'
+)
 
 
 def synced_copy(api, source: int) -> int:
@@ -81,9 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json")
-    ap.add_argument("--full-tasks", type=int, default=None,
-                    help="tasks of the project that gets the first sync with every output (default: --tasks). On the "
-                         "development server each costs two requests of ~0.15-0.3 s")
+    ap.add_argument(
+        "--full-tasks",
+        type=int,
+        default=None,
+        help="tasks of the project that gets the first sync with every output (default: --tasks). On the "
+        "development server each costs two requests of ~0.15-0.3 s",
+    )
     ap.add_argument("--quick", action="store_true", help="1,000 tasks (300 for the full first sync)")
     args = ap.parse_args(argv)
     if args.quick:
@@ -92,8 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     args.full_tasks = min(args.full_tasks or args.tasks, args.tasks)
     t_wall = time.perf_counter()
     machine = bl.machine_info()
-    bl.say(f"Label Studio sync benchmark: {args.tasks:_} tasks × {args.annotators} annotations, "
-           f"{args.workers} parallel writers")
+    bl.say(
+        f"Label Studio sync benchmark: {args.tasks:_} tasks × {args.annotators} annotations, "
+        f"{args.workers} parallel writers"
+    )
     try:
         from iaa_label_studio import testing as lst
         from iaa_label_studio.api import Api
@@ -101,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         from iaa_label_studio.state import StateStore
         from iaa_label_studio.sync import sync
     except ImportError as exc:
-        bl.say(f"  skipped: the plugin is not installed ({exc}); "
-               "run `make test` or pip install -e plugins/label_studio")
+        bl.say(
+            f"  skipped: the plugin is not installed ({exc}); run `make test` or pip install -e plugins/label_studio"
+        )
         return 0
     tmp = Path(tempfile.mkdtemp(prefix="iaa-bench-ls-"))
     bench = bl.Bench(repeat=1)
@@ -122,20 +131,37 @@ def main(argv: list[str] | None = None) -> int:
             ok = rng.random((args.tasks, args.annotators)) < 0.75
             labels = np.where(ok, truth[:, None], rng.integers(0, 3, size=(args.tasks, args.annotators)))
             names = np.array(["pos", "neg", "neu"])
-            tasks = [{"data": {"text": f"review {i}"}, "annotations": [
-                {"completed_by": users[a], "result": [{"from_name": "sentiment", "to_name": "text", "type": "choices",
-                                                       "value": {"choices": [str(names[labels[i, a]])]}}]}
-                for a in range(args.annotators)]} for i in range(args.tasks)]
+            tasks = [
+                {
+                    "data": {"text": f"review {i}"},
+                    "annotations": [
+                        {
+                            "completed_by": users[a],
+                            "result": [
+                                {
+                                    "from_name": "sentiment",
+                                    "to_name": "text",
+                                    "type": "choices",
+                                    "value": {"choices": [str(names[labels[i, a]])]},
+                                }
+                            ],
+                        }
+                        for a in range(args.annotators)
+                    ],
+                }
+                for i in range(args.tasks)
+            ]
             t0 = time.perf_counter()
             pid_scores = lst.make_project(api, "benchmark, scores only", CONFIG, tasks)
-            pid_full = lst.make_project(api, "benchmark, full first sync", CONFIG, tasks[:args.full_tasks])
+            pid_full = lst.make_project(api, "benchmark, full first sync", CONFIG, tasks[: args.full_tasks])
             bl.say(f"  projects imported in {time.perf_counter() - t0:.1f} s")
 
             store = StateStore(tmp / "state")
 
             def run(project, **kw):
-                return sync(api, project, workers=args.workers, summary_dir=None, html=False, progress=False,
-                            state=store, **kw)
+                return sync(
+                    api, project, workers=args.workers, summary_dir=None, html=False, progress=False, state=store, **kw
+                )
 
             def nothing_planned(s, what):
                 if s["planned"]:
@@ -145,77 +171,134 @@ def main(argv: list[str] | None = None) -> int:
             # 1. the synced state of the whole project, built by one fast import, then unchanged re-syncs of it
             t0 = time.perf_counter()
             pid_synced = synced_copy(api, pid_scores)
-            bl.say(f"  synced state of {args.tasks:_} tasks (gold annotations, scores, fields) imported in "
-                   f"{time.perf_counter() - t0:.1f} s")
+            bl.say(
+                f"  synced state of {args.tasks:_} tasks (gold annotations, scores, fields) imported in "
+                f"{time.perf_counter() - t0:.1f} s"
+            )
             # "nothing changed": a run always looks again at tasks changed within MARGIN before the previous run
             # (transactions commit out of order), so the import must be older than that
             settle = MARGIN.total_seconds() + 1
             bl.say(f"  leaving the project alone for {settle:.0f} s (the look-back margin of a re-sync)")
             time.sleep(settle)
-            cold = nothing_planned(bench.step(
-                "resync_cold", f"re-sync of {args.tasks:_} synced tasks, nothing changed, no saved state",
-                lambda: run(pid_synced), value=lambda s: s["pull"]["read"]), "the cold re-sync")
+            cold = nothing_planned(
+                bench.step(
+                    "resync_cold",
+                    f"re-sync of {args.tasks:_} synced tasks, nothing changed, no saved state",
+                    lambda: run(pid_synced),
+                    value=lambda s: s["pull"]["read"],
+                ),
+                "the cold re-sync",
+            )
             bl.say(f"    read {cold['pull']}; seconds {_secs(cold)}")
-            warm = nothing_planned(bench.step(
-                "resync", f"re-sync of {args.tasks:_} synced tasks, nothing changed, saved state",
-                lambda: run(pid_synced), value=lambda s: s["pull"]["read"]), "the warm re-sync")
+            warm = nothing_planned(
+                bench.step(
+                    "resync",
+                    f"re-sync of {args.tasks:_} synced tasks, nothing changed, saved state",
+                    lambda: run(pid_synced),
+                    value=lambda s: s["pull"]["read"],
+                ),
+                "the warm re-sync",
+            )
             bl.say(f"    read {warm['pull']}; seconds {_secs(warm)}")
             # 2. first sync, scores only: one bulk import
             lean = dict(gold=False, field=None)
-            scores = bench.step("scores", f"first sync of {args.tasks:_} tasks, scores only (--no-gold --no-field)",
-                                lambda: run(pid_scores, **lean), value=lambda s: sum(s["done"].values()))
+            scores = bench.step(
+                "scores",
+                f"first sync of {args.tasks:_} tasks, scores only (--no-gold --no-field)",
+                lambda: run(pid_scores, **lean),
+                value=lambda s: sum(s["done"].values()),
+            )
             bl.say(f"    writes: {scores['done']}; seconds {_secs(scores)}")
             # 3. first sync with every output: two requests per task (gold annotation, data field)
-            first = bench.step("first", f"first sync of {args.full_tasks:_} tasks: gold + score + field",
-                               lambda: run(pid_full), value=lambda s: sum(s["done"].values()))
+            first = bench.step(
+                "first",
+                f"first sync of {args.full_tasks:_} tasks: gold + score + field",
+                lambda: run(pid_full),
+                value=lambda s: sum(s["done"].values()),
+            )
             bl.say(f"    writes: {first['done']}; read back {first['after']}; seconds {_secs(first)}")
             if first["after"] is None or first["after"]["left"]:
                 raise SystemExit(f"  ERROR: the read-back after the first sync found writes left: {first['after']}")
-            nothing_planned(bench.step(
-                "resync_full", f"re-sync of the {args.full_tasks:_} tasks after their first sync (saved state)",
-                lambda: run(pid_full), value=lambda s: s["pull"]["read"]), "the re-sync after the first sync")
+            nothing_planned(
+                bench.step(
+                    "resync_full",
+                    f"re-sync of the {args.full_tasks:_} tasks after their first sync (saved state)",
+                    lambda: run(pid_full),
+                    value=lambda s: s["pull"]["read"],
+                ),
+                "the re-sync after the first sync",
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     target_first = 120.0 * args.full_tasks / 10_000
     target_again = 20.0 * args.tasks / 10_000
     target_scores = 120.0 * args.tasks / 10_000
     scaled = "" if args.full_tasks == 10_000 else f" (target scaled to {args.full_tasks:_} tasks)"
-    bench.compare(f"first sync, all outputs / {target_first:.0f} s target{scaled}",
-                  ours=("first sync", bench.seconds("first")),
-                  reference=("target", target_first), kind="baseline", ratio_def="ours/reference",
-                  target=("<=", 1.0))
+    bench.compare(
+        f"first sync, all outputs / {target_first:.0f} s target{scaled}",
+        ours=("first sync", bench.seconds("first")),
+        reference=("target", target_first),
+        kind="baseline",
+        ratio_def="ours/reference",
+        target=("<=", 1.0),
+    )
     scaled = "" if args.tasks == 10_000 else f" (target scaled to {args.tasks:_} tasks)"
-    bench.compare(f"unchanged re-sync, saved state / {target_again:.0f} s target{scaled}",
-                  ours=("re-sync", bench.seconds("resync")), reference=("target", target_again), kind="baseline",
-                  ratio_def="ours/reference", target=("<=", 1.0))
-    bench.compare(f"unchanged re-sync, no saved state / {target_again:.0f} s target{scaled}",
-                  ours=("re-sync, cold", bench.seconds("resync_cold")), reference=("target", target_again),
-                  kind="baseline", ratio_def="ours/reference", target=("<=", 1.0))
-    bench.compare(f"first sync, scores only (--no-gold --no-field) / {target_scores:.0f} s target{scaled}  [info]",
-                  ours=("first sync, scores only", bench.seconds("scores")), reference=("target", target_scores),
-                  kind="baseline", ratio_def="ours/reference")
+    bench.compare(
+        f"unchanged re-sync, saved state / {target_again:.0f} s target{scaled}",
+        ours=("re-sync", bench.seconds("resync")),
+        reference=("target", target_again),
+        kind="baseline",
+        ratio_def="ours/reference",
+        target=("<=", 1.0),
+    )
+    bench.compare(
+        f"unchanged re-sync, no saved state / {target_again:.0f} s target{scaled}",
+        ours=("re-sync, cold", bench.seconds("resync_cold")),
+        reference=("target", target_again),
+        kind="baseline",
+        ratio_def="ours/reference",
+        target=("<=", 1.0),
+    )
+    bench.compare(
+        f"first sync, scores only (--no-gold --no-field) / {target_scores:.0f} s target{scaled}  [info]",
+        ours=("first sync, scores only", bench.seconds("scores")),
+        reference=("target", target_scores),
+        kind="baseline",
+        ratio_def="ours/reference",
+    )
     bl.say("")
     bl.print_comparisons(bench.comparisons)
     per_task = bench.seconds("first") / args.full_tasks
-    bl.say(f"\n  first sync {per_task * 1000:.1f} ms per task ({per_task * 10_000 / 60:.1f} min for 10,000 tasks); "
-           f"re-sync {bench.seconds('resync'):.1f} s with the saved state, {bench.seconds('resync_cold'):.1f} s "
-           "without")
+    bl.say(
+        f"\n  first sync {per_task * 1000:.1f} ms per task ({per_task * 10_000 / 60:.1f} min for 10,000 tasks); "
+        f"re-sync {bench.seconds('resync'):.1f} s with the saved state, {bench.seconds('resync_cold'):.1f} s "
+        "without"
+    )
     wall = time.perf_counter() - t_wall
     if args.json:
-        bl.write_json(args.json, {
-            "benchmark": "label_studio",
-            "script": "benchmarks/bench_label_studio.py",
-            "title": "Label Studio sync: first sync and unchanged re-sync against a local real server",
-            "command": " ".join([Path(sys.executable).name, *sys.argv]),
-            "params": {"tasks": args.tasks, "full_tasks": args.full_tasks, "annotators": args.annotators,
-                       "workers": args.workers, "seed": args.seed, "quick": args.quick,
-                       "server_version": lst.SERVER_VERSION},
-            "steps": list(bench.steps.values()),
-            "comparisons": bench.comparisons,
-            "writes": first["done"],
-            "machine": machine,
-            "wall_seconds": wall,
-        })
+        bl.write_json(
+            args.json,
+            {
+                "benchmark": "label_studio",
+                "script": "benchmarks/bench_label_studio.py",
+                "title": "Label Studio sync: first sync and unchanged re-sync against a local real server",
+                "command": " ".join([Path(sys.executable).name, *sys.argv]),
+                "params": {
+                    "tasks": args.tasks,
+                    "full_tasks": args.full_tasks,
+                    "annotators": args.annotators,
+                    "workers": args.workers,
+                    "seed": args.seed,
+                    "quick": args.quick,
+                    "server_version": lst.SERVER_VERSION,
+                },
+                "steps": list(bench.steps.values()),
+                "comparisons": bench.comparisons,
+                "writes": first["done"],
+                "machine": machine,
+                "wall_seconds": wall,
+            },
+        )
     return 0
 
 

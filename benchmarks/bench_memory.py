@@ -43,8 +43,9 @@ def _write(path: Path, item: np.ndarray, annotator: np.ndarray, label: list[str]
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    table = pa.table({"item": [f"doc{i:07d}" for i in item], "annotator": [f"w{a:05d}" for a in annotator],
-                      "label": label})
+    table = pa.table(
+        {"item": [f"doc{i:07d}" for i in item], "annotator": [f"w{a:05d}" for a in annotator], "label": label}
+    )
     pcsv.write_csv(table, str(path))
 
 
@@ -62,8 +63,13 @@ def make_case(name: str, path: Path, scale: float) -> dict[str, Any]:
         else:  # distinct continuous ratings
             label = np.char.mod("%.9f", rng.permutation(rng.normal(size=item.size)))
         _write(path, item, annotator, label)
-        return {"level": "interval" if kind == "values" else "nominal", "items": items, "annotators": 2,
-                "distinct": int(np.unique(label).size), "rows": int(item.size)}
+        return {
+            "level": "interval" if kind == "values" else "nominal",
+            "items": items,
+            "annotators": 2,
+            "distinct": int(np.unique(label).size),
+            "rows": int(item.size),
+        }
     n_ann, n_lab = int(float(a) * scale), int(float(b))
     rows = int(1_000_000 * scale)
     items = rows // 5
@@ -73,12 +79,25 @@ def make_case(name: str, path: Path, scale: float) -> dict[str, Any]:
     item, annotator = key // n_ann, key % n_ann
     label = np.array([f"c{v:04d}" for v in rng.integers(0, n_lab, item.size)])
     _write(path, item, annotator, label)
-    return {"level": "nominal", "items": int(np.unique(item).size), "annotators": n_ann, "distinct": n_lab,
-            "rows": int(item.size)}
+    return {
+        "level": "nominal",
+        "items": int(np.unique(item).size),
+        "annotators": n_ann,
+        "distinct": n_lab,
+        "rows": int(item.size),
+    }
 
 
-CASES = ["labels-1e4-x", "labels-1e5-x", "values-1e5-x", "values-1e6-x",
-         "annotators-1e3-1e2", "annotators-1e3-1e3", "annotators-1e4-1e2", "annotators-1e4-1e3"]
+CASES = [
+    "labels-1e4-x",
+    "labels-1e5-x",
+    "values-1e5-x",
+    "values-1e6-x",
+    "annotators-1e3-1e2",
+    "annotators-1e3-1e3",
+    "annotators-1e4-1e2",
+    "annotators-1e4-1e3",
+]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         path = data_dir / f"{name}{'-quick' if args.quick else ''}.csv"
         meta = make_case(name, path, scale)
         level = meta["level"]
-        commands = {"floor": [python, str(HERE / "_e2e_floor.py"), str(path)],
-                    "ours": [iaa, "report", str(path)] + (["--level", level] if level != "nominal" else [])}
+        commands = {
+            "floor": [python, str(HERE / "_e2e_floor.py"), str(path)],
+            "ours": [iaa, "report", str(path)] + (["--level", level] if level != "nominal" else []),
+        }
         if level == "interval":
             commands["ours nominal"] = [iaa, "report", str(path)]  # the same distinct values as text labels
         # krippendorff builds items × V × V floats (its diagonal step) beside the annotators × items matrix
@@ -116,43 +137,69 @@ def main(argv: list[str] | None = None) -> int:
             r = timed(cmd, bl.ROOT, args.repeat)
             res[key] = r
             label = f"{name:<20} {key}"
-            bench.steps[f"{name}-{key}"] = {"key": f"{name}-{key}", "label": label, "group": name,
-                                            "seconds": r["seconds"], "repeat": args.repeat,
-                                            "peak_rss_extra_bytes": r["peak_rss_bytes"], "value": None}
+            bench.steps[f"{name}-{key}"] = {
+                "key": f"{name}-{key}",
+                "label": label,
+                "group": name,
+                "seconds": r["seconds"],
+                "repeat": args.repeat,
+                "peak_rss_extra_bytes": r["peak_rss_bytes"],
+                "value": None,
+            }
             bl.say(f"  {label:<36} {bl.fmt_s(r['seconds']):>10}   peak RSS {bl.fmt_bytes(r['peak_rss_bytes'])}")
         if "krippendorff" not in res:
-            bl.say(f"  {name:<20} krippendorff: not run (its items × values × values table would need "
-                   f"{peer_bytes / GIB:,.0f} GiB)")
+            bl.say(
+                f"  {name:<20} krippendorff: not run (its items × values × values table would need "
+                f"{peer_bytes / GIB:,.0f} GiB)"
+            )
         ours, floor = res["ours"], res["floor"]
-        bench.compare(f"{name}: iaa report peak RSS (GiB)", ours=("iaa report", ours["peak_rss_bytes"] / GIB),
-                      reference=("4 GiB", 4.0), kind="baseline", ratio_def="ours/reference", target=("<=", 1.0))
+        bench.compare(
+            f"{name}: iaa report peak RSS (GiB)",
+            ours=("iaa report", ours["peak_rss_bytes"] / GIB),
+            reference=("4 GiB", 4.0),
+            kind="baseline",
+            ratio_def="ours/reference",
+            target=("<=", 1.0),
+        )
         tight = name.startswith("values-1e6")  # the 10**6 distinct values of the target
         for key in [k for k in ("ours", "ours nominal") if k in res]:
-            bench.compare(f"{name}: {key} / reading the file (time)", ours=(key, res[key]["seconds"]),
-                          reference=("floor", floor["seconds"]), kind="baseline", ratio_def="ours/reference",
-                          target=("<=", 3.0) if tight and not args.quick else None)
+            bench.compare(
+                f"{name}: {key} / reading the file (time)",
+                ours=(key, res[key]["seconds"]),
+                reference=("floor", floor["seconds"]),
+                kind="baseline",
+                ratio_def="ours/reference",
+                target=("<=", 3.0) if tight and not args.quick else None,
+            )
         if "krippendorff" in res:
-            bench.compare(f"{name}: krippendorff from the file / iaa report", ours=("iaa report", ours["seconds"]),
-                          reference=("krippendorff", res["krippendorff"]["seconds"]), kind="peer",
-                          ratio_def="reference/ours")
+            bench.compare(
+                f"{name}: krippendorff from the file / iaa report",
+                ours=("iaa report", ours["seconds"]),
+                reference=("krippendorff", res["krippendorff"]["seconds"]),
+                kind="peer",
+                ratio_def="reference/ours",
+            )
         rows.append({"case": name, **meta, **res})
     bl.say("")
     bl.print_comparisons(bench.comparisons)
     wall = time.perf_counter() - t_wall
     bl.say(f"\n  wall time {wall:.0f} s")
     if args.json:
-        bl.write_json(args.json, {
-            "benchmark": "memory",
-            "script": "benchmarks/bench_memory.py",
-            "title": "Many labels, many distinct values, many annotators: peak memory and time from the file",
-            "command": " ".join([Path(sys.executable).name, *sys.argv]),
-            "params": {"cases": args.cases, "repeat": args.repeat, "quick": args.quick},
-            "steps": list(bench.steps.values()),
-            "comparisons": bench.comparisons,
-            "rows": rows,
-            "machine": machine,
-            "wall_seconds": wall,
-        })
+        bl.write_json(
+            args.json,
+            {
+                "benchmark": "memory",
+                "script": "benchmarks/bench_memory.py",
+                "title": "Many labels, many distinct values, many annotators: peak memory and time from the file",
+                "command": " ".join([Path(sys.executable).name, *sys.argv]),
+                "params": {"cases": args.cases, "repeat": args.repeat, "quick": args.quick},
+                "steps": list(bench.steps.values()),
+                "comparisons": bench.comparisons,
+                "rows": rows,
+                "machine": machine,
+                "wall_seconds": wall,
+            },
+        )
     return 0
 
 

@@ -45,15 +45,23 @@ def run_one(python: str, script: Path, quick: bool, extra: list[str], timeout: f
     bl.OUT_DIR.mkdir(parents=True, exist_ok=True)
     json_path.unlink(missing_ok=True)  # never report a stale result
     cmd = [python, str(script), "--json", str(json_path)] + (["--quick"] if quick else []) + extra
-    shown = " ".join([Path(python).name if python == sys.executable else python,
-                      str(script.relative_to(bl.ROOT)), "--json", str(json_path.relative_to(bl.ROOT))]
-                     + (["--quick"] if quick else []) + extra)
+    shown = " ".join(
+        [
+            Path(python).name if python == sys.executable else python,
+            str(script.relative_to(bl.ROOT)),
+            "--json",
+            str(json_path.relative_to(bl.ROOT)),
+        ]
+        + (["--quick"] if quick else [])
+        + extra
+    )
     bl.say(f"\n### {script.name}: {shown}")
     t0 = time.perf_counter()
     rc: int | str
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=bl.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                bufsize=1)
+        proc = subprocess.Popen(
+            cmd, cwd=bl.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+        )
         try:
             assert proc.stdout is not None
             for line in proc.stdout:
@@ -71,8 +79,14 @@ def run_one(python: str, script: Path, quick: bool, extra: list[str], timeout: f
     elapsed = time.perf_counter() - t0
     if timeout and elapsed > timeout:
         rc = f"killed after {timeout:.0f} s (--timeout)"
-    result: dict[str, Any] = {"script": script.name, "command": shown, "returncode": rc, "elapsed": elapsed,
-                              "log": str(log_path.relative_to(bl.ROOT)), "data": None}
+    result: dict[str, Any] = {
+        "script": script.name,
+        "command": shown,
+        "returncode": rc,
+        "elapsed": elapsed,
+        "log": str(log_path.relative_to(bl.ROOT)),
+        "data": None,
+    }
     if rc == 0 and json_path.exists():
         result["data"] = json.loads(json_path.read_text())
     else:
@@ -88,9 +102,15 @@ def load_previous(script: Path, quick: bool) -> dict[str, Any]:
     log_path = bl.OUT_DIR / f"{script.stem}{tag}.log"
     data = json.loads(json_path.read_text()) if json_path.exists() else None
     cmd = data.get("command", "") if data else ""
-    return {"script": script.name, "command": cmd, "returncode": 0 if data else "no JSON from a previous run",
-            "elapsed": (data or {}).get("wall_seconds", 0.0), "log": str(log_path.relative_to(bl.ROOT)),
-            "data": data, "error_tail": []}
+    return {
+        "script": script.name,
+        "command": cmd,
+        "returncode": 0 if data else "no JSON from a previous run",
+        "elapsed": (data or {}).get("wall_seconds", 0.0),
+        "log": str(log_path.relative_to(bl.ROOT)),
+        "data": data,
+        "error_tail": [],
+    }
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -135,7 +155,8 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], argv: list[st
         "# Benchmark results",
         "",
         f"Generated {machine['date_utc']} by `{' '.join(['python', 'benchmarks/run_all.py', *argv])}`"
-        + (" — **quick sizes, not the issue's targets**" if quick else "") + ".",
+        + (" — **quick sizes, not the issue's targets**" if quick else "")
+        + ".",
         "Every benchmark runs our code and the peer libraries side by side in one process and reports ratios;",
         "speed targets are measured here only, never asserted in tests. Regenerate with `make bench`.",
         "",
@@ -164,31 +185,52 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], argv: list[st
     for r in results:
         d = r["data"]
         if d is None:
-            lines.append(f"| {r['script']} | **failed** (return code {r['returncode']}, log `{r['log']}`) "
-                         "| | | | | |")
+            lines.append(f"| {r['script']} | **failed** (return code {r['returncode']}, log `{r['log']}`) | | | | | |")
             continue
         for c in d["comparisons"]:
-            lines.append(f"| {d['benchmark']} | {c['name']} | {_s(c['ours']['seconds'])} | "
-                         f"{_s(c['reference']['seconds'])} | {_ratio_cell(c)} | {_target_cell(c)} | "
-                         f"{_status_cell(c)} |")
+            lines.append(
+                f"| {d['benchmark']} | {c['name']} | {_s(c['ours']['seconds'])} | "
+                f"{_s(c['reference']['seconds'])} | {_ratio_cell(c)} | {_target_cell(c)} | "
+                f"{_status_cell(c)} |"
+            )
     for r in results:
         lines += ["", f"## {r['script']}", ""]
         d = r["data"]
         if d is None:
-            lines += [f"Failed: return code {r['returncode']} after {r['elapsed']:.0f} s. Last lines of `{r['log']}`:",
-                      "", "```", *r.get("error_tail", []), "```"]
+            lines += [
+                f"Failed: return code {r['returncode']} after {r['elapsed']:.0f} s. Last lines of `{r['log']}`:",
+                "",
+                "```",
+                *r.get("error_tail", []),
+                "```",
+            ]
             continue
-        lines += [f"{d.get('title', '')}", "", f"Command: `{r['command']}` (wall time {r['elapsed']:.0f} s, "
-                  f"log `{r['log']}`)", ""]
+        lines += [
+            f"{d.get('title', '')}",
+            "",
+            f"Command: `{r['command']}` (wall time {r['elapsed']:.0f} s, log `{r['log']}`)",
+            "",
+        ]
         p = d.get("params", {})
         if p:
-            lines += ["Parameters: " + ", ".join(
-                f"{k} = {p[k]:_}" if isinstance(p[k], int) and not isinstance(p[k], bool) and k != "seed"
-                else f"{k} = {p[k]:.4g}" if isinstance(p[k], float) else f"{k} = {p[k]}" for k in p), ""]
+            lines += [
+                "Parameters: "
+                + ", ".join(
+                    f"{k} = {p[k]:_}"
+                    if isinstance(p[k], int) and not isinstance(p[k], bool) and k != "seed"
+                    else f"{k} = {p[k]:.4g}"
+                    if isinstance(p[k], float)
+                    else f"{k} = {p[k]}"
+                    for k in p
+                ),
+                "",
+            ]
         if "observed_agreement" in d:
             lines += [f"Observed pairwise agreement of the generated data: {d['observed_agreement']:.4f}", ""]
-        lines += ["| comparison | ours | reference | ratio | target | result | values (ours vs reference) |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            "| comparison | ours | reference | ratio | target | result | values (ours vs reference) |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for c in d["comparisons"]:
             note = f" — {c['note']}" if c.get("note") else ""
             lines.append(
@@ -197,21 +239,30 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], argv: list[st
                 f"({_ratio_def(c)}) | {_target_cell(c)} | {_status_cell(c)} | {_values_cell(c)} |"
             )
         if d.get("machine", {}).get("load_average") is not None:
-            lines += [f"Load average at the start / end of this benchmark: {d['machine']['load_average']} / "
-                      f"{d.get('load_average_end')} (on {d['machine'].get('cores_usable')} cores; "
-                      "above ~1, other processes competed for the CPU and timings are pessimistic).", ""]
+            lines += [
+                f"Load average at the start / end of this benchmark: {d['machine']['load_average']} / "
+                f"{d.get('load_average_end')} (on {d['machine'].get('cores_usable')} cores; "
+                "above ~1, other processes competed for the CPU and timings are pessimistic).",
+                "",
+            ]
         mem = d.get("memory", {})
-        lines += ["", f"Process peak RSS (`ru_maxrss`, whole run): **{bl.fmt_bytes(mem.get('ru_maxrss_bytes'))}**.",
-                  ""]
+        lines += ["", f"Process peak RSS (`ru_maxrss`, whole run): **{bl.fmt_bytes(mem.get('ru_maxrss_bytes'))}**.", ""]
         ki = d.get("krippendorff_input")
         if ki and ki.get("mode") not in (None, "skip"):
-            lines += [f"krippendorff.alpha input: {ki['mode']} "
-                      f"({bl.fmt_bytes(ki.get('input_bytes'))}; memory available before building it "
-                      f"{bl.fmt_bytes(ki.get('mem_available_bytes'))}).", ""]
-        lines += ["All timed steps (best of the repetitions; *peak RSS* is the step's peak resident memory above "
-                  "the RSS before it, a lower bound when freed memory is reused; *tracemalloc* is the peak "
-                  "allocation in a separate untimed pass):", "",
-                  "| step | time | peak RSS | tracemalloc | value |", "|---|---|---|---|---|"]
+            lines += [
+                f"krippendorff.alpha input: {ki['mode']} "
+                f"({bl.fmt_bytes(ki.get('input_bytes'))}; memory available before building it "
+                f"{bl.fmt_bytes(ki.get('mem_available_bytes'))}).",
+                "",
+            ]
+        lines += [
+            "All timed steps (best of the repetitions; *peak RSS* is the step's peak resident memory above "
+            "the RSS before it, a lower bound when freed memory is reused; *tracemalloc* is the peak "
+            "allocation in a separate untimed pass):",
+            "",
+            "| step | time | peak RSS | tracemalloc | value |",
+            "|---|---|---|---|---|",
+        ]
         for st in d["steps"]:
             val = st.get("value")
             val = f"{val:.12g}" if isinstance(val, float) else ("" if val is None else str(val))
@@ -219,8 +270,10 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], argv: list[st
             label = st["label"].replace("|", "\\|")
             if st.get("group"):
                 label = f"{st['group']}: {label.strip()}"
-            lines.append(f"| {label} | {_s(st['seconds'])} | {bl.fmt_bytes(st.get('peak_rss_extra_bytes'))} | "
-                         f"{bl.fmt_bytes(tm) if tm is not None else ''} | {val} |")
+            lines.append(
+                f"| {label} | {_s(st['seconds'])} | {bl.fmt_bytes(st.get('peak_rss_extra_bytes'))} | "
+                f"{bl.fmt_bytes(tm) if tm is not None else ''} | {val} |"
+            )
         if d.get("report_values"):
             rv = d["report_values"]
             lines += ["", "Report values: " + ", ".join(f"{k} {x:.6f}" for k, x in rv.items() if x is not None)]
@@ -229,20 +282,32 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], argv: list[st
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help="run every benchmark with its own --quick (small) sizes; "
-                         "writes benchmarks/out/RESULTS.quick.md "
-                         "unless --output is given, so the full results are not overwritten")
-    ap.add_argument("--only", action="append", default=[], metavar="NAME",
-                    help="run only benchmarks whose file name contains NAME (repeatable)")
+    own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="run every benchmark with its own --quick (small) sizes; "
+        "writes benchmarks/out/RESULTS.quick.md "
+        "unless --output is given, so the full results are not overwritten",
+    )
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only benchmarks whose file name contains NAME (repeatable)",
+    )
     ap.add_argument("--output", default=None, help="Markdown file to write (default benchmarks/RESULTS.md)")
     ap.add_argument("--timeout", type=float, default=None, help="kill a benchmark after this many seconds")
     ap.add_argument("--python", default=sys.executable, help="interpreter for the benchmarks (default: this one)")
-    ap.add_argument("--render-only", action="store_true",
-                    help="run nothing: rebuild the Markdown from the JSON files of the last run in benchmarks/out/")
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="run nothing: rebuild the Markdown from the JSON files of the last run in benchmarks/out/",
+    )
     args = ap.parse_args(own)
     out = Path(args.output) if args.output else (bl.OUT_DIR / "RESULTS.quick.md" if args.quick else RESULTS)
 
@@ -257,15 +322,22 @@ def main(argv: list[str] | None = None) -> int:
             machine = results[0]["data"].get("machine", machine)  # the machine and date of that run
         argv = [a for a in argv if a != "--render-only"]
     else:
-        bl.say(f"running {len(scripts)} benchmark(s): {', '.join(s.name for s in scripts)}"
-               + (" (quick sizes)" if args.quick else ""))
+        bl.say(
+            f"running {len(scripts)} benchmark(s): {', '.join(s.name for s in scripts)}"
+            + (" (quick sizes)" if args.quick else "")
+        )
         results = [run_one(args.python, s, args.quick, extra, args.timeout) for s in scripts]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(results, machine, argv, args.quick))
     bl.say(f"\nwrote {out}")
     failed = [r["script"] for r in results if r["data"] is None]
-    missed = [f"{r['data']['benchmark']}: {c['name']}" for r in results if r["data"]
-              for c in r["data"]["comparisons"] if c["status"] == "miss"]
+    missed = [
+        f"{r['data']['benchmark']}: {c['name']}"
+        for r in results
+        if r["data"]
+        for c in r["data"]["comparisons"]
+        if c["status"] == "miss"
+    ]
     if failed:
         bl.say(f"failed: {', '.join(failed)}")
     if missed:

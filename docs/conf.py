@@ -39,22 +39,75 @@ os.environ.setdefault("IAA_DOCS", "1")
 # Every public name of ``iaa_engine.__all__`` gets a page; the groups only order them. A name added to the package
 # appears here by itself (under "More" until it is given a group).
 GROUPS = {
-    "Reading data": ["read", "Annotations", "as_annotations", "read_dask", "summarize_dask", "LEVELS",
-                     "NALikeLabelWarning"],
-    "Agreement": ["report", "Report", "METRICS", "MetricSpec", "spa", "SPA_WEIGHTS", "spa_item_weights", "spa_kappa",
-                  "item_agreement", "item_agreement_variance", "joint_probability", "percent_agreement",
-                  "percent_agreement_matrix", "group_agreement", "annotator_agreement"],
-    "Kappa family": ["cohen_kappa", "cohen_kappa_matrix", "scott_pi", "scott_pi_matrix", "fleiss_kappa",
-                     "multi_kappa", "annotator_bias", "gwet_ac1", "brennan_prediger"],
-    "Krippendorff's alpha": ["krippendorff_alpha", "krippendorff_alpha_matrix", "coincidence_matrix",
-                             "ALPHA_DISTANCES"],
+    "Reading data": [
+        "read",
+        "Annotations",
+        "as_annotations",
+        "read_dask",
+        "summarize_dask",
+        "LEVELS",
+        "NALikeLabelWarning",
+    ],
+    "Agreement": [
+        "report",
+        "Report",
+        "METRICS",
+        "MetricSpec",
+        "spa",
+        "SPA_WEIGHTS",
+        "spa_item_weights",
+        "spa_kappa",
+        "item_agreement",
+        "item_agreement_variance",
+        "joint_probability",
+        "percent_agreement",
+        "percent_agreement_matrix",
+        "group_agreement",
+        "annotator_agreement",
+    ],
+    "Kappa family": [
+        "cohen_kappa",
+        "cohen_kappa_matrix",
+        "scott_pi",
+        "scott_pi_matrix",
+        "fleiss_kappa",
+        "multi_kappa",
+        "annotator_bias",
+        "gwet_ac1",
+        "brennan_prediger",
+    ],
+    "Krippendorff's alpha": [
+        "krippendorff_alpha",
+        "krippendorff_alpha_matrix",
+        "coincidence_matrix",
+        "ALPHA_DISTANCES",
+    ],
     "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights"],
-    "Uncertainty": ["bootstrap", "BootstrapResult", "alpha_variance", "AlphaVariance", "spa_standard_error",
-                    "missingness_simulation"],
-    "Facets": ["hierarchical_agreement", "hierarchy_test", "HierarchyTest", "HierarchyResult", "split_hierarchy",
-               "frequency_strata", "label_agreement", "StrataResult"],
-    "Presentation and policy": ["write_html_report", "render_html_report", "Result", "PairwiseMatrix",
-                                "UndefinedMetricWarning"],
+    "Uncertainty": [
+        "bootstrap",
+        "BootstrapResult",
+        "alpha_variance",
+        "AlphaVariance",
+        "spa_standard_error",
+        "missingness_simulation",
+    ],
+    "Facets": [
+        "hierarchical_agreement",
+        "hierarchy_test",
+        "HierarchyTest",
+        "HierarchyResult",
+        "split_hierarchy",
+        "frequency_strata",
+        "label_agreement",
+        "StrataResult",
+    ],
+    "Presentation and policy": [
+        "write_html_report",
+        "render_html_report",
+        "Result",
+        "PairwiseMatrix",
+        "UndefinedMetricWarning",
+    ],
 }
 
 
@@ -66,8 +119,15 @@ def _write_api_index() -> None:
     rest = sorted(set(public) - {n for names in grouped.values() for n in names})
     if rest:
         grouped["More"] = rest
-    lines = ["API reference", "=============", "", ".. currentmodule:: iaa_engine", "",
-             "Everything below is imported as ``import iaa_engine as ie``.", ""]
+    lines = [
+        "API reference",
+        "=============",
+        "",
+        ".. currentmodule:: iaa_engine",
+        "",
+        "Everything below is imported as ``import iaa_engine as ie``.",
+        "",
+    ]
     for group, names in grouped.items():
         lines += [group, "-" * len(group), "", ".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
         lines += [f"   {n}" for n in names] + [""]

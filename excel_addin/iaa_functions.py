@@ -38,32 +38,64 @@ import xlwings as xw
 import iaa_engine as ie
 
 __all__ = [
-    "ANNOTATOR_BIAS", "BCR_WEIGHTS", "COHEN", "FLEISS", "GOLD", "GWET_AC1", "IAA_REPORT", "ITEM_AGREEMENT",
-    "KALPHA", "KAPPA_MATRIX", "MULTIKAPPA", "PERCENT_AGREEMENT", "SCOTTPI", "SPA",
+    "ANNOTATOR_BIAS",
+    "BCR_WEIGHTS",
+    "COHEN",
+    "FLEISS",
+    "GOLD",
+    "GWET_AC1",
+    "IAA_REPORT",
+    "ITEM_AGREEMENT",
+    "KALPHA",
+    "KAPPA_MATRIX",
+    "MULTIKAPPA",
+    "PERCENT_AGREEMENT",
+    "SCOTTPI",
+    "SPA",
 ]
 
 log = logging.getLogger("iaa_engine.excel")
 
-ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!",
-          "#CALC!", "#FIELD!", "#BLOCKED!", "#CONNECT!", "#BUSY!", "#UNKNOWN!", "#DATA!")
+ERRORS = (
+    "#NULL!",
+    "#DIV/0!",
+    "#VALUE!",
+    "#REF!",
+    "#NAME?",
+    "#NUM!",
+    "#N/A",
+    "#GETTING_DATA",
+    "#SPILL!",
+    "#CALC!",
+    "#FIELD!",
+    "#BLOCKED!",
+    "#CONNECT!",
+    "#BUSY!",
+    "#UNKNOWN!",
+    "#DATA!",
+)
 UNDEFINED = "#DIV/0!"
 LAYOUTS = ("rows", "columns", "counts")
 HEADERS = ("none", "both", "annotators", "items")
 
 # ----------------------------------------------------------------------------- help texts (function wizard)
 
-DOC_DATA = ("Rating range. Default layout: one row per annotator, one column per item (blank = missing). "
-            "See layout and headers.")
-DOC_LAYOUT = ('"rows" (default: annotators in rows), "columns" (annotators in columns) or "counts" '
-              "(items x categories counts).")
+DOC_DATA = (
+    "Rating range. Default layout: one row per annotator, one column per item (blank = missing). "
+    "See layout and headers."
+)
+DOC_LAYOUT = (
+    '"rows" (default: annotators in rows), "columns" (annotators in columns) or "counts" (items x categories counts).'
+)
 DOC_LAYOUT_NO_COUNTS = '"rows" (default: annotators in rows) or "columns" (annotators in columns).'
-DOC_HEADERS = ('FALSE (default): no headers. TRUE: first row and first column hold names. '
-               '"annotators" or "items": only that one header line.')
+DOC_HEADERS = (
+    "FALSE (default): no headers. TRUE: first row and first column hold names. "
+    '"annotators" or "items": only that one header line.'
+)
 DOC_ANN = "Annotator: its name (with headers) or its position, 1 = first. Optional when there are two."
-DOC_SCHEME = ('SPA weighting: "annotations_m1" (default), "flat", "annotations", "edges", "inv_var", '
-              '"inv_var_class".')
+DOC_SCHEME = 'SPA weighting: "annotations_m1" (default), "flat", "annotations", "edges", "inv_var", "inv_var_class".'
 DOC_LEVEL = '"nominal" (default), "ordinal", "interval" or "ratio".'
-DOC_RULE = ('"majority" (default), "diff", "rat", "com", "inv" (bias-correcting rules) or "dawid_skene".')
+DOC_RULE = '"majority" (default), "diff", "rat", "com", "inv" (bias-correcting rules) or "dawid_skene".'
 DOC_SEP = 'Separator between tied labels (default "|").'
 
 
@@ -102,12 +134,32 @@ def _excel_safe(func):
 
 
 # Classic xlwings (COM) hands error cells over as these integers when a range is read raw.
-COM_ERRORS = {-2146826281: "#DIV/0!", -2146826246: "#N/A", -2146826259: "#NAME?", -2146826288: "#NULL!",
-              -2146826252: "#NUM!", -2146826265: "#REF!", -2146826273: "#VALUE!"}
-OFFICEJS_ERRORS = {"Div0": "#DIV/0!", "NotAvailable": "#N/A", "Name": "#NAME?", "Null": "#NULL!", "Num": "#NUM!",
-                   "Ref": "#REF!", "Value": "#VALUE!", "Spill": "#SPILL!", "Calc": "#CALC!",
-                   "GettingData": "#GETTING_DATA", "Busy": "#BUSY!", "Connect": "#CONNECT!", "Blocked": "#BLOCKED!",
-                   "Field": "#FIELD!", "Unknown": "#UNKNOWN!"}
+COM_ERRORS = {
+    -2146826281: "#DIV/0!",
+    -2146826246: "#N/A",
+    -2146826259: "#NAME?",
+    -2146826288: "#NULL!",
+    -2146826252: "#NUM!",
+    -2146826265: "#REF!",
+    -2146826273: "#VALUE!",
+}
+OFFICEJS_ERRORS = {
+    "Div0": "#DIV/0!",
+    "NotAvailable": "#N/A",
+    "Name": "#NAME?",
+    "Null": "#NULL!",
+    "Num": "#NUM!",
+    "Ref": "#REF!",
+    "Value": "#VALUE!",
+    "Spill": "#SPILL!",
+    "Calc": "#CALC!",
+    "GettingData": "#GETTING_DATA",
+    "Busy": "#BUSY!",
+    "Connect": "#CONNECT!",
+    "Blocked": "#BLOCKED!",
+    "Field": "#FIELD!",
+    "Unknown": "#UNKNOWN!",
+}
 
 
 def _is_error(v: Any) -> bool:
@@ -210,8 +262,9 @@ def _headers(value: Any) -> str:
     return _option(opt, "headers", HEADERS, "none")
 
 
-def _read(data: Any, layout: Any = None, headers: Any = None, *, allow_counts: bool = True,
-          level: str = "nominal") -> tuple[ie.Annotations, list[Any], str]:
+def _read(
+    data: Any, layout: Any = None, headers: Any = None, *, allow_counts: bool = True, level: str = "nominal"
+) -> tuple[ie.Annotations, list[Any], str]:
     """Range -> (Annotations, every item name in range order, layout). Blank item lines stay in the item list."""
     lay = _option(layout, "layout", LAYOUTS if allow_counts else LAYOUTS[:2], "rows")
     hdr = _headers(headers)
@@ -226,7 +279,7 @@ def _read(data: Any, layout: Any = None, headers: Any = None, *, allow_counts: b
         row_names = hdr in ("both", "annotators")  # first entry of each annotator line: its name
         col_names = hdr in ("both", "items")  # first line: item names
     body = grid[1:] if col_names else grid
-    top = grid[0][1 if row_names else 0:] if col_names else None
+    top = grid[0][1 if row_names else 0 :] if col_names else None
     left = [r[0] for r in body] if row_names else None
     body = [r[1:] for r in body] if row_names else body
     if not body or not body[0]:
@@ -472,8 +525,11 @@ def BCR_WEIGHTS(data, rule=None, layout=None, headers=None):
 
 
 _REPORT_ROWS = [
-    ("Items", "n_items"), ("Annotators", "n_annotators"), ("Annotations", "n_annotations"),
-    ("Categories", "n_categories"), ("Items excluded (fewer than 2 annotations)", "n_items_excluded"),
+    ("Items", "n_items"),
+    ("Annotators", "n_annotators"),
+    ("Annotations", "n_annotations"),
+    ("Categories", "n_categories"),
+    ("Items excluded (fewer than 2 annotations)", "n_items_excluded"),
     *((spec.label, spec.name) for spec in ie.METRICS),  # the core's metric registry: its labels, its order
 ]
 

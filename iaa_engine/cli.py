@@ -40,25 +40,52 @@ class CliError(Exception):
 def add_data_options(parser: argparse.ArgumentParser) -> None:
     """Options that say how to read a data file (shared with plugins that read files)."""
     g = parser.add_argument_group("reading the data")
-    g.add_argument("--layout", choices=LAYOUTS, default="auto",
-                   help="long: one row per annotation; wide: a label matrix; counts: items × categories counts. "
-                        "auto (default) reads a long table when the item/annotator/label columns exist, "
-                        "else a wide matrix")
+    g.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default="auto",
+        help="long: one row per annotation; wide: a label matrix; counts: items × categories counts. "
+        "auto (default) reads a long table when the item/annotator/label columns exist, "
+        "else a wide matrix",
+    )
     g.add_argument("--item-col", default="item", metavar="NAME", help="item column of a long table (default: item)")
-    g.add_argument("--annotator-col", default="annotator", metavar="NAME",
-                   help="annotator column of a long table (default: annotator)")
+    g.add_argument(
+        "--annotator-col",
+        default="annotator",
+        metavar="NAME",
+        help="annotator column of a long table (default: annotator)",
+    )
     g.add_argument("--label-col", default="label", metavar="NAME", help="label column of a long table (default: label)")
-    g.add_argument("--annotators-as", choices=("rows", "columns"), default="rows",
-                   help="wide matrix orientation: annotators as rows (default, the classroom layout) or columns")
-    g.add_argument("--level", choices=LEVELS, default="nominal",
-                   help="level of measurement for Krippendorff's alpha (default: nominal)")
-    g.add_argument("--categories", metavar="A,B,C",
-                   help="all categories in order, comma-separated (needed for --level ordinal with text labels)")
-    g.add_argument("--duplicates", choices=DUPLICATE_RULES, default="error",
-                   help="an annotator labelling an item twice: error (default), or keep the first/last label")
-    g.add_argument("--na-values", metavar="A,B", default="",
-                   help="label texts that mean 'not labelled', comma-separated (e.g. NA for files written by R); "
-                        "by default only blank cells are missing, and NA, None, null, ... are labels")
+    g.add_argument(
+        "--annotators-as",
+        choices=("rows", "columns"),
+        default="rows",
+        help="wide matrix orientation: annotators as rows (default, the classroom layout) or columns",
+    )
+    g.add_argument(
+        "--level",
+        choices=LEVELS,
+        default="nominal",
+        help="level of measurement for Krippendorff's alpha (default: nominal)",
+    )
+    g.add_argument(
+        "--categories",
+        metavar="A,B,C",
+        help="all categories in order, comma-separated (needed for --level ordinal with text labels)",
+    )
+    g.add_argument(
+        "--duplicates",
+        choices=DUPLICATE_RULES,
+        default="error",
+        help="an annotator labelling an item twice: error (default), or keep the first/last label",
+    )
+    g.add_argument(
+        "--na-values",
+        metavar="A,B",
+        default="",
+        help="label texts that mean 'not labelled', comma-separated (e.g. NA for files written by R); "
+        "by default only blank cells are missing, and NA, None, null, ... are labels",
+    )
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -70,24 +97,50 @@ def load(args: argparse.Namespace):
     from iaa_engine.data._io import read
 
     return read(
-        args.path, layout=args.layout, item=args.item_col, annotator=args.annotator_col, label=args.label_col,
-        annotators_as=args.annotators_as, level=args.level, categories=_split(args.categories),
-        duplicates=args.duplicates, na_values=_split(getattr(args, "na_values", None)) or (),
+        args.path,
+        layout=args.layout,
+        item=args.item_col,
+        annotator=args.annotator_col,
+        label=args.label_col,
+        annotators_as=args.annotators_as,
+        level=args.level,
+        categories=_split(args.categories),
+        duplicates=args.duplicates,
+        na_values=_split(getattr(args, "na_values", None)) or (),
     )
 
 
 def _load_dask(args: argparse.Namespace):
     from iaa_engine.engines._distributed import read_dask
 
-    unsupported = [flag for flag, given in (("--ci", args.ci), ("--hierarchy", args.hierarchy is not None),
-                                            ("--strata", args.strata is not None), ("--html", bool(args.html)),
-                                            ("--layout", args.layout not in ("auto", "long"))) if given]
+    unsupported = [
+        flag
+        for flag, given in (
+            ("--ci", args.ci),
+            ("--hierarchy", args.hierarchy is not None),
+            ("--strata", args.strata is not None),
+            ("--html", bool(args.html)),
+            ("--layout", args.layout not in ("auto", "long")),
+        )
+        if given
+    ]
     if unsupported:
-        raise CliError(f"{', '.join(unsupported)} need(s) per-item data and cannot run with --engine dask, which "
-                       "summarises the data on the cluster; run without them or with --engine memory")
-    return read_dask(args.path, item=args.item_col, annotator=args.annotator_col, label=args.label_col,
-                     level=args.level, categories=_split(args.categories), duplicates=args.duplicates,
-                     scheduler=args.scheduler, n_workers=args.workers, memory_limit=args.memory_limit)
+        raise CliError(
+            f"{', '.join(unsupported)} need(s) per-item data and cannot run with --engine dask, which "
+            "summarises the data on the cluster; run without them or with --engine memory"
+        )
+    return read_dask(
+        args.path,
+        item=args.item_col,
+        annotator=args.annotator_col,
+        label=args.label_col,
+        level=args.level,
+        categories=_split(args.categories),
+        duplicates=args.duplicates,
+        scheduler=args.scheduler,
+        n_workers=args.workers,
+        memory_limit=args.memory_limit,
+    )
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -100,8 +153,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise CliError("--scheduler needs --engine dask")
         data = load(args)
     pairwise = {"auto": "auto", "yes": True, "no": False}[args.pairwise]
-    rep = report(data, level=args.level, weights=args.weights, pairwise=pairwise, ci=args.ci,
-                 n_boot=args.n_boot, seed=args.seed, hierarchy=args.hierarchy, strata=args.strata)
+    rep = report(
+        data,
+        level=args.level,
+        weights=args.weights,
+        pairwise=pairwise,
+        ci=args.ci,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        hierarchy=args.hierarchy,
+        strata=args.strata,
+    )
     if args.html:
         from iaa_engine.reporting._html import write_html_report
 
@@ -127,8 +189,10 @@ def _cmd_gold(args: argparse.Namespace) -> int:
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         ties = int(gold.per_item()["tie"].sum())
-        print(f"iaa: wrote gold labels of {gold.labels['item'].nunique()} items ({ties} ties) to {args.output}",
-              file=sys.stderr)
+        print(
+            f"iaa: wrote gold labels of {gold.labels['item'].nunique()} items ({ties} ties) to {args.output}",
+            file=sys.stderr,
+        )
     else:
         if sys.stdout.isatty():  # names with escape sequences must not drive the terminal
             from iaa_engine.base._results import printable
@@ -150,48 +214,91 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="iaa", description="Inter-annotator agreement on sparse annotations.",
+        prog="iaa",
+        description="Inter-annotator agreement on sparse annotations.",
     )
     parser.add_argument("--version", action="version", version=f"iaa-engine {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    rep = sub.add_parser("report", help="print every agreement metric of a data file",
-                         description="Compute every applicable agreement metric of a CSV, TSV, JSON or Parquet file.")
+    rep = sub.add_parser(
+        "report",
+        help="print every agreement metric of a data file",
+        description="Compute every applicable agreement metric of a CSV, TSV, JSON or Parquet file.",
+    )
     rep.add_argument("path", help="the data file")
     add_data_options(rep)
-    rep.add_argument("--weights", choices=SPA_WEIGHTS, default="annotations_m1",
-                     help="SPA weighting scheme shown as the headline SPA value (all six are reported)")
-    rep.add_argument("--pairwise", choices=("auto", "yes", "no"), default="auto",
-                     help="compute annotator × annotator matrices (auto: up to 100 annotators)")
+    rep.add_argument(
+        "--weights",
+        choices=SPA_WEIGHTS,
+        default="annotations_m1",
+        help="SPA weighting scheme shown as the headline SPA value (all six are reported)",
+    )
+    rep.add_argument(
+        "--pairwise",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="compute annotator × annotator matrices (auto: up to 100 annotators)",
+    )
     rep.add_argument("--ci", action="store_true", help="add bootstrap 95%% intervals for every scalar metric")
-    rep.add_argument("--n-boot", type=_positive_int, default=1000, metavar="B",
-                     help="bootstrap replicates (default 1000)")
+    rep.add_argument(
+        "--n-boot", type=_positive_int, default=1000, metavar="B", help="bootstrap replicates (default 1000)"
+    )
     rep.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    rep.add_argument("--hierarchy", nargs="?", const="/", metavar="SEP",
-                     help="labels are hierarchical paths split on SEP (default '/'): add parent/child agreement")
-    rep.add_argument("--strata", type=int, nargs="?", const=3, metavar="K",
-                     help="add agreement by label-frequency strata (default 3: rare, moderate, common)")
-    rep.add_argument("--html", metavar="OUT.html",
-                     help="also write a self-contained HTML report with pictures (with --ci: and the intervals)")
+    rep.add_argument(
+        "--hierarchy",
+        nargs="?",
+        const="/",
+        metavar="SEP",
+        help="labels are hierarchical paths split on SEP (default '/'): add parent/child agreement",
+    )
+    rep.add_argument(
+        "--strata",
+        type=int,
+        nargs="?",
+        const=3,
+        metavar="K",
+        help="add agreement by label-frequency strata (default 3: rare, moderate, common)",
+    )
+    rep.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write a self-contained HTML report with pictures (with --ci: and the intervals)",
+    )
     eng = rep.add_argument_group("large data")
-    eng.add_argument("--engine", choices=("memory", "dask"), default="memory",
-                     help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster")
-    eng.add_argument("--scheduler", metavar="ADDRESS",
-                     help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)")
-    eng.add_argument("--workers", type=_positive_int, metavar="N",
-                     help="worker processes of the local cluster (default: cores)")
+    eng.add_argument(
+        "--engine",
+        choices=("memory", "dask"),
+        default="memory",
+        help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster",
+    )
+    eng.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)",
+    )
+    eng.add_argument(
+        "--workers", type=_positive_int, metavar="N", help="worker processes of the local cluster (default: cores)"
+    )
     eng.add_argument("--memory-limit", metavar="SIZE", help="memory limit per local worker, e.g. 2GiB")
     rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     rep.set_defaults(func=_cmd_report)
 
-    gold = sub.add_parser("gold", help="write gold labels aggregated from the annotations",
-                          description="Aggregate annotations into one gold label per item; tied labels are all kept.")
+    gold = sub.add_parser(
+        "gold",
+        help="write gold labels aggregated from the annotations",
+        description="Aggregate annotations into one gold label per item; tied labels are all kept.",
+    )
     gold.add_argument("path", help="the data file")
     add_data_options(gold)
-    gold.add_argument("--rule", choices=("majority", "diff", "rat", "com", "inv", "dawid-skene"), default="majority",
-                      help="majority vote, a bias-correcting rule (diff, rat, com, inv) or Dawid-Skene EM")
-    gold.add_argument("--max-iter", type=_positive_int, default=100,
-                      help="Dawid-Skene EM iterations at most (default 100)")
+    gold.add_argument(
+        "--rule",
+        choices=("majority", "diff", "rat", "com", "inv", "dawid-skene"),
+        default="majority",
+        help="majority vote, a bias-correcting rule (diff, rat, com, inv) or Dawid-Skene EM",
+    )
+    gold.add_argument(
+        "--max-iter", type=_positive_int, default=100, help="Dawid-Skene EM iterations at most (default 100)"
+    )
     gold.add_argument("--sep", default="|", help="separator of tied labels in the CSV (default '|')")
     gold.add_argument("--json", action="store_true", help="JSON with the list of gold labels per item")
     gold.add_argument("--indent", action="store_true", help="indent the JSON")
@@ -225,8 +332,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         if os.environ.get("IAA_DEBUG"):
             raise
-        print("iaa: error: out of memory; for many annotators or categories try --pairwise no, for intervals a "
-              "smaller --n-boot", file=sys.stderr)
+        print(
+            "iaa: error: out of memory; for many annotators or categories try --pairwise no, for intervals a "
+            "smaller --n-boot",
+            file=sys.stderr,
+        )
         return 2
     except CliError as exc:
         print(f"iaa: error: {exc}", file=sys.stderr)

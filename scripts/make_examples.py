@@ -20,8 +20,9 @@ CLASSROOM = [
 
 
 def classroom() -> pd.DataFrame:
-    frame = pd.DataFrame(CLASSROOM, index=["annotator_0", "annotator_1", "annotator_2"],
-                         columns=[f"item_{j + 1}" for j in range(15)])
+    frame = pd.DataFrame(
+        CLASSROOM, index=["annotator_0", "annotator_1", "annotator_2"], columns=[f"item_{j + 1}" for j in range(15)]
+    )
     frame.index.name = "annotator"
     return frame
 

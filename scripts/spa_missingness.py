@@ -1,6 +1,6 @@
 """Reproduce docs/spa-missingness.md: SPA and two chance corrections under random missingness.
 
-    .venv/bin/python scripts/spa_missingness.py            # prints the markdown table
+.venv/bin/python scripts/spa_missingness.py            # prints the markdown table
 """
 
 import numpy as np
@@ -17,8 +17,10 @@ def main() -> None:
     print("| missing | quantity | complete data | mean over 4000 | bias | MC s.e. | z |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in res.itertuples():
-        print(f"| {r.fraction:.0%} | {r.quantity} | {r.complete:.4f} | {r.mean:.4f} | {r.bias:+.4f} | {r.mc_se:.4f} "
-              f"| {r.z:+.2f} |")
+        print(
+            f"| {r.fraction:.0%} | {r.quantity} | {r.complete:.4f} | {r.mean:.4f} | {r.bias:+.4f} | {r.mc_se:.4f} "
+            f"| {r.z:+.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -115,13 +115,19 @@ def brute_alpha(rows: list[tuple], d) -> float:
     pairable = [v for v in units.values() if len(v) >= 2]
     values = [x for v in pairable for x in v]
     n = len(values)
-    d_o = sum(
-        (sum(Fraction(d(v[p], v[q])) for p in range(len(v)) for q in range(len(v)) if p != q) / (len(v) - 1)
-         for v in pairable),
-        Fraction(0),
-    ) / n
-    d_e = sum((Fraction(d(values[p], values[q])) for p in range(n) for q in range(n) if p != q),
-              Fraction(0)) / (n * (n - 1))
+    d_o = (
+        sum(
+            (
+                sum(Fraction(d(v[p], v[q])) for p in range(len(v)) for q in range(len(v)) if p != q) / (len(v) - 1)
+                for v in pairable
+            ),
+            Fraction(0),
+        )
+        / n
+    )
+    d_e = sum((Fraction(d(values[p], values[q])) for p in range(n) for q in range(n) if p != q), Fraction(0)) / (
+        n * (n - 1)
+    )
     return float(1 - d_o / d_e)
 
 
@@ -165,8 +171,12 @@ def set_rows(seed: int, n_annotators: int, n_items: int, missing: float, *, allo
             rows.append((f"a{a}", f"i{j}", frozenset(label)))
     # anchor: a0 and a1 disagree on i0 and i1
     rows = [r for r in rows if not (r[1] in ("i0", "i1") and r[0] in ("a0", "a1"))]
-    rows += [("a0", "i0", frozenset("ab")), ("a1", "i0", frozenset("b")),
-             ("a0", "i1", frozenset("cd")), ("a1", "i1", frozenset("e"))]
+    rows += [
+        ("a0", "i0", frozenset("ab")),
+        ("a1", "i0", frozenset("b")),
+        ("a0", "i1", frozenset("cd")),
+        ("a1", "i1", frozenset("e")),
+    ]
     return rows
 
 
@@ -226,8 +236,15 @@ def test_nltk_masi_uses_exact_thirds():
 
 def test_nltk_drops_single_annotation_items_like_us():
     """NLTK's alpha ignores items with one label (labels_count < 2): adding such items changes neither value."""
-    rows = [("a", "1", "x"), ("b", "1", "y"), ("a", "2", "x"), ("b", "2", "x"), ("c", "2", "y"), ("a", "3", "y"),
-            ("b", "3", "y")]
+    rows = [
+        ("a", "1", "x"),
+        ("b", "1", "y"),
+        ("a", "2", "x"),
+        ("b", "2", "x"),
+        ("c", "2", "y"),
+        ("a", "3", "y"),
+        ("b", "3", "y"),
+    ]
     with_singles = rows + [("c", "4", "x"), ("a", "5", "zzz")]
     base = nltk_alpha(rows, nltk_distance.binary_distance)
     assert nltk_alpha(with_singles, nltk_distance.binary_distance) == base
@@ -320,8 +337,9 @@ def test_matches_krippendorff_package_with_a_callable_metric(design, name):
     def metric(v1, v2, i1, i2, n_v, dtype=np.float64):
         return table[i1, i2].astype(dtype)
 
-    theirs = krippendorff.alpha(value_counts=data.counts.to_dense(), value_domain=np.arange(len(labels)),
-                                level_of_measurement=metric)
+    theirs = krippendorff.alpha(
+        value_counts=data.counts.to_dense(), value_domain=np.arange(len(labels)), level_of_measurement=metric
+    )
     assert_close(ie.krippendorff_alpha(data, distance=name), theirs, name)
 
 
@@ -335,8 +353,14 @@ def test_matches_brute_force_definition(design, name):
     if name == "callable":
         # single taxonomy paths (tuples) compared by a callable: shared leading steps
         rng = np.random.default_rng(design[0])
-        tree = [("Animals", "Mammals", "Cats"), ("Animals", "Mammals", "Dogs"), ("Animals", "Birds"),
-                ("Plants", "Trees"), ("Plants", "Flowers", "Roses"), ("Animals",)]
+        tree = [
+            ("Animals", "Mammals", "Cats"),
+            ("Animals", "Mammals", "Dogs"),
+            ("Animals", "Birds"),
+            ("Plants", "Trees"),
+            ("Plants", "Flowers", "Roses"),
+            ("Animals",),
+        ]
         rows = [(a, i, tree[int(rng.integers(len(tree)))]) for a, i, _ in set_rows(*design)]
         rows += [("a0", "i0", tree[0]), ("a1", "i0", tree[1])]
         rows = list({(a, i): (a, i, lab) for a, i, lab in rows}.values())  # one label per annotator and item
@@ -353,12 +377,15 @@ def test_distance_tables_match_reference_distances(name):
     rng = np.random.default_rng(7)
     if name == "levenshtein":
         # lengths around the 64-character blocks of the bit-vector algorithm, and unicode
-        labels = list({"".join(rng.choice(list("abcé日"), size=int(rng.choice([1, 2, 5, 63, 64, 65, 128, 130]))))
-                       for _ in range(40)})
+        labels = list(
+            {
+                "".join(rng.choice(list("abcé日"), size=int(rng.choice([1, 2, 5, 63, 64, 65, 128, 130]))))
+                for _ in range(40)
+            }
+        )
         labels += ["kitten", "sitting", "flaw", "lawn"]
     else:
-        labels = list({tuple(sorted(set(rng.choice(list(UNIVERSE), size=int(rng.integers(0, 5))))))
-                       for _ in range(60)})
+        labels = list({tuple(sorted(set(rng.choice(list(UNIVERSE), size=int(rng.integers(0, 5)))))) for _ in range(60)})
     table = _distance.distance_table(labels, name)
     ref = np.array([[float(REFERENCE[name](a, b)) for b in labels] for a in labels])
     assert np.abs(table - ref).max() <= 1e-15
@@ -395,8 +422,12 @@ def test_hand_worked_two_items():
     D_e = 2·(1/2 + 1/2 + 4·1)/(4·3) = 5/6; alpha = 1 - (1/2)/(5/6) = 2/5.
     MASI: d(A, B) = 1 - (1/2)(2/3) = 2/3. D_o = 2/3; D_e = 2·(2/3 + 2/3 + 4)/12 = 8/9; alpha = 1 - 3/4 = 1/4.
     """
-    rows = [("ann", "t1", ("pos", "joy")), ("bob", "t1", ("pos",)), ("ann", "t2", ("neg",)),
-            ("bob", "t2", ("neg", "anger"))]
+    rows = [
+        ("ann", "t1", ("pos", "joy")),
+        ("bob", "t1", ("pos",)),
+        ("ann", "t2", ("neg",)),
+        ("bob", "t2", ("neg", "anger")),
+    ]
     data = data_of(rows)
     assert_close(ie.krippendorff_alpha(data, distance="jaccard"), Fraction(2, 5), "jaccard")
     assert_close(ie.krippendorff_alpha(data, distance="masi"), Fraction(1, 4), "masi")
@@ -417,8 +448,14 @@ def test_hand_worked_three_annotators_with_missing_values():
     MASI: d(A, B) = d(C, D) = 2/3. D_o = (4·2/3·1/2 + 2·2/3)/5 = 8/15; D_e = (8/3 + 4/3 + 12)/20 = 4/5;
     alpha = 1 - 2/3 = 1/3.
     """
-    rows = [("x", "1", ("a", "b")), ("y", "1", ("a",)), ("z", "1", ["b", "a"]), ("x", "2", ("c",)),
-            ("y", "2", frozenset("cd")), ("z", "3", ("q",))]
+    rows = [
+        ("x", "1", ("a", "b")),
+        ("y", "1", ("a",)),
+        ("z", "1", ["b", "a"]),
+        ("x", "2", ("c",)),
+        ("y", "2", frozenset("cd")),
+        ("z", "3", ("q",)),
+    ]
     data = data_of(rows)
     assert_close(ie.krippendorff_alpha(data, distance="jaccard"), Fraction(7, 15), "jaccard")
     assert_close(ie.krippendorff_alpha(data, distance="masi"), Fraction(1, 3), "masi")
@@ -479,14 +516,21 @@ def test_taxonomy_paths_as_sets_of_paths():
     with pytest.raises(ValueError, match="ambiguous"):
         ie.krippendorff_alpha(data_of(rows), distance="jaccard")
     rows[1] = ("b", "1", one)
-    assert_close(ie.krippendorff_alpha(data_of(rows), distance="jaccard"), brute_alpha(rows, REFERENCE["jaccard"]),
-                 "paths")
+    assert_close(
+        ie.krippendorff_alpha(data_of(rows), distance="jaccard"), brute_alpha(rows, REFERENCE["jaccard"]), "paths"
+    )
 
 
 def test_labels_may_mix_strings_and_sets():
     """Single choices as plain strings next to multi-select tuples or frozensets: "x" is {x}."""
-    rows = [("a", "1", "x"), ("b", "1", ("x", "y")), ("a", "2", frozenset("yz")), ("b", "2", "z"),
-            ("a", "3", "x"), ("b", "3", "x")]
+    rows = [
+        ("a", "1", "x"),
+        ("b", "1", ("x", "y")),
+        ("a", "2", frozenset("yz")),
+        ("b", "2", "z"),
+        ("a", "3", "x"),
+        ("b", "3", "x"),
+    ]
     data = data_of(rows)
     assert data.n_categories == 4
     assert_close(ie.krippendorff_alpha(data, distance="jaccard"), brute_alpha(rows, REFERENCE["jaccard"]), "mix")
@@ -500,15 +544,22 @@ def test_frozenset_categories_have_a_canonical_order():
     assert list(d0.categories) == list(d1.categories)
     keys = [(len(s), sorted(s)) for s in d0.categories]
     assert keys == sorted(keys)
-    assert ie.krippendorff_alpha(d0, distance="masi") == pytest.approx(ie.krippendorff_alpha(d1, distance="masi"),
-                                                                      abs=TOL)
+    assert ie.krippendorff_alpha(d0, distance="masi") == pytest.approx(
+        ie.krippendorff_alpha(d1, distance="masi"), abs=TOL
+    )
 
 
 def test_relabelling_whole_labels_changes_set_distances():
     """Why the registry's relabel class for set distances is 'elements', not 'nominal': a bijection of whole labels
     (here swapping {a} and {c}) changes which labels overlap, hence alpha, while the nominal alpha stays."""
-    rows = [("p", "1", ("a", "b")), ("q", "1", ("a",)), ("p", "2", ("c",)), ("q", "2", ("c", "d")),
-            ("p", "3", ("a",)), ("q", "3", ("c",))]
+    rows = [
+        ("p", "1", ("a", "b")),
+        ("q", "1", ("a",)),
+        ("p", "2", ("c",)),
+        ("q", "2", ("c", "d")),
+        ("p", "3", ("a",)),
+        ("q", "3", ("c",)),
+    ]
     swap = {("a",): ("c",), ("c",): ("a",)}
     swapped = [(x, i, swap.get(lab, lab)) for x, i, lab in rows]
     assert ie.krippendorff_alpha(data_of(rows)) == pytest.approx(ie.krippendorff_alpha(data_of(swapped)), abs=TOL)
@@ -555,10 +606,12 @@ def test_distance_with_level():
     """distance goes with level='nominal' or no level; any other level is an error naming both."""
     data = data_of([("a", "1", "x"), ("b", "1", "y"), ("a", "2", "x"), ("b", "2", "x")])
     assert ie.krippendorff_alpha(data, distance="jaccard", level="nominal") == ie.krippendorff_alpha(
-        data, distance="jaccard")
+        data, distance="jaccard"
+    )
     for level in ("ordinal", "interval", "ratio"):
-        with pytest.raises(ValueError, match=f"level='nominal' or no level; got level='{level}' with "
-                                             "distance='jaccard'"):
+        with pytest.raises(
+            ValueError, match=f"level='nominal' or no level; got level='{level}' with distance='jaccard'"
+        ):
             ie.krippendorff_alpha(data, distance="jaccard", level=level)
         with pytest.raises(ValueError, match="level='nominal' or no level"):
             ie.krippendorff_alpha_matrix(data, distance="masi", level=level)
@@ -574,8 +627,11 @@ def test_distance_ignores_the_level_the_data_was_read_at():
     def zero_one(a, b):
         return float(a != b)
 
-    assert_close(ie.krippendorff_alpha(interval, distance=zero_one),
-                 ie.krippendorff_alpha(interval, level="nominal"), "0/1 on interval data")
+    assert_close(
+        ie.krippendorff_alpha(interval, distance=zero_one),
+        ie.krippendorff_alpha(interval, level="nominal"),
+        "0/1 on interval data",
+    )
 
 
 def test_unknown_distance_names_and_types():
@@ -589,15 +645,22 @@ def test_unknown_distance_names_and_types():
     assert ie.ALPHA_DISTANCES == ("jaccard", "masi", "levenshtein")
 
 
-@pytest.mark.parametrize("fn, error, message", [
-    (lambda a, b: 0.0 if a == b else 2.0, ValueError, r"\[0, 1\]; d\('x', 'y'\) = 2.0"),
-    (lambda a, b: 0.0 if a == b else -0.5, ValueError, r"\[0, 1\]; d\('x', 'y'\) = -0.5"),
-    (lambda a, b: 0.0 if a == b else float("nan"), ValueError, r"\[0, 1\]; d\('x', 'y'\) = nan"),
-    (lambda a, b: 0.5, ValueError, r"to itself must be 0; d\('x', 'x'\) = 0.5"),
-    (lambda a, b: 0.0 if a == b else (0.2 if a < b else 0.3), ValueError,
-     r"symmetric; d\('x', 'y'\) = 0.2 but d\('y', 'x'\) = 0.3"),
-    (lambda a, b: "far", TypeError, r"must return a number; d\('x', 'x'\) returned 'far'"),
-], ids=["above-1", "negative", "nan", "diagonal", "asymmetric", "not-a-number"])
+@pytest.mark.parametrize(
+    "fn, error, message",
+    [
+        (lambda a, b: 0.0 if a == b else 2.0, ValueError, r"\[0, 1\]; d\('x', 'y'\) = 2.0"),
+        (lambda a, b: 0.0 if a == b else -0.5, ValueError, r"\[0, 1\]; d\('x', 'y'\) = -0.5"),
+        (lambda a, b: 0.0 if a == b else float("nan"), ValueError, r"\[0, 1\]; d\('x', 'y'\) = nan"),
+        (lambda a, b: 0.5, ValueError, r"to itself must be 0; d\('x', 'x'\) = 0.5"),
+        (
+            lambda a, b: 0.0 if a == b else (0.2 if a < b else 0.3),
+            ValueError,
+            r"symmetric; d\('x', 'y'\) = 0.2 but d\('y', 'x'\) = 0.3",
+        ),
+        (lambda a, b: "far", TypeError, r"must return a number; d\('x', 'x'\) returned 'far'"),
+    ],
+    ids=["above-1", "negative", "nan", "diagonal", "asymmetric", "not-a-number"],
+)
 def test_bad_callables_name_the_offending_pair(fn, error, message):
     data = data_of([("a", "1", "x"), ("b", "1", "y"), ("a", "2", "x"), ("b", "2", "x")])
     with pytest.raises(error, match=message):
@@ -638,8 +701,9 @@ def test_too_many_distinct_labels_is_a_clear_error():
 
     ok = data_of(rows(3000))
     assert np.isfinite(ie.krippendorff_alpha(ok, distance="jaccard"))
-    with pytest.raises(ValueError, match="got 3002 distinct labels on items with two or more annotations, more than "
-                                         "the limit of 3000"):
+    with pytest.raises(
+        ValueError, match="got 3002 distinct labels on items with two or more annotations, more than the limit of 3000"
+    ):
         ie.krippendorff_alpha(data_of(rows(3002)), distance="masi")
 
 
@@ -695,9 +759,15 @@ def test_summarised_data_gives_the_same_values():
     """Data holding only sums over items (``Annotations.from_stats``, as the Dask engine builds): same scalar and
     matrix, since alpha with a distance needs only the coincidences and the pair statistics."""
     data = data_of(set_rows(5, 6, 40, 0.4))
-    summary = Annotations.from_stats(count_sums=data.count_sums, items=data.n_items, categories=data.categories,
-                                     annotators=data.annotators, annotator_stats=data.annotator_stats,
-                                     pair_stats=data.pair_stats, n_annotations=data.n_annotations)
+    summary = Annotations.from_stats(
+        count_sums=data.count_sums,
+        items=data.n_items,
+        categories=data.categories,
+        annotators=data.annotators,
+        annotator_stats=data.annotator_stats,
+        pair_stats=data.pair_stats,
+        n_annotations=data.n_annotations,
+    )
     assert ie.krippendorff_alpha(summary, distance="masi") == ie.krippendorff_alpha(data, distance="masi")
     m0 = ie.krippendorff_alpha_matrix(data, distance="masi").values
     m1 = ie.krippendorff_alpha_matrix(summary, distance="masi").values

@@ -30,8 +30,18 @@ def test_report_json_keys_on_the_crowd_example():
     out = run("report", str(EXAMPLES / "crowd.csv"), "--json")
     assert out.returncode == 0, out.stderr
     rep = json.loads(out.stdout)
-    for key in ("n_items", "n_annotators", "n_annotations", "spa", "fleiss_kappa", "krippendorff_alpha",
-                "multi_kappa", "bias", "percent_agreement", "cohen_kappa"):
+    for key in (
+        "n_items",
+        "n_annotators",
+        "n_annotations",
+        "spa",
+        "fleiss_kappa",
+        "krippendorff_alpha",
+        "multi_kappa",
+        "bias",
+        "percent_agreement",
+        "cohen_kappa",
+    ):
         assert key in rep, key
     assert set(rep["spa"]) == set(ie.SPA_WEIGHTS)
     assert set(rep["cohen_kappa"]) >= {"annotators", "matrix"}
@@ -54,8 +64,9 @@ def test_report_table_on_the_classroom_matrix():
 def test_level_and_orientation_flags(tmp_path):
     frame = pd.read_csv(EXAMPLES / "classroom.csv", index_col=0)
     frame.T.to_csv(tmp_path / "items_as_rows.csv")
-    out = run("report", str(tmp_path / "items_as_rows.csv"), "--annotators-as", "columns", "--level", "interval",
-              "--json")
+    out = run(
+        "report", str(tmp_path / "items_as_rows.csv"), "--annotators-as", "columns", "--level", "interval", "--json"
+    )
     assert out.returncode == 0, out.stderr
     rep = json.loads(out.stdout)
     expected = ie.krippendorff_alpha(ie.Annotations.from_wide(frame, level="interval"))
@@ -70,31 +81,44 @@ def test_column_names_and_file_formats(tmp_path):
     frame.to_parquet(tmp_path / "c.parquet")
     values = set()
     for name in ("c.tsv", "c.json", "c.parquet"):
-        out = run("report", str(tmp_path / name), "--item-col", "doc", "--annotator-col", "who", "--label-col", "tag",
-                  "--json")
+        out = run(
+            "report",
+            str(tmp_path / name),
+            "--item-col",
+            "doc",
+            "--annotator-col",
+            "who",
+            "--label-col",
+            "tag",
+            "--json",
+        )
         assert out.returncode == 0, out.stderr
         values.add(json.loads(out.stdout)["spa"]["annotations_m1"])
     assert len(values) == 1
 
 
 def test_ordinal_categories_flag(tmp_path):
-    pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": list("ababab"),
-                  "label": ["low", "mid", "high", "high", "low", "low"]}).to_csv(tmp_path / "o.csv", index=False)
+    pd.DataFrame(
+        {"item": [1, 1, 2, 2, 3, 3], "annotator": list("ababab"), "label": ["low", "mid", "high", "high", "low", "low"]}
+    ).to_csv(tmp_path / "o.csv", index=False)
     out = run("report", str(tmp_path / "o.csv"), "--level", "ordinal")
     assert out.returncode == 2 and "order of the categories" in out.stderr
     out = run("report", str(tmp_path / "o.csv"), "--level", "ordinal", "--categories", "low,mid,high", "--json")
     assert out.returncode == 0, out.stderr
 
 
-@pytest.mark.parametrize(("content", "name", "message"), [
-    (None, "missing.csv", "no such file"),
-    (b"\x00\xff\xfe garbage \x81", "bad.parquet", "cannot parse 'bad.parquet'"),
-    (b"item,annotator\n1,2\n", "short.csv", "cannot tell the layout of 'short.csv'"),
-    (b"doc,who,tag\n1,a,x\n", "names.csv", "name yours with --item-col"),
-    (b"item,annotator,label\n1,a,x\n1,a,y\n", "dup.csv", "labelled more than once"),
-    (b"item,annotator,label\n1,a,x\n", "data.xlsx", "expected a file ending in"),
-    (b"item,annotator,label\n1,a,1\n1,b,x\n", "mixed.csv", None),
-])
+@pytest.mark.parametrize(
+    ("content", "name", "message"),
+    [
+        (None, "missing.csv", "no such file"),
+        (b"\x00\xff\xfe garbage \x81", "bad.parquet", "cannot parse 'bad.parquet'"),
+        (b"item,annotator\n1,2\n", "short.csv", "cannot tell the layout of 'short.csv'"),
+        (b"doc,who,tag\n1,a,x\n", "names.csv", "name yours with --item-col"),
+        (b"item,annotator,label\n1,a,x\n1,a,y\n", "dup.csv", "labelled more than once"),
+        (b"item,annotator,label\n1,a,x\n", "data.xlsx", "expected a file ending in"),
+        (b"item,annotator,label\n1,a,1\n1,b,x\n", "mixed.csv", None),
+    ],
+)
 def test_bad_files_give_one_line_and_non_zero_exit(tmp_path, content, name, message):
     path = tmp_path / name
     if content is not None:
@@ -125,8 +149,9 @@ def test_python_dash_m_and_version():
 
 def test_gold_csv_keeps_ties_and_matches_the_library(tmp_path):
     csv = tmp_path / "tie.csv"
-    pd.DataFrame({"item": [1, 1, 2, 2, 2], "annotator": ["a", "b", "a", "b", "c"],
-                  "label": ["x", "y", "x", "x", "y"]}).to_csv(csv, index=False)
+    pd.DataFrame(
+        {"item": [1, 1, 2, 2, 2], "annotator": ["a", "b", "a", "b", "c"], "label": ["x", "y", "x", "x", "y"]}
+    ).to_csv(csv, index=False)
     out = run("gold", str(csv))
     assert out.returncode == 0, out.stderr
     gold = pd.read_csv(__import__("io").StringIO(out.stdout))

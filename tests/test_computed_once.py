@@ -21,14 +21,14 @@ def test_report_ci_html_json_computes_one_report_and_one_bootstrap(tmp_path, mon
         def wrapper(*args, **kwargs):
             calls[name] += 1
             return fn(*args, **kwargs)
+
         return wrapper
 
     monkeypatch.setattr(report_module, "report", counting("report", real_report))
     monkeypatch.setattr(inference, "bootstrap", counting("bootstrap", real_boot))
     monkeypatch.setattr(PairStats, "from_codes", staticmethod(counting("pair_stats", real_pairs)))
     out = tmp_path / "r.html"
-    status = cli.main(["report", str(EXAMPLES / "crowd.csv"), "--ci", "--n-boot", "50", "--html", str(out),
-                       "--json"])
+    status = cli.main(["report", str(EXAMPLES / "crowd.csv"), "--ci", "--n-boot", "50", "--html", str(out), "--json"])
     assert status == 0
     assert calls == {"report": 1, "bootstrap": 1, "pair_stats": 1}, calls
     page = out.read_text()

@@ -17,15 +17,25 @@ import iaa_engine as ie
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
-COUNT_METRICS = ["joint_probability", "percent_agreement", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1",
-                 "brennan_prediger", "spa_kappa", "multi_kappa", "bias"]
+COUNT_METRICS = [
+    "joint_probability",
+    "percent_agreement",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "gwet_ac1",
+    "brennan_prediger",
+    "spa_kappa",
+    "multi_kappa",
+    "bias",
+]
 MATRICES = ["cohen_kappa", "percent_agreement_matrix", "krippendorff_alpha_matrix"]
 
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=40)
+    cluster = distributed.LocalCluster(
+        n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    )
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
@@ -34,8 +44,12 @@ def client():
 def make_frame(seed=0, items=2500, annotators=14, labels=5):
     rng = np.random.default_rng(seed)
     truth = rng.integers(1, labels + 1, size=items)
-    rows = [(f"doc{i}", f"w{a:02d}", int(truth[i] if rng.random() < 0.7 else rng.integers(1, labels + 1)))
-            for i in range(items) for a in range(annotators) if rng.random() < 0.3]
+    rows = [
+        (f"doc{i}", f"w{a:02d}", int(truth[i] if rng.random() < 0.7 else rng.integers(1, labels + 1)))
+        for i in range(items)
+        for a in range(annotators)
+        if rng.random() < 0.3
+    ]
     # shuffled rows: every item's annotations end up spread over the Parquet partitions
     frame = pd.DataFrame(rows, columns=["item", "annotator", "label"])
     return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)
@@ -60,8 +74,13 @@ def assert_reports_equal(a: dict, b: dict):
         assert a["spa"][scheme] == pytest.approx(value, abs=1e-12), scheme
     for key in MATRICES:
         assert a[key]["annotators"] == b[key]["annotators"]
-        np.testing.assert_allclose(np.array(a[key]["matrix"], float), np.array(b[key]["matrix"], float),
-                                   atol=1e-12, equal_nan=True, err_msg=key)
+        np.testing.assert_allclose(
+            np.array(a[key]["matrix"], float),
+            np.array(b[key]["matrix"], float),
+            atol=1e-12,
+            equal_nan=True,
+            err_msg=key,
+        )
         assert a[key]["n_shared"] == b[key]["n_shared"]
     for key in ("n_items", "n_annotators", "n_annotations", "n_categories", "n_items_excluded"):
         assert a[key] == b[key], key
@@ -118,19 +137,47 @@ def test_cli_engine_dask_starts_its_own_local_cluster(dataset):
     """`iaa report PATH --engine dask` without --scheduler starts a local cluster (2 worker processes here)."""
     frame, path = dataset
     env = {k: v for k, v in os.environ.items() if k != "IAA_DEBUG"}
-    out = subprocess.run([sys.executable, "-m", "iaa_engine", "report", str(path), "--engine", "dask", "--workers", "2",
-                          "--memory-limit", "1GiB", "--json"], capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "iaa_engine",
+            "report",
+            str(path),
+            "--engine",
+            "dask",
+            "--workers",
+            "2",
+            "--memory-limit",
+            "1GiB",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert_reports_equal(json.loads(out.stdout), ie.report(ie.Annotations.from_long(frame)).to_dict())
-    bad = subprocess.run([sys.executable, "-m", "iaa_engine", "report", str(path), "--engine", "dask", "--ci"],
-                         capture_output=True, text=True, env=env, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "iaa_engine", "report", str(path), "--engine", "dask", "--ci"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "cannot run with --engine dask" in bad.stderr
 
 
 def _iaa(*args, timeout=120):
     env = {k: v for k, v in os.environ.items() if k != "IAA_DEBUG"}
-    return subprocess.run([sys.executable, "-m", "iaa_engine", "report", *map(str, args)], capture_output=True,
-                          text=True, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "iaa_engine", "report", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def test_files_that_disagree_on_a_column_type_are_named_in_one_line(tmp_path):
@@ -144,11 +191,14 @@ def test_files_that_disagree_on_a_column_type_are_named_in_one_line(tmp_path):
     assert "disagree on the type of column 'item'" in out.stderr and "p2.parquet" in out.stderr
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--workers", "-2"], "expected a whole number of at least 1; got -2"),
-    (["--memory-limit", "1kB"], "is too small for a worker: give at least 256.00 MiB per worker"),
-    (["--memory-limit", "lots"], "memory_limit must be a size such as '2GiB'"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--workers", "-2"], "expected a whole number of at least 1; got -2"),
+        (["--memory-limit", "1kB"], "is too small for a worker: give at least 256.00 MiB per worker"),
+        (["--memory-limit", "lots"], "memory_limit must be a size such as '2GiB'"),
+    ],
+)
 def test_impossible_cluster_settings_are_refused_at_once(dataset, flags, message):
     import time
 
@@ -164,9 +214,9 @@ def test_a_failure_on_the_workers_is_one_line_without_worker_logs(tmp_path):
     path = tmp_path / "dup"
     path.mkdir()
     pd.DataFrame({"item": ["a", "a", "b"], "annotator": ["x", "x", "y"], "label": ["1", "2", "1"]}).to_parquet(
-        path / "p.parquet")
+        path / "p.parquet"
+    )
     out = _iaa(path, "--engine", "dask", "--workers", "1", timeout=300)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("iaa: error: ") and "labelled more than once" in lines[0], \
-        out.stderr
+    assert len(lines) == 1 and lines[0].startswith("iaa: error: ") and "labelled more than once" in lines[0], out.stderr

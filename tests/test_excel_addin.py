@@ -105,8 +105,22 @@ def classroom() -> ie.Annotations:
 
 # ----------------------------------------------------------------------------- metadata (function wizard)
 
-FUNCTIONS = ["ANNOTATOR_BIAS", "BCR_WEIGHTS", "COHEN", "FLEISS", "GOLD", "GWET_AC1", "IAA_REPORT",
-             "ITEM_AGREEMENT", "KALPHA", "KAPPA_MATRIX", "MULTIKAPPA", "PERCENT_AGREEMENT", "SCOTTPI", "SPA"]
+FUNCTIONS = [
+    "ANNOTATOR_BIAS",
+    "BCR_WEIGHTS",
+    "COHEN",
+    "FLEISS",
+    "GOLD",
+    "GWET_AC1",
+    "IAA_REPORT",
+    "ITEM_AGREEMENT",
+    "KALPHA",
+    "KAPPA_MATRIX",
+    "MULTIKAPPA",
+    "PERCENT_AGREEMENT",
+    "SCOTTPI",
+    "SPA",
+]
 
 
 def test_metadata_registers_every_function_with_help():
@@ -125,9 +139,13 @@ def test_metadata_registers_every_function_with_help():
 
 
 SCALARS = [
-    ("FLEISS", ie.fleiss_kappa), ("SPA", ie.spa), ("KALPHA", ie.krippendorff_alpha),
-    ("MULTIKAPPA", ie.multi_kappa), ("ANNOTATOR_BIAS", ie.annotator_bias),
-    ("PERCENT_AGREEMENT", ie.percent_agreement), ("GWET_AC1", ie.gwet_ac1),
+    ("FLEISS", ie.fleiss_kappa),
+    ("SPA", ie.spa),
+    ("KALPHA", ie.krippendorff_alpha),
+    ("MULTIKAPPA", ie.multi_kappa),
+    ("ANNOTATOR_BIAS", ie.annotator_bias),
+    ("PERCENT_AGREEMENT", ie.percent_agreement),
+    ("GWET_AC1", ie.gwet_ac1),
 ]
 
 
@@ -169,8 +187,9 @@ def test_spa_every_scheme_on_a_sparse_matrix(scheme):
     for r, c in [(0, 1), (1, 4), (2, 7), (0, 10), (2, 12), (1, 13)]:
         sparse[r][c] = None
     sparse[2][3] = ""  # Office.js may send a blank as "" too
-    expected = ie.spa(ie.Annotations.from_wide([[None if v in (None, "") else v for v in r] for r in sparse]),
-                      weights=scheme)
+    expected = ie.spa(
+        ie.Annotations.from_wide([[None if v in (None, "") else v for v in r] for r in sparse]), weights=scheme
+    )
     assert value("SPA", sparse, scheme) == pytest.approx(expected, abs=1e-12)
     assert value("SPA", sparse, scheme.upper()) == pytest.approx(expected, abs=1e-12)  # names are case-blind
 
@@ -182,7 +201,8 @@ def test_kalpha_levels_and_seed002():
     assert round(got, 2) == 0.56
     for level in ("ordinal", "interval", "ratio"):
         assert value("KALPHA", A, level) == pytest.approx(
-            ie.krippendorff_alpha(ie.Annotations.from_wide(MATRIX_A, level=level)), abs=1e-12)
+            ie.krippendorff_alpha(ie.Annotations.from_wide(MATRIX_A, level=level)), abs=1e-12
+        )
     assert value("KALPHA", SEED002, "interval") == VALUE  # text labels have no interval distances
 
 
@@ -192,8 +212,9 @@ def test_kappa_matrix_spills_with_headers(classroom):
     assert out[0] == ["Cohen's kappa", 1, 2, 3]
     assert [r[0] for r in out[1:]] == [1, 2, 3]
     assert np.allclose(np.array([r[1:] for r in out[1:]], dtype=float), m, atol=1e-12)
-    named = call("KAPPA_MATRIX", [["", *[f"i{j}" for j in range(15)]]] + [[n, *r] for n, r in zip("xyz", A)],
-                 None, True)
+    named = call(
+        "KAPPA_MATRIX", [["", *[f"i{j}" for j in range(15)]]] + [[n, *r] for n, r in zip("xyz", A)], None, True
+    )
     assert named[0][1:] == ["x", "y", "z"] and [r[0] for r in named[1:]] == ["x", "y", "z"]
     assert value("COHEN", [[n, *r] for n, r in zip("xyz", A)], "x", "y", None, "annotators") == pytest.approx(m[0, 1])
 
@@ -252,14 +273,18 @@ def test_iaa_report_table(classroom):
 
 def test_counts_layout(classroom):
     counts = classroom.counts.to_dense().astype(float).tolist()  # items × categories
-    for func, fn in [("FLEISS", ie.fleiss_kappa), ("PERCENT_AGREEMENT", ie.percent_agreement),
-                     ("GWET_AC1", ie.gwet_ac1)]:
+    for func, fn in [
+        ("FLEISS", ie.fleiss_kappa),
+        ("PERCENT_AGREEMENT", ie.percent_agreement),
+        ("GWET_AC1", ie.gwet_ac1),
+    ]:
         assert value(func, counts, "counts") == pytest.approx(fn(classroom), abs=1e-12)
     assert value("SPA", counts, "flat", "counts") == pytest.approx(ie.spa(classroom, weights="flat"), abs=1e-12)
     assert value("KALPHA", counts, None, "counts") == pytest.approx(ie.krippendorff_alpha(classroom), abs=1e-12)
     with_headers = [["item", "a", "b", "c"]] + [[f"doc{i}", *r] for i, r in enumerate(counts)]
-    assert call("GOLD", with_headers, None, "counts", True) == [[x] for x in ["a", "a", "a", "c", "c", "b", "c",
-                                                                              "c", "a", "b", "b", "b", "a", "c", "a"]]
+    assert call("GOLD", with_headers, None, "counts", True) == [
+        [x] for x in ["a", "a", "a", "c", "c", "b", "c", "c", "a", "b", "b", "b", "a", "c", "a"]
+    ]
     # count tables have no annotators: pairwise functions refuse them, and counts must be whole numbers
     assert value("COHEN", counts, 1.0, 2.0, "counts") == VALUE
     assert value("MULTIKAPPA", counts, "counts") == VALUE
@@ -303,7 +328,8 @@ def test_other_runtimes_cell_encodings():
     sparse[0][0] = None
     assert value("FLEISS", data) == pytest.approx(ie.fleiss_kappa(ie.Annotations.from_wide(sparse)), abs=1e-12)
     assert value("FLEISS", [[{"type": "Double", "basicValue": 1.0}, 1.0], [1.0, 2.0]]) == pytest.approx(
-        ie.fleiss_kappa(ie.Annotations.from_wide([[1, 1], [1, 2]])), abs=1e-12)  # an entity value's basicValue
+        ie.fleiss_kappa(ie.Annotations.from_wide([[1, 1], [1, 2]])), abs=1e-12
+    )  # an entity value's basicValue
     assert call("GOLD", A, None, None, None, [[excel_error("#N/A")]]) == [[NA]]
 
 
@@ -326,10 +352,18 @@ def test_undefined_results_are_div0():
     assert km[1][2] == DIV0 and km[1][1] == 1.0
 
 
-@pytest.mark.parametrize("func,args", [
-    ("SPA", ("inverse",)), ("KALPHA", ("cardinal",)), ("GOLD", ("vote",)), ("FLEISS", ("diagonal",)),
-    ("FLEISS", (None, "sometimes")), ("BCR_WEIGHTS", ("majority",)), ("SPA", (3.0,)),
-])
+@pytest.mark.parametrize(
+    "func,args",
+    [
+        ("SPA", ("inverse",)),
+        ("KALPHA", ("cardinal",)),
+        ("GOLD", ("vote",)),
+        ("FLEISS", ("diagonal",)),
+        ("FLEISS", (None, "sometimes")),
+        ("BCR_WEIGHTS", ("majority",)),
+        ("SPA", (3.0,)),
+    ],
+)
 def test_unknown_option_names_are_value_errors(func, args):
     assert value(func, A, *args) == VALUE
 

@@ -51,8 +51,10 @@ CELLS = gen.cells()
 def soffice() -> str:
     exe = shutil.which("soffice") or shutil.which("libreoffice")
     if exe is None:
-        reason = "LibreOffice (soffice) is not installed: apt-get install libreoffice-calc-nogui, " \
-                 "or bash scripts/system-deps.sh"
+        reason = (
+            "LibreOffice (soffice) is not installed: apt-get install libreoffice-calc-nogui, "
+            "or bash scripts/system-deps.sh"
+        )
         if os.environ.get("CI") == "true":
             pytest.fail(f"{reason}; CI must install it with scripts/system-deps.sh")
         pytest.skip(reason)
@@ -63,8 +65,17 @@ def convert(files: list[Path], fmt: str, outdir: Path, tmp: Path) -> list[Path]:
     """Run one soffice --convert-to with a private profile; returns the output files."""
     profile = tmp / f"lo-profile-{uuid.uuid4().hex}"
     outdir.mkdir(parents=True, exist_ok=True)
-    cmd = [soffice(), f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
-           "--convert-to", fmt, "--outdir", str(outdir), *map(str, files)]
+    cmd = [
+        soffice(),
+        f"-env:UserInstallation={profile.as_uri()}",
+        "--headless",
+        "--norestore",
+        "--convert-to",
+        fmt,
+        "--outdir",
+        str(outdir),
+        *map(str, files),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
     ext = fmt.split(":")[0]
     outs = [outdir / f"{f.stem}.{ext}" for f in files]
@@ -159,8 +170,9 @@ def expected_values(matrix, sparse, spans) -> dict[tuple, object]:
         for j, col in enumerate(cols):
             for t, c in enumerate(cat_idx):
                 # the weighted vote F_w of seed 001: the core's weights summed over the annotators who chose k
-                exp["gold", rule, "score", t, col] = sum(w[i, c] for i in range(gen.N_ANN)
-                                                         if matrix[i][j] == gen.CATEGORIES[t])
+                exp["gold", rule, "score", t, col] = sum(
+                    w[i, c] for i in range(gen.N_ANN) if matrix[i][j] == gen.CATEGORIES[t]
+                )
             row = per_item.iloc[j]
             exp["gold", rule, "best", col] = row["score"]
             exp["gold", rule, "gold", col] = str(row["gold"])
@@ -222,8 +234,7 @@ def expected_values(matrix, sparse, spans) -> dict[tuple, object]:
             r_ik = counts2[t, c] if kept[t] else 0
             exp["alpha", "r_ik", t, u] = r_ik
             exp["alpha", "pa_ik", t, u] = r_ik * (r_ik - 1) / ((r / n) * (r_i - 1)) if kept[t] else math.nan
-        exp["alpha", "pa_i", t] = (sum(exp["alpha", "pa_ik", t, u] for u in range(len(lab_idx)))
-                                   if kept[t] else math.nan)
+        exp["alpha", "pa_i", t] = sum(exp["alpha", "pa_ik", t, u] for u in range(len(lab_idx))) if kept[t] else math.nan
     return exp
 
 
@@ -259,8 +270,7 @@ def test_committed_workbooks_match_the_generator():
     for path, exercise in ((SOLUTION, False), (EXERCISE, True)):
         committed = openpyxl.load_workbook(path)
         fresh = gen.build(exercise=exercise)
-        assert committed.sheetnames == fresh.sheetnames == ["Start", "Data", "Cohen", "Fleiss", "Gold", "SPA",
-                                                            "Alpha"]
+        assert committed.sheetnames == fresh.sheetnames == ["Start", "Data", "Cohen", "Fleiss", "Gold", "SPA", "Alpha"]
         for ws in fresh.worksheets:
             old = committed[ws.title]
             for row in ws.iter_rows():

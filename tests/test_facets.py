@@ -37,8 +37,11 @@ def test_closed_form_hierarchy():
 def test_label_forms_are_equivalent():
     """Paths 'A/x', (parent, child) tuples, Label Studio taxonomy values [['A', 'x']] and another separator."""
     base = ie.hierarchical_agreement(hand_data()).to_dict()
-    for fmt, sep in [(lambda s: tuple(s.split("/")), "/"), (lambda s: [s.split("/")], "/"),
-                     (lambda s: s.replace("/", " > "), ">")]:
+    for fmt, sep in [
+        (lambda s: tuple(s.split("/")), "/"),
+        (lambda s: [s.split("/")], "/"),
+        (lambda s: s.replace("/", " > "), ">"),
+    ]:
         other = ie.hierarchical_agreement(hand_data(fmt), sep=sep).to_dict()
         for key in ("alpha_parent", "alpha_child", "alpha_full", "gamma"):
             assert other[key] == pytest.approx(base[key], abs=1e-15)
@@ -48,8 +51,10 @@ def test_projections_by_brute_force():
     rng = np.random.default_rng(1)
     tree = {"P": ["a", "b"], "Q": ["a", "c", "d"], "R": []}
     labels = [f"{p}/{c}" for p, cs in tree.items() for c in cs] + ["R"]
-    frame = pd.DataFrame([(i, a, labels[rng.integers(len(labels))]) for i in range(60) for a in range(4)
-                          if rng.random() < 0.7], columns=["item", "annotator", "label"])
+    frame = pd.DataFrame(
+        [(i, a, labels[rng.integers(len(labels))]) for i in range(60) for a in range(4) if rng.random() < 0.7],
+        columns=["item", "annotator", "label"],
+    )
     views = ie.split_hierarchy(frame)
     parent = frame.assign(label=frame["label"].str.split("/").str[0])
     child = frame[frame["label"].str.contains("/")].assign(label=lambda f: f["label"].str.split("/").str[1])
@@ -64,8 +69,9 @@ def test_projections_by_brute_force():
 
 def test_gamma_undefined_when_denominator_not_positive():
     # parents and children disagree systematically: both alphas negative
-    frame = pd.DataFrame([(0, "a", "A/x"), (0, "b", "B/y"), (1, "a", "B/y"), (1, "b", "A/x")],
-                         columns=["item", "annotator", "label"])
+    frame = pd.DataFrame(
+        [(0, "a", "A/x"), (0, "b", "B/y"), (1, "a", "B/y"), (1, "b", "A/x")], columns=["item", "annotator", "label"]
+    )
     h = ie.hierarchical_agreement(frame)
     assert h.alpha_parent < 0 and h.alpha_child < 0
     assert np.isnan(h.gamma) and any("gamma is undefined" in n for n in h.notes)
@@ -103,8 +109,10 @@ def test_hierarchy_test_does_not_reject_when_children_agree_more():
 
 def test_label_agreement_is_binary_alpha():
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame([(i, a, "abcd"[min(rng.geometric(0.4) - 1, 3)]) for i in range(80) for a in range(3)
-                          if rng.random() < 0.8], columns=["item", "annotator", "label"])
+    frame = pd.DataFrame(
+        [(i, a, "abcd"[min(rng.geometric(0.4) - 1, 3)]) for i in range(80) for a in range(3) if rng.random() < 0.8],
+        columns=["item", "annotator", "label"],
+    )
     per_label = ie.label_agreement(frame)
     for lab in "abcd":
         binary = frame.assign(label=(frame["label"] == lab).map({True: "yes", False: "no"}))
@@ -116,8 +124,10 @@ def test_strata_by_quantiles_and_stratum_alpha():
     rng = np.random.default_rng(4)
     labels = list("abcdefgh")
     weights = np.array([1, 2, 3, 5, 8, 13, 21, 34], float)
-    frame = pd.DataFrame([(i, a, labels[rng.choice(8, p=weights / weights.sum())]) for i in range(150)
-                          for a in range(3)], columns=["item", "annotator", "label"])
+    frame = pd.DataFrame(
+        [(i, a, labels[rng.choice(8, p=weights / weights.sum())]) for i in range(150) for a in range(3)],
+        columns=["item", "annotator", "label"],
+    )
     res = ie.frequency_strata(frame)
     f = frame["label"].value_counts().reindex(labels).to_numpy()
     q1, q2 = np.quantile(f, [1 / 3, 2 / 3])
@@ -144,8 +154,10 @@ def test_frequency_regression_closed_form():
     assert res.regression["beta0"] == pytest.approx(1.0, abs=1e-14)
     assert res.regression["beta1"] == pytest.approx(0.0, abs=1e-14)
     rng = np.random.default_rng(5)
-    frame = pd.DataFrame([(i, a, "abcde"[min(rng.geometric(0.35) - 1, 4)]) for i in range(200) for a in range(3)],
-                         columns=["item", "annotator", "label"])
+    frame = pd.DataFrame(
+        [(i, a, "abcde"[min(rng.geometric(0.35) - 1, 4)]) for i in range(200) for a in range(3)],
+        columns=["item", "annotator", "label"],
+    )
     res = ie.frequency_strata(frame)
     lab = res.labels
     slope, intercept = np.polyfit(np.log(lab["frequency"]), lab["alpha"], 1)

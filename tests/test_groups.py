@@ -106,8 +106,16 @@ def test_one_group_is_spa_and_singletons_are_item_agreement(raw):
 
 def test_label_studio_style_groups_and_mapping_forms():
     """Span units named task/span, grouped by task; a callable, a dict and a Series give the same result."""
-    rows = [("t1/s0", "ann", "PER"), ("t1/s0", "bob", "PER"), ("t1/s1", "ann", "LOC"), ("t1/s1", "bob", "PER"),
-            ("t2/s0", "ann", "ORG"), ("t2/s0", "bob", "ORG"), ("t2/s0", "cat", "ORG"), ("t3/s0", "cat", "PER")]
+    rows = [
+        ("t1/s0", "ann", "PER"),
+        ("t1/s0", "bob", "PER"),
+        ("t1/s1", "ann", "LOC"),
+        ("t1/s1", "bob", "PER"),
+        ("t2/s0", "ann", "ORG"),
+        ("t2/s0", "bob", "ORG"),
+        ("t2/s0", "cat", "ORG"),
+        ("t3/s0", "cat", "PER"),
+    ]
     data = Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
     task = {name: name.split("/")[0] for name in data.items}
     by_callable = ie.group_agreement(data, lambda name: name.split("/")[0])
@@ -317,9 +325,14 @@ def test_annotator_agreement_needs_annotators_and_annotations():
     with pytest.raises(ValueError, match="annotator agreement needs to know who gave each label"):
         ie.annotator_agreement(Annotations.from_counts([[1, 2], [3, 0]]))
     data = hand_data()
-    stats = Annotations.from_stats(data.counts, items=data.items, categories=data.categories,
-                                   annotators=data.annotators, annotator_stats=data.annotator_stats,
-                                   pair_stats=data.pair_stats)
+    stats = Annotations.from_stats(
+        data.counts,
+        items=data.items,
+        categories=data.categories,
+        annotators=data.annotators,
+        annotator_stats=data.annotator_stats,
+        pair_stats=data.pair_stats,
+    )
     with pytest.raises(ValueError, match="needs the annotations themselves, not only statistics"):
         ie.annotator_agreement(stats)
     with pytest.raises(TypeError, match="replace_undefined_by must be a number or nan; got None"):
@@ -338,5 +351,6 @@ def test_exact_match_whatever_the_level():
 def test_long_and_wide_give_the_same_table():
     data = hand_data()
     again = Annotations.from_long(data.to_long().iloc[::-1].reset_index(drop=True))
-    pd.testing.assert_frame_equal(ie.annotator_agreement(again), ie.annotator_agreement(data), check_exact=False,
-                                  rtol=0, atol=1e-15)
+    pd.testing.assert_frame_equal(
+        ie.annotator_agreement(again), ie.annotator_agreement(data), check_exact=False, rtol=0, atol=1e-15
+    )

@@ -212,8 +212,9 @@ def test_metric_table_equals_report_and_bootstrap(crowd, crowd_text):
 
 def test_level_and_weights_are_passed_on(tmp_path):
     data = ie.read(EXAMPLES / "classroom.csv")
-    text = write_html_report(data, tmp_path / "r.html", level="interval", weights="edges", n_boot=50,
-                             seed=3).read_text(encoding="utf-8")
+    text = write_html_report(data, tmp_path / "r.html", level="interval", weights="edges", n_boot=50, seed=3).read_text(
+        encoding="utf-8"
+    )
     cells = metric_cells(text)
     rep = ie.report(data, level="interval", weights="edges")
     assert float(cells["krippendorff_alpha"]["estimate"]["value"]) == rep.values["krippendorff_alpha"]
@@ -297,8 +298,11 @@ def test_count_table_input_skips_the_heatmap(crowd, tmp_path):
     text = write_html_report(data, tmp_path / "counts.html", n_boot=N_BOOT).read_text(encoding="utf-8")
     p = parse(text)
     assert p.svg_ids == [f"{f}-svg" for f in FIGURES if f != "fig-kappa"]
-    assert re.search(r'<figure id="fig-kappa" class="skipped">.*Not drawn: count-table input has no annotator '
-                     r"identities", text)
+    assert re.search(
+        r'<figure id="fig-kappa" class="skipped">.*Not drawn: count-table input has no annotator '
+        r"identities",
+        text,
+    )
     cells = metric_cells(text)
     for key in ("multi_kappa", "bias"):
         assert cells[key]["estimate"]["text"] == "undefined"
@@ -310,8 +314,11 @@ def test_count_table_input_skips_the_heatmap(crowd, tmp_path):
 
 def test_many_annotators_keep_legible_names(tmp_path):
     rng = np.random.default_rng(0)
-    rows = [(i, f"annotator_with_a_long_name_{a:03d}", int(rng.integers(0, 3)))
-            for i in range(300) for a in rng.choice(90, size=4, replace=False)]
+    rows = [
+        (i, f"annotator_with_a_long_name_{a:03d}", int(rng.integers(0, 3)))
+        for i in range(300)
+        for a in rng.choice(90, size=4, replace=False)
+    ]
     data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
     text = render_html_report(data, n_boot=0)
     heat = re.search(r'<svg[^>]*id="fig-kappa-svg".*?</svg>', text, re.S).group(0)
@@ -338,9 +345,20 @@ def chromium() -> str:
 def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     profile = tmp_path / "chromium-profile"
     profile.mkdir(exist_ok=True)
-    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--disable-dev-shm-usage", f"--user-data-dir={profile}", *args]
+    cmd = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
 
 
@@ -349,8 +367,8 @@ def png_rows(data: bytes) -> tuple[int, int, list[bytes]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, header = 8, [], None
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             header = struct.unpack(">IIBBBBB", chunk)
         elif kind == b"IDAT":
@@ -364,7 +382,7 @@ def png_rows(data: bytes) -> tuple[int, int, list[bytes]]:
     raw = zlib.decompress(b"".join(idat))
     stride = 1 + width * channels
     assert len(raw) == stride * height
-    return width, height, [raw[i * stride:(i + 1) * stride] for i in range(height)]
+    return width, height, [raw[i * stride : (i + 1) * stride] for i in range(height)]
 
 
 def test_rendered_in_headless_chromium(crowd_html, tmp_path):

@@ -64,10 +64,12 @@ def test_vectorised_replicate_equals_recomputation(level):
     draw = rng.multinomial(mult.sum(), mult / mult.sum())
     sums = data.count_sums
     feats = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
-    s = CountSums.from_features(draw @ feats, data.n_categories, CountSums.pattern_n_values(patterns),
-                                sums.o_row, sums.o_col)
-    resampled = ie.Annotations.from_counts(pd.DataFrame(np.repeat(patterns, draw, axis=0), columns=data.categories),
-                                           level=level)
+    s = CountSums.from_features(
+        draw @ feats, data.n_categories, CountSums.pattern_n_values(patterns), sums.o_row, sums.o_col
+    )
+    resampled = ie.Annotations.from_counts(
+        pd.DataFrame(np.repeat(patterns, draw, axis=0), columns=data.categories), level=level
+    )
     values = data.category_values(level) if level in ("interval", "ratio") else None
     assert s.krippendorff_alpha(level, values) == pytest.approx(ie.krippendorff_alpha(resampled), abs=1e-12)
     assert s.fleiss_kappa() == pytest.approx(ie.fleiss_kappa(resampled), abs=1e-12)
@@ -107,9 +109,10 @@ def test_block_replicates_match_recomputation():
     block = rng.permutation(data.n_items) % 7
     assert np.bincount(block).max() - np.bincount(block).min() <= 1  # equal sizes
     drawn = rng.integers(0, 7, size=(1, 7))[0]
-    parts = [frame[frame["item"].isin(data.items[block == g])]
-             .assign(item=lambda f, r=r: f["item"].astype(str) + f"#{r}")
-             for r, g in enumerate(drawn)]
+    parts = [
+        frame[frame["item"].isin(data.items[block == g])].assign(item=lambda f, r=r: f["item"].astype(str) + f"#{r}")
+        for r, g in enumerate(drawn)
+    ]
     resampled = ie.Annotations.from_long(pd.concat(parts))
     assert out["multi_kappa"][0] == pytest.approx(ie.multi_kappa(resampled), abs=1e-12)
     assert out["bias"][0] == pytest.approx(ie.annotator_bias(resampled), abs=1e-12)
@@ -141,8 +144,9 @@ def test_coverage_of_95_percent_intervals():
     for s in range(sims):
         data = ie.Annotations.from_long(crowd(2026 + s))
         t = ie.bootstrap(data, n_boot=400, seed=s, annotator_metrics=False).table
-        covered["joint_probability"] += (t.loc["joint_probability", "lower"] <= p_true
-                                         <= t.loc["joint_probability", "upper"])
+        covered["joint_probability"] += (
+            t.loc["joint_probability", "lower"] <= p_true <= t.loc["joint_probability", "upper"]
+        )
         covered["fleiss_kappa"] += t.loc["fleiss_kappa", "lower"] <= kappa_true <= t.loc["fleiss_kappa", "upper"]
     for name, hits in covered.items():
         assert 0.90 <= hits / sims <= 0.99, (name, hits / sims)

@@ -9,8 +9,15 @@ import pytest
 import iaa_engine as ie
 
 SCALARS = [
-    ie.spa, ie.joint_probability, ie.percent_agreement, ie.fleiss_kappa, ie.multi_kappa, ie.annotator_bias,
-    ie.gwet_ac1, ie.brennan_prediger, ie.krippendorff_alpha,
+    ie.spa,
+    ie.joint_probability,
+    ie.percent_agreement,
+    ie.fleiss_kappa,
+    ie.multi_kappa,
+    ie.annotator_bias,
+    ie.gwet_ac1,
+    ie.brennan_prediger,
+    ie.krippendorff_alpha,
 ]
 
 
@@ -74,26 +81,33 @@ def test_with_level_reorders():
     with pytest.raises(ValueError, match="order of the categories"):
         data.with_level("ordinal")
     assert ie.krippendorff_alpha(data.with_level("ordinal", ["a", "b", "c"])) == pytest.approx(
-        ie.krippendorff_alpha(ie.Annotations.from_wide([[2, 1, 3], [2, 3, 3]], level="ordinal")), abs=1e-15)
+        ie.krippendorff_alpha(ie.Annotations.from_wide([[2, 1, 3], [2, 3, 3]], level="ordinal")), abs=1e-15
+    )
 
 
 # ----------------------------------------------------------------------------- bad input: clear errors
 
 
-@pytest.mark.parametrize("empty", [
-    pd.DataFrame(columns=["item", "annotator", "label"]),
-    pd.DataFrame({"item": [1, 2], "annotator": [1, 1], "label": [None, np.nan]}),
-])
+@pytest.mark.parametrize(
+    "empty",
+    [
+        pd.DataFrame(columns=["item", "annotator", "label"]),
+        pd.DataFrame({"item": [1, 2], "annotator": [1, 1], "label": [None, np.nan]}),
+    ],
+)
 def test_empty_or_all_missing_long(empty):
     with pytest.raises(ValueError, match="no annotations"):
         ie.Annotations.from_long(empty)
 
 
-@pytest.mark.parametrize(("matrix", "message"), [
-    ([[None, ""], [np.nan, None]], "no annotations"),
-    ([[]], "empty"),
-    ([1, 2, 3], "2-dimensional"),
-])
+@pytest.mark.parametrize(
+    ("matrix", "message"),
+    [
+        ([[None, ""], [np.nan, None]], "no annotations"),
+        ([[]], "empty"),
+        ([1, 2, 3], "2-dimensional"),
+    ],
+)
 def test_empty_or_all_missing_wide(matrix, message):
     with pytest.raises(ValueError, match=message):
         ie.Annotations.from_wide(matrix)
@@ -114,15 +128,18 @@ def test_mixed_label_types():
         ie.Annotations.from_long(long([(0, 0, 1), (0, 1, "a")]))
 
 
-@pytest.mark.parametrize(("call", "name"), [
-    (lambda d: ie.krippendorff_alpha(d, level="nominel"), "level"),
-    (lambda d: ie.krippendorff_alpha_matrix(d, level="cardinal"), "level"),
-    (lambda d: ie.spa(d, weights="inverse"), "weights"),
-    (lambda d: ie.spa_item_weights(d, weights="edge"), "weights"),
-    (lambda d: ie.report(d, weights="edge"), "weights"),
-    (lambda d: ie.Annotations.from_wide([[1]], annotators_as="cols"), "annotators_as"),
-    (lambda d: ie.Annotations.from_long(d.to_long(), duplicates="newest"), "duplicates"),
-])
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda d: ie.krippendorff_alpha(d, level="nominel"), "level"),
+        (lambda d: ie.krippendorff_alpha_matrix(d, level="cardinal"), "level"),
+        (lambda d: ie.spa(d, weights="inverse"), "weights"),
+        (lambda d: ie.spa_item_weights(d, weights="edge"), "weights"),
+        (lambda d: ie.report(d, weights="edge"), "weights"),
+        (lambda d: ie.Annotations.from_wide([[1]], annotators_as="cols"), "annotators_as"),
+        (lambda d: ie.Annotations.from_long(d.to_long(), duplicates="newest"), "duplicates"),
+    ],
+)
 def test_unknown_choice_names_use_one_template(call, name):
     data = ie.Annotations.from_wide([[1, 2], [1, 1]])
     with pytest.raises(ValueError, match=rf"^{name} must be one of '.*'; got '"):
@@ -131,8 +148,10 @@ def test_unknown_choice_names_use_one_template(call, name):
 
 def test_non_numeric_labels_at_interval_and_ratio():
     for level in ("interval", "ratio"):
-        with pytest.raises(ValueError, match=f"the {level} level needs numeric labels; "
-                                             "label 'high' \\(annotation 1\\) is not a finite number"):
+        with pytest.raises(
+            ValueError,
+            match=f"the {level} level needs numeric labels; label 'high' \\(annotation 1\\) is not a finite number",
+        ):
             ie.Annotations.from_wide([["high", "low"], ["low", "low"]], level=level)
         data = ie.Annotations.from_wide([["high", "low"], ["low", "low"]])
         with pytest.raises(ValueError, match=f"the {level} level needs numeric labels"):
@@ -145,8 +164,11 @@ def test_ratio_rejects_negative_values():
 
 
 def test_missing_column():
-    with pytest.raises(ValueError, match=r"column\(s\) \['rater'\] not found; "
-                                         r"the table has columns \['item', 'annotator', 'label'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"column\(s\) \['rater'\] not found; "
+        r"the table has columns \['item', 'annotator', 'label'\]",
+    ):
         ie.Annotations.from_long(long([(0, 0, 1)]), annotator="rater")
 
 

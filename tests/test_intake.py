@@ -44,8 +44,10 @@ def one_line_error(out: subprocess.CompletedProcess, *needles: str) -> None:
 
 
 def test_ids_with_leading_zeros_are_distinct_items(tmp_path):
-    path = write_csv(tmp_path / "ids.csv", [("01", "a", "x"), ("1", "a", "y"), ("001", "a", "z"),
-                                             ("01", "b", "x"), ("1", "b", "y"), ("001", "b", "z")])
+    path = write_csv(
+        tmp_path / "ids.csv",
+        [("01", "a", "x"), ("1", "a", "y"), ("001", "a", "z"), ("01", "b", "x"), ("1", "b", "y"), ("001", "b", "z")],
+    )
     data = ie.read(path)
     assert list(data.items) == ["001", "01", "1"] and data.n_items == 3
     assert ie.percent_agreement(data) == 1.0  # each item's two labels agree; merged items would not
@@ -54,8 +56,9 @@ def test_ids_with_leading_zeros_are_distinct_items(tmp_path):
 
 
 def test_decimal_looking_ids_are_not_duplicates(tmp_path):
-    path = write_csv(tmp_path / "dec.csv", [("1.1", "a", "x"), ("1.10", "a", "x"), ("1.1", "b", "x"),
-                                             ("1.10", "b", "y")])
+    path = write_csv(
+        tmp_path / "dec.csv", [("1.1", "a", "x"), ("1.10", "a", "x"), ("1.1", "b", "x"), ("1.10", "b", "y")]
+    )
     data = ie.read(path)  # no duplicate error: 1.1 and 1.10 are two items
     assert list(data.items) == ["1.1", "1.10"] and data.n_annotations == 4
 
@@ -77,8 +80,9 @@ def test_labels_01_and_1_disagree_at_the_nominal_level(tmp_path):
 
 
 def test_typed_ids_keep_their_type(tmp_path):
-    frame = pd.DataFrame({"item": [3, 1, 2, 3, 1, 2], "annotator": ["a"] * 3 + ["b"] * 3,
-                          "label": ["x", "y", "x", "x", "y", "y"]})
+    frame = pd.DataFrame(
+        {"item": [3, 1, 2, 3, 1, 2], "annotator": ["a"] * 3 + ["b"] * 3, "label": ["x", "y", "x", "x", "y", "y"]}
+    )
     frame.to_parquet(tmp_path / "t.parquet")
     data = ie.read(tmp_path / "t.parquet")
     assert list(data.items) == [1, 2, 3]
@@ -115,8 +119,9 @@ def test_na_like_names_are_categories_not_missing(tmp_path):
 
 
 def test_blank_cells_are_missing_and_zero_is_a_label(tmp_path):
-    path = write_csv(tmp_path / "b.csv", [("i1", "a", "0"), ("i1", "b", "  "), ("i1", "c", ""), ("i2", "a", "0"),
-                                           ("i2", "b", "1")])
+    path = write_csv(
+        tmp_path / "b.csv", [("i1", "a", "0"), ("i1", "b", "  "), ("i1", "c", ""), ("i2", "a", "0"), ("i2", "b", "1")]
+    )
     data = ie.read(path)
     assert data.n_annotations == 3 and list(data.categories) == ["0", "1"]
 
@@ -129,8 +134,11 @@ def test_surrounding_whitespace_is_not_part_of_a_value(tmp_path):
 
 def test_quoted_values_with_delimiters_newlines_and_a_bom(tmp_path):
     path = tmp_path / "q.csv"
-    write_csv(path, [("i1", "a", "red, dark"), ("i1", "b", "red, dark"), ("i2", "a", "two\nlines"),
-                     ("i2", "b", "x")], encoding="utf-8-sig")
+    write_csv(
+        path,
+        [("i1", "a", "red, dark"), ("i1", "b", "red, dark"), ("i2", "a", "two\nlines"), ("i2", "b", "x")],
+        encoding="utf-8-sig",
+    )
     data = ie.read(path)
     assert sorted(data.categories) == ["red, dark", "two\nlines", "x"] and data.n_items == 2
 
@@ -174,8 +182,12 @@ def test_a_file_that_is_not_utf8_says_so(tmp_path):
 
 
 def test_json_shapes(tmp_path):
-    rows = [{"item": "01", "annotator": "a", "label": "x"}, {"item": "1", "annotator": "a", "label": "y"},
-            {"item": "01", "annotator": "b", "label": "x"}, {"item": "1", "annotator": "b", "label": None}]
+    rows = [
+        {"item": "01", "annotator": "a", "label": "x"},
+        {"item": "1", "annotator": "a", "label": "y"},
+        {"item": "01", "annotator": "b", "label": "x"},
+        {"item": "1", "annotator": "b", "label": None},
+    ]
     (tmp_path / "r.json").write_text(json.dumps(rows))
     (tmp_path / "l.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     (tmp_path / "c.json").write_text(json.dumps({k: [r[k] for r in rows] for k in rows[0]}))
@@ -191,8 +203,9 @@ def test_json_shapes(tmp_path):
 
 @pytest.mark.parametrize("text", ["inf", "-inf", "Infinity", "nan", "NaN"])
 def test_non_finite_numbers_are_refused_at_the_interval_level(tmp_path, text):
-    path = write_csv(tmp_path / "inf.csv", [("i1", "a", "1.5"), ("i1", "b", text), ("i2", "a", "2"),
-                                             ("i2", "b", "2.5")])
+    path = write_csv(
+        tmp_path / "inf.csv", [("i1", "a", "1.5"), ("i1", "b", text), ("i2", "a", "2"), ("i2", "b", "2.5")]
+    )
     with pytest.raises(ValueError, match=rf"label '{text}' \(annotation 2\) is not a finite number"):
         ie.read(path, level="interval")
     one_line_error(run("report", str(path), "--level", "interval"), repr(text))
@@ -205,8 +218,17 @@ def test_typed_infinity_is_refused_too():
 
 
 def test_interval_labels_are_parsed_once_as_numbers(tmp_path):
-    path = write_csv(tmp_path / "num.csv", [("i1", "a", "1"), ("i1", "b", "1.0"), ("i2", "a", " 2"),
-                                             ("i2", "b", "2e0"), ("i3", "a", "10"), ("i3", "b", "9")])
+    path = write_csv(
+        tmp_path / "num.csv",
+        [
+            ("i1", "a", "1"),
+            ("i1", "b", "1.0"),
+            ("i2", "a", " 2"),
+            ("i2", "b", "2e0"),
+            ("i3", "a", "10"),
+            ("i3", "b", "9"),
+        ],
+    )
     data = ie.read(path, level="interval")
     assert list(data.categories) == [1, 2, 9, 10]
     nominal = ie.read(path)
@@ -216,8 +238,9 @@ def test_interval_labels_are_parsed_once_as_numbers(tmp_path):
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_ordinal_with_numeric_categories_on_numeric_labels(tmp_path, suffix):
-    frame = pd.DataFrame({"item": ["i1", "i1", "i2", "i2", "i3", "i3"], "annotator": list("ababab"),
-                          "label": [1, 2, 2, 2, 3, 1]})
+    frame = pd.DataFrame(
+        {"item": ["i1", "i1", "i2", "i2", "i3", "i3"], "annotator": list("ababab"), "label": [1, 2, 2, 2, 3, 1]}
+    )
     path = tmp_path / f"ord{suffix}"
     frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
     out = run("report", str(path), "--level", "ordinal", "--categories", "1,2,3", "--json")
@@ -237,8 +260,9 @@ def test_count_tables_read_from_text(tmp_path):
     path = tmp_path / "counts.csv"
     path.write_text("item,yes,no\nq1,3,0\nq2,1,2\nq3,,3\n")
     data = ie.read(path, layout="counts")
-    assert ie.fleiss_kappa(data) == pytest.approx(ie.fleiss_kappa(ie.Annotations.from_counts(
-        [[3, 0], [1, 2], [0, 3]])), abs=1e-15)
+    assert ie.fleiss_kappa(data) == pytest.approx(
+        ie.fleiss_kappa(ie.Annotations.from_counts([[3, 0], [1, 2], [0, 3]])), abs=1e-15
+    )
     path.write_text("item,yes,no\nq1,3,x\n")
     one_line_error(run("report", str(path), "--layout", "counts"), "'x' is not a finite number")
 
@@ -247,9 +271,13 @@ def test_count_tables_read_from_text(tmp_path):
 
 
 def test_timestamp_annotator_ids_serialise(tmp_path):
-    frame = pd.DataFrame({"item": ["i1", "i1", "i2", "i2"],
-                          "annotator": pd.to_datetime(["2024-01-01", "2024-01-02"] * 2),
-                          "label": ["x", "x", "y", "x"]})
+    frame = pd.DataFrame(
+        {
+            "item": ["i1", "i1", "i2", "i2"],
+            "annotator": pd.to_datetime(["2024-01-01", "2024-01-02"] * 2),
+            "label": ["x", "x", "y", "x"],
+        }
+    )
     frame.to_parquet(tmp_path / "ts.parquet")
     out = run("report", str(tmp_path / "ts.parquet"), "--json", "--pairwise", "yes")
     assert out.returncode == 0, out.stderr
@@ -260,30 +288,38 @@ def test_timestamp_annotator_ids_serialise(tmp_path):
 
 def test_control_characters_in_names_are_escaped_in_the_terminal(tmp_path):
     evil = "\x1b]0;pwned\x07ann"
-    path = write_csv(tmp_path / "evil.csv", [("i1", evil, "x"), ("i1", "b\u202eevil", "x"), ("i2", evil, "y"),
-                                              ("i2", "b\u202eevil", "x")])
+    path = write_csv(
+        tmp_path / "evil.csv",
+        [("i1", evil, "x"), ("i1", "b\u202eevil", "x"), ("i2", evil, "y"), ("i2", "b\u202eevil", "x")],
+    )
     out = run("report", str(path))
     assert out.returncode == 0
     assert "\x1b" not in out.stdout and "\u202e" not in out.stdout
     assert "\\x1b]0;pwned\\x07ann" in out.stdout and "b\\u202eevil" in out.stdout
-    assert json.loads(run("report", str(path), "--json").stdout)["cohen_kappa"]["annotators"] == \
-        sorted([evil, "b\u202eevil"])  # data outputs keep the names exactly
+    assert json.loads(run("report", str(path), "--json").stdout)["cohen_kappa"]["annotators"] == sorted(
+        [evil, "b\u202eevil"]
+    )  # data outputs keep the names exactly
 
 
 # --------------------------------------------------------------------------- renaming invariance
 
 
-_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), min_size=1,
-                max_size=8).map(str.strip).filter(bool)
+_text = (
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), min_size=1, max_size=8)
+    .map(str.strip)
+    .filter(bool)
+)
 _ids = st.one_of(_text, st.sampled_from(["01", "1", "001", "1.1", "1.10", "None", "NaN", "NA", "null", "0", "-0"]))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(items=st.lists(_ids, min_size=2, max_size=6, unique=True),
-       annotators=st.lists(_ids, min_size=2, max_size=4, unique=True),
-       labels=st.lists(_ids, min_size=2, max_size=4, unique=True),
-       cells=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=30),
-       data=st.data())
+@given(
+    items=st.lists(_ids, min_size=2, max_size=6, unique=True),
+    annotators=st.lists(_ids, min_size=2, max_size=4, unique=True),
+    labels=st.lists(_ids, min_size=2, max_size=4, unique=True),
+    cells=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=30),
+    data=st.data(),
+)
 def test_report_is_invariant_to_renaming_ids_and_labels(tmp_path_factory, items, annotators, labels, cells, data):
     seen, rows, coded = set(), [], []
     for i, a, lab in cells:
@@ -297,10 +333,15 @@ def test_report_is_invariant_to_renaming_ids_and_labels(tmp_path_factory, items,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours = ie.report(ie.read(path), pairwise=True)
-        plain = ie.report(ie.Annotations.from_long(pd.DataFrame(coded, columns=["item", "annotator", "label"])),
-                          pairwise=True)
-    assert (ours.n_items, ours.n_annotators, ours.n_annotations, ours.n_categories) == \
-        (len({r[0] for r in rows}), len({r[1] for r in rows}), len(rows), len({r[2] for r in rows}))
+        plain = ie.report(
+            ie.Annotations.from_long(pd.DataFrame(coded, columns=["item", "annotator", "label"])), pairwise=True
+        )
+    assert (ours.n_items, ours.n_annotators, ours.n_annotations, ours.n_categories) == (
+        len({r[0] for r in rows}),
+        len({r[1] for r in rows}),
+        len(rows),
+        len({r[2] for r in rows}),
+    )
     for key, value in plain.values.items():
         assert ours.values[key] == pytest.approx(value, abs=1e-12, nan_ok=True), key
     for key, value in plain.spa.items():
@@ -322,8 +363,14 @@ def test_every_pandas_text_dtype_gives_the_same_data():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ie.NALikeLabelWarning)
             data = ie.Annotations.from_long(df)
-        got = (list(data.items), list(data.annotators), list(data.categories), data.item.tolist(),
-               data.annotator.tolist(), data.label.tolist())
+        got = (
+            list(data.items),
+            list(data.annotators),
+            list(data.categories),
+            data.item.tolist(),
+            data.annotator.tolist(),
+            data.label.tolist(),
+        )
         assert got[0] == ["001", "01", "1"] and got[2] == ["NA", "None", "x"], name
         expected = expected or got
         assert got == expected, name

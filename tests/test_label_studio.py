@@ -33,8 +33,9 @@ TOKEN = lst.TOKEN
 
 def run(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
-    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env={**base, **(env or {})},
-                          timeout=timeout)
+    return subprocess.run(
+        [IAA, "label-studio", *args], capture_output=True, text=True, env={**base, **(env or {})}, timeout=timeout
+    )
 
 
 # --------------------------------------------------------------------------- conversion on recorded JSON
@@ -74,26 +75,52 @@ def test_parse_config_reads_every_control():
 
 
 def test_convert_sets_aside_results_that_do_not_fit_and_skips_cancelled_and_plugin_annotations():
-    tasks = [{"id": 1, "annotations": [
-        {"id": 1, "completed_by": 1, "result": [r("sentiment", "choices", {"choices": ["pos"]}),
-                                                 r("stars", "rating", {"rating": 9}),          # outside 0..5
-                                                 r("score", "number", {"number": "x"}),        # wrong shape
-                                                 r("nope", "choices", {"choices": ["pos"]}),   # unknown control
-                                                 r("sentiment", "labels", {"labels": ["PER"]}),  # wrong type
-                                                 r("tax", "taxonomy", {"taxonomy": [["Animals", "Fish"]]})]},
-        {"id": 2, "completed_by": 2, "result": [r("sentiment", "choices", {"choices": ["meh"]}),   # unknown label
-                                                 r("topics", "choices", {"choices": ["b", "a"]})]},
-        {"id": 3, "completed_by": 3, "was_cancelled": True,
-         "result": [r("sentiment", "choices", {"choices": ["neg"]})]},
-        {"id": 4, "completed_by": 99, "result": [r("sentiment", "choices", {"choices": ["neg"]})]},  # the plugin
-    ]}]
+    tasks = [
+        {
+            "id": 1,
+            "annotations": [
+                {
+                    "id": 1,
+                    "completed_by": 1,
+                    "result": [
+                        r("sentiment", "choices", {"choices": ["pos"]}),
+                        r("stars", "rating", {"rating": 9}),  # outside 0..5
+                        r("score", "number", {"number": "x"}),  # wrong shape
+                        r("nope", "choices", {"choices": ["pos"]}),  # unknown control
+                        r("sentiment", "labels", {"labels": ["PER"]}),  # wrong type
+                        r("tax", "taxonomy", {"taxonomy": [["Animals", "Fish"]]}),
+                    ],
+                },
+                {
+                    "id": 2,
+                    "completed_by": 2,
+                    "result": [
+                        r("sentiment", "choices", {"choices": ["meh"]}),  # unknown label
+                        r("topics", "choices", {"choices": ["b", "a"]}),
+                    ],
+                },
+                {
+                    "id": 3,
+                    "completed_by": 3,
+                    "was_cancelled": True,
+                    "result": [r("sentiment", "choices", {"choices": ["neg"]})],
+                },
+                {
+                    "id": 4,
+                    "completed_by": 99,
+                    "result": [r("sentiment", "choices", {"choices": ["neg"]})],
+                },  # the plugin
+            ],
+        }
+    ]
     conv = convert(tasks, parse_config(CONFIG), exclude_users=[99], annotator_names={1: "u1", 2: "u2"})
     s = conv.controls["sentiment"]
     assert list(s.table["annotator"]) == ["u1"] and list(s.table["label"]) == ["pos"]
     assert s.invalid == {"unknown label 'meh'": 1, "result type 'labels' does not match the Choices tag": 1}
     assert conv.controls["stars"].invalid == {"rating 9 outside 0..5": 1}
     assert conv.controls["score"].n_invalid == 1 and conv.controls["tax"].invalid == {
-        "unknown taxonomy path 'Animals/Fish'": 1}
+        "unknown taxonomy path 'Animals/Fish'": 1
+    }
     assert list(conv.controls["topics"].table["label"]) == [("a", "b")]  # a set, in config order
     assert conv.unknown == {"nope": 1}
     assert any("RectangleLabels" in n for n in conv.notes)
@@ -108,8 +135,10 @@ def test_span_units_exact_and_iou():
     units = {}
     for u, who, lab in loose:
         units.setdefault(u, []).append((who, lab))
-    assert sorted(map(sorted, units.values())) == [[("a", "LOC"), ("b", "LOC")],
-                                                   [("a", "PER"), ("b", "PER"), ("c", "ORG")]]
+    assert sorted(map(sorted, units.values())) == [
+        [("a", "LOC"), ("b", "LOC")],
+        [("a", "PER"), ("b", "PER"), ("c", "ORG")],
+    ]
     # the same annotator never has two spans in one unit
     assert len(span_units([("a", 0, 10, "PER"), ("a", 0, 9, "PER")], 0.5)) == 2
     assert {u for u, _, _ in span_units([("a", 0, 10, "PER"), ("a", 0, 9, "PER")], 0.5)} == {0, 1}
@@ -117,19 +146,44 @@ def test_span_units_exact_and_iou():
 
 def test_seed_002_spans_give_the_datasaur_alpha():
     """Seed 002 (Datasaur): Labeler A vs Reviewer on 8 spans, singletons dropped -> alpha = 0.56 (their rounding)."""
-    a = [("The Tragedy of Hamlet", "EVE"), ("Prince of Denmark", "PER"), ("Hamlet", "PER"),
-         ("William Shakespeare", "PER"), ("1599", "YEAR"), ("1601", "YEAR"), ("Shakespeare", "ORG")]
-    rv = [("The Tragedy of Hamlet", "TITLE"), ("Hamlet", "PER"), ("William Shakespeare", "PER"), ("1599", "YEAR"),
-          ("1601", "YEAR"), ("Shakespeare", "PER"), ("30557", "QTY")]
+    a = [
+        ("The Tragedy of Hamlet", "EVE"),
+        ("Prince of Denmark", "PER"),
+        ("Hamlet", "PER"),
+        ("William Shakespeare", "PER"),
+        ("1599", "YEAR"),
+        ("1601", "YEAR"),
+        ("Shakespeare", "ORG"),
+    ]
+    rv = [
+        ("The Tragedy of Hamlet", "TITLE"),
+        ("Hamlet", "PER"),
+        ("William Shakespeare", "PER"),
+        ("1599", "YEAR"),
+        ("1601", "YEAR"),
+        ("Shakespeare", "PER"),
+        ("30557", "QTY"),
+    ]
     pos = {t: (10 * i, 10 * i + len(t)) for i, t in enumerate(dict.fromkeys([x for x, _ in a + rv]))}
-    config = ('<View><Text name="text" value="$text"/><Labels name="ner" toName="text">'
-              + "".join(f'<Label value="{v}"/>' for v in ("EVE", "TITLE", "PER", "ORG", "YEAR", "QTY"))
-              + "</Labels></View>")
-    task = {"id": 7, "annotations": [
-        {"id": i + 1, "completed_by": who,
-         "result": [r("ner", "labels", {"start": pos[t][0], "end": pos[t][1], "text": t, "labels": [lab]})
-                    for t, lab in spans]}
-        for i, (who, spans) in enumerate([(1, a), (2, rv)])]}
+    config = (
+        '<View><Text name="text" value="$text"/><Labels name="ner" toName="text">'
+        + "".join(f'<Label value="{v}"/>' for v in ("EVE", "TITLE", "PER", "ORG", "YEAR", "QTY"))
+        + "</Labels></View>"
+    )
+    task = {
+        "id": 7,
+        "annotations": [
+            {
+                "id": i + 1,
+                "completed_by": who,
+                "result": [
+                    r("ner", "labels", {"start": pos[t][0], "end": pos[t][1], "text": t, "labels": [lab]})
+                    for t, lab in spans
+                ],
+            }
+            for i, (who, spans) in enumerate([(1, a), (2, rv)])
+        ],
+    }
     conv = convert([task], parse_config(config), annotator_names={1: "A", 2: "Reviewer"})
     data = ie.Annotations.from_long(conv.controls["ner"].table)
     assert data.n_items == 8 and int(np.sum(data.counts.n_i >= 2)) == 6
@@ -143,17 +197,27 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     from iaa_label_studio.sync import plan
 
     bot = 99
-    config = ('<View><Text name="text" value="$text"/><Choices name="s" toName="text"><Choice value="a"/>'
-              '<Choice value="b"/></Choices></View>')
+    config = (
+        '<View><Text name="text" value="$text"/><Choices name="s" toName="text"><Choice value="a"/>'
+        '<Choice value="b"/></Choices></View>'
+    )
 
     def ann(i, who, label, **kw):
         return {"id": i, "completed_by": who, "result": [r("s", "choices", {"choices": [label]})], **kw}
 
     tasks = [
-        {"id": 1, "data": {"text": "x", "own": 1}, "predictions": [], "annotations": [
-            ann(1, 1, "a"), ann(2, 2, "a"), ann(3, 3, "b"), ann(4, bot, "b"), ann(5, bot, "a")]},  # two of ours
-        {"id": 2, "data": {"text": "y"}, "predictions": [{"id": 7, "model_version": "iaa-engine-agreement",
-                                                          "score": 0.5}], "annotations": [ann(6, 1, "a")]},
+        {
+            "id": 1,
+            "data": {"text": "x", "own": 1},
+            "predictions": [],
+            "annotations": [ann(1, 1, "a"), ann(2, 2, "a"), ann(3, 3, "b"), ann(4, bot, "b"), ann(5, bot, "a")],
+        },  # two of ours
+        {
+            "id": 2,
+            "data": {"text": "y"},
+            "predictions": [{"id": 7, "model_version": "iaa-engine-agreement", "score": 0.5}],
+            "annotations": [ann(6, 1, "a")],
+        },
         {"id": 3, "data": {"text": "z"}, "predictions": [], "annotations": []},
     ]
     project = Project(1, "t", config, parse_config(config), tasks, {1: "u1", 2: "u2", 3: "u3"}, bot, {})
@@ -161,8 +225,14 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     human = {1, 2, 3, 6}
     assert not [c for c in changes if c.kind.endswith("annotation") and c.target in human]
     kinds = sorted((c.kind, c.task, c.target) for c in changes)
-    assert kinds == [("create_prediction", 1, None), ("delete_annotation", 1, 5), ("delete_prediction", 2, 7),
-                     ("update_annotation", 1, 4), ("update_data", 1, None), ("update_project", None, None)]
+    assert kinds == [
+        ("create_prediction", 1, None),
+        ("delete_annotation", 1, 5),
+        ("delete_prediction", 2, 7),
+        ("update_annotation", 1, 4),
+        ("update_data", 1, None),
+        ("update_project", None, None),
+    ]
     lean = plan(analyse(project), bot_id=bot, gold=False, field=None)  # --no-gold --no-field: scores only
     assert sorted(c.kind for c in lean) == ["create_prediction", "delete_prediction", "update_project"]
     upd = next(c for c in changes if c.kind == "update_data")
@@ -172,8 +242,16 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     tasks[0]["data"]["iaa_agreement"] = 1 / 3
     tasks[0]["predictions"] = [{"id": 8, "model_version": "iaa-engine-agreement", "score": 1 / 3}]
     tasks[1]["predictions"] = []
-    project = Project(1, "t", config, parse_config(config), tasks, {1: "u1", 2: "u2", 3: "u3"}, bot,
-                      {"model_version": "iaa-engine-agreement"})
+    project = Project(
+        1,
+        "t",
+        config,
+        parse_config(config),
+        tasks,
+        {1: "u1", 2: "u2", 3: "u3"},
+        bot,
+        {"model_version": "iaa-engine-agreement"},
+    )
     assert plan(analyse(project), bot_id=bot) == []
 
 
@@ -218,12 +296,18 @@ def _rng_project(api, seed: int = 3, n_tasks: int = 24):
             spans = [(0, 5 if a < 2 else 6, "PER" if rng.random() < 0.8 else "ORG")]  # the third is off by one
             if rng.random() < 0.5:
                 spans.append((10, 15, "LOC"))
-            res = [r("sentiment", "choices", {"choices": [str(sent)]}),
-                   r("topics", "choices", {"choices": [str(x) for x in topics]}),
-                   r("stars", "rating", {"rating": stars}), r("score", "number", {"number": score}),
-                   r("tax", "taxonomy", {"taxonomy": [path]}), r("comment", "textarea", {"text": [comment]})]
-            res += [r("ner", "labels", {"start": s, "end": e, "text": "x" * (e - s), "labels": [lab]})
-                    for s, e, lab in spans]
+            res = [
+                r("sentiment", "choices", {"choices": [str(sent)]}),
+                r("topics", "choices", {"choices": [str(x) for x in topics]}),
+                r("stars", "rating", {"rating": stars}),
+                r("score", "number", {"number": score}),
+                r("tax", "taxonomy", {"taxonomy": [path]}),
+                r("comment", "textarea", {"text": [comment]}),
+            ]
+            res += [
+                r("ner", "labels", {"start": s, "end": e, "text": "x" * (e - s), "labels": [lab]})
+                for s, e, lab in spans
+            ]
             gt = a == 0 and 4 <= t < 12  # the first annotator's work on tasks 4-11 is marked ground truth
             anns.append({"result": res, "completed_by": users[email], "ground_truth": gt})
             row = dict(task=t, annotator=email, gt=gt)
@@ -235,14 +319,26 @@ def _rng_project(api, seed: int = 3, n_tasks: int = 24):
             expected["comment"].append({**row, "label": comment})
             expected["ner"] += [{**row, "span": (s, e), "label": lab} for s, e, lab in spans]
         if t == 2:  # a cancelled annotation and results that do not fit the config: never used
-            anns.append({"result": [r("sentiment", "choices", {"choices": ["neg"]})],
-                         "completed_by": users[ANNOTATORS[0]], "was_cancelled": True})
+            anns.append(
+                {
+                    "result": [r("sentiment", "choices", {"choices": ["neg"]})],
+                    "completed_by": users[ANNOTATORS[0]],
+                    "was_cancelled": True,
+                }
+            )
         tasks.append({"data": {"text": f"task {t}", "keep": {"nested": [t, "x"]}}, "annotations": anns})
     # results that do not fit: an extra annotator with an unknown label, a wrong shape, an unknown control
     bad = lst.make_users(api, ["odd@example.com"])["odd@example.com"]
-    tasks[3]["annotations"].append({"completed_by": bad, "result": [
-        r("sentiment", "choices", {"choices": ["maybe"]}), r("stars", "rating", {"stars": 3}),
-        r("ghost", "choices", {"choices": ["pos"]})]})
+    tasks[3]["annotations"].append(
+        {
+            "completed_by": bad,
+            "result": [
+                r("sentiment", "choices", {"choices": ["maybe"]}),
+                r("stars", "rating", {"stars": 3}),
+                r("ghost", "choices", {"choices": ["pos"]}),
+            ],
+        }
+    )
     pid = lst.make_project(api, f"every tag {seed}", CONFIG, tasks)
     ids = sorted(t["id"] for t in api.tasks(pid))
     frames = {}
@@ -269,8 +365,9 @@ def test_report_json_equals_iaa_engine_for_every_tag(server, every_tag):
         f = frames[name].rename(columns={"task": "item"}).drop(columns="gt")
         want = ie.report(ie.Annotations.from_long(f, level=levels.get(name, "nominal"))).to_dict()
         assert got["controls"][name] == json.loads(json.dumps(want)), name
-    tax = ie.report(ie.Annotations.from_long(frames["tax"].rename(columns={"task": "item"}).drop(columns="gt")),
-                    hierarchy="/")
+    tax = ie.report(
+        ie.Annotations.from_long(frames["tax"].rename(columns={"task": "item"}).drop(columns="gt")), hierarchy="/"
+    )
     assert got["controls"]["tax"] == json.loads(json.dumps(tax.to_dict()))
     assert got["controls"]["tax"]["hierarchy"]["alpha_parent"] is not None
     # spans, exact boundaries: a unit per (task, start, end)
@@ -294,8 +391,10 @@ def test_report_json_equals_iaa_engine_for_every_tag(server, every_tag):
             assert (vs[name]["cohen_kappa"] is None) == (not np.isfinite(ck.values[g, a]))
     assert vs["ann2@example.com"]["n_shared"] == 8
     # each annotator against the pooled others: the core's annotator_agreement, for a plain tag and for spans
-    for name, f in (("sentiment", frames["sentiment"].rename(columns={"task": "item"}).drop(columns="gt")),
-                    ("ner", ner[["item", "annotator", "label"]])):
+    for name, f in (
+        ("sentiment", frames["sentiment"].rename(columns={"task": "item"}).drop(columns="gt")),
+        ("ner", ner[["item", "annotator", "label"]]),
+    ):
         want = ie.annotator_agreement(ie.Annotations.from_long(f))
         others = got["details"][name]["annotators_vs_others"]
         assert set(others) == set(want.index[want["n_items"] > 0]), name
@@ -310,13 +409,17 @@ def test_report_json_equals_iaa_engine_for_every_tag(server, every_tag):
     assert d["stars"]["invalid"] == {"wrong shape (expected an integer 'rating')": 1}
     assert got["unknown_controls"] == {"ghost": 1}
     assert d["comment"]["notes"] and "edit distance" in d["comment"]["notes"][0]
+
     # partial credit: MASI between sets of choices and of taxonomy paths, the edit distance between texts
     def long(name, wrap=lambda v: v):
         f = frames[name].rename(columns={"task": "item"}).drop(columns="gt")
         return ie.Annotations.from_long(f.assign(label=[wrap(v) for v in f["label"]]))
 
-    for name, distance, wrap in (("topics", "masi", lambda v: v), ("tax", "masi", lambda v: (v,)),
-                                 ("comment", "levenshtein", lambda v: v)):
+    for name, distance, wrap in (
+        ("topics", "masi", lambda v: v),
+        ("tax", "masi", lambda v: (v,)),
+        ("comment", "levenshtein", lambda v: v),
+    ):
         want = ie.krippendorff_alpha(long(name, wrap), distance=distance)
         assert d[name]["partial_credit"] == {"distance": distance, "krippendorff_alpha": pytest.approx(want, abs=1e-12)}
     assert d["sentiment"]["partial_credit"] is None and d["stars"]["partial_credit"] is None
@@ -365,8 +468,12 @@ def _state(api, pid):
     tasks = list(api.tasks(pid))
     bot = api.plugin_user(create=False)
     bot_id = bot["id"] if bot else None
-    human = {a["id"]: {k: v for k, v in a.items() if k != "created_ago"}
-             for t in tasks for a in t["annotations"] if a["completed_by"] != bot_id}
+    human = {
+        a["id"]: {k: v for k, v in a.items() if k != "created_ago"}
+        for t in tasks
+        for a in t["annotations"]
+        if a["completed_by"] != bot_id
+    }
     return tasks, bot_id, human
 
 
@@ -408,8 +515,11 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
         # spans: the task's agreement is the joint probability over its span units (brute force: one task at a time)
         units = ner[ner["task"] == tid]
         units = units[units.groupby("item")["annotator"].transform("size") >= 2]
-        want_ner = ie.joint_probability(ie.Annotations.from_long(units[["item", "annotator", "label"]])) \
-            if len(units) else None
+        want_ner = (
+            ie.joint_probability(ie.Annotations.from_long(units[["item", "annotator", "label"]]))
+            if len(units)
+            else None
+        )
         assert t["data"].get("iaa_agreement_ner") == (None if want_ner is None else pytest.approx(want_ner, abs=1e-12))
         g = gold[(gold["item"] == tid) & ~gold["tie"]]
         if n_human >= 2 and len(g):
@@ -443,10 +553,16 @@ def test_sync_updates_after_a_human_change_and_only_its_own_writes(server, api, 
     args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
     assert run("sync", *args).returncode == 0
     tasks, bot_id, human = _state(api, pid)
+
     # a human changes their label on a unanimous task: that task's score, field and gold follow, nothing else changes
     def sentiments(t):
-        return [x["value"]["choices"][0] for a in t["annotations"] if a["completed_by"] != bot_id
-                and not a["was_cancelled"] for x in a["result"] if x["from_name"] == "sentiment"]
+        return [
+            x["value"]["choices"][0]
+            for a in t["annotations"]
+            if a["completed_by"] != bot_id and not a["was_cancelled"]
+            for x in a["result"]
+            if x["from_name"] == "sentiment"
+        ]
 
     t = next(t for t in tasks if len(sentiments(t)) == 3 and len(set(sentiments(t))) == 1)
     a = next(a for a in t["annotations"] if a["completed_by"] != bot_id)
@@ -472,8 +588,19 @@ def test_a_re_sync_reads_only_what_changed_and_agrees_with_a_full_read(server, a
 
     pid, _ = _rng_project(api, seed=21, n_tasks=16)
     state_dir = tmp_path / "state"
-    args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html",
-            "--state-dir", str(state_dir)]
+    args = [
+        "--url",
+        server.url,
+        "--token",
+        TOKEN,
+        "-p",
+        str(pid),
+        "--summary",
+        str(tmp_path),
+        "--no-html",
+        "--state-dir",
+        str(state_dir),
+    ]
 
     def sync(*extra):
         out = run("sync", *args, "--json", *extra)
@@ -495,19 +622,26 @@ def test_a_re_sync_reads_only_what_changed_and_agrees_with_a_full_read(server, a
     assert s2["planned"] == {} and s2["agreement"]["controls"] == s1["agreement"]["controls"]
     # a human edit: that task alone is read again, and the result is the full read's
     tasks, bot_id, _ = _state(api, pid)
-    t = next(t for t in tasks
-             if sum(a["completed_by"] != bot_id and not a["was_cancelled"] for a in t["annotations"]) == 3)
+    t = next(
+        t for t in tasks if sum(a["completed_by"] != bot_id and not a["was_cancelled"] for a in t["annotations"]) == 3
+    )
     a = next(a for a in t["annotations"] if a["completed_by"] != bot_id)
-    new = [x if x["from_name"] != "stars" else {**x, "value": {"rating": 1 + x["value"]["rating"] % 5}}
-           for x in a["result"]]
+    new = [
+        x if x["from_name"] != "stars" else {**x, "value": {"rating": 1 + x["value"]["rating"] % 5}}
+        for x in a["result"]
+    ]
     api.update_annotation(a["id"], new)
     s3 = sync()
     assert s3["pull"]["mode"] == "incremental" and s3["pull"]["read"] == 1
     assert s3["agreement"]["controls"] == full_report()["controls"] != s2["agreement"]["controls"]
     # a task deleted in the Data Manager (updated_at cannot tell): the counters differ, everything is read
     gone = tasks[-1]["id"]
-    api.request("POST", "api/dm/actions", params={"id": "delete_tasks", "project": pid},
-                json={"selectedItems": {"all": False, "included": [gone]}})
+    api.request(
+        "POST",
+        "api/dm/actions",
+        params={"id": "delete_tasks", "project": pid},
+        json={"selectedItems": {"all": False, "included": [gone]}},
+    )
     s4 = sync()
     assert s4["pull"]["mode"] == "full" and "task_number" in s4["pull"]["reason"], s4["pull"]
     assert s4["n_tasks"] == 15 and s4["agreement"]["controls"] == full_report()["controls"]
@@ -531,18 +665,32 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
     state of the interrupted one: what the interrupted run wrote must be read again, not assumed."""
     users = lst.make_users(api, ANNOTATORS)
     rng = np.random.default_rng(1)
-    tasks = [{"data": {"text": f"t{i}"}, "annotations": [
-        {"completed_by": users[e],
-         "result": [r("sentiment", "choices", {"choices": [str(rng.choice(["pos", "neg"]))]})]}
-        for e in ANNOTATORS]} for i in range(150)]
+    tasks = [
+        {
+            "data": {"text": f"t{i}"},
+            "annotations": [
+                {
+                    "completed_by": users[e],
+                    "result": [r("sentiment", "choices", {"choices": [str(rng.choice(["pos", "neg"]))]})],
+                }
+                for e in ANNOTATORS
+            ],
+        }
+        for i in range(150)
+    ]
     pid = lst.make_project(api, "crash", CONFIG, tasks)
     _, _, human0 = _state(api, pid)
     args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
     env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG",)}
     err = tmp_path / "stderr.txt"
     with open(err, "w") as fh:
-        proc = subprocess.Popen([IAA, "label-studio", "sync", *args, "--workers", "2", "--progress"],
-                                stdout=subprocess.PIPE, stderr=fh, text=True, env=env)
+        proc = subprocess.Popen(
+            [IAA, "label-studio", "sync", *args, "--workers", "2", "--progress"],
+            stdout=subprocess.PIPE,
+            stderr=fh,
+            text=True,
+            env=env,
+        )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # wait until the writes are well under way, then pull the plug
             text = err.read_text()

@@ -21,8 +21,10 @@ from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import Api  # noqa: E402
 
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
-CONFIG = ('<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
-          '<Choice value="pos"/><Choice value="neg"/></Choices></View>')
+CONFIG = (
+    '<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
+    '<Choice value="pos"/><Choice value="neg"/></Choices></View>'
+)
 SECRET = "s3cret-for-the-test"
 
 
@@ -46,9 +48,27 @@ def start_watch(server, pid: int, tmp_path: Path, *extra: str) -> tuple[subproce
     port = lst.free_port()
     log = tmp_path / f"watch-{port}.log"
     env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG",)}
-    proc = subprocess.Popen([IAA, "label-studio", "watch", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid),
-                             "--listen", f"127.0.0.1:{port}", "--secret", SECRET, *extra],
-                            stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(
+        [
+            IAA,
+            "label-studio",
+            "watch",
+            "--url",
+            server.url,
+            "--token",
+            lst.TOKEN,
+            "-p",
+            str(pid),
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--secret",
+            SECRET,
+            *extra,
+        ],
+        stdout=open(log, "w"),
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     wait_for(lambda: "listening on" in log.read_text() or proc.poll() is not None, 60)
     assert proc.poll() is None, log.read_text()
     return proc, port, log
@@ -70,13 +90,18 @@ def uid(a: dict):
 
 def score(api, tid: int):
     t = api.task(tid)
-    return t["data"].get("iaa_agreement"), [p["score"] for p in t["predictions"]
-                                             if p["model_version"] == "iaa-engine-agreement"]
+    return t["data"].get("iaa_agreement"), [
+        p["score"] for p in t["predictions"] if p["model_version"] == "iaa-engine-agreement"
+    ]
 
 
 def post(port: int, body: dict, headers: dict) -> int:
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/webhook", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json", **headers}, method="POST")
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}/webhook",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", **headers},
+        method="POST",
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
             return r.status
@@ -87,12 +112,21 @@ def post(port: int, body: dict, headers: dict) -> int:
 def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server, api, tmp_path):
     users = lst.make_users(api, ["w1@example.com", "w2@example.com", "w3@example.com"])
     u1, u2, u3 = users.values()
-    pid = lst.make_project(api, "webhooks", CONFIG, [
-        {"data": {"text": "a"}, "annotations": [{"completed_by": u1, "result": res("pos")},
-                                                {"completed_by": u2, "result": res("pos")}]},
-        {"data": {"text": "b"}, "annotations": [{"completed_by": u1, "result": res("pos")},
-                                                {"completed_by": u2, "result": res("neg")}]},
-    ])
+    pid = lst.make_project(
+        api,
+        "webhooks",
+        CONFIG,
+        [
+            {
+                "data": {"text": "a"},
+                "annotations": [{"completed_by": u1, "result": res("pos")}, {"completed_by": u2, "result": res("pos")}],
+            },
+            {
+                "data": {"text": "b"},
+                "annotations": [{"completed_by": u1, "result": res("pos")}, {"completed_by": u2, "result": res("neg")}],
+            },
+        ],
+    )
     t1, t2 = sorted(t["id"] for t in api.tasks(pid))
     proc, port, log = start_watch(server, pid, tmp_path, "--poll", "0")
     try:
@@ -100,8 +134,12 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
         hooks = api.webhooks(pid)
         assert len(hooks) == 1 and hooks[0]["url"] == f"http://127.0.0.1:{port}/webhook"
         # a wrong or missing secret is rejected, and changes nothing
-        fake = {"action": "ANNOTATION_CREATED", "task": {"id": t2}, "annotation": {"task": t2, "completed_by": u1},
-                "project": {"id": pid}}
+        fake = {
+            "action": "ANNOTATION_CREATED",
+            "task": {"id": t2},
+            "annotation": {"task": t2, "completed_by": u1},
+            "project": {"id": pid},
+        }
         assert post(port, fake, {"X-IAA-Secret": "wrong"}) == 403
         assert post(port, fake, {}) == 403
         # a real webhook: a third annotator labels task 2 (pos, neg, pos -> P = 1/3, gold pos)
@@ -137,20 +175,25 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
 def test_polling_reconciles_what_no_webhook_announced(server, api, tmp_path):
     users = lst.make_users(api, ["w1@example.com", "w2@example.com"])
     u1, u2 = users.values()
-    pid = lst.make_project(api, "polling", CONFIG, [
-        {"data": {"text": "a"}, "annotations": [{"completed_by": u1, "result": res("pos")}]}])
+    pid = lst.make_project(
+        api, "polling", CONFIG, [{"data": {"text": "a"}, "annotations": [{"completed_by": u1, "result": res("pos")}]}]
+    )
     (tid,) = [t["id"] for t in api.tasks(pid)]
     # the webhook points nowhere (as if it were lost): only the polling can notice the new annotation
-    proc, port, log = start_watch(server, pid, tmp_path, "--poll", "1",
-                                  "--public-url", f"http://127.0.0.1:{lst.free_port()}/nowhere")
+    proc, port, log = start_watch(
+        server, pid, tmp_path, "--poll", "1", "--public-url", f"http://127.0.0.1:{lst.free_port()}/nowhere"
+    )
     try:
         assert score(api, tid) == (None, [])  # one annotation: no agreement
         api.create_annotation(tid, res("neg"), u2)
         assert wait_for(lambda: score(api, tid)[0] == 0.0, 30), log.read_text()
-        assert wait_for(lambda: any(line.startswith("reconcile (poll): read 1 changed task(s), {")
-                                     and "create_prediction" in line
-                                     for line in (x[9:] for x in log.read_text().splitlines())), 30), \
-            log.read_text()
+        assert wait_for(
+            lambda: any(
+                line.startswith("reconcile (poll): read 1 changed task(s), {") and "create_prediction" in line
+                for line in (x[9:] for x in log.read_text().splitlines())
+            ),
+            30,
+        ), log.read_text()
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -18,8 +18,9 @@ def test_import_contract_is_kept():
     exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
     if exe is None:
         pytest.fail("lint-imports (import-linter, a test dependency) is not installed")
-    out = subprocess.run([exe, "--config", str(ROOT / "pyproject.toml")], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run(
+        [exe, "--config", str(ROOT / "pyproject.toml")], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert "1 kept, 0 broken" in out.stdout
 
@@ -28,7 +29,11 @@ def test_every_core_module_is_in_a_layer():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
     layers = {name.split(".", 1)[1] for name in config["layers"]}
     package = ROOT / "iaa_engine"
-    top_level = {p.stem for p in package.iterdir() if not p.name.startswith((".", "__pycache__"))
-                 and (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists()))}
+    top_level = {
+        p.stem
+        for p in package.iterdir()
+        if not p.name.startswith((".", "__pycache__"))
+        and (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists()))
+    }
     # the public facade and the entry point of `python -m iaa_engine` sit above every layer
     assert top_level - {"__init__", "__main__"} == layers

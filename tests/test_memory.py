@@ -23,8 +23,9 @@ import pytest
 CEILING_GIB = 3.0
 
 
-def run_limited(code: str, ceiling_gib: float = CEILING_GIB,
-                args: list[str] | None = None) -> subprocess.CompletedProcess:
+def run_limited(
+    code: str, ceiling_gib: float = CEILING_GIB, args: list[str] | None = None
+) -> subprocess.CompletedProcess:
     limit = int(ceiling_gib * 2**30)
 
     def cap() -> None:
@@ -56,8 +57,9 @@ print(json.dumps({{"alpha": alpha, "labels": frame["label"].astype(str).tolist()
 
 def test_thirty_thousand_distinct_labels_on_sixty_thousand_rows():
     n_items = 30_000
-    code = PAIRS.format(n_items=n_items, labels="rng.integers(0, 30_000, 2 * n_items).astype(str)", level="nominal",
-                        dump=True)
+    code = PAIRS.format(
+        n_items=n_items, labels="rng.integers(0, 30_000, 2 * n_items).astype(str)", level="nominal", dump=True
+    )
     out = result_of(code)
     # independent: every item has two values; D_o = 2·#disagreeing items / n, D_e = (n² - Σ n_c²) / (n(n-1))
     lab = np.array(out["labels"]).reshape(-1, 2)
@@ -71,8 +73,9 @@ def test_thirty_thousand_distinct_labels_on_sixty_thousand_rows():
 
 def test_a_hundred_thousand_distinct_interval_values():
     n_items = 100_000
-    code = PAIRS.format(n_items=n_items, labels="np.round(rng.normal(size=2 * n_items), 9)", level="interval",
-                        dump=True)
+    code = PAIRS.format(
+        n_items=n_items, labels="np.round(rng.normal(size=2 * n_items), 9)", level="interval", dump=True
+    )
     out = result_of(code)
     x = np.array(out["labels"], dtype=float).reshape(-1, 2)
     assert np.unique(x).size > 190_000
@@ -94,7 +97,7 @@ def test_ratio_alpha_on_many_distinct_values_stays_in_bounded_memory():
         return ((a - b) / (a + b)) ** 2
 
     d_o = 2.0 * np.sum(delta(x[:, 0], x[:, 1])) / n
-    d_e = sum(float(np.sum(delta(v[i:i + 1000, None], v[None, :]))) for i in range(0, n, 1000)) / (n * (n - 1.0))
+    d_e = sum(float(np.sum(delta(v[i : i + 1000, None], v[None, :]))) for i in range(0, n, 1000)) / (n * (n - 1.0))
     assert out["alpha"] == pytest.approx(1.0 - d_o / d_e, abs=1e-9)
 
 
@@ -121,8 +124,9 @@ def test_a_thousand_annotators_and_a_thousand_labels(pairwise):
     assert out["fleiss"] == pytest.approx(out["fleiss_counts"], abs=1e-12)
     assert out["alpha"] == pytest.approx(out["alpha_counts"], abs=1e-12)
     assert np.isfinite(out["multi"])
-    assert out["matrices"] == (["cohen_kappa", "krippendorff_alpha_matrix", "percent_agreement_matrix"]
-                               if pairwise else [])
+    assert out["matrices"] == (
+        ["cohen_kappa", "krippendorff_alpha_matrix", "percent_agreement_matrix"] if pairwise else []
+    )
 
 
 def test_one_pairs_kappa_among_two_thousand_annotators_uses_only_that_pair():
@@ -186,8 +190,11 @@ def test_absurd_bootstrap_sizes_are_refused_at_once(tmp_path):
 
     path = tmp_path / "d.csv"
     path.write_text("item,annotator,label\n1,a,x\n1,b,x\n2,a,y\n2,b,x\n")
-    proc = run_limited("", args=[sys.executable, "-m", "iaa_engine", "report", str(path), "--ci", "--n-boot",
-                                 "1000000000"], ceiling_gib=2.0)
+    proc = run_limited(
+        "",
+        args=[sys.executable, "-m", "iaa_engine", "report", str(path), "--ci", "--n-boot", "1000000000"],
+        ceiling_gib=2.0,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "iaa: error: n_boot must be a whole number from 2 to 100000; got 1000000000"
     assert cli.main(["report", str(path), "--ci", "--n-boot", "100"]) == 0

@@ -70,8 +70,13 @@ _FIXED = [
 ]
 _rng = np.random.default_rng(20240611)
 _RANDOM = [
-    Case(100 + k, int(_rng.integers(5, 31)), int(_rng.integers(20, 301)), int(_rng.integers(2, 7)),
-         round(float(_rng.uniform(0.2, 0.7)), 2))
+    Case(
+        100 + k,
+        int(_rng.integers(5, 31)),
+        int(_rng.integers(20, 301)),
+        int(_rng.integers(2, 7)),
+        round(float(_rng.uniform(0.2, 0.7)), 2),
+    )
     for k in range(8)
 ]
 CASES = _FIXED + _RANDOM

@@ -109,10 +109,11 @@ def _alpha_distance(fn, name):
 
 
 SCALAR_METRICS: list[Metric] = [
-    *(Metric(f"spa[{w}]", "spa", (lambda w: lambda d: ie.spa(d, weights=w))(w), "probability")
-      for w in ie.SPA_WEIGHTS),
-    *(Metric(f"spa_kappa[{w}]", "spa_kappa", (lambda w: lambda d: ie.spa_kappa(d, weights=w))(w), "coefficient")
-      for w in ie.SPA_WEIGHTS),
+    *(Metric(f"spa[{w}]", "spa", (lambda w: lambda d: ie.spa(d, weights=w))(w), "probability") for w in ie.SPA_WEIGHTS),
+    *(
+        Metric(f"spa_kappa[{w}]", "spa_kappa", (lambda w: lambda d: ie.spa_kappa(d, weights=w))(w), "coefficient")
+        for w in ie.SPA_WEIGHTS
+    ),
     Metric("joint_probability", "joint_probability", ie.joint_probability, "probability"),
     Metric("percent_agreement", "percent_agreement", ie.percent_agreement, "probability"),
     Metric("fleiss_kappa", "fleiss_kappa", ie.fleiss_kappa, "coefficient"),
@@ -120,11 +121,20 @@ SCALAR_METRICS: list[Metric] = [
     Metric("annotator_bias", "annotator_bias", ie.annotator_bias, "nonnegative"),
     Metric("gwet_ac1", "gwet_ac1", ie.gwet_ac1, "coefficient"),
     Metric("brennan_prediger", "brennan_prediger", ie.brennan_prediger, "coefficient"),
-    *(Metric(f"krippendorff_alpha[{lv}]", "krippendorff_alpha", _alpha(lv), "coefficient", relabel=lv)
-      for lv in ie.LEVELS),
-    *(Metric(f"krippendorff_alpha[{dist}]", "krippendorff_alpha", _alpha_distance(ie.krippendorff_alpha, dist),
-             "coefficient", relabel=DISTANCE_RELABEL[dist])
-      for dist in ie.ALPHA_DISTANCES),
+    *(
+        Metric(f"krippendorff_alpha[{lv}]", "krippendorff_alpha", _alpha(lv), "coefficient", relabel=lv)
+        for lv in ie.LEVELS
+    ),
+    *(
+        Metric(
+            f"krippendorff_alpha[{dist}]",
+            "krippendorff_alpha",
+            _alpha_distance(ie.krippendorff_alpha, dist),
+            "coefficient",
+            relabel=DISTANCE_RELABEL[dist],
+        )
+        for dist in ie.ALPHA_DISTANCES
+    ),
 ]
 
 PAIR_SCALAR_METRICS: list[Metric] = [
@@ -136,20 +146,40 @@ MATRIX_METRICS: list[Metric] = [
     Metric("cohen_kappa_matrix", "cohen_kappa_matrix", ie.cohen_kappa_matrix, "coefficient"),
     Metric("scott_pi_matrix", "scott_pi_matrix", ie.scott_pi_matrix, "coefficient"),
     Metric("percent_agreement_matrix", "percent_agreement_matrix", ie.percent_agreement_matrix, "probability"),
-    *(Metric(f"krippendorff_alpha_matrix[{lv}]", "krippendorff_alpha_matrix", _alpha_matrix(lv), "coefficient",
-             relabel=lv)
-      for lv in ie.LEVELS),
-    *(Metric(f"krippendorff_alpha_matrix[{dist}]", "krippendorff_alpha_matrix",
-             _alpha_distance(ie.krippendorff_alpha_matrix, dist), "coefficient", relabel=DISTANCE_RELABEL[dist])
-      for dist in ie.ALPHA_DISTANCES),
+    *(
+        Metric(
+            f"krippendorff_alpha_matrix[{lv}]",
+            "krippendorff_alpha_matrix",
+            _alpha_matrix(lv),
+            "coefficient",
+            relabel=lv,
+        )
+        for lv in ie.LEVELS
+    ),
+    *(
+        Metric(
+            f"krippendorff_alpha_matrix[{dist}]",
+            "krippendorff_alpha_matrix",
+            _alpha_distance(ie.krippendorff_alpha_matrix, dist),
+            "coefficient",
+            relabel=DISTANCE_RELABEL[dist],
+        )
+        for dist in ie.ALPHA_DISTANCES
+    ),
 ]
 
 #: Metrics with one value per item (a Series indexed by item name).
 ITEM_METRICS: list[Metric] = [
     Metric("item_agreement", "item_agreement", ie.item_agreement, "probability"),
-    *(Metric(f"spa_item_weights[{w}]", "spa_item_weights",
-             (lambda w: lambda d: ie.spa_item_weights(d, weights=w))(w), "nonnegative")
-      for w in ie.SPA_WEIGHTS),
+    *(
+        Metric(
+            f"spa_item_weights[{w}]",
+            "spa_item_weights",
+            (lambda w: lambda d: ie.spa_item_weights(d, weights=w))(w),
+            "nonnegative",
+        )
+        for w in ie.SPA_WEIGHTS
+    ),
 ]
 
 
@@ -160,18 +190,35 @@ def _group_mod3(item: Any) -> int:
 
 #: Metrics with one value per group of items (a Series indexed by group; the groups follow the item names).
 GROUP_METRICS: list[Metric] = [
-    *(Metric(f"group_agreement[{w}]", "group_agreement",
-             (lambda w: lambda d: ie.group_agreement(d, _group_mod3, weights=w))(w), "probability")
-      for w in ie.SPA_WEIGHTS),
+    *(
+        Metric(
+            f"group_agreement[{w}]",
+            "group_agreement",
+            (lambda w: lambda d: ie.group_agreement(d, _group_mod3, weights=w))(w),
+            "probability",
+        )
+        for w in ie.SPA_WEIGHTS
+    ),
 ]
 
 #: Metrics with one value per annotator (a Series indexed by annotator name: renaming annotators relabels it),
 #: one entry per column of a per-annotator table.
 ANNOTATOR_METRICS: list[Metric] = [
-    *(Metric(f"annotator_agreement[{col}]", "annotator_agreement",
-             (lambda col: lambda d: ie.annotator_agreement(d)[col])(col), bound)
-      for col, bound in [("agreement", "probability"), ("expected", "probability"), ("kappa", "coefficient"),
-                         ("n_pairs", "nonnegative"), ("n_items", "nonnegative")]),
+    *(
+        Metric(
+            f"annotator_agreement[{col}]",
+            "annotator_agreement",
+            (lambda col: lambda d: ie.annotator_agreement(d)[col])(col),
+            bound,
+        )
+        for col, bound in [
+            ("agreement", "probability"),
+            ("expected", "probability"),
+            ("kappa", "coefficient"),
+            ("n_pairs", "nonnegative"),
+            ("n_items", "nonnegative"),
+        ]
+    ),
 ]
 
 #: category × category statistics
@@ -184,27 +231,60 @@ AGGREGATES = {"report"}
 
 #: public names that are not metrics of annotation data
 NOT_METRICS = {
-    "ALPHA_DISTANCES", "Annotations", "LEVELS", "METRICS", "MetricSpec", "Result", "AlphaVariance", "HierarchyTest",
-    "PairwiseMatrix", "Report", "SPA_WEIGHTS", "UndefinedMetricWarning", "NALikeLabelWarning",
-    "as_annotations", "read", "__version__",
+    "ALPHA_DISTANCES",
+    "Annotations",
+    "LEVELS",
+    "METRICS",
+    "MetricSpec",
+    "Result",
+    "AlphaVariance",
+    "HierarchyTest",
+    "PairwiseMatrix",
+    "Report",
+    "SPA_WEIGHTS",
+    "UndefinedMetricWarning",
+    "NALikeLabelWarning",
+    "as_annotations",
+    "read",
+    "__version__",
     "item_agreement_variance",  # a model formula of (n, p), not a function of annotations
     # gold-standard aggregation (labels, not agreement): properties in tests/test_gold.py
-    "GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard",
+    "GOLD_RULES",
+    "GoldStandard",
+    "bcr_weights",
+    "gold_standard",
     # inference on the metrics: tests/test_inference.py
-    "BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error",
+    "BootstrapResult",
+    "bootstrap",
+    "alpha_variance",
+    "spa_standard_error",
     # facet analyses built on the metrics: tests/test_facets.py
-    "HierarchyResult", "StrataResult", "frequency_strata", "hierarchical_agreement", "hierarchy_test",
-    "label_agreement", "split_hierarchy",
+    "HierarchyResult",
+    "StrataResult",
+    "frequency_strata",
+    "hierarchical_agreement",
+    "hierarchy_test",
+    "label_agreement",
+    "split_hierarchy",
     # a Monte-Carlo study of the estimators: tests/test_simulation.py
     "missingness_simulation",
     # presentation of the report: tests/test_html_report.py
-    "render_html_report", "write_html_report",
+    "render_html_report",
+    "write_html_report",
     # converters for cluster-sized data: tests/test_distributed.py
-    "read_dask", "summarize_dask",
+    "read_dask",
+    "summarize_dask",
 }
 
-ALL_METRICS = (SCALAR_METRICS + PAIR_SCALAR_METRICS + MATRIX_METRICS + ITEM_METRICS + GROUP_METRICS
-               + ANNOTATOR_METRICS + CATEGORY_MATRIX_METRICS)
+ALL_METRICS = (
+    SCALAR_METRICS
+    + PAIR_SCALAR_METRICS
+    + MATRIX_METRICS
+    + ITEM_METRICS
+    + GROUP_METRICS
+    + ANNOTATOR_METRICS
+    + CATEGORY_MATRIX_METRICS
+)
 
 
 def _ids(metrics):
@@ -266,8 +346,9 @@ class Raw:
 
 
 @st.composite
-def raw_data(draw, *, min_annotators=2, max_annotators=6, max_items=10, max_categories=4,
-             complete=False, anchor=True) -> Raw:
+def raw_data(
+    draw, *, min_annotators=2, max_annotators=6, max_items=10, max_categories=4, complete=False, anchor=True
+) -> Raw:
     n_ann = draw(st.integers(min_annotators, max_annotators))
     n_items = draw(st.integers(2, max_items))
     n_cat = draw(st.integers(2, max_categories))
@@ -278,8 +359,9 @@ def raw_data(draw, *, min_annotators=2, max_annotators=6, max_items=10, max_cate
         codes[missing.reshape(n_ann, n_items)] = -1
     if anchor:  # annotators 0 and 1 disagree on item 0: every coefficient is defined
         codes[0, 0], codes[1, 0] = 0, 1
-    values = np.array(sorted(draw(st.lists(st.integers(0, 60), min_size=n_cat, max_size=n_cat, unique=True))),
-                      dtype=float)
+    values = np.array(
+        sorted(draw(st.lists(st.integers(0, 60), min_size=n_cat, max_size=n_cat, unique=True))), dtype=float
+    )
     if draw(st.booleans()):  # values need not be listed in increasing code order
         values = values[::-1].copy()
     return Raw(codes, values)
@@ -336,8 +418,15 @@ def matrix_by_name(pm: ie.PairwiseMatrix, names: list) -> tuple[np.ndarray, np.n
     return pm.values[ix], pm.n_shared[ix]
 
 
-def assert_same_metric(metric: Metric, before, after, *, rename: dict | None = None, tol: float = TOL,
-                       category_perm: np.ndarray | None = None) -> None:
+def assert_same_metric(
+    metric: Metric,
+    before,
+    after,
+    *,
+    rename: dict | None = None,
+    tol: float = TOL,
+    category_perm: np.ndarray | None = None,
+) -> None:
     """``after`` equals ``before`` up to annotator renaming (matrices permute, per-annotator results are relabelled)
     and category permutation."""
     if isinstance(before, ie.PairwiseMatrix):
@@ -413,8 +502,9 @@ def test_long_table_row_order_does_not_matter(raw, seed):
             # annotators who labelled nothing exist only in the wide matrix
             keep = [n for n in before.annotators if n in set(after.annotators)]
             pos = [before.annotators.index(n) for n in keep]
-            before = ie.PairwiseMatrix(before.metric, keep, before.values[np.ix_(pos, pos)],
-                                       before.n_shared[np.ix_(pos, pos)])
+            before = ie.PairwiseMatrix(
+                before.metric, keep, before.values[np.ix_(pos, pos)], before.n_shared[np.ix_(pos, pos)]
+            )
         if m in ANNOTATOR_METRICS:  # the rows of annotators who labelled nothing, likewise
             before = before[before.index.isin(after.index)]
         assert_same_metric(m, before, after)
@@ -449,8 +539,11 @@ def _level_metrics(level: str) -> list[Metric]:
 
 
 @SETTINGS
-@given(raw=raw_data(), new=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=4, max_size=4, unique=True),
-       reverse=st.booleans())
+@given(
+    raw=raw_data(),
+    new=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=4, max_size=4, unique=True),
+    reverse=st.booleans(),
+)
 def test_ordinal_alpha_depends_only_on_the_order(raw, new, reverse):
     """Ordinal alpha is unchanged by any strictly increasing map of the values, and by reversing the order."""
     new = sorted(new)
@@ -511,8 +604,10 @@ def test_set_distance_alpha_ignores_element_names(raw, names):
 
 
 @SETTINGS
-@given(raw=raw_data(), chars=st.lists(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=2,
-                                      max_size=2, unique=True))
+@given(
+    raw=raw_data(),
+    chars=st.lists(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=2, max_size=2, unique=True),
+)
 def test_levenshtein_alpha_ignores_character_names(raw, chars):
     """Alpha with the Levenshtein distance is unchanged by renaming the characters of the strings (a bijection)."""
     d0 = _binary_strings(raw.data())
@@ -531,8 +626,9 @@ def test_report_is_invariant_too(raw, seed):
     rng = np.random.default_rng(seed)
     perm_i = rng.permutation(raw.codes.shape[1])
     perm_a = rng.permutation(raw.codes.shape[0])
-    shuffled = Raw(raw.codes[perm_a][:, perm_i], raw.values, [raw.annotators[k] for k in perm_a],
-                   [raw.items[j] for j in perm_i])
+    shuffled = Raw(
+        raw.codes[perm_a][:, perm_i], raw.values, [raw.annotators[k] for k in perm_a], [raw.items[j] for j in perm_i]
+    )
     r0, r1 = ie.report(raw.data()), ie.report(shuffled.data())
     for key in r0.values:
         assert same(r0.values[key], r1.values[key]), key

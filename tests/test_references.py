@@ -12,20 +12,25 @@ nan = np.nan
 # Krippendorff, K. (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for Communication,
 # University of Pennsylvania: the worked example with missing data, 4 observers (rows A-D) × 12 units, values 1-5,
 # blanks missing, whose alpha the paper gives at all four levels.
-KRIPPENDORFF_2011 = np.array([
-    [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-    [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
-    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
-])
+KRIPPENDORFF_2011 = np.array(
+    [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+        [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+    ]
+)
 
 
-@pytest.mark.parametrize(("level", "published"), [
-    ("nominal", 0.743),   # Krippendorff (2011): α_nominal = .743
-    ("ordinal", 0.815),   # Krippendorff (2011): α_ordinal = .815
-    ("interval", 0.849),  # Krippendorff (2011): α_interval = .849
-    ("ratio", 0.797),     # Krippendorff (2011): α_ratio = .797
-])
+@pytest.mark.parametrize(
+    ("level", "published"),
+    [
+        ("nominal", 0.743),  # Krippendorff (2011): α_nominal = .743
+        ("ordinal", 0.815),  # Krippendorff (2011): α_ordinal = .815
+        ("interval", 0.849),  # Krippendorff (2011): α_interval = .849
+        ("ratio", 0.797),  # Krippendorff (2011): α_ratio = .797
+    ],
+)
 def test_krippendorff_2011_four_levels(level, published):
     data = ie.Annotations.from_wide(KRIPPENDORFF_2011, level=level)
     assert round(ie.krippendorff_alpha(data), 3) == published
@@ -46,18 +51,20 @@ def test_krippendorff_2011_pairable_values():
 # Fleiss' kappa worked example: 10 subjects, 14 raters, 5 categories (Wikipedia, "Fleiss' kappa", section
 # "Worked example", table of n_ij; also statsmodels/stats/tests/test_inter_rater.py, `table1`).
 # Published: P̄ = 0.378, P̄_e = 0.213, κ = 0.210.
-FLEISS_10x14 = np.array([
-    [0, 0, 0, 0, 14],
-    [0, 2, 6, 4, 2],
-    [0, 0, 3, 5, 6],
-    [0, 3, 9, 2, 0],
-    [2, 2, 8, 1, 1],
-    [7, 7, 0, 0, 0],
-    [3, 2, 6, 3, 0],
-    [2, 5, 3, 2, 2],
-    [6, 5, 2, 1, 0],
-    [0, 2, 2, 3, 7],
-])
+FLEISS_10x14 = np.array(
+    [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
+)
 
 
 def test_fleiss_10x14_worked_example():

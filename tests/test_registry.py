@@ -18,8 +18,12 @@ from iaa_engine.metrics._registry import count_metric_values, metric_spec
 
 def crowd(seed=0, items=80, annotators=6, labels=4):
     rng = np.random.default_rng(seed)
-    rows = [(f"i{i}", f"a{a}", f"L{rng.integers(labels)}") for i in range(items) for a in range(annotators)
-            if rng.random() < 0.5]
+    rows = [
+        (f"i{i}", f"a{a}", f"L{rng.integers(labels)}")
+        for i in range(items)
+        for a in range(annotators)
+        if rng.random() < 0.5
+    ]
     return ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
 
 
@@ -31,7 +35,8 @@ def same(a: float, b: float) -> bool:
 def test_each_entry_computes_its_public_function(spec):
     data = crowd()
     assert spec.compute(data, weights="edges", level="nominal") == spec.function(
-        data, **({"weights": "edges"} if "weights" in spec.options else {}))
+        data, **({"weights": "edges"} if "weights" in spec.options else {})
+    )
     if spec.from_sums is not None:  # the bootstrap's finaliser gives the point estimate on the data itself
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
@@ -56,7 +61,8 @@ def test_the_report_follows_the_registry():
 def test_the_bootstrap_covers_every_count_based_entry():
     data = crowd(2)
     assert set(COUNT_METRICS) == {s.name for s in ie.METRICS if s.from_sums is not None} | {
-        f"spa[{w}]" for w in ie.SPA_WEIGHTS}
+        f"spa[{w}]" for w in ie.SPA_WEIGHTS
+    }
     table = ie.bootstrap(data, n_boot=20, seed=0).table
     assert set(table.index) == {s.name for s in ie.METRICS} | {f"spa[{w}]" for w in ie.SPA_WEIGHTS}
     vals = count_metric_values(data.count_sums, "nominal", None, "annotations_m1")
@@ -65,9 +71,12 @@ def test_the_bootstrap_covers_every_count_based_entry():
 
 
 def test_undefined_reasons_are_recorded_by_metric_name():
-    same_label = ie.Annotations.from_long(pd.DataFrame(
-        [("i1", "a", "x"), ("i1", "b", "x"), ("i2", "a", "x"), ("i2", "b", "x")],
-        columns=["item", "annotator", "label"]))
+    same_label = ie.Annotations.from_long(
+        pd.DataFrame(
+            [("i1", "a", "x"), ("i1", "b", "x"), ("i2", "a", "x"), ("i2", "b", "x")],
+            columns=["item", "annotator", "label"],
+        )
+    )
     rep = ie.report(same_label)
     assert rep.reasons["fleiss_kappa"].startswith("Fleiss' kappa is undefined")
     assert "expected agreement is 1" in rep.reasons["fleiss_kappa"]

@@ -75,7 +75,9 @@ def test_metrics_run_unchanged_on_statistics_only():
     splits = list(_split(data, 3))
     stats_only = ie.Annotations.from_stats(
         ItemCounts.combine([ItemCounts.from_codes(i, lab, n, c) for i, _, lab, n in splits]),
-        items=data.items, categories=data.categories, annotators=data.annotators,
+        items=data.items,
+        categories=data.categories,
+        annotators=data.annotators,
         annotator_stats=AnnotatorStats.combine([AnnotatorStats.from_codes(an, lab, a, c) for _, an, lab, _ in splits]),
         pair_stats=PairStats.combine([PairStats.from_codes(i, an, lab, n, a, c) for i, an, lab, n in splits]),
     )
@@ -85,9 +87,11 @@ def test_metrics_run_unchanged_on_statistics_only():
     # re-reading at another level recodes the statistics
     order = list(reversed(data.categories))
     assert ie.krippendorff_alpha(stats_only.with_level("ordinal", order)) == ie.krippendorff_alpha(
-        data.with_level("ordinal", order))
-    np.testing.assert_array_equal(ie.cohen_kappa_matrix(stats_only.with_level("nominal", order)).values,
-                                  ie.cohen_kappa_matrix(data).values)
+        data.with_level("ordinal", order)
+    )
+    np.testing.assert_array_equal(
+        ie.cohen_kappa_matrix(stats_only.with_level("nominal", order)).values, ie.cohen_kappa_matrix(data).values
+    )
 
 
 def test_exact_sums_make_partitioned_results_bit_identical():
@@ -98,10 +102,25 @@ def test_exact_sums_make_partitioned_results_bit_identical():
     data = _data(seed=4, items=400)
     whole = CountSums.from_counts(data.counts)
     for parts in (2, 5, 13):
-        combined = ExactSums.combine([ExactSums.from_counts(ItemCounts.from_codes(i, lab, n, data.n_categories))
-                                      for i, _, lab, n in _split(data, parts)]).finish()
-        for field in ("n_pairable", "n_items", "sum_p", "sum_unanimous", "sum_props", "totals", "p_by_n",
-                      "items_by_n", "o_row", "o_col", "o_val"):
+        combined = ExactSums.combine(
+            [
+                ExactSums.from_counts(ItemCounts.from_codes(i, lab, n, data.n_categories))
+                for i, _, lab, n in _split(data, parts)
+            ]
+        ).finish()
+        for field in (
+            "n_pairable",
+            "n_items",
+            "sum_p",
+            "sum_unanimous",
+            "sum_props",
+            "totals",
+            "p_by_n",
+            "items_by_n",
+            "o_row",
+            "o_col",
+            "o_val",
+        ):
             np.testing.assert_array_equal(getattr(combined, field), getattr(whole, field), err_msg=field)
         assert combined.krippendorff_alpha("nominal", None) == whole.krippendorff_alpha("nominal", None)
 

@@ -17,8 +17,13 @@ from iaa_engine.metrics._alpha import krippendorff_alpha
 from iaa_engine.stats._sums import CountSums
 
 __all__ = [
-    "HierarchyResult", "split_hierarchy", "hierarchical_agreement", "hierarchy_test",
-    "StrataResult", "label_agreement", "frequency_strata",
+    "HierarchyResult",
+    "split_hierarchy",
+    "hierarchical_agreement",
+    "hierarchy_test",
+    "StrataResult",
+    "label_agreement",
+    "frequency_strata",
 ]
 
 
@@ -41,8 +46,13 @@ def _recode(data: Annotations, names: list, to_code: np.ndarray) -> Annotations:
     codes = to_code[data.label]
     keep = codes >= 0
     return Annotations(
-        data.item[keep], None if data.annotator is None else data.annotator[keep], codes[keep],
-        items=data.items, annotators=data.annotators, categories=pd.Index(names), level="nominal",
+        data.item[keep],
+        None if data.annotator is None else data.annotator[keep],
+        codes[keep],
+        items=data.items,
+        annotators=data.annotators,
+        categories=pd.Index(names),
+        level="nominal",
     )
 
 
@@ -100,11 +110,16 @@ class HierarchyResult(Result):
     def to_dict(self) -> dict:
         from iaa_engine.base._results import nan_to_none
 
-        return nan_to_none({
-            "alpha_parent": self.alpha_parent, "alpha_child": self.alpha_child, "alpha_full": self.alpha_full,
-            "gamma": self.gamma, "conditional": self.conditional.reset_index().to_dict(orient="records"),
-            "notes": self.notes,
-        })
+        return nan_to_none(
+            {
+                "alpha_parent": self.alpha_parent,
+                "alpha_child": self.alpha_child,
+                "alpha_full": self.alpha_full,
+                "gamma": self.gamma,
+                "conditional": self.conditional.reset_index().to_dict(orient="records"),
+                "notes": self.notes,
+            }
+        )
 
 
 def _quiet_alpha(data: Annotations, notes: list, what: str) -> float:
@@ -159,8 +174,14 @@ def hierarchical_agreement(data: Any, *, sep: str = "/", replace_undefined_by: f
         sub = _recode(full, list(child.categories), lookup)
         n_pairable = int(np.sum(sub.counts.n_i >= 2))
         value = _quiet_alpha(sub, [], "") if n_pairable else np.nan
-        rows.append({"parent": name, "alpha": fill if not np.isfinite(value) else value,
-                     "n_items": n_pairable, "n_annotations": sub.n_annotations})
+        rows.append(
+            {
+                "parent": name,
+                "alpha": fill if not np.isfinite(value) else value,
+                "n_items": n_pairable,
+                "n_annotations": sub.n_annotations,
+            }
+        )
     conditional = pd.DataFrame(rows).set_index("parent")
     return HierarchyResult(a1, a2, af, gamma, conditional, notes)
 
@@ -189,9 +210,7 @@ class HierarchyTest(ScalarResult):
     n_undefined: int
 
 
-def hierarchy_test(
-    data: Any, *, sep: str = "/", n_boot: int = 2000, seed: int | None = None
-) -> HierarchyTest:
+def hierarchy_test(data: Any, *, sep: str = "/", n_boot: int = 2000, seed: int | None = None) -> HierarchyTest:
     r"""Bootstrap test of "parent-level agreement exceeds child-level agreement" (seed 004 §7.1).
 
     :math:`H_0: \alpha^{(1)} \le \alpha^{(2)}` against :math:`H_1: \alpha^{(1)} > \alpha^{(2)}`.
@@ -233,18 +252,32 @@ def hierarchy_test(
         size = CountSums.pattern_n_values(pat)
         with np.errstate(all="ignore"):
             point = CountSums.from_features(mult @ feats, pat.shape[1], size, s.o_row, s.o_col).krippendorff_alpha(
-                "nominal", None)
+                "nominal", None
+            )
             reps = CountSums.from_features(draws @ feats, pat.shape[1], size, s.o_row, s.o_col).krippendorff_alpha(
-                "nominal", None)
+                "nominal", None
+            )
         alphas.append((float(point), reps))
     diff = alphas[0][1] - alphas[1][1]
     good = diff[np.isfinite(diff)]
     if good.size == 0:
-        return HierarchyTest(difference=alphas[0][0] - alphas[1][0], p_value=np.nan, lower=np.nan, upper=np.nan,
-                             n_boot=int(n_boot), n_undefined=int(diff.size))
+        return HierarchyTest(
+            difference=alphas[0][0] - alphas[1][0],
+            p_value=np.nan,
+            lower=np.nan,
+            upper=np.nan,
+            n_boot=int(n_boot),
+            n_undefined=int(diff.size),
+        )
     lo, hi = np.quantile(good, [0.025, 0.975])
-    return HierarchyTest(difference=alphas[0][0] - alphas[1][0], p_value=float(np.mean(good <= 0.0)),
-                         lower=float(lo), upper=float(hi), n_boot=int(n_boot), n_undefined=int(diff.size - good.size))
+    return HierarchyTest(
+        difference=alphas[0][0] - alphas[1][0],
+        p_value=float(np.mean(good <= 0.0)),
+        lower=float(lo),
+        upper=float(hi),
+        n_boot=int(n_boot),
+        n_undefined=int(diff.size - good.size),
+    )
 
 
 # --------------------------------------------------------------------------- frequency strata
@@ -273,16 +306,19 @@ def label_agreement(data: Any) -> pd.DataFrame:
     c = data.counts
     n_i = c.n_i[c.item]
     ok = n_i >= 2
-    within = np.bincount(c.category[ok], weights=2.0 * c.count[ok] * (n_i[ok] - c.count[ok]) / (n_i[ok] - 1.0),
-                         minlength=c.n_categories)
+    within = np.bincount(
+        c.category[ok], weights=2.0 * c.count[ok] * (n_i[ok] - c.count[ok]) / (n_i[ok] - 1.0), minlength=c.n_categories
+    )
     n_l = c.category_totals(c.pairable)
     n = n_l.sum()
     den = 2.0 * n_l * (n - n_l)
     alpha = np.full(c.n_categories, np.nan)
     good = den > EPS
     alpha[good] = 1.0 - (n - 1.0) * within[good] / den[good]
-    return pd.DataFrame({"frequency": c.category_totals().astype(np.int64), "alpha": alpha,
-                         "n_pairable": n_l.astype(np.int64)}, index=pd.Index(data.categories, name="label"))
+    return pd.DataFrame(
+        {"frequency": c.category_totals().astype(np.int64), "alpha": alpha, "n_pairable": n_l.astype(np.int64)},
+        index=pd.Index(data.categories, name="label"),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -311,11 +347,13 @@ class StrataResult(Result):
     def to_dict(self) -> dict:
         from iaa_engine.base._results import nan_to_none
 
-        return nan_to_none({
-            "labels": self.labels.reset_index().to_dict(orient="records"),
-            "strata": self.strata.reset_index().to_dict(orient="records"),
-            "regression": self.regression,
-        })
+        return nan_to_none(
+            {
+                "labels": self.labels.reset_index().to_dict(orient="records"),
+                "strata": self.strata.reset_index().to_dict(orient="records"),
+                "regression": self.regression,
+            }
+        )
 
 
 def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | None = None) -> StrataResult:
@@ -357,16 +395,31 @@ def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | Non
         sub_item = hit[data.item] if data.item is not None else None
         if sub_item is None:
             raise ValueError("frequency strata need the annotations themselves, not only statistics")
-        sub = Annotations(
-            data.item[sub_item], None if data.annotator is None else data.annotator[sub_item], data.label[sub_item],
-            items=data.items, annotators=data.annotators, categories=data.categories, level="nominal",
-        ) if sub_item.any() else None
+        sub = (
+            Annotations(
+                data.item[sub_item],
+                None if data.annotator is None else data.annotator[sub_item],
+                data.label[sub_item],
+                items=data.items,
+                annotators=data.annotators,
+                categories=data.categories,
+                level="nominal",
+            )
+            if sub_item.any()
+            else None
+        )
         alpha = np.nan
         if sub is not None and int(np.sum(sub.counts.n_i >= 2)):
             alpha = _quiet_alpha(sub, [], "")
-        rows.append({"stratum": name, "labels": [lab for lab, m in zip(data.categories, in_s) if m],
-                     "upper_quantile": float(q[s]) if s < len(q) else float(f[used].max(initial=0)),
-                     "n_items": int(hit.sum()), "alpha": alpha})
+        rows.append(
+            {
+                "stratum": name,
+                "labels": [lab for lab, m in zip(data.categories, in_s) if m],
+                "upper_quantile": float(q[s]) if s < len(q) else float(f[used].max(initial=0)),
+                "n_items": int(hit.sum()),
+                "alpha": alpha,
+            }
+        )
     strata = pd.DataFrame(rows).set_index("stratum")
     ok = used & np.isfinite(per_label["alpha"].to_numpy())
     x, y = np.log(f[ok]), per_label["alpha"].to_numpy()[ok]
@@ -375,10 +428,14 @@ def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | Non
         from scipy import stats
 
         fit = stats.linregress(x, y)
-        reg.update(beta0=float(fit.intercept), beta1=float(fit.slope), se_beta1=float(fit.stderr),
-                   r2=float(fit.rvalue**2), p_value=float(fit.pvalue))
+        reg.update(
+            beta0=float(fit.intercept),
+            beta1=float(fit.slope),
+            se_beta1=float(fit.stderr),
+            r2=float(fit.rvalue**2),
+            p_value=float(fit.pvalue),
+        )
     else:
         reg.update(beta0=np.nan, beta1=np.nan, se_beta1=np.nan, r2=np.nan, p_value=np.nan)
         reg["note"] = "the regression needs at least three labels with defined agreement and different frequencies"
     return StrataResult(per_label, strata, reg)
-

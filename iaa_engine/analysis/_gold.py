@@ -64,7 +64,9 @@ class GoldStandard(Result):
         lab = self.labels
         joined = lab.groupby("item", sort=False)["label"].agg(lambda s: sep.join(map(str, s)))
         first = lab.groupby("item", sort=False).agg(
-            n_tied=("label", "size"), score=("score", "first"), share=("share", "first"),
+            n_tied=("label", "size"),
+            score=("score", "first"),
+            share=("share", "first"),
             n_annotations=("n_annotations", "first"),
         )
         out = first.assign(gold=joined).reset_index()
@@ -78,8 +80,9 @@ class GoldStandard(Result):
         if annotator not in self.annotators:
             raise ValueError(f"annotator {annotator!r} is not in the data")
         m = self.confusion[self.annotators.index(annotator)]
-        return pd.DataFrame(m, index=pd.Index(self.categories, name="true"),
-                            columns=pd.Index(self.categories, name="given"))
+        return pd.DataFrame(
+            m, index=pd.Index(self.categories, name="true"), columns=pd.Index(self.categories, name="given")
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (item, winning label): :attr:`labels`."""
@@ -92,18 +95,31 @@ class GoldStandard(Result):
         lab = self.labels
         grouped = lab.groupby("item", sort=False)
         items = [
-            {"item": item, "gold": list(g["label"]), "tie": bool(len(g) > 1), "score": float(g["score"].iloc[0]),
-             "share": float(g["share"].iloc[0]), "n_annotations": int(g["n_annotations"].iloc[0])}
+            {
+                "item": item,
+                "gold": list(g["label"]),
+                "tie": bool(len(g) > 1),
+                "score": float(g["score"].iloc[0]),
+                "share": float(g["share"].iloc[0]),
+                "n_annotations": int(g["n_annotations"].iloc[0]),
+            }
             for item, g in grouped
         ]
         out: dict[str, Any] = {"rule": self.rule, "items": items}
         if self.weights is not None:
-            out["weights"] = {"annotators": list(self.weights.index), "categories": list(self.weights.columns),
-                              "matrix": self.weights.to_numpy()}
+            out["weights"] = {
+                "annotators": list(self.weights.index),
+                "categories": list(self.weights.columns),
+                "matrix": self.weights.to_numpy(),
+            }
         if self.confusion is not None:
             out["priors"] = dict(zip(map(str, self.categories), self.priors.to_numpy()))
-            out["confusion"] = {"annotators": self.annotators, "categories": self.categories,
-                                "matrix": self.confusion, "n_iter": self.n_iter}
+            out["confusion"] = {
+                "annotators": self.annotators,
+                "categories": self.categories,
+                "matrix": self.confusion,
+                "n_iter": self.n_iter,
+            }
         return nan_to_none(out)
 
 
@@ -160,14 +176,16 @@ def _winners(data: Annotations, item: np.ndarray, cat: np.ndarray, score: np.nda
     win = score >= best - tol * np.maximum(1.0, np.abs(best))
     n_tied = np.bincount(item[win], minlength=data.n_items)
     it, ct = item[win], cat[win]
-    return pd.DataFrame({
-        "item": data.items.take(it),
-        "label": data.categories.take(ct),
-        "score": score[win],
-        "share": np.divide(score[win], total[win], out=np.zeros(int(win.sum())), where=total[win] > 0),
-        "tie": n_tied[it] > 1,
-        "n_annotations": data.counts.n_i[it].astype(np.int64),
-    })
+    return pd.DataFrame(
+        {
+            "item": data.items.take(it),
+            "label": data.categories.take(ct),
+            "score": score[win],
+            "share": np.divide(score[win], total[win], out=np.zeros(int(win.sum())), where=total[win] > 0),
+            "tie": n_tied[it] > 1,
+            "n_annotations": data.counts.n_i[it].astype(np.int64),
+        }
+    )
 
 
 def gold_standard(
@@ -237,8 +255,9 @@ def gold_standard(
     return _dawid_skene(data, tie_tolerance, max_iter, tol, progress)
 
 
-def _dawid_skene(data: Annotations, tie_tolerance: float, max_iter: int, tol: float,
-                 progress: bool | None) -> GoldStandard:
+def _dawid_skene(
+    data: Annotations, tie_tolerance: float, max_iter: int, tol: float, progress: bool | None
+) -> GoldStandard:
     data.require_annotators("Dawid-Skene")
     if data.label is None:
         raise ValueError("Dawid-Skene needs the annotations themselves, not only statistics")
@@ -250,8 +269,9 @@ def _dawid_skene(data: Annotations, tie_tolerance: float, max_iter: int, tol: fl
     post = counts / counts.sum(axis=1, keepdims=True).clip(min=1)  # majority-vote proportions
 
     def m_step(post: np.ndarray) -> np.ndarray:
-        e = np.stack([np.bincount(pair, weights=post[item, t], minlength=n_ann * n_cat) for t in range(n_cat)],
-                     axis=-1).reshape(n_ann, n_cat, n_cat)  # (annotator, given, true)
+        e = np.stack(
+            [np.bincount(pair, weights=post[item, t], minlength=n_ann * n_cat) for t in range(n_cat)], axis=-1
+        ).reshape(n_ann, n_cat, n_cat)  # (annotator, given, true)
         e = np.where(used, np.maximum(e, _EPS), 0.0)
         return e / e.sum(axis=1, keepdims=True)
 
@@ -259,8 +279,9 @@ def _dawid_skene(data: Annotations, tie_tolerance: float, max_iter: int, tol: fl
         with np.errstate(divide="ignore"):
             log_e = np.where(used, np.log(np.where(used, e, 1.0)), 0.0)
         per_annotation = log_e[ann, lab, :]  # (annotations, true)
-        ll = np.stack([np.bincount(item, weights=per_annotation[:, t], minlength=n_items) for t in range(n_cat)],
-                      axis=-1)
+        ll = np.stack(
+            [np.bincount(item, weights=per_annotation[:, t], minlength=n_items) for t in range(n_cat)], axis=-1
+        )
         return ll + np.log(np.maximum(priors, _EPS))[None, :]
 
     priors = post.mean(axis=0)
@@ -288,9 +309,13 @@ def _dawid_skene(data: Annotations, tie_tolerance: float, max_iter: int, tol: fl
     flat_cat = np.tile(np.arange(n_cat), n_items)
     labels = _winners(data, flat_item, flat_cat, post.ravel(), tie_tolerance)
     return GoldStandard(
-        "dawid_skene", labels, list(data.categories), list(data.annotators),
+        "dawid_skene",
+        labels,
+        list(data.categories),
+        list(data.annotators),
         confusion=np.transpose(e, (0, 2, 1)).copy(),
         priors=pd.Series(priors, index=data.categories, name="prior"),
         posteriors=pd.DataFrame(post, index=data.items, columns=data.categories),
-        n_iter=n_iter, loss_history=history,
+        n_iter=n_iter,
+        loss_history=history,
     )

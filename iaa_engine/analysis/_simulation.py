@@ -72,9 +72,15 @@ def missingness_simulation(
             reps = []
             for _ in range(n_rep):  # replicates, not annotations: each one is vectorised
                 keep = rng.random(data.n_annotations) >= f
-                sub = Annotations(data.item[keep], None if data.annotator is None else data.annotator[keep],
-                                  data.label[keep], items=data.items, annotators=data.annotators,
-                                  categories=data.categories, level="nominal")
+                sub = Annotations(
+                    data.item[keep],
+                    None if data.annotator is None else data.annotator[keep],
+                    data.label[keep],
+                    items=data.items,
+                    annotators=data.annotators,
+                    categories=data.categories,
+                    level="nominal",
+                )
                 reps.append(_values(sub, weights))
                 bar.update()
             frame = pd.DataFrame(reps)
@@ -84,6 +90,16 @@ def missingness_simulation(
                 mean = float(v.mean())
                 se = float(v.std(ddof=1) / np.sqrt(v.size))
                 bias = mean - complete[name]
-                rows.append({"fraction": f, "quantity": name, "complete": complete[name], "mean": mean,
-                             "bias": bias, "mc_se": se, "z": bias / se if se > 0 else np.nan, "n_defined": v.size})
+                rows.append(
+                    {
+                        "fraction": f,
+                        "quantity": name,
+                        "complete": complete[name],
+                        "mean": mean,
+                        "bias": bias,
+                        "mc_se": se,
+                        "z": bias / se if se > 0 else np.nan,
+                        "n_defined": v.size,
+                    }
+                )
     return pd.DataFrame(rows)

@@ -24,8 +24,16 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["UndefinedMetricWarning", "check_choice", "undefined", "safe_ratio", "EPS", "check_memory", "MAX_N_BOOT",
-           "check_n_boot"]
+__all__ = [
+    "UndefinedMetricWarning",
+    "check_choice",
+    "undefined",
+    "safe_ratio",
+    "EPS",
+    "check_memory",
+    "MAX_N_BOOT",
+    "check_n_boot",
+]
 
 #: The most bootstrap replicates one call computes (a percentile interval is stable long before).
 MAX_N_BOOT = 100_000
@@ -131,7 +139,8 @@ def check_memory(need_bytes: float, what: str, way_out: str) -> None:
     avail = available_memory()
     if need_bytes > avail:
         raise NotEnoughMemoryError(
-            f"{what} would need about {_gib(need_bytes)} of memory and {_gib(avail)} is available; {way_out}")
+            f"{what} would need about {_gib(need_bytes)} of memory and {_gib(avail)} is available; {way_out}"
+        )
 
 
 def _gib(n: float) -> str:

@@ -25,8 +25,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["NALikeLabelWarning", "arrow_text", "encode_id_column", "encode_text_labels", "needs_numbers",
-           "numeric_index", "parse_numbers"]
+__all__ = [
+    "NALikeLabelWarning",
+    "arrow_text",
+    "encode_id_column",
+    "encode_text_labels",
+    "needs_numbers",
+    "numeric_index",
+    "parse_numbers",
+]
 
 #: Labels that other tools read as missing; here they are labels, and a warning says so.
 NA_LIKE = frozenset({"na", "n/a", "nan", "null", "none", "#n/a", "nil", "missing"})
@@ -66,10 +73,12 @@ def arrow_text(values: Any) -> Any | None:
         return None
     if isinstance(values, (pd.Series, pd.Index)):
         dtype = values.dtype
-        if isinstance(dtype, pd.StringDtype) or (isinstance(dtype, pd.ArrowDtype) and
-                                                 pa.types.is_string(dtype.pyarrow_dtype)):
-            return _one_array(pa.array(values.array if isinstance(values, pd.Series) else values,
-                                        type=pa.string(), from_pandas=True))
+        if isinstance(dtype, pd.StringDtype) or (
+            isinstance(dtype, pd.ArrowDtype) and pa.types.is_string(dtype.pyarrow_dtype)
+        ):
+            return _one_array(
+                pa.array(values.array if isinstance(values, pd.Series) else values, type=pa.string(), from_pandas=True)
+            )
         values = values.to_numpy()
     if isinstance(values, np.ndarray):
         if values.dtype.kind == "U":
@@ -145,8 +154,9 @@ def encode_id_column(values: Any, what: str, keep: np.ndarray | None = None) -> 
     blank = np.append(pc.equal(dictionary, "").to_numpy(zero_copy_only=False), True)  # last: null
     if blank[codes].any():
         row = int(np.flatnonzero(blank[codes])[0])
-        raise ValueError(f"the {what} column has a blank or missing value (annotation {row + 1}); "
-                         f"every annotation needs an {what}")
+        raise ValueError(
+            f"the {what} column has a blank or missing value (annotation {row + 1}); every annotation needs an {what}"
+        )
     present = np.bincount(codes, minlength=len(dictionary)) > 0
     if not present.all():  # ids seen only on rows without a label: not items / annotators
         used = np.flatnonzero(present)
@@ -248,9 +258,12 @@ def encode_text_labels(
                 raise ValueError(
                     "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
                     f"(CLI --categories); label {value!r} (annotation {row + 1}) is not a number, and text labels "
-                    "are never sorted silently")
-            raise ValueError(f"the {level} level needs numeric labels; label {value!r} (annotation {row + 1}) "
-                             "is not a finite number. Use level='nominal' or level='ordinal' for categories")
+                    "are never sorted silently"
+                )
+            raise ValueError(
+                f"the {level} level needs numeric labels; label {value!r} (annotation {row + 1}) "
+                "is not a finite number. Use level='nominal' or level='ordinal' for categories"
+            )
         if categories is not None:
             if all(isinstance(c, str) for c in categories):  # e.g. --categories 1,2,3
                 cat_values = parse_numbers(categories, what="categories")
@@ -306,7 +319,8 @@ def _warn_na_like(cats: pd.Index) -> None:
         warnings.warn(
             f"label(s) {found!r} are counted as categories, not as missing values; if they mark a missing "
             f"annotation, read with na_values={found!r} (CLI: --na-values {','.join(found)})",
-            NALikeLabelWarning, stacklevel=4,
+            NALikeLabelWarning,
+            stacklevel=4,
         )
 
 

@@ -26,8 +26,17 @@ from iaa_engine.data._model import Annotations, Level
 
 __all__ = ["read", "read_table"]
 
-_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".json": "json", ".jsonl": "jsonl",
-             ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".txt": "csv",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 
 
 class _ParseError(ValueError):
@@ -59,11 +68,15 @@ def _check_header(names: list[str]) -> None:
     seen: dict[str, int] = {}
     for j, name in enumerate(names):
         if name == "" and j > 0:
-            raise _ParseError(f"line 1: column {j + 1} has no name; every column needs a header name "
-                              "(only a wide matrix's first column may be unnamed)")
+            raise _ParseError(
+                f"line 1: column {j + 1} has no name; every column needs a header name "
+                "(only a wide matrix's first column may be unnamed)"
+            )
         if name in seen:
-            raise _ParseError(f"line 1: the header names {name!r} twice (columns {seen[name] + 1} and {j + 1}); "
-                              "column names must be distinct")
+            raise _ParseError(
+                f"line 1: the header names {name!r} twice (columns {seen[name] + 1} and {j + 1}); "
+                "column names must be distinct"
+            )
         seen[name] = j
 
 
@@ -95,10 +108,15 @@ def _read_delimited(path: Path, delimiter: str) -> tuple[list[str], list[Any]]:
         return pcsv.read_csv(
             path,
             read_options=pcsv.ReadOptions(column_names=keys, skip_rows=header_lines),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=newlines_in_values,
-                                            invalid_row_handler=on_invalid),
-            convert_options=pcsv.ConvertOptions(column_types={k: pa.string() for k in keys}, null_values=[],
-                                                strings_can_be_null=False, quoted_strings_can_be_null=False),
+            parse_options=pcsv.ParseOptions(
+                delimiter=delimiter, newlines_in_values=newlines_in_values, invalid_row_handler=on_invalid
+            ),
+            convert_options=pcsv.ConvertOptions(
+                column_types={k: pa.string() for k in keys},
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
         )
 
     try:
@@ -112,10 +130,11 @@ def _read_delimited(path: Path, delimiter: str) -> tuple[list[str], list[Any]]:
             line, fields = _first_bad_row(path, delimiter, len(names))
             where = f"line {line}" if line else "a row"
             got = fields if line else bad[0].actual_columns
-            raise _ParseError(f"{where} has {got} field(s) but the header has {len(names)} "
-                              f"({', '.join(map(repr, names[:6]))}{', ...' if len(names) > 6 else ''}); "
-                              "every row needs one value per column (quote values that contain the delimiter)") \
-                from None
+            raise _ParseError(
+                f"{where} has {got} field(s) but the header has {len(names)} "
+                f"({', '.join(map(repr, names[:6]))}{', ...' if len(names) > 6 else ''}); "
+                "every row needs one value per column (quote values that contain the delimiter)"
+            ) from None
         message = str(exc).splitlines()[0]
         if "UTF8" in message or "utf8" in message.lower():
             message = _NOT_UTF8
@@ -138,8 +157,10 @@ def _json_records(path: Path, lines: bool) -> list[dict]:
                 raise _ParseError(f"line {exc.lineno}: {exc.msg}") from None
         if isinstance(doc, list):
             if not all(isinstance(r, dict) for r in doc):
-                raise _ParseError("a JSON list must hold one object per row, e.g. "
-                                  '[{"item": "d1", "annotator": "a", "label": "pos"}, ...]')
+                raise _ParseError(
+                    "a JSON list must hold one object per row, e.g. "
+                    '[{"item": "d1", "annotator": "a", "label": "pos"}, ...]'
+                )
             return doc
         if isinstance(doc, dict) and doc and all(isinstance(v, (list, dict)) for v in doc.values()):
             columns = {k: (list(v.values()) if isinstance(v, dict) else v) for k, v in doc.items()}
@@ -148,8 +169,9 @@ def _json_records(path: Path, lines: bool) -> list[dict]:
                 raise _ParseError(f"the JSON columns have different lengths {sorted(sizes)}")
             n = sizes.pop()
             return [{k: v[i] for k, v in columns.items()} for i in range(n)]
-        raise _ParseError("expected a list of row objects, an object of columns, or JSON lines; "
-                          f"got a JSON {type(doc).__name__}")
+        raise _ParseError(
+            f"expected a list of row objects, an object of columns, or JSON lines; got a JSON {type(doc).__name__}"
+        )
     return _json_records_from_lines(text)
 
 
@@ -182,8 +204,9 @@ def _json_column(values: list) -> Any:
     if kinds <= {bool}:
         return np.asarray(values, dtype=object)
     if kinds <= {str, int, float} and not (kinds & {float} and kinds & {int} and len(kinds) == 2):
-        return pa.array([None if v is None else (v if isinstance(v, str) else json.dumps(v)) for v in values],
-                        type=pa.string())
+        return pa.array(
+            [None if v is None else (v if isinstance(v, str) else json.dumps(v)) for v in values], type=pa.string()
+        )
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
@@ -224,8 +247,10 @@ def read_table(path: str | PathLike) -> tuple[list[str], list[Any]]:
     suffix = p.suffix.lower()
     kind = _SUFFIXES.get(suffix)
     if kind is None:
-        raise ValueError(f"cannot read {p.name!r}: expected a file ending in "
-                         f"{', '.join(sorted(_SUFFIXES))}; got {suffix or 'no suffix'!r}")
+        raise ValueError(
+            f"cannot read {p.name!r}: expected a file ending in "
+            f"{', '.join(sorted(_SUFFIXES))}; got {suffix or 'no suffix'!r}"
+        )
     try:
         if kind in ("csv", "tsv"):
             delimiter = "\t" if kind == "tsv" else ","
@@ -267,13 +292,16 @@ def _count_frame(frame: pd.DataFrame) -> pd.DataFrame:
     for name in frame.columns:
         col = frame[name].to_numpy()
         if col.dtype == object:
-            text = np.array(["0" if (v is None or (isinstance(v, str) and not v.strip())) else str(v).strip()
-                             for v in col], dtype=object)
+            text = np.array(
+                ["0" if (v is None or (isinstance(v, str) and not v.strip())) else str(v).strip() for v in col],
+                dtype=object,
+            )
             try:
                 out[name] = parse_numbers(text, what=f"count column {name!r}")
             except ValueError as exc:
-                raise ValueError(f"{exc}; a count table holds the number of annotations per item and category") \
-                    from None
+                raise ValueError(
+                    f"{exc}; a count table holds the number of annotations per item and category"
+                ) from None
         else:
             out[name] = col
     return pd.DataFrame(out, index=frame.index, columns=frame.columns)
@@ -364,8 +392,15 @@ def read(
                 "with item=, annotator=, label= (CLI: --item-col, --annotator-col, --label-col)"
             )
         col = dict(zip(names, columns))
-        return Annotations._from_columns(col[item], col[annotator], col[label], level=level,
-                                         categories=categories, duplicates=duplicates, na_values=na_values)
+        return Annotations._from_columns(
+            col[item],
+            col[annotator],
+            col[label],
+            level=level,
+            categories=categories,
+            duplicates=duplicates,
+            na_values=na_values,
+        )
     if len(names) < 2:
         raise ValueError(
             f"{p.name!r} has columns {names!r}: a long table needs columns "
@@ -377,5 +412,6 @@ def read(
     frame.index.name = None
     if layout == "counts":
         return Annotations.from_counts(_count_frame(frame), level=level, categories=categories)
-    return Annotations.from_wide(frame, annotators_as=annotators_as, level=level, categories=categories,
-                                 na_values=na_values)
+    return Annotations.from_wide(
+        frame, annotators_as=annotators_as, level=level, categories=categories, na_values=na_values
+    )

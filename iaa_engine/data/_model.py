@@ -24,8 +24,15 @@ from iaa_engine.stats._sums import CountSums
 from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats
 
 # the helpers after as_annotations are shared with the Dask engine and the group metrics
-__all__ = ["Annotations", "LEVELS", "as_annotations", "encode_labels", "factorize_values", "is_missing_mask",
-           "resolve_duplicates"]
+__all__ = [
+    "Annotations",
+    "LEVELS",
+    "as_annotations",
+    "encode_labels",
+    "factorize_values",
+    "is_missing_mask",
+    "resolve_duplicates",
+]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
@@ -156,9 +163,7 @@ def _encode_typed_labels(
         unknown = codes < 0
         if unknown.any():
             bad = pd.unique(labels[unknown])[:5]
-            raise ValueError(
-                f"labels {list(bad)!r} are not among the given categories {list(cats)[:10]!r}"
-            )
+            raise ValueError(f"labels {list(bad)!r} are not among the given categories {list(cats)[:10]!r}")
         return codes, cats
     if level == "ordinal" and kind != "numeric":
         raise ValueError(
@@ -174,8 +179,10 @@ def _category_numbers(cats: pd.Index, level: str) -> np.ndarray:
         return parse_numbers([str(c) for c in cats], what="label")
     except ValueError as exc:
         if level == "ordinal":
-            raise ValueError("the ordinal level needs the order of the categories: pass categories=[lowest, ..., "
-                             f"highest] (non-numeric labels are never sorted silently); {exc}") from None
+            raise ValueError(
+                "the ordinal level needs the order of the categories: pass categories=[lowest, ..., "
+                f"highest] (non-numeric labels are never sorted silently); {exc}"
+            ) from None
         raise ValueError(f"the {level} level needs numeric labels; {exc}") from None
 
 
@@ -347,12 +354,28 @@ class Annotations:
                 f"column(s) {missing!r} not found; the table has columns {list(map(str, table.columns))!r}. "
                 "Name the columns with item=, annotator=, label= (CLI: --item-col, --annotator-col, --label-col)"
             )
-        return cls._from_columns(table[item], table[annotator], table[label], level=level, categories=categories,
-                                 duplicates=duplicates, na_values=na_values)
+        return cls._from_columns(
+            table[item],
+            table[annotator],
+            table[label],
+            level=level,
+            categories=categories,
+            duplicates=duplicates,
+            na_values=na_values,
+        )
 
     @classmethod
-    def _from_columns(cls, item: Any, annotator: Any, label: Any, *, level: str, categories: Sequence[Any] | None,
-                      duplicates: str, na_values: Sequence[str] = ()) -> Annotations:
+    def _from_columns(
+        cls,
+        item: Any,
+        annotator: Any,
+        label: Any,
+        *,
+        level: str,
+        categories: Sequence[Any] | None,
+        duplicates: str,
+        na_values: Sequence[str] = (),
+    ) -> Annotations:
         """The long-table constructor on three columns (Arrow arrays from the readers, or pandas Series)."""
         keep, label_codes, cats = encode_labels(label, level, categories, na_values)
         if label_codes.size == 0:
@@ -363,8 +386,13 @@ class Annotations:
             item_codes, ann_codes, label_codes, len(annotators), duplicates, items, annotators
         )
         return cls(
-            item_codes, ann_codes, label_codes,
-            items=items, annotators=annotators, categories=cats, level=level,
+            item_codes,
+            ann_codes,
+            label_codes,
+            items=items,
+            annotators=annotators,
+            categories=cats,
+            level=level,
         )
 
     @classmethod
@@ -424,8 +452,13 @@ class Annotations:
         remap = np.full(n_items, -1, dtype=np.int64)
         remap[used] = np.arange(len(used))
         return cls(
-            remap[itm], ann, label_codes,
-            items=items[used], annotators=annotators, categories=cats, level=level,
+            remap[itm],
+            ann,
+            label_codes,
+            items=items[used],
+            annotators=annotators,
+            categories=cats,
+            level=level,
         )
 
     @classmethod
@@ -478,8 +511,13 @@ class Annotations:
         if total == 0:
             raise ValueError("the count table holds no annotations (all counts are 0)")
         # kept as the table it is: never expanded into single annotations (a cell may count 10**9 of them)
-        return cls.from_stats(ItemCounts.from_dense(counts), items=pd.Index(frame.index), categories=cats,
-                              level=level, n_annotations=total)
+        return cls.from_stats(
+            ItemCounts.from_dense(counts),
+            items=pd.Index(frame.index),
+            categories=cats,
+            level=level,
+            n_annotations=total,
+        )
 
     @classmethod
     def from_stats(
@@ -548,11 +586,19 @@ class Annotations:
             table[:, position] = old
             ann = AnnotatorStats(table)
             ps = self.pair_stats
-            pairs = PairStats(ps.a, position[ps.k], ps.b, position[ps.l], ps.count, ps.n_annotators, len(new),
-                              ps.items_per_annotator)
-        return Annotations.from_stats(counts, items=self.items, categories=new, level=level,
-                                      annotators=self.annotators, annotator_stats=ann, pair_stats=pairs,
-                                      n_annotations=self.n_annotations)
+            pairs = PairStats(
+                ps.a, position[ps.k], ps.b, position[ps.l], ps.count, ps.n_annotators, len(new), ps.items_per_annotator
+            )
+        return Annotations.from_stats(
+            counts,
+            items=self.items,
+            categories=new,
+            level=level,
+            annotators=self.annotators,
+            annotator_stats=ann,
+            pair_stats=pairs,
+            n_annotations=self.n_annotations,
+        )
 
     # ---------------------------------------------------------------- sizes
 
@@ -624,8 +670,13 @@ class Annotations:
                 "(non-numeric labels are never sorted silently)"
             )
         return Annotations(
-            self.item, self.annotator, codes,
-            items=self.items, annotators=self.annotators, categories=cats, level=level,
+            self.item,
+            self.annotator,
+            codes,
+            items=self.items,
+            annotators=self.annotators,
+            categories=cats,
+            level=level,
         )
 
     def require_annotators(self, metric: str) -> None:
@@ -731,6 +782,5 @@ def as_annotations(data: Any, *, level: Level | None = None, categories: Sequenc
     if isinstance(data, (np.ndarray, list, tuple)):
         return Annotations.from_wide(data, level=lvl, categories=categories)
     raise TypeError(
-        "expected Annotations, a pandas DataFrame or a 2-D array-like of labels; "
-        f"got {type(data).__name__}"
+        f"expected Annotations, a pandas DataFrame or a 2-D array-like of labels; got {type(data).__name__}"
     )

@@ -60,8 +60,16 @@ class _Partial:
     pairs: np.ndarray | PairStats | None
 
 
-def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str, annotators: pd.Index,
-                     categories: pd.Index, level: str, duplicates: str) -> _Partial:
+def _partition_stats(
+    frame: pd.DataFrame,
+    item: str,
+    annotator: str,
+    label: str,
+    annotators: pd.Index,
+    categories: pd.Index,
+    level: str,
+    duplicates: str,
+) -> _Partial:
     keep, lab_codes, _ = encode_labels(frame[label], level, categories)
     frame = frame.loc[keep]
     if len(frame) == 0:
@@ -79,8 +87,11 @@ def _partition_stats(frame: pd.DataFrame, item: str, annotator: str, label: str,
     else:
         pairs = PairStats.from_codes(item_codes, ann_codes, lab_codes, n_items, n_ann, n_cat).compact()
     return _Partial(
-        n_items, int(lab_codes.size), ExactSums.from_counts(counts),
-        AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat), pairs,
+        n_items,
+        int(lab_codes.size),
+        ExactSums.from_counts(counts),
+        AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat),
+        pairs,
     )
 
 
@@ -95,7 +106,8 @@ def _combine(parts: Sequence[_Partial]) -> _Partial:
     else:
         pairs = PairStats.combine([p.pairs for p in parts]).compact()
     return _Partial(
-        sum(p.n_items for p in parts), sum(p.n_annotations for p in parts),
+        sum(p.n_items for p in parts),
+        sum(p.n_annotations for p in parts),
         ExactSums.combine([p.sums for p in parts]),
         AnnotatorStats.combine([p.annotators for p in parts]),
         pairs,
@@ -123,9 +135,14 @@ def _client(scheduler: Any, n_workers: int | None, memory_limit: str | None):
 
     with warnings.catch_warnings():  # e.g. "Port 8787 is already in use": about a dashboard this engine never opens
         warnings.filterwarnings("ignore", category=UserWarning, module=r"distributed(\.|$)")
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           memory_limit=limit, dashboard_address=None,
-                                           silence_logs=logging.CRITICAL)
+        cluster = distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=limit,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
     return distributed.Client(cluster), True
 
 
@@ -151,11 +168,14 @@ def _check_memory_limit(memory_limit: Any) -> str | int:
     try:
         size = parse_bytes(memory_limit) if isinstance(memory_limit, str) else int(memory_limit)
     except (ValueError, TypeError):
-        raise ValueError(f"memory_limit must be a size such as '2GiB' or a number of bytes; got {memory_limit!r}") \
-            from None
+        raise ValueError(
+            f"memory_limit must be a size such as '2GiB' or a number of bytes; got {memory_limit!r}"
+        ) from None
     if size < MIN_WORKER_MEMORY:
-        raise ValueError(f"memory_limit {memory_limit!r} ({format_bytes(size)}) is too small for a worker: give at "
-                         f"least {format_bytes(MIN_WORKER_MEMORY)} per worker")
+        raise ValueError(
+            f"memory_limit {memory_limit!r} ({format_bytes(size)}) is too small for a worker: give at "
+            f"least {format_bytes(MIN_WORKER_MEMORY)} per worker"
+        )
     return size
 
 
@@ -179,8 +199,10 @@ def _check_schemas(source: Any, columns: list[str]) -> None:
         types = {c: str(schema.field(c).type) for c in columns if c in schema.names}
         absent = [c for c in columns if c not in schema.names]
         if absent:
-            raise ValueError(f"cannot read columns {columns!r} from {f!r}: it has no column(s) {absent!r}; its "
-                             f"columns are {schema.names!r}")
+            raise ValueError(
+                f"cannot read columns {columns!r} from {f!r}: it has no column(s) {absent!r}; its "
+                f"columns are {schema.names!r}"
+            )
         if first is None:
             first, first_file = types, f
             continue
@@ -188,7 +210,8 @@ def _check_schemas(source: Any, columns: list[str]) -> None:
             if _arrow_kind(types[c]) != _arrow_kind(first[c]):
                 raise ValueError(
                     f"the files of the dataset disagree on the type of column {c!r}: {types[c]} in {f!r} but "
-                    f"{first[c]} in {first_file!r}; write every file with the same schema (e.g. ids as text)")
+                    f"{first[c]} in {first_file!r}; write every file with the same schema (e.g. ids as text)"
+                )
 
 
 def _arrow_kind(type_name: str) -> str:
@@ -266,10 +289,12 @@ def summarize_dask(
         # every item's annotations into one partition, then per-partition statistics and a tree reduction
         # more, smaller partitions than the input: a worker's memory is bounded by one partition's statistics
         shuffled = frame.shuffle(on=item, npartitions=4 * frame.npartitions)
-        parts = [dask.delayed(_partition_stats)(p, item, annotator, label, annotators, cats, level, duplicates)
-                 for p in shuffled.to_delayed()]
+        parts = [
+            dask.delayed(_partition_stats)(p, item, annotator, label, annotators, cats, level, duplicates)
+            for p in shuffled.to_delayed()
+        ]
         while len(parts) > 1:  # a binary tree: a task holds at most three pair tables
-            parts = [dask.delayed(_combine)(parts[i:i + 2]) for i in range(0, len(parts), 2)]
+            parts = [dask.delayed(_combine)(parts[i : i + 2]) for i in range(0, len(parts), 2)]
         future = client.compute(parts[0])
         if progress or (progress is None and _is_tty()):
             distributed.progress(future)
@@ -291,8 +316,13 @@ def summarize_dask(
     if isinstance(total.pairs, np.ndarray):
         total.pairs = PairStats.from_cells(total.pairs, len(annotators), len(cats), total.annotators.n_a)
     return Annotations.from_stats(
-        items=total.n_items, categories=cats, level=level, annotators=annotators,
-        annotator_stats=total.annotators, pair_stats=total.pairs, count_sums=total.sums.finish(),
+        items=total.n_items,
+        categories=cats,
+        level=level,
+        annotators=annotators,
+        annotator_stats=total.annotators,
+        pair_stats=total.pairs,
+        count_sums=total.sums.finish(),
         n_annotations=total.n_annotations,
     )
 
@@ -332,9 +362,19 @@ def read_dask(
         raise FileNotFoundError(f"cannot read the Parquet dataset {source!r}: {exc}") from None
     except (KeyError, ValueError) as exc:
         raise ValueError(f"cannot read columns {[item, annotator, label]!r} from {source!r}: {exc}") from None
-    return summarize_dask(frame, item=item, annotator=annotator, label=label, level=level, categories=categories,
-                          duplicates=duplicates, scheduler=scheduler, n_workers=n_workers,
-                          memory_limit=memory_limit, progress=progress)
+    return summarize_dask(
+        frame,
+        item=item,
+        annotator=annotator,
+        label=label,
+        level=level,
+        categories=categories,
+        duplicates=duplicates,
+        scheduler=scheduler,
+        n_workers=n_workers,
+        memory_limit=memory_limit,
+        progress=progress,
+    )
 
 
 def _sort_key(value: Any) -> tuple:

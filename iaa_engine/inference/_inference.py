@@ -17,8 +17,15 @@ from iaa_engine.metrics._agreement import SPA_WEIGHTS
 from iaa_engine.metrics._registry import COUNT_METRICS, count_metric_values
 from iaa_engine.stats._sums import CountSums, spa_weight_table, variance_from_moments
 
-__all__ = ["AlphaVariance", "BootstrapResult", "bootstrap", "alpha_variance", "spa_standard_error", "COUNT_METRICS",
-           "count_patterns"]
+__all__ = [
+    "AlphaVariance",
+    "BootstrapResult",
+    "bootstrap",
+    "alpha_variance",
+    "spa_standard_error",
+    "COUNT_METRICS",
+    "count_patterns",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,10 +59,14 @@ class BootstrapResult(Result):
     def to_dict(self) -> dict:
         from iaa_engine.base._results import nan_to_none
 
-        return nan_to_none({
-            "confidence": self.confidence, "n_boot": self.n_boot, "seed": self.seed,
-            "intervals": {m: row.to_dict() for m, row in self.table.iterrows()},
-        })
+        return nan_to_none(
+            {
+                "confidence": self.confidence,
+                "n_boot": self.n_boot,
+                "seed": self.seed,
+                "intervals": {m: row.to_dict() for m, row in self.table.iterrows()},
+            }
+        )
 
 
 def count_patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
@@ -76,8 +87,9 @@ def count_patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
     return uniq, mult
 
 
-def _point_estimates(data: Annotations, level: str, values: np.ndarray | None, spa_weights: str,
-                     with_annotators: bool) -> dict[str, float]:
+def _point_estimates(
+    data: Annotations, level: str, values: np.ndarray | None, spa_weights: str, with_annotators: bool
+) -> dict[str, float]:
     """The estimates on the data themselves, by the same finalisers as the replicates (nan where undefined)."""
     import warnings
 
@@ -92,9 +104,16 @@ def _point_estimates(data: Annotations, level: str, values: np.ndarray | None, s
     return est
 
 
-def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, n_boot: int,
-                      rng: np.random.Generator, bar: Progress, spa_weights: str = "annotations_m1",
-                      chunk: int = 256) -> dict[str, np.ndarray]:
+def _count_replicates(
+    data: Annotations,
+    level: str,
+    values: np.ndarray | None,
+    n_boot: int,
+    rng: np.random.Generator,
+    bar: Progress,
+    spa_weights: str = "annotations_m1",
+    chunk: int = 256,
+) -> dict[str, np.ndarray]:
     patterns, mult = count_patterns(data)
     sums = data.count_sums
     features = CountSums.pattern_features(patterns, sums.o_row, sums.o_col)
@@ -117,8 +136,14 @@ def _count_replicates(data: Annotations, level: str, values: np.ndarray | None, 
 ANNOTATOR_BLOCKS = 4096
 
 
-def _annotator_replicates(data: Annotations, n_boot: int, rng: np.random.Generator, bar: Progress,
-                          chunk: int | None = None, blocks: int = ANNOTATOR_BLOCKS) -> dict[str, np.ndarray]:
+def _annotator_replicates(
+    data: Annotations,
+    n_boot: int,
+    rng: np.random.Generator,
+    bar: Progress,
+    chunk: int | None = None,
+    blocks: int = ANNOTATOR_BLOCKS,
+) -> dict[str, np.ndarray]:
     """Multi-coder kappa and bias: resample items (or random blocks of items), re-estimate each annotator's
     label distribution.
 
@@ -141,8 +166,9 @@ def _annotator_replicates(data: Annotations, n_boot: int, rng: np.random.Generat
     ok = sums.pairable
     p = np.zeros(n_items)
     p[ok] = (sums.sumsq_i[ok] - sums.n_i[ok]) / (sums.n_i[ok] * (sums.n_i[ok] - 1.0))
-    block_feats = np.stack([np.bincount(block, weights=ok.astype(float), minlength=g),
-                            np.bincount(block, weights=p, minlength=g)], axis=1)  # (g, 2)
+    block_feats = np.stack(
+        [np.bincount(block, weights=ok.astype(float), minlength=g), np.bincount(block, weights=p, minlength=g)], axis=1
+    )  # (g, 2)
     key = block[data.item] * ac + data.annotator * n_cat + data.label
     if g * ac <= 1 << 25:
         table = np.bincount(key, minlength=g * ac).reshape(g, ac).astype(float)
@@ -249,8 +275,7 @@ def bootstrap(
     values = data.category_values(level) if level in ("interval", "ratio") else None
     rng = np.random.default_rng(seed)
     with_annotators = annotator_metrics and data.annotators is not None and data.label is not None
-    est = dict(estimates) if estimates is not None else _point_estimates(data, level, values, weights,
-                                                                         with_annotators)
+    est = dict(estimates) if estimates is not None else _point_estimates(data, level, values, weights, with_annotators)
     total = n_boot * (2 if with_annotators else 1)
     with Progress(total, "bootstrap", show=progress) as bar:
         reps = _count_replicates(data, level, values, int(n_boot), rng, bar, weights)
@@ -263,11 +288,13 @@ def bootstrap(
         v = col.to_numpy()
         good = v[np.isfinite(v)]
         point = est.get(name, np.nan)
-        lo, hi = (np.quantile(good, [alpha, 1.0 - alpha]) if good.size else (np.nan, np.nan))
+        lo, hi = np.quantile(good, [alpha, 1.0 - alpha]) if good.size else (np.nan, np.nan)
         rows[name] = {
             "estimate": np.nan if point is None else point,
             "se": float(np.std(good, ddof=1)) if good.size > 1 else np.nan,
-            "lower": float(lo), "upper": float(hi), "n_undefined": int(v.size - good.size),
+            "lower": float(lo),
+            "upper": float(hi),
+            "n_undefined": int(v.size - good.size),
         }
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "metric"
@@ -301,8 +328,9 @@ class AlphaVariance(ScalarResult):
     se_jackknife: float
 
 
-def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None
-                   ) -> AlphaVariance:
+def alpha_variance(
+    data: Any, *, level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None
+) -> AlphaVariance:
     r"""Delta-method variance of Krippendorff's alpha (seed 004 §6.2, eq. 20).
 
     .. math::
@@ -348,9 +376,15 @@ def alpha_variance(data: Any, *, level: Literal["nominal", "ordinal", "interval"
     var_delta = var_o / d_e**2 + d_o**2 * var_e / d_e**4
     var_jack = jack(lo_a)
     return AlphaVariance(
-        alpha=1.0 - d_o / d_e, d_o=d_o, d_e=d_e, var_d_o=var_o, var_d_e=var_e,
-        var_delta=var_delta, se_delta=float(np.sqrt(var_delta)),
-        var_jackknife=var_jack, se_jackknife=float(np.sqrt(var_jack)),
+        alpha=1.0 - d_o / d_e,
+        d_o=d_o,
+        d_e=d_e,
+        var_d_o=var_o,
+        var_d_e=var_e,
+        var_delta=var_delta,
+        se_delta=float(np.sqrt(var_delta)),
+        var_jackknife=var_jack,
+        se_jackknife=float(np.sqrt(var_jack)),
     )
 
 

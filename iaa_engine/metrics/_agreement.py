@@ -135,8 +135,11 @@ def spa_item_weights(data: Any, *, weights: SpaScheme = "annotations_m1") -> pd.
     check_choice("weights", weights, SPA_WEIGHTS)
     sums = data.count_sums
     n = data.counts.n_i
-    return pd.Series(spa_weight_table(n, weights, data.n_categories, sums.class_distribution()), index=data.items,
-                     name=f"weight[{weights}]")
+    return pd.Series(
+        spa_weight_table(n, weights, data.n_categories, sums.class_distribution()),
+        index=data.items,
+        name=f"weight[{weights}]",
+    )
 
 
 def spa(
@@ -216,8 +219,9 @@ def spa_kappa(
         return undefined("chance-corrected SPA", "no item has two or more annotations", replace_undefined_by)
     from iaa_engine.base._policy import chance_corrected
 
-    return chance_corrected(float(sums.spa(weights)), float(sums.pairable_expected()), "chance-corrected SPA",
-                            replace_undefined_by)
+    return chance_corrected(
+        float(sums.spa(weights)), float(sums.pairable_expected()), "chance-corrected SPA", replace_undefined_by
+    )
 
 
 def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> float:

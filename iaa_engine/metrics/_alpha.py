@@ -57,8 +57,14 @@ def _distance_parts(data: Annotations, distance: Any) -> tuple[float, float]:
     return d_o, d_e
 
 
-def _pair_level_parts(data: Annotations, level: str, t: sp.csr_matrix, row: np.ndarray, k: np.ndarray,
-                      l: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: E741
+def _pair_level_parts(
+    data: Annotations,
+    level: str,
+    t: sp.csr_matrix,
+    row: np.ndarray,
+    k: np.ndarray,
+    l: np.ndarray,  # noqa: E741
+) -> tuple[np.ndarray, np.ndarray]:
     """Per pair-table entry (row, k, l): ``delta(k, l)``; per row of ``t``: ``sum_{c,g} t_c t_g delta(c, g)``.
 
     ``t`` holds each pair's label totals (sparse rows, sorted columns). Ordinal positions are the mid-ranks of
@@ -96,14 +102,14 @@ def _pair_level_parts(data: Annotations, level: str, t: sp.csr_matrix, row: np.n
         if w * w > diff.RATIO_CELLS:
             for r in rows:
                 lo = t.indptr[r]
-                out[r] = diff.ratio_expected_sum(tv[lo:lo + w], xe[lo:lo + w])
+                out[r] = diff.ratio_expected_sum(tv[lo : lo + w], xe[lo : lo + w])
             continue
         step = max(1, diff.RATIO_CELLS // (w * w))
         for lo in range(0, rows.size, step):
-            idx = t.indptr[rows[lo:lo + step], None] + np.arange(w)
+            idx = t.indptr[rows[lo : lo + step], None] + np.arange(w)
             xr, tr = xe[idx], tv[idx]
             d = diff.delta("ratio", xr[:, :, None], xr[:, None, :])
-            out[rows[lo:lo + step]] = np.einsum("pc,pcg,pg->p", tr, d, tr)
+            out[rows[lo : lo + step]] = np.einsum("pc,pcg,pg->p", tr, d, tr)
     return delta, out
 
 
@@ -113,7 +119,7 @@ def _pair_expected_sums(t: sp.csr_matrix, table: np.ndarray) -> np.ndarray:
     rows = np.flatnonzero(np.diff(t.indptr))
     step = max(1, (1 << 22) // max(table.shape[0], 1))
     for lo in range(0, rows.size, step):
-        r = rows[lo:lo + step]
+        r = rows[lo : lo + step]
         tr = t[r]
         out[r] = np.asarray(tr.multiply(tr @ table).sum(axis=1)).ravel()
     return out
@@ -255,8 +261,11 @@ def krippendorff_alpha(
         values = data.category_values(level) if level in ("interval", "ratio") else None
         d_o, d_e = data.count_sums.alpha_parts(level, values)
     if not (d_e > EPS):
-        what = ("every pairable value is the same" if distance is None
-                else "the pairable values are all one label, or at distance 0 from each other")
+        what = (
+            "every pairable value is the same"
+            if distance is None
+            else "the pairable values are all one label, or at distance 0 from each other"
+        )
         return undefined(
             "Krippendorff's alpha",
             f"{what}, so expected disagreement is 0 and alpha is 0/0",
@@ -319,9 +328,13 @@ def krippendorff_alpha_matrix(
         table, pos = _used_table(data, used, distance)
         delta = table[pos[ps.k], pos[ps.l]]
         # t[pair, k]: both annotators' labels k on their shared items (sparse: many labels, few per pair)
-        t = sp.csr_matrix((np.concatenate([ps.count, ps.count]).astype(float),
-                           (np.concatenate([row, row]), np.concatenate([pos[ps.k], pos[ps.l]]))),
-                          shape=(keys.size, used.size))
+        t = sp.csr_matrix(
+            (
+                np.concatenate([ps.count, ps.count]).astype(float),
+                (np.concatenate([row, row]), np.concatenate([pos[ps.k], pos[ps.l]])),
+            ),
+            shape=(keys.size, used.size),
+        )
         expected = ps.per_pair(_pair_expected_sums(t, table))
         name = distance_name(distance)
     else:

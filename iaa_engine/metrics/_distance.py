@@ -106,8 +106,10 @@ def _set_table(labels: Sequence[Any], kind: str) -> np.ndarray:
     cols = [index.setdefault(e, len(index)) for s in sets for e in s]
     sizes = np.array([len(s) for s in sets], dtype=np.int64)
     rows = np.repeat(np.arange(len(sets)), sizes)
-    b = sp.csr_matrix((np.ones(len(cols), dtype=np.int64), (rows, np.asarray(cols, dtype=np.int64))),
-                      shape=(len(sets), max(len(index), 1)))
+    b = sp.csr_matrix(
+        (np.ones(len(cols), dtype=np.int64), (rows, np.asarray(cols, dtype=np.int64))),
+        shape=(len(sets), max(len(index), 1)),
+    )
     inter = (b @ b.T).toarray().astype(float)  # |A ∩ B|
     size_a, size_b = sizes[:, None].astype(float), sizes[None, :].astype(float)
     union = size_a + size_b - inter
@@ -124,8 +126,9 @@ def _set_table(labels: Sequence[Any], kind: str) -> np.ndarray:
     return table
 
 
-def _levenshtein_pairs(codes: np.ndarray, pat: np.ndarray, m: np.ndarray, txt: np.ndarray, tl: np.ndarray,
-                       blocks: int, n_chars: int) -> np.ndarray:
+def _levenshtein_pairs(
+    codes: np.ndarray, pat: np.ndarray, m: np.ndarray, txt: np.ndarray, tl: np.ndarray, blocks: int, n_chars: int
+) -> np.ndarray:
     """Edit distances of the pairs (pattern ``codes[pat]`` of length m, text ``codes[txt]`` of length tl).
 
     Myers' bit-vector algorithm with blocks of 64 pattern positions (Myers 1999, "A fast bit-vector algorithm for
@@ -219,7 +222,7 @@ def _levenshtein_table(labels: Sequence[Any]) -> np.ndarray:
         group = np.flatnonzero(blocks == nb)
         step = max(1, _LEV_CHUNK // (int(nb) * (k + 1)))
         for lo in range(0, group.size, step):
-            sel = group[lo:lo + step]
+            sel = group[lo : lo + step]
             sel = sel[np.argsort(tl[sel], kind="stable")]
             lev[sel] = _levenshtein_pairs(codes, pat[sel], m[sel], txt[sel], tl[sel], int(nb), k)
     longest = np.maximum(m, tl)

@@ -25,8 +25,9 @@ def _group_of_items(items: pd.Index, groups: Any) -> tuple[np.ndarray, pd.Index]
     if isinstance(groups, pd.Series):
         mapping = groups
     elif isinstance(groups, Mapping):
-        mapping = pd.Series(list(groups.values()), index=pd.Index(list(groups.keys()), tupleize_cols=False),
-                            dtype=object)
+        mapping = pd.Series(
+            list(groups.values()), index=pd.Index(list(groups.keys()), tupleize_cols=False), dtype=object
+        )
     elif callable(groups):
         values = pd.Series(items.to_numpy(), dtype=object).map(groups).to_numpy()
         mapping = None
@@ -238,7 +239,12 @@ def annotator_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> p
     kappa = safe_ratio(trace * total - cross, total * total - cross, fill)
     n_items = np.bincount(ann[n_i >= 2], minlength=n_ann)
     return pd.DataFrame(
-        {"n_items": n_items.astype(np.int64), "n_pairs": n_pairs.astype(np.int64), "agreement": agreement,
-         "expected": expected, "kappa": kappa},
+        {
+            "n_items": n_items.astype(np.int64),
+            "n_pairs": n_pairs.astype(np.int64),
+            "agreement": agreement,
+            "expected": expected,
+            "kappa": kappa,
+        },
         index=pd.Index(data.annotators, name="annotator"),
     )

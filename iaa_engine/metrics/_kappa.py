@@ -88,13 +88,18 @@ def _pair_scalar(data: Any, a: Any, b: Any, kind: str, metric: str, replace_unde
     ps = data.__dict__.get("pair_stats")
     if ps is None:  # only this pair's annotations: memory and time O(their annotations), not every pair's
         mine = (data.annotator == i) | (data.annotator == j)
-        ps = PairStats.from_codes(data.item[mine], (data.annotator[mine] == j).astype(np.int64), data.label[mine],
-                                  data.n_items, 2, data.n_categories)
+        ps = PairStats.from_codes(
+            data.item[mine],
+            (data.annotator[mine] == j).astype(np.int64),
+            data.label[mine],
+            data.n_items,
+            2,
+            data.n_categories,
+        )
         i, j = 0, 1
     obs, exp, shared = _pair_expected(ps, kind)
     if shared[i, j] == 0:
-        return undefined(metric, f"annotators {names[0]!r} and {names[1]!r} share no item",
-                         replace_undefined_by)
+        return undefined(metric, f"annotators {names[0]!r} and {names[1]!r} share no item", replace_undefined_by)
     return chance_corrected(obs[i, j], exp[i, j], metric, replace_undefined_by)
 
 
@@ -183,8 +188,9 @@ def fleiss_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     data = as_annotations(data)
     check_replacement(replace_undefined_by)
     p_bar, n_pairable = _observed(data)
-    return chance_corrected(p_bar, float(data.count_sums.fleiss_expected()), "Fleiss' kappa", replace_undefined_by,
-                            n_pairs=n_pairable)
+    return chance_corrected(
+        p_bar, float(data.count_sums.fleiss_expected()), "Fleiss' kappa", replace_undefined_by, n_pairs=n_pairable
+    )
 
 
 def _coder_expected(data: Annotations) -> tuple[float, float, np.ndarray]:
@@ -290,4 +296,3 @@ def brennan_prediger(data: Any, *, replace_undefined_by: float = np.nan) -> floa
     if q < 2:
         return undefined("Brennan-Prediger kappa", "it needs at least two categories", replace_undefined_by)
     return chance_corrected(p_a, 1.0 / q, "Brennan-Prediger kappa", replace_undefined_by, n_pairs=ok)
-

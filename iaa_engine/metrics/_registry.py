@@ -62,28 +62,73 @@ class MetricSpec:
 
 
 REPORT_METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("joint_probability", "Joint probability of agreement (P-bar)", joint_probability,
-               from_sums=lambda s, level, values, weights: s.joint_probability(), group="raw",
-               source="Fleiss (1971); SPA paper eq. 2"),
-    MetricSpec("percent_agreement", "Percentage agreement (unanimous items)", percent_agreement,
-               from_sums=lambda s, level, values, weights: s.percent_agreement(), group="raw",
-               source="hierarchical-label report §3"),
-    MetricSpec("fleiss_kappa", "Fleiss' kappa", fleiss_kappa,
-               from_sums=lambda s, level, values, weights: s.fleiss_kappa(), source="Fleiss (1971); Gwet (2014)"),
-    MetricSpec("krippendorff_alpha", "Krippendorff's alpha", krippendorff_alpha,
-               from_sums=lambda s, level, values, weights: s.krippendorff_alpha(level, values),
-               source="Krippendorff (2011)"),
-    MetricSpec("multi_kappa", "Multi-coder kappa (Artstein & Poesio)", multi_kappa, needs_annotators=True,
-               source="Artstein & Poesio (2005); Conger (1980)"),
-    MetricSpec("bias", "Annotator bias B", annotator_bias, needs_annotators=True, group="bias",
-               source="Artstein & Poesio (2005)"),
-    MetricSpec("gwet_ac1", "Gwet's AC1", gwet_ac1,
-               from_sums=lambda s, level, values, weights: s.gwet_ac1(), source="Gwet (2008, 2014)"),
-    MetricSpec("brennan_prediger", "Brennan-Prediger kappa", brennan_prediger,
-               from_sums=lambda s, level, values, weights: s.brennan_prediger(), source="Brennan & Prediger (1981)"),
-    MetricSpec("spa_kappa", "Chance-corrected SPA", spa_kappa, options=("weights",),
-               from_sums=lambda s, level, values, weights: s.spa_kappa(weights),
-               source="Nørregaard & Derczynski (SPA paper); docs/spa-missingness.md"),
+    MetricSpec(
+        "joint_probability",
+        "Joint probability of agreement (P-bar)",
+        joint_probability,
+        from_sums=lambda s, level, values, weights: s.joint_probability(),
+        group="raw",
+        source="Fleiss (1971); SPA paper eq. 2",
+    ),
+    MetricSpec(
+        "percent_agreement",
+        "Percentage agreement (unanimous items)",
+        percent_agreement,
+        from_sums=lambda s, level, values, weights: s.percent_agreement(),
+        group="raw",
+        source="hierarchical-label report §3",
+    ),
+    MetricSpec(
+        "fleiss_kappa",
+        "Fleiss' kappa",
+        fleiss_kappa,
+        from_sums=lambda s, level, values, weights: s.fleiss_kappa(),
+        source="Fleiss (1971); Gwet (2014)",
+    ),
+    MetricSpec(
+        "krippendorff_alpha",
+        "Krippendorff's alpha",
+        krippendorff_alpha,
+        from_sums=lambda s, level, values, weights: s.krippendorff_alpha(level, values),
+        source="Krippendorff (2011)",
+    ),
+    MetricSpec(
+        "multi_kappa",
+        "Multi-coder kappa (Artstein & Poesio)",
+        multi_kappa,
+        needs_annotators=True,
+        source="Artstein & Poesio (2005); Conger (1980)",
+    ),
+    MetricSpec(
+        "bias",
+        "Annotator bias B",
+        annotator_bias,
+        needs_annotators=True,
+        group="bias",
+        source="Artstein & Poesio (2005)",
+    ),
+    MetricSpec(
+        "gwet_ac1",
+        "Gwet's AC1",
+        gwet_ac1,
+        from_sums=lambda s, level, values, weights: s.gwet_ac1(),
+        source="Gwet (2008, 2014)",
+    ),
+    MetricSpec(
+        "brennan_prediger",
+        "Brennan-Prediger kappa",
+        brennan_prediger,
+        from_sums=lambda s, level, values, weights: s.brennan_prediger(),
+        source="Brennan & Prediger (1981)",
+    ),
+    MetricSpec(
+        "spa_kappa",
+        "Chance-corrected SPA",
+        spa_kappa,
+        options=("weights",),
+        from_sums=lambda s, level, values, weights: s.spa_kappa(weights),
+        source="Nørregaard & Derczynski (SPA paper); docs/spa-missingness.md",
+    ),
 )
 
 #: The public name of the registry (``iaa_engine.METRICS``): the report's scalar metrics, in its order.
@@ -92,8 +137,10 @@ METRICS = REPORT_METRICS
 _BY_NAME = {spec.name: spec for spec in REPORT_METRICS}
 
 #: Metrics bootstrapped from the count sums (vectorised over replicates): the registry's, and SPA per scheme.
-COUNT_METRICS: tuple[str, ...] = (*(s.name for s in REPORT_METRICS if s.from_sums is not None),
-                                  *(f"spa[{w}]" for w in SPA_WEIGHTS))
+COUNT_METRICS: tuple[str, ...] = (
+    *(s.name for s in REPORT_METRICS if s.from_sums is not None),
+    *(f"spa[{w}]" for w in SPA_WEIGHTS),
+)
 
 
 def metric_spec(name: str) -> MetricSpec:
@@ -104,8 +151,9 @@ def metric_spec(name: str) -> MetricSpec:
         raise KeyError(f"no metric {name!r} in the registry; known: {sorted(_BY_NAME)}") from None
 
 
-def count_metric_values(sums: CountSums, level: str, values: np.ndarray | None,
-                        weights: str) -> Mapping[str, np.ndarray]:
+def count_metric_values(
+    sums: CountSums, level: str, values: np.ndarray | None, weights: str
+) -> Mapping[str, np.ndarray]:
     """Every count-based metric from ``sums`` (one item set, or replicates on a leading axis): the
     :data:`COUNT_METRICS`, by the registry's finalisers and :meth:`CountSums.spa` per scheme."""
     with np.errstate(all="ignore"):
@@ -113,4 +161,3 @@ def count_metric_values(sums: CountSums, level: str, values: np.ndarray | None,
         for w in SPA_WEIGHTS:
             out[f"spa[{w}]"] = sums.spa(w)
     return out
-

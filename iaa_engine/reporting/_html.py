@@ -60,17 +60,32 @@ _BLUE = "#3b6ea8"
 _ACCENT = "#c0392b"
 
 # Diverging scale for coefficients in [-1, 1] (red: below chance, white: chance, blue: agreement).
-_DIVERGING = [(-1.0, (178, 24, 43)), (-0.5, (239, 138, 98)), (0.0, (247, 247, 247)),
-              (0.5, (103, 169, 207)), (1.0, (33, 102, 172))]
+_DIVERGING = [
+    (-1.0, (178, 24, 43)),
+    (-0.5, (239, 138, 98)),
+    (0.0, (247, 247, 247)),
+    (0.5, (103, 169, 207)),
+    (1.0, (33, 102, 172)),
+]
 # Sequential scale for counts in [0, 1] of the maximum.
-_SEQUENTIAL = [(0.0, (247, 251, 255)), (0.25, (198, 219, 239)), (0.5, (107, 174, 214)),
-               (0.75, (33, 113, 181)), (1.0, (8, 48, 107))]
+_SEQUENTIAL = [
+    (0.0, (247, 251, 255)),
+    (0.25, (198, 219, 239)),
+    (0.5, (107, 174, 214)),
+    (0.75, (33, 113, 181)),
+    (1.0, (8, 48, 107)),
+]
 
 _GROUP_TITLES = {"raw": "Raw agreement", "chance": "Chance-corrected agreement", "bias": "Annotator bias"}
 # sections of the metrics table, from the registry (SPA's schemes join the raw agreement)
 _GROUPS = tuple(
-    (title, tuple([s.name for s in REPORT_METRICS if s.group == key]
-                  + ([f"spa[{w}]" for w in SPA_WEIGHTS] if key == "raw" else [])))
+    (
+        title,
+        tuple(
+            [s.name for s in REPORT_METRICS if s.group == key]
+            + ([f"spa[{w}]" for w in SPA_WEIGHTS] if key == "raw" else [])
+        ),
+    )
     for key, title in _GROUP_TITLES.items()
 )
 
@@ -130,7 +145,7 @@ def _short(value: Any, limit: int = NAME_MAX_CHARS, *, middle: bool = True) -> s
     if not middle:
         return s[: limit - 1] + "…"
     head = (limit - 1) // 2
-    return s[:head] + "…" + s[len(s) - (limit - 1 - head):]
+    return s[:head] + "…" + s[len(s) - (limit - 1 - head) :]
 
 
 def _n(x: float) -> str:
@@ -159,7 +174,7 @@ def _colour(stops: Sequence[tuple[float, tuple[int, int, int]]], t: float) -> st
 
 
 def _luminance(hex_colour: str) -> float:
-    r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    r, g, b = (int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
@@ -185,8 +200,18 @@ def _tick_label(v: float) -> str:
     return f"{v:g}"
 
 
-def _text(x: float, y: float, s: str, *, size: float = 12, anchor: str = "start", fill: str = _INK,
-          weight: str | None = None, rotate: float | None = None, extra: str = "") -> str:
+def _text(
+    x: float,
+    y: float,
+    s: str,
+    *,
+    size: float = 12,
+    anchor: str = "start",
+    fill: str = _INK,
+    weight: str | None = None,
+    rotate: float | None = None,
+    extra: str = "",
+) -> str:
     """An SVG text element; ``s`` must already be escaped."""
     attrs = f'x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" text-anchor="{anchor}" fill="{fill}"'
     if weight:
@@ -212,13 +237,14 @@ def _svg(fig_id: str, width: float, height: float, title: str, body: list[str]) 
 
 
 def _figure(fig_id: str, heading: str, svg: str, caption: str) -> str:
-    return (f'<figure id="{fig_id}"><h3>{_esc(heading)}</h3>{svg}'
-            f"<figcaption>{caption}</figcaption></figure>")
+    return f'<figure id="{fig_id}"><h3>{_esc(heading)}</h3>{svg}<figcaption>{caption}</figcaption></figure>'
 
 
 def _skipped(fig_id: str, heading: str, reason: str) -> str:
-    return (f'<figure id="{fig_id}" class="skipped"><h3>{_esc(heading)}</h3>'
-            f'<p class="skip">Not drawn: {_esc(reason)}</p></figure>')
+    return (
+        f'<figure id="{fig_id}" class="skipped"><h3>{_esc(heading)}</h3>'
+        f'<p class="skip">Not drawn: {_esc(reason)}</p></figure>'
+    )
 
 
 def _hatch_defs(prefix: str) -> str:
@@ -238,18 +264,34 @@ def _hatch_defs(prefix: str) -> str:
 def _gradient(grad_id: str, stops: Sequence[tuple[float, tuple[int, int, int]]]) -> str:
     """A vertical gradient, top = highest value."""
     lo, hi = stops[0][0], stops[-1][0]
-    parts = [f'<stop offset="{_n(100.0 * (hi - pos) / (hi - lo))}%" stop-color="#{r:02x}{g:02x}{b:02x}"/>'
-             for pos, (r, g, b) in reversed(stops)]
-    return (f'<defs><linearGradient id="{grad_id}" x1="0" y1="0" x2="0" y2="1">'
-            + "".join(parts) + "</linearGradient></defs>")
+    parts = [
+        f'<stop offset="{_n(100.0 * (hi - pos) / (hi - lo))}%" stop-color="#{r:02x}{g:02x}{b:02x}"/>'
+        for pos, (r, g, b) in reversed(stops)
+    ]
+    return (
+        f'<defs><linearGradient id="{grad_id}" x1="0" y1="0" x2="0" y2="1">'
+        + "".join(parts)
+        + "</linearGradient></defs>"
+    )
 
 
-def _colour_bar(x: float, y: float, height: float, grad_id: str, lo: float, hi: float, ticks: Sequence[float],
-                label: str, fmt=_tick_label) -> list[str]:
+def _colour_bar(
+    x: float,
+    y: float,
+    height: float,
+    grad_id: str,
+    lo: float,
+    hi: float,
+    ticks: Sequence[float],
+    label: str,
+    fmt=_tick_label,
+) -> list[str]:
     """A vertical colour legend with ticks on its right."""
-    out = [_text(x, y - 10, _esc(label), size=12, fill=_INK, weight="600"),
-           f'<rect x="{_n(x)}" y="{_n(y)}" width="14" height="{_n(height)}" fill="url(#{grad_id})" '
-           'stroke="#999" stroke-width="0.6"/>']
+    out = [
+        _text(x, y - 10, _esc(label), size=12, fill=_INK, weight="600"),
+        f'<rect x="{_n(x)}" y="{_n(y)}" width="14" height="{_n(height)}" fill="url(#{grad_id})" '
+        'stroke="#999" stroke-width="0.6"/>',
+    ]
     for t in ticks:
         ty = y + height * (hi - t) / (hi - lo)
         out.append(f'<line x1="{_n(x + 14)}" y1="{_n(ty)}" x2="{_n(x + 18)}" y2="{_n(ty)}" stroke="#777"/>')
@@ -286,22 +328,31 @@ def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, An
     for key in order:
         est = float(estimates[key])
         row: dict[str, Any] = {
-            "key": key, "label": _metric_label(key, rep), "group": group_of.get(key, "Other"),
-            "estimate": est, "lower": np.nan, "upper": np.nan, "se": np.nan, "n_undefined": 0,
-            "headline": key == f"spa[{rep.spa_weights}]", "note": "",
+            "key": key,
+            "label": _metric_label(key, rep),
+            "group": group_of.get(key, "Other"),
+            "estimate": est,
+            "lower": np.nan,
+            "upper": np.nan,
+            "se": np.nan,
+            "n_undefined": 0,
+            "headline": key == f"spa[{rep.spa_weights}]",
+            "note": "",
         }
         notes = []
         if not np.isfinite(est):
             notes.append(_undefined_reason(key, rep))
         if boot is not None and key in boot.table.index:
             b = boot.table.loc[key]
-            row.update(lower=float(b["lower"]), upper=float(b["upper"]), se=float(b["se"]),
-                       n_undefined=int(b["n_undefined"]))
+            row.update(
+                lower=float(b["lower"]), upper=float(b["upper"]), se=float(b["se"]), n_undefined=int(b["n_undefined"])
+            )
             if np.isfinite(est) and not np.isfinite(row["lower"]):
                 notes.append(f"interval undefined: the metric is undefined in all {boot.n_boot} bootstrap replicates")
             elif np.isfinite(est) and row["n_undefined"]:
-                notes.append(f"{row['n_undefined']} of {boot.n_boot} bootstrap replicates undefined, "
-                             "left out of the interval")
+                notes.append(
+                    f"{row['n_undefined']} of {boot.n_boot} bootstrap replicates undefined, left out of the interval"
+                )
         elif boot is not None and np.isfinite(est):
             notes.append("not bootstrapped")
         row["note"] = "; ".join(notes)
@@ -318,9 +369,11 @@ def _num_cell(v: float, digits: int = 4) -> str:
 
 
 def _metrics_table(rows: list[dict[str, Any]], boot: BootstrapResult | None) -> str:
-    head = ('<table class="metrics" id="metric-table"><thead><tr><th>metric</th><th class="num">estimate</th>'
-            '<th class="num">lower</th><th class="num">upper</th><th class="num">se</th><th>note</th></tr></thead>'
-            "<tbody>")
+    head = (
+        '<table class="metrics" id="metric-table"><thead><tr><th>metric</th><th class="num">estimate</th>'
+        '<th class="num">lower</th><th class="num">upper</th><th class="num">se</th><th>note</th></tr></thead>'
+        "<tbody>"
+    )
     body = []
     group = None
     for r in rows:
@@ -329,12 +382,12 @@ def _metrics_table(rows: list[dict[str, Any]], boot: BootstrapResult | None) -> 
             body.append(f'<tr class="group"><td colspan="6">{_esc(group)}</td></tr>')
         cls = ' class="headline"' if r["headline"] else ""
         if boot is None:
-            interval = ('<td class="num" data-value="nan">—</td>' * 3)
+            interval = '<td class="num" data-value="nan">—</td>' * 3
         else:
             interval = _num_cell(r["lower"]) + _num_cell(r["upper"]) + _num_cell(r["se"])
         body.append(
             f'<tr data-metric="{_esc(r["key"])}"{cls}><td class="metric">{_esc(r["label"])} '
-            f'<code>{_esc(r["key"])}</code></td>{_num_cell(r["estimate"])}{interval}'
+            f"<code>{_esc(r['key'])}</code></td>{_num_cell(r['estimate'])}{interval}"
             f'<td class="note">{_esc(r["note"])}</td></tr>'
         )
     return head + "".join(body) + "</tbody></table>"
@@ -388,20 +441,33 @@ def _kappa_heatmap(matrix: PairwiseMatrix, fig_id: str) -> tuple[str, str]:
             else:
                 fill, tip = _colour(_DIVERGING, float(v)), f"{who}: kappa {v:.3f} on {s} shared item(s)"
             stroke = ' stroke="#fff" stroke-width="0.6"' if cell >= 8 else ""
-            cells.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(cell)}" height="{_n(cell)}" fill="{fill}"'
-                         f"{stroke}><title>{_esc(tip)}</title></rect>")
+            cells.append(
+                f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(cell)}" height="{_n(cell)}" fill="{fill}"'
+                f"{stroke}><title>{_esc(tip)}</title></rect>"
+            )
             if show_numbers and i != j and s > 0 and np.isfinite(v):
                 size = min(13.0, cell * 0.3)
                 ink = "#fff" if _luminance(fill) < 0.5 else _INK
                 cy = y + cell / 2 + (size * 0.35 if not show_shared else -1)
                 cells.append(_text(x + cell / 2, cy, f"{v:.2f}", size=size, anchor="middle", fill=ink))
                 if show_shared:
-                    cells.append(_text(x + cell / 2, cy + size * 1.05, f"n={s}", size=size * 0.75,
-                                       anchor="middle", fill=ink))
+                    cells.append(
+                        _text(x + cell / 2, cy + size * 1.05, f"n={s}", size=size * 0.75, anchor="middle", fill=ink)
+                    )
     body += cells
     body += _grid_frame(x0, y0, plot, cell, labels, font, rotate_cols)
-    body.append(_text(14, y0 + plot / 2, "annotator (row)", size=13, anchor="middle", rotate=-90,
-                      weight="600", extra='dy="0.35em"'))
+    body.append(
+        _text(
+            14,
+            y0 + plot / 2,
+            "annotator (row)",
+            size=13,
+            anchor="middle",
+            rotate=-90,
+            weight="600",
+            extra='dy="0.35em"',
+        )
+    )
     body.append(_text(x0 + plot / 2, height - 10, "annotator (column)", size=13, anchor="middle", weight="600"))
     bar_h = min(max(plot * 0.6, 150.0), 260.0)
     by = y0 + 18
@@ -410,11 +476,15 @@ def _kappa_heatmap(matrix: PairwiseMatrix, fig_id: str) -> tuple[str, str]:
     body.append(_text(legend_x + 48, by + bar_h / 2 + 14, "chance level", size=10.5, fill=_MUTED))
     body.append(_text(legend_x + 48, by + bar_h - 4, "below chance", size=10.5, fill=_MUTED))
     sy = by + bar_h + 26
-    for fill, lab in ((f"url(#{prefix}-none)", "no shared item"),
-                      (f"url(#{prefix}-undef)", "undefined (one category)"),
-                      ("#e9e9e9", "same annotator")):
-        body.append(f'<rect x="{_n(legend_x)}" y="{_n(sy)}" width="14" height="14" fill="{fill}" stroke="#999" '
-                    'stroke-width="0.6"/>')
+    for fill, lab in (
+        (f"url(#{prefix}-none)", "no shared item"),
+        (f"url(#{prefix}-undef)", "undefined (one category)"),
+        ("#e9e9e9", "same annotator"),
+    ):
+        body.append(
+            f'<rect x="{_n(legend_x)}" y="{_n(sy)}" width="14" height="14" fill="{fill}" stroke="#999" '
+            'stroke-width="0.6"/>'
+        )
         body.append(_text(legend_x + 21, sy + 11, _esc(lab), size=11, fill=_MUTED))
         sy += 22
     svg = _svg(fig_id, width, height, "Cohen's kappa for every pair of annotators", body)
@@ -432,8 +502,7 @@ def _kappa_heatmap(matrix: PairwiseMatrix, fig_id: str) -> tuple[str, str]:
     if not show_numbers:
         caption += f" With {a} annotators the cells carry no numbers; hover for the values."
     if n_all > a:
-        caption += (f" Only the {a} annotators with the most annotations of the {n_all} are shown "
-                    "(in name order).")
+        caption += f" Only the {a} annotators with the most annotations of the {n_all} are shown (in name order)."
     return svg, caption
 
 
@@ -467,8 +536,10 @@ def _histogram(p: np.ndarray, mean: float, fig_id: str) -> tuple[str, str]:
         bx, bw = sx(edges[k]) + 1, sx(edges[k + 1]) - sx(edges[k]) - 2
         lo, hi = edges[k], edges[k + 1]
         tip = f"{int(c)} item(s) with agreement in [{lo:.1f}, {hi:.1f}{']' if k == len(counts) - 1 else ')'}"
-        body.append(f'<rect x="{_n(bx)}" y="{_n(sy(c))}" width="{_n(bw)}" height="{_n(sy(0) - sy(c))}" '
-                    f'fill="{_BLUE}"><title>{_esc(tip)}</title></rect>')
+        body.append(
+            f'<rect x="{_n(bx)}" y="{_n(sy(c))}" width="{_n(bw)}" height="{_n(sy(0) - sy(c))}" '
+            f'fill="{_BLUE}"><title>{_esc(tip)}</title></rect>'
+        )
         if c:
             body.append(_text(bx + bw / 2, sy(c) - 4, str(int(c)), size=10.5, anchor="middle", fill=_MUTED))
     body.append(f'<line x1="{_n(x0)}" y1="{_n(sy(0))}" x2="{_n(x0 + pw)}" y2="{_n(sy(0))}" stroke="#888"/>')
@@ -477,15 +548,25 @@ def _histogram(p: np.ndarray, mean: float, fig_id: str) -> tuple[str, str]:
         body.append(_text(sx(t), sy(0) + 17, f"{t:.1f}", size=11, anchor="middle", fill=_MUTED))
     if np.isfinite(mean):
         mx = sx(mean)
-        body.append(f'<line x1="{_n(mx)}" y1="{_n(y0)}" x2="{_n(mx)}" y2="{_n(sy(0))}" stroke="{_ACCENT}" '
-                    'stroke-width="1.8" stroke-dasharray="5 4"/>')
+        body.append(
+            f'<line x1="{_n(mx)}" y1="{_n(y0)}" x2="{_n(mx)}" y2="{_n(sy(0))}" stroke="{_ACCENT}" '
+            'stroke-width="1.8" stroke-dasharray="5 4"/>'
+        )
         anchor, dx = ("end", -5) if mean > 0.62 else ("start", 5)
-        body.append(_text(mx + dx, y0 + 11, f"mean {mean:.3f}", size=11.5, anchor=anchor, fill=_ACCENT,
-                          weight="600"))
-    body.append(_text(x0 + pw / 2, height - 18, "item agreement (share of agreeing pairs of annotations)",
-                      size=12.5, anchor="middle", weight="600"))
-    body.append(_text(16, y0 + ph / 2, "items", size=12.5, anchor="middle", rotate=-90, weight="600",
-                      extra='dy="0.35em"'))
+        body.append(_text(mx + dx, y0 + 11, f"mean {mean:.3f}", size=11.5, anchor=anchor, fill=_ACCENT, weight="600"))
+    body.append(
+        _text(
+            x0 + pw / 2,
+            height - 18,
+            "item agreement (share of agreeing pairs of annotations)",
+            size=12.5,
+            anchor="middle",
+            weight="600",
+        )
+    )
+    body.append(
+        _text(16, y0 + ph / 2, "items", size=12.5, anchor="middle", rotate=-90, weight="600", extra='dy="0.35em"')
+    )
     svg = _svg(fig_id, width, height, "Distribution of item agreement", body)
     caption = (
         f"How the {p.size} items with two or more annotations spread: 0 means no two annotations of the item "
@@ -501,15 +582,21 @@ def _histogram(p: np.ndarray, mean: float, fig_id: str) -> tuple[str, str]:
 def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: str) -> tuple[str, str]:
     frame = pd.DataFrame({"n": n.astype(np.int64), "p": p})
     g = frame.groupby("n")["p"]
-    stats = pd.DataFrame({
-        "mean": g.mean(), "q25": g.quantile(0.25), "q75": g.quantile(0.75),
-        "min": g.min(), "max": g.max(), "count": g.size(),
-    }).sort_index()
+    stats = pd.DataFrame(
+        {
+            "mean": g.mean(),
+            "q25": g.quantile(0.25),
+            "q75": g.quantile(0.75),
+            "min": g.min(),
+            "max": g.max(),
+            "count": g.size(),
+        }
+    ).sort_index()
     k = len(stats)
     width, height = 520.0, 350.0
     x0, pw = 58.0, 440.0
-    y0, ph = 56.0, 170.0            # top panel: agreement
-    b0, bh = y0 + ph + 30, 44.0    # bottom panel: item counts
+    y0, ph = 56.0, 170.0  # top panel: agreement
+    b0, bh = y0 + ph + 30, 44.0  # bottom panel: item counts
     col = pw / k
 
     def sy(v: float) -> float:
@@ -520,51 +607,65 @@ def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: s
         body.append(f'<line x1="{_n(x0)}" y1="{_n(sy(t))}" x2="{_n(x0 + pw)}" y2="{_n(sy(t))}" stroke="{_GRID}"/>')
         body.append(_text(x0 - 6, sy(t) + 4, _tick_label(t), size=11, anchor="end", fill=_MUTED))
     if np.isfinite(overall):
-        body.append(f'<line x1="{_n(x0)}" y1="{_n(sy(overall))}" x2="{_n(x0 + pw)}" y2="{_n(sy(overall))}" '
-                    f'stroke="{_ACCENT}" stroke-width="1.2" stroke-dasharray="5 4"/>')
+        body.append(
+            f'<line x1="{_n(x0)}" y1="{_n(sy(overall))}" x2="{_n(x0 + pw)}" y2="{_n(sy(overall))}" '
+            f'stroke="{_ACCENT}" stroke-width="1.2" stroke-dasharray="5 4"/>'
+        )
     cmax = int(stats["count"].max())
     label_step = max(1, math.ceil(k / 20))
     bar_w = min(max(col * 0.32, 3.0), 14.0)
     r = min(max(col * 0.18, 2.2), 5.0)
     for pos, (nv, s) in enumerate(stats.iterrows()):
         cx = x0 + (pos + 0.5) * col
-        tip = (f"n = {nv}: {int(s['count'])} item(s), mean agreement {s['mean']:.3f}, middle half "
-               f"{s['q25']:.3f}-{s['q75']:.3f}, range {s['min']:.3f}-{s['max']:.3f}")
-        body.append(f'<g><title>{_esc(tip)}</title>'
-                    f'<line x1="{_n(cx)}" y1="{_n(sy(s["min"]))}" x2="{_n(cx)}" y2="{_n(sy(s["max"]))}" '
-                    'stroke="#9aa7b5" stroke-width="1.2"/>'
-                    f'<rect x="{_n(cx - bar_w / 2)}" y="{_n(sy(s["q75"]))}" width="{_n(bar_w)}" '
-                    f'height="{_n(max(sy(s["q25"]) - sy(s["q75"]), 1.0))}" fill="#c9d8ea" stroke="#8fa9c7" '
-                    'stroke-width="0.8"/>'
-                    f'<circle cx="{_n(cx)}" cy="{_n(sy(s["mean"]))}" r="{_n(r)}" fill="{_BLUE}" stroke="#fff" '
-                    'stroke-width="1"/></g>')
+        tip = (
+            f"n = {nv}: {int(s['count'])} item(s), mean agreement {s['mean']:.3f}, middle half "
+            f"{s['q25']:.3f}-{s['q75']:.3f}, range {s['min']:.3f}-{s['max']:.3f}"
+        )
+        body.append(
+            f"<g><title>{_esc(tip)}</title>"
+            f'<line x1="{_n(cx)}" y1="{_n(sy(s["min"]))}" x2="{_n(cx)}" y2="{_n(sy(s["max"]))}" '
+            'stroke="#9aa7b5" stroke-width="1.2"/>'
+            f'<rect x="{_n(cx - bar_w / 2)}" y="{_n(sy(s["q75"]))}" width="{_n(bar_w)}" '
+            f'height="{_n(max(sy(s["q25"]) - sy(s["q75"]), 1.0))}" fill="#c9d8ea" stroke="#8fa9c7" '
+            'stroke-width="0.8"/>'
+            f'<circle cx="{_n(cx)}" cy="{_n(sy(s["mean"]))}" r="{_n(r)}" fill="{_BLUE}" stroke="#fff" '
+            'stroke-width="1"/></g>'
+        )
         hb = bh * s["count"] / cmax
         count_tip = _esc(f"n = {nv}: {int(s['count'])} item(s)")
         bw = min(col * 0.7, 60.0)
-        body.append(f'<rect x="{_n(cx - bw / 2)}" y="{_n(b0 + bh - hb)}" width="{_n(bw)}" '
-                    f'height="{_n(max(hb, 0.8))}" fill="#b9bec6"><title>{count_tip}</title></rect>')
+        body.append(
+            f'<rect x="{_n(cx - bw / 2)}" y="{_n(b0 + bh - hb)}" width="{_n(bw)}" '
+            f'height="{_n(max(hb, 0.8))}" fill="#b9bec6"><title>{count_tip}</title></rect>'
+        )
         if k <= 20:
             body.append(_text(cx, b0 + bh - hb - 3, str(int(s["count"])), size=10, anchor="middle", fill=_MUTED))
         if pos % label_step == 0:
             body.append(_text(cx, b0 + bh + 15, str(nv), size=11, anchor="middle", fill=_MUTED))
     body.append(f'<line x1="{_n(x0)}" y1="{_n(b0 + bh)}" x2="{_n(x0 + pw)}" y2="{_n(b0 + bh)}" stroke="#888"/>')
-    body.append(_text(16, y0 + ph / 2, "item agreement", size=12.5, anchor="middle", rotate=-90, weight="600",
-                      extra='dy="0.35em"'))
+    body.append(
+        _text(
+            16, y0 + ph / 2, "item agreement", size=12.5, anchor="middle", rotate=-90, weight="600", extra='dy="0.35em"'
+        )
+    )
     body.append(_text(x0 - 6, b0 + bh / 2 + 4, "items", size=11, anchor="end", fill=_MUTED))
-    body.append(_text(x0 + pw / 2, height - 10, "annotations per item (n)", size=12.5, anchor="middle",
-                      weight="600"))
+    body.append(_text(x0 + pw / 2, height - 10, "annotations per item (n)", size=12.5, anchor="middle", weight="600"))
     # legend
     lx, ly = x0 + 4, y0 - 14
     body.append(f'<circle cx="{_n(lx + 4)}" cy="{_n(ly - 4)}" r="4" fill="{_BLUE}"/>')
     body.append(_text(lx + 12, ly, "mean", size=10.5, fill=_MUTED))
     body.append(f'<rect x="{_n(lx + 48)}" y="{_n(ly - 9)}" width="7" height="11" fill="#c9d8ea" stroke="#8fa9c7"/>')
     body.append(_text(lx + 59, ly, "middle 50 %", size=10.5, fill=_MUTED))
-    body.append(f'<line x1="{_n(lx + 134)}" y1="{_n(ly - 10)}" x2="{_n(lx + 134)}" y2="{_n(ly + 2)}" '
-                'stroke="#9aa7b5" stroke-width="1.2"/>')
+    body.append(
+        f'<line x1="{_n(lx + 134)}" y1="{_n(ly - 10)}" x2="{_n(lx + 134)}" y2="{_n(ly + 2)}" '
+        'stroke="#9aa7b5" stroke-width="1.2"/>'
+    )
     body.append(_text(lx + 140, ly, "range", size=10.5, fill=_MUTED))
     if np.isfinite(overall):
-        body.append(f'<line x1="{_n(lx + 186)}" y1="{_n(ly - 4)}" x2="{_n(lx + 206)}" y2="{_n(ly - 4)}" '
-                    f'stroke="{_ACCENT}" stroke-dasharray="4 3" stroke-width="1.2"/>')
+        body.append(
+            f'<line x1="{_n(lx + 186)}" y1="{_n(ly - 4)}" x2="{_n(lx + 206)}" y2="{_n(ly - 4)}" '
+            f'stroke="{_ACCENT}" stroke-dasharray="4 3" stroke-width="1.2"/>'
+        )
         body.append(_text(lx + 210, ly, f"overall mean {overall:.3f}", size=10.5, fill=_ACCENT))
     svg = _svg(fig_id, width, height, "Agreement by number of annotations per item", body)
     caption = (
@@ -608,28 +709,49 @@ def _coincidence(o: np.ndarray, categories: Sequence[Any], fig_id: str) -> tuple
             x, y = x0 + j * cell, y0 + i * cell
             tip = f"{categories[i]} with {categories[j]}: {v:.2f} coincidence(s)"
             stroke = ' stroke="#fff" stroke-width="0.8"' if cell >= 8 else ""
-            body.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(cell)}" height="{_n(cell)}" fill="{fill}"'
-                        f"{stroke}><title>{_esc(tip)}</title></rect>")
+            body.append(
+                f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(cell)}" height="{_n(cell)}" fill="{fill}"'
+                f"{stroke}><title>{_esc(tip)}</title></rect>"
+            )
             if show_numbers:
                 size = min(13.0, cell * 0.3)
                 ink = "#fff" if _luminance(fill) < 0.5 else _INK
                 txt = f"{v:.0f}" if integral else f"{v:.1f}"
-                body.append(_text(x + cell / 2, y + cell / 2 + size * 0.35, txt, size=size, anchor="middle",
-                                  fill=ink, weight="600" if i == j else None))
+                body.append(
+                    _text(
+                        x + cell / 2,
+                        y + cell / 2 + size * 0.35,
+                        txt,
+                        size=size,
+                        anchor="middle",
+                        fill=ink,
+                        weight="600" if i == j else None,
+                    )
+                )
     body += _grid_frame(x0, y0, plot, cell, labels, font, rotate_cols)
     for i in range(len(labels)):
         cy = y0 + (i + 0.5) * cell
         if show_numbers or c <= 40:
-            body.append(_text(x0 + plot + 8, cy + 4, f"{totals[i]:.0f}" if integral else f"{totals[i]:.1f}",
-                              size=min(11.0, font), fill=_MUTED))
+            body.append(
+                _text(
+                    x0 + plot + 8,
+                    cy + 4,
+                    f"{totals[i]:.0f}" if integral else f"{totals[i]:.1f}",
+                    size=min(11.0, font),
+                    fill=_MUTED,
+                )
+            )
     body.append(_text(x0 + plot + 8, y0 - 6, "total", size=10.5, fill=_MUTED))
-    body.append(_text(14, y0 + plot / 2, "category", size=13, anchor="middle", rotate=-90, weight="600",
-                      extra='dy="0.35em"'))
-    body.append(_text(x0 + plot / 2, height - 10, "category of a paired annotation", size=13, anchor="middle",
-                      weight="600"))
+    body.append(
+        _text(14, y0 + plot / 2, "category", size=13, anchor="middle", rotate=-90, weight="600", extra='dy="0.35em"')
+    )
+    body.append(
+        _text(x0 + plot / 2, height - 10, "category of a paired annotation", size=13, anchor="middle", weight="600")
+    )
     ticks = _nice_ticks(0, vmax, 4)
-    body += _colour_bar(legend_x, y0 + 18, min(max(plot * 0.8, 120.0), 220.0), f"{fig_id}-grad", 0.0, vmax,
-                        ticks, "coincidences")
+    body += _colour_bar(
+        legend_x, y0 + 18, min(max(plot * 0.8, 120.0), 220.0), f"{fig_id}-grad", 0.0, vmax, ticks, "coincidences"
+    )
     svg = _svg(fig_id, width, height, "Coincidence matrix: which categories meet on the same item", body)
     caption = (
         "Krippendorff's coincidence matrix: every ordered pair of annotations of the same item adds "
@@ -677,8 +799,10 @@ def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> t
     ticks = _nice_ticks(lo, hi, 8)
     for t in ticks:
         strong = abs(t) < 1e-12
-        body.append(f'<line x1="{_n(sx(t))}" y1="44" x2="{_n(sx(t))}" y2="{_n(y_end)}" '
-                    f'stroke="{"#999" if strong else _GRID}" stroke-width="{1.2 if strong else 1}"/>')
+        body.append(
+            f'<line x1="{_n(sx(t))}" y1="44" x2="{_n(sx(t))}" y2="{_n(y_end)}" '
+            f'stroke="{"#999" if strong else _GRID}" stroke-width="{1.2 if strong else 1}"/>'
+        )
         body.append(_text(sx(t), y_end + 16, _tick_label(t), size=11, anchor="middle", fill=_MUTED))
     body.append(f'<line x1="{_n(x0)}" y1="{_n(y_end)}" x2="{_n(x0 + pw)}" y2="{_n(y_end)}" stroke="#888"/>')
     body.append(_text(text_x, 48, f"estimate [{CONFIDENCE:.0%} interval]", size=11.5, fill=_MUTED, weight="600"))
@@ -691,24 +815,48 @@ def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> t
         est, l, u = r["estimate"], r["lower"], r["upper"]
         ink = _INK if np.isfinite(est) else "#999"
         if r["headline"]:
-            body.append(f'<rect x="{_n(label_x - 6)}" y="{_n(yy)}" width="{_n(width - label_x - 8)}" '
-                        f'height="{_n(row_h)}" fill="#f3f6fa"/>')
-        body.append(_text(label_x + 10, cy + 4, _esc(_short(r["label"], 44, middle=False)), size=12, fill=ink,
-                          weight="600" if r["headline"] else None))
+            body.append(
+                f'<rect x="{_n(label_x - 6)}" y="{_n(yy)}" width="{_n(width - label_x - 8)}" '
+                f'height="{_n(row_h)}" fill="#f3f6fa"/>'
+            )
+        body.append(
+            _text(
+                label_x + 10,
+                cy + 4,
+                _esc(_short(r["label"], 44, middle=False)),
+                size=12,
+                fill=ink,
+                weight="600" if r["headline"] else None,
+            )
+        )
         if np.isfinite(l) and np.isfinite(u):
-            body.append(f'<line x1="{_n(sx(l))}" y1="{_n(cy)}" x2="{_n(sx(u))}" y2="{_n(cy)}" stroke="{_BLUE}" '
-                        'stroke-width="2.2"/>')
+            body.append(
+                f'<line x1="{_n(sx(l))}" y1="{_n(cy)}" x2="{_n(sx(u))}" y2="{_n(cy)}" stroke="{_BLUE}" '
+                'stroke-width="2.2"/>'
+            )
             for v in (l, u):
-                body.append(f'<line x1="{_n(sx(v))}" y1="{_n(cy - 5)}" x2="{_n(sx(v))}" y2="{_n(cy + 5)}" '
-                            f'stroke="{_BLUE}" stroke-width="1.6"/>')
+                body.append(
+                    f'<line x1="{_n(sx(v))}" y1="{_n(cy - 5)}" x2="{_n(sx(v))}" y2="{_n(cy + 5)}" '
+                    f'stroke="{_BLUE}" stroke-width="1.6"/>'
+                )
         if np.isfinite(est):
-            body.append(f'<circle cx="{_n(sx(est))}" cy="{_n(cy)}" r="4.5" fill="{_ACCENT}" stroke="#fff" '
-                        f'stroke-width="1"><title>{_esc(r["label"])}: {est:.4f}</title></circle>')
+            body.append(
+                f'<circle cx="{_n(sx(est))}" cy="{_n(cy)}" r="4.5" fill="{_ACCENT}" stroke="#fff" '
+                f'stroke-width="1"><title>{_esc(r["label"])}: {est:.4f}</title></circle>'
+            )
             scale = max(abs(v) for v in (est, l, u) if np.isfinite(v))
             d = 3 if scale >= 0.01 or scale == 0 else 2 - math.floor(math.log10(scale))
             interval = f"[{l:.{d}f}, {u:.{d}f}]" if np.isfinite(l) and np.isfinite(u) else "(no interval)"
-            body.append(_text(text_x, cy + 4, f"{est:.{d}f} {interval}", size=12, fill=_INK,
-                              extra='font-variant-numeric="tabular-nums"'))
+            body.append(
+                _text(
+                    text_x,
+                    cy + 4,
+                    f"{est:.{d}f} {interval}",
+                    size=12,
+                    fill=_INK,
+                    extra='font-variant-numeric="tabular-nums"',
+                )
+            )
         else:
             body.append(_text(text_x, cy + 4, "undefined", size=12, fill="#9a3412", extra='font-style="italic"'))
     body.append(_text(x0 + pw / 2, height - 12, "value of the metric", size=12.5, anchor="middle", weight="600"))
@@ -738,8 +886,10 @@ def _summary(data: Annotations, rep: Report) -> str:
     ]
     out = ['<div class="cards">']
     for key, value, label in cards:
-        out.append(f'<div class="card" data-key="{key}"><div class="v">{_esc(value)}</div>'
-                   f'<div class="k">{_esc(label)}</div></div>')
+        out.append(
+            f'<div class="card" data-key="{key}"><div class="v">{_esc(value)}</div>'
+            f'<div class="k">{_esc(label)}</div></div>'
+        )
     out.append("</div>")
     cats = list(data.categories)
     shown = ", ".join(_esc(c) for c in cats[:30]) + (f", … ({len(cats) - 30} more)" if len(cats) > 30 else "")
@@ -752,11 +902,17 @@ def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: 
     # a. heatmap
     head_a = "a. Agreement between annotators"
     if data.annotators is None:
-        parts.append(_skipped("fig-kappa", head_a, "count-table input has no annotator identities, so there are "
-                                                   "no annotator pairs to compare."))
+        parts.append(
+            _skipped(
+                "fig-kappa",
+                head_a,
+                "count-table input has no annotator identities, so there are no annotator pairs to compare.",
+            )
+        )
     elif "cohen_kappa" not in rep.matrices:
-        parts.append(_skipped("fig-kappa", head_a, f"the pairwise matrices were not computed for "
-                                                   f"{rep.n_annotators} annotators."))
+        parts.append(
+            _skipped("fig-kappa", head_a, f"the pairwise matrices were not computed for {rep.n_annotators} annotators.")
+        )
     elif rep.n_annotators < 2:
         parts.append(_skipped("fig-kappa", head_a, "the data has a single annotator."))
     else:
@@ -772,28 +928,34 @@ def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: 
         why = "no item has two or more annotations, so no item has an agreement."
         pair = [_skipped("fig-items", head_b, why), _skipped("fig-by-n", head_c, why)]
     else:
-        pair = [_figure("fig-items", head_b, *_histogram(p[ok], overall, "fig-items")),
-                _figure("fig-by-n", head_c, *_by_n(p[ok], n[ok], overall, int(np.sum(~ok)), "fig-by-n"))]
+        pair = [
+            _figure("fig-items", head_b, *_histogram(p[ok], overall, "fig-items")),
+            _figure("fig-by-n", head_c, *_by_n(p[ok], n[ok], overall, int(np.sum(~ok)), "fig-by-n")),
+        ]
     parts.append('<div class="pair">' + "".join(pair) + "</div>")
 
     # d. coincidences
     head_d = "d. Which categories are confused"
     if not ok.any():
-        parts.append(_skipped("fig-coincidence", head_d, "no item has two or more annotations, so no two "
-                                                         "annotations can be compared."))
+        parts.append(
+            _skipped(
+                "fig-coincidence", head_d, "no item has two or more annotations, so no two annotations can be compared."
+            )
+        )
     elif rep.n_categories > 80:
-        parts.append(_skipped("fig-coincidence", head_d, f"{rep.n_categories} categories are too many for a "
-                                                         "legible matrix."))
+        parts.append(
+            _skipped("fig-coincidence", head_d, f"{rep.n_categories} categories are too many for a legible matrix.")
+        )
     else:
         o = coincidence_matrix(data)
-        parts.append(_figure("fig-coincidence", head_d,
-                             *_coincidence(o, list(data.categories), "fig-coincidence")))
+        parts.append(_figure("fig-coincidence", head_d, *_coincidence(o, list(data.categories), "fig-coincidence")))
 
     # e. forest plot
     head_e = "e. Confidence intervals"
     if boot is None:
-        parts.append(_skipped("fig-forest", head_e,
-                              "the bootstrap was not run (n_boot=0; on the command line add --ci)."))
+        parts.append(
+            _skipped("fig-forest", head_e, "the bootstrap was not run (n_boot=0; on the command line add --ci).")
+        )
     elif not any(np.isfinite(r["estimate"]) for r in rows):
         parts.append(_skipped("fig-forest", head_e, "every metric is undefined for this data."))
     else:
@@ -823,8 +985,9 @@ def render_html_report(
         n_boot = 0
     if report is not None:  # computed once by the caller: the page only draws it
         if not isinstance(report, Report):
-            raise TypeError(f"report must be an iaa_engine.Report (from iaa_engine.report); got "
-                            f"{type(report).__name__}")
+            raise TypeError(
+                f"report must be an iaa_engine.Report (from iaa_engine.report); got {type(report).__name__}"
+            )
         data = as_annotations(data, level=report.level)
         rep, boot = report, report.intervals
     else:
@@ -832,24 +995,28 @@ def render_html_report(
         rep = _report(data, weights=weights)
         boot = None
         if n_boot:
-            boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights,
-                             progress=progress)
+            boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
     rows = _metric_rows(rep, boot)
 
     from iaa_engine.base._version import __version__
 
     title = "Inter-annotator agreement report" if title is None else str(title)
     if boot is not None:
-        intro = (f"Every agreement metric of the data with its {CONFIDENCE:.0%} percentile bootstrap interval "
-                 f"({boot.n_boot} resamplings of the items, seed {boot.seed}), and pictures of where annotators "
-                 "agree and disagree.")
+        intro = (
+            f"Every agreement metric of the data with its {CONFIDENCE:.0%} percentile bootstrap interval "
+            f"({boot.n_boot} resamplings of the items, seed {boot.seed}), and pictures of where annotators "
+            "agree and disagree."
+        )
     else:
-        intro = ("Every agreement metric of the data (no bootstrap intervals: n_boot=0, or no --ci on the command "
-                 "line), and pictures.")
+        intro = (
+            "Every agreement metric of the data (no bootstrap intervals: n_boot=0, or no --ci on the command "
+            "line), and pictures."
+        )
     notes = ""
     if rep.notes:
-        notes = ('<h2 id="notes">Notes</h2><ul class="notes">'
-                 + "".join(f"<li>{_esc(n)}</li>" for n in rep.notes) + "</ul>")
+        notes = (
+            '<h2 id="notes">Notes</h2><ul class="notes">' + "".join(f"<li>{_esc(n)}</li>" for n in rep.notes) + "</ul>"
+        )
     ann = "unknown" if rep.n_annotators is None else rep.n_annotators
     doc = [
         "<!DOCTYPE html>",
@@ -858,7 +1025,7 @@ def render_html_report(
         f'<meta name="generator" content="iaa-engine {_esc(__version__)}">',
         f"<title>{_esc(title)}</title>",
         f"<style>{_CSS}</style></head><body><main>",
-        f"<header><h1>{_esc(title)}</h1><p class=\"lead\">{_esc(intro)}</p>",
+        f'<header><h1>{_esc(title)}</h1><p class="lead">{_esc(intro)}</p>',
         _summary(data, rep),
         "</header>",
         '<h2 id="metrics">Metrics</h2>',
@@ -924,18 +1091,22 @@ def write_html_report(
     pathlib.Path
         The path written.
     """
-    text = render_html_report(data, level=level, weights=weights, n_boot=n_boot, seed=seed, title=title,
-                              progress=progress, report=report)
+    text = render_html_report(
+        data, level=level, weights=weights, n_boot=n_boot, seed=seed, title=title, progress=progress, report=report
+    )
     out = Path(path)
     out.write_text(text, encoding="utf-8")
     return out
 
 
-def _grid_frame(x0: float, y0: float, plot: float, cell: float, labels: list, font: float,
-                rotate_cols: bool) -> list[str]:
+def _grid_frame(
+    x0: float, y0: float, plot: float, cell: float, labels: list, font: float, rotate_cols: bool
+) -> list[str]:
     """The border of a square heatmap and its row and column labels."""
-    out = [f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(plot)}" height="{_n(plot)}" fill="none" '
-           'stroke="#999" stroke-width="0.8"/>']
+    out = [
+        f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(plot)}" height="{_n(plot)}" fill="none" '
+        'stroke="#999" stroke-width="0.8"/>'
+    ]
     for i, lab in enumerate(labels):
         out.append(_text(x0 - 5, y0 + (i + 0.5) * cell + font * 0.35, _esc(lab), size=font, anchor="end"))
         cx = x0 + (i + 0.5) * cell

@@ -24,6 +24,7 @@ __all__ = ["Report", "report"]
 #: Above this many annotators the pairwise matrices are skipped unless asked for (they need A² memory).
 PAIRWISE_AUTO_LIMIT = 100
 
+
 @dataclass(frozen=True, eq=False)
 class Report(Result):
     """Every applicable agreement metric of one dataset.
@@ -124,29 +125,41 @@ class Report(Result):
                     lines.append("    no pair of annotators shares an item")
         if self.intervals is not None:
             t = self.intervals.table
-            lines += ["", f"  Bootstrap {self.intervals.confidence:.0%} intervals ({self.intervals.n_boot} replicates "
-                          f"of the items, seed {self.intervals.seed})",
-                      f"    {'metric':<24} {'estimate':>9} {'lower':>9} {'upper':>9} {'s.e.':>9}"]
+            lines += [
+                "",
+                f"  Bootstrap {self.intervals.confidence:.0%} intervals ({self.intervals.n_boot} replicates "
+                f"of the items, seed {self.intervals.seed})",
+                f"    {'metric':<24} {'estimate':>9} {'lower':>9} {'upper':>9} {'s.e.':>9}",
+            ]
             for name, row in t.iterrows():
-                lines.append(f"    {name:<24} {fmt(row['estimate']):>9} {fmt(row['lower']):>9} {fmt(row['upper']):>9} "
-                             f"{fmt(row['se']):>9}")
+                lines.append(
+                    f"    {name:<24} {fmt(row['estimate']):>9} {fmt(row['lower']):>9} {fmt(row['upper']):>9} "
+                    f"{fmt(row['se']):>9}"
+                )
         if self.hierarchy is not None:
             h = self.hierarchy
-            lines += ["", "  Hierarchical labels (Krippendorff's alpha, nominal)",
-                      f"    parent {fmt(h.alpha_parent)}   child {fmt(h.alpha_child)}   full {fmt(h.alpha_full)}   "
-                      f"consistency gamma {fmt(h.gamma)}",
-                      "    child agreement within each parent:"]
+            lines += [
+                "",
+                "  Hierarchical labels (Krippendorff's alpha, nominal)",
+                f"    parent {fmt(h.alpha_parent)}   child {fmt(h.alpha_child)}   full {fmt(h.alpha_full)}   "
+                f"consistency gamma {fmt(h.gamma)}",
+                "    child agreement within each parent:",
+            ]
             for name, row in h.conditional.iterrows():
                 lines.append(f"      {printable(name):<28} {fmt(row['alpha'])}  ({row['n_items']} items)")
         if self.strata is not None:
             st = self.strata
             lines += ["", "  Agreement by label frequency"]
             for name, row in st.strata.iterrows():
-                lines.append(f"    {printable(name):<12} alpha {fmt(row['alpha'])}  {len(row['labels'])} labels, "
-                             f"{row['n_items']} items")
+                lines.append(
+                    f"    {printable(name):<12} alpha {fmt(row['alpha'])}  {len(row['labels'])} labels, "
+                    f"{row['n_items']} items"
+                )
             r = st.regression
-            lines.append(f"    per-label alpha = {fmt(r.get('beta0'))} + {fmt(r.get('beta1'))} log(frequency)   "
-                         f"(R² {fmt(r.get('r2'))}, p {fmt(r.get('p_value'))}, {r['n']} labels)")
+            lines.append(
+                f"    per-label alpha = {fmt(r.get('beta0'))} + {fmt(r.get('beta1'))} log(frequency)   "
+                f"(R² {fmt(r.get('r2'))}, p {fmt(r.get('p_value'))}, {r['n']} labels)"
+            )
         if self.notes:
             lines += ["", "  Notes"] + [f"    - {printable(n)}" for n in self.notes]
         return "\n".join(lines)
@@ -230,19 +243,26 @@ def report(
             continue
         values[spec.name] = run(lambda spec=spec: spec.compute(data, weights=weights), spec.name)
     if not has_ann:
-        notes.append("count-table input has no annotator identities: multi-coder kappa, bias and "
-                     "the pairwise matrices are not computed")
+        notes.append(
+            "count-table input has no annotator identities: multi-coder kappa, bias and "
+            "the pairwise matrices are not computed"
+        )
     spa_all = {w: run(lambda w=w: spa(data, weights=w), f"spa[{w}]") for w in SPA_WEIGHTS}
 
     matrices: dict[str, PairwiseMatrix] = {}
     want_pairs = has_ann and (pairwise is True or (pairwise == "auto" and data.n_annotators <= PAIRWISE_AUTO_LIMIT))
     if has_ann and not want_pairs and pairwise == "auto":
-        notes.append(f"{data.n_annotators} annotators: pairwise matrices skipped (more than "
-                     f"{PAIRWISE_AUTO_LIMIT}; pass pairwise=True to compute them)")
+        notes.append(
+            f"{data.n_annotators} annotators: pairwise matrices skipped (more than "
+            f"{PAIRWISE_AUTO_LIMIT}; pass pairwise=True to compute them)"
+        )
     if want_pairs:
         m = float(data.n_annotators)
-        check_memory(12 * 8 * m * m, f"the pairwise matrices of {data.n_annotators} annotators",
-                     "compute the scalar metrics alone with pairwise=False (CLI: --pairwise no)")
+        check_memory(
+            12 * 8 * m * m,
+            f"the pairwise matrices of {data.n_annotators} annotators",
+            "compute the scalar metrics alone with pairwise=False (CLI: --pairwise no)",
+        )
         matrices["cohen_kappa"] = cohen_kappa_matrix(data)
         matrices["percent_agreement_matrix"] = percent_agreement_matrix(data)
         matrices["krippendorff_alpha_matrix"] = krippendorff_alpha_matrix(data)
@@ -252,8 +272,9 @@ def report(
         from iaa_engine.inference._inference import bootstrap
 
         estimates = {**values, **{f"spa[{w}]": v for w, v in spa_all.items()}}
-        extras["intervals"] = run(lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights,
-                                                    progress=progress, estimates=estimates))
+        extras["intervals"] = run(
+            lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights, progress=progress, estimates=estimates)
+        )
     if hierarchy is not None:
         from iaa_engine.analysis._facets import hierarchical_agreement
 

@@ -76,5 +76,5 @@ def ratio_expected_sum(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
         d = np.divide(diff * diff, tot * tot, out=np.zeros(diff.shape), where=tot != 0)
         tb = t[..., lo:hi]
         out = out + np.einsum("...c,ck,...k->...", tb, d[:, : hi - lo], tb)
-        out = out + 2.0 * np.einsum("...c,ck,...k->...", tb, d[:, hi - lo:], t[..., hi:])
+        out = out + 2.0 * np.einsum("...c,ck,...k->...", tb, d[:, hi - lo :], t[..., hi:])
     return out

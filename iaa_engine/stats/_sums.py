@@ -88,12 +88,19 @@ class CountSums:
         w = np.where(ok, 1.0 / np.maximum(n - 1.0, 1.0), 0.0)
         pc, pk = patterns[:, o_row].astype(float), patterns[:, o_col].astype(float)
         o = (pc * pk - np.where(o_row == o_col, pc, 0.0)) * w[:, None]
-        return np.hstack([
-            ok[:, None].astype(float), (n >= 1)[:, None].astype(float), (p * ok)[:, None],
-            (ok & (patterns.max(axis=1) == n))[:, None].astype(float),
-            patterns / np.maximum(n, 1.0)[:, None], patterns.astype(float),
-            by_n * p[:, None], by_n, o,
-        ])
+        return np.hstack(
+            [
+                ok[:, None].astype(float),
+                (n >= 1)[:, None].astype(float),
+                (p * ok)[:, None],
+                (ok & (patterns.max(axis=1) == n))[:, None].astype(float),
+                patterns / np.maximum(n, 1.0)[:, None],
+                patterns.astype(float),
+                by_n * p[:, None],
+                by_n,
+                o,
+            ]
+        )
 
     @staticmethod
     def pattern_n_values(patterns: np.ndarray) -> np.ndarray:
@@ -101,14 +108,28 @@ class CountSums:
         return np.unique(patterns.sum(axis=1).astype(float))
 
     @classmethod
-    def from_features(cls, weighted: np.ndarray, c: int, n_values: np.ndarray, o_row: np.ndarray,
-                      o_col: np.ndarray) -> CountSums:
+    def from_features(
+        cls, weighted: np.ndarray, c: int, n_values: np.ndarray, o_row: np.ndarray, o_col: np.ndarray
+    ) -> CountSums:
         """Unpack ``weights @ pattern_features`` (shape ..., d) into sums (``n_values``: :meth:`pattern_n_values`)."""
         size = len(n_values)
         cut = np.cumsum([1, 1, 1, 1, c, c, size, size])
         parts = np.split(weighted, cut, axis=-1)
-        return cls(parts[0][..., 0], parts[1][..., 0], parts[2][..., 0], parts[3][..., 0], parts[4], parts[5],
-                   parts[6], parts[7], o_row, o_col, parts[8], c, np.asarray(n_values, dtype=float))
+        return cls(
+            parts[0][..., 0],
+            parts[1][..., 0],
+            parts[2][..., 0],
+            parts[3][..., 0],
+            parts[4],
+            parts[5],
+            parts[6],
+            parts[7],
+            o_row,
+            o_col,
+            parts[8],
+            c,
+            np.asarray(n_values, dtype=float),
+        )
 
     # ------------------------------------------------------------------ finalisers (nan where undefined)
 
@@ -149,8 +170,9 @@ class CountSums:
         if self.o_row.size == 0:
             return np.zeros((*lead, c))
         flat = self.o_val.reshape(-1, self.o_row.size)
-        to_cat = sp.csr_matrix((np.ones(self.o_row.size), (np.arange(self.o_row.size), self.o_row)),
-                               shape=(self.o_row.size, c))
+        to_cat = sp.csr_matrix(
+            (np.ones(self.o_row.size), (np.arange(self.o_row.size), self.o_row)), shape=(self.o_row.size, c)
+        )
         return np.asarray((to_cat.T @ flat.T).T).reshape(*lead, c)
 
     def pairable_expected(self) -> np.ndarray:
@@ -290,11 +312,23 @@ class ExactSums:
         n = np.concatenate([p.coinc_n for p in parts])
         key = np.concatenate([p.coinc_key for p in parts])
         val = np.concatenate([p.coinc_val for p in parts])
-        uniq, inverse = np.unique(np.stack([n, key]), axis=1, return_inverse=True) if n.size else (
-            np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
+        uniq, inverse = (
+            np.unique(np.stack([n, key]), axis=1, return_inverse=True)
+            if n.size
+            else (np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
+        )
         summed = int_bincount(inverse.ravel(), val, uniq.shape[1])
-        return cls(n_values, total("items_by_n"), total("agree_by_n"), total("unanimous_by_n"),
-                   total("counts_by_n"), uniq[0], uniq[1], summed, k)
+        return cls(
+            n_values,
+            total("items_by_n"),
+            total("agree_by_n"),
+            total("unanimous_by_n"),
+            total("counts_by_n"),
+            uniq[0],
+            uniq[1],
+            summed,
+            k,
+        )
 
     def finish(self) -> CountSums:
         """The float sums, each computed once from the integers in a fixed order."""
@@ -318,7 +352,9 @@ class ExactSums:
             totals=totals,
             p_by_n=p_by_n,
             items_by_n=self.items_by_n.astype(float),
-            o_row=uniq // max(k, 1), o_col=uniq % max(k, 1), o_val=o_val,
+            o_row=uniq // max(k, 1),
+            o_col=uniq % max(k, 1),
+            o_val=o_val,
             n_categories=k,
             n_values=n,
         )

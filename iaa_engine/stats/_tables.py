@@ -39,8 +39,9 @@ def _grouped_by_item(item: np.ndarray, v: np.ndarray, n_items: int):
     """Yield ``(n, g)``: for each annotation count n >= 2, the codes of items with n annotations as a (items, n)
     block, a bounded number of items at a time."""
     # a stable counting sort of the annotations by item, done in C: one column per annotation, so nothing is summed
-    order = sp.coo_matrix((np.ones(item.size, dtype=np.int8), (item, np.arange(item.size))),
-                          shape=(n_items, item.size)).tocsr()
+    order = sp.coo_matrix(
+        (np.ones(item.size, dtype=np.int8), (item, np.arange(item.size))), shape=(n_items, item.size)
+    ).tocsr()
     indptr = order.indptr.astype(np.int64)
     grouped = v[order.indices.astype(np.int64)].astype(np.int64)
     sizes = np.diff(indptr)
@@ -50,7 +51,7 @@ def _grouped_by_item(item: np.ndarray, v: np.ndarray, n_items: int):
         first = starts[sizes == n]
         step = max(1, _PAIR_CHUNK // (n * n))
         for lo in range(0, first.size, step):
-            yield n, grouped[first[lo:lo + step, None] + np.arange(n)]  # (items, n)
+            yield n, grouped[first[lo : lo + step, None] + np.arange(n)]  # (items, n)
 
 
 def pair_entries(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -70,9 +71,12 @@ def pair_entries(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> tupl
     uniq, count = np.unique(np.concatenate(keys), return_counts=True)
     row, col = np.divmod(uniq, ac)
     off = row != col  # (x, y) and (y, x) are the same unordered pair: both orders below
-    return (np.concatenate([row, col[off]]), np.concatenate([col, row[off]]),
-            np.concatenate([count, count[off]]).astype(np.int64) * np.where(
-                np.concatenate([~off, np.zeros(int(off.sum()), bool)]), 2, 1))
+    return (
+        np.concatenate([row, col[off]]),
+        np.concatenate([col, row[off]]),
+        np.concatenate([count, count[off]]).astype(np.int64)
+        * np.where(np.concatenate([~off, np.zeros(int(off.sum()), bool)]), 2, 1),
+    )
 
 
 def pair_cells(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> np.ndarray:
@@ -217,8 +221,9 @@ class AnnotatorStats:
     counts: np.ndarray
 
     @classmethod
-    def from_codes(cls, annotator: np.ndarray, label: np.ndarray, n_annotators: int,
-                   n_categories: int) -> AnnotatorStats:
+    def from_codes(
+        cls, annotator: np.ndarray, label: np.ndarray, n_annotators: int, n_categories: int
+    ) -> AnnotatorStats:
         c = max(int(n_categories), 1)
         dense = np.bincount(annotator * c + label, minlength=n_annotators * c)
         return cls(dense.reshape(n_annotators, c))
@@ -263,8 +268,13 @@ class PairStats:
 
     @classmethod
     def from_codes(
-        cls, item: np.ndarray, annotator: np.ndarray, label: np.ndarray,
-        n_items: int, n_annotators: int, n_categories: int,
+        cls,
+        item: np.ndarray,
+        annotator: np.ndarray,
+        label: np.ndarray,
+        n_items: int,
+        n_annotators: int,
+        n_categories: int,
     ) -> PairStats:
         """Cross-tabulate the labels of every ordered pair of annotations on the same item.
 
@@ -284,19 +294,30 @@ class PairStats:
 
             n_i = np.bincount(item, minlength=n_items).astype(float)
             pairs = float(np.sum(n_i * (n_i - 1.0)))  # ordered within-item pairs: the entries at most
-            check_memory(48.0 * pairs + 32.0 * item.size,
-                         f"the annotator-pair table ({n_annotators} annotators, {n_categories} categories)",
-                         "leave out the pairwise statistics (pairwise=False, CLI --pairwise no)")
+            check_memory(
+                48.0 * pairs + 32.0 * item.size,
+                f"the annotator-pair table ({n_annotators} annotators, {n_categories} categories)",
+                "leave out the pairwise statistics (pairwise=False, CLI --pairwise no)",
+            )
             row, col, data = pair_entries(item, v, n_items, ac)
         a, k = np.divmod(row, c)
         b, l = np.divmod(col, c)
         off = a != b
-        return cls(a[off], k[off], b[off], l[off], data[off].astype(np.int64),
-                   int(n_annotators), int(n_categories), per_annotator)
+        return cls(
+            a[off],
+            k[off],
+            b[off],
+            l[off],
+            data[off].astype(np.int64),
+            int(n_annotators),
+            int(n_categories),
+            per_annotator,
+        )
 
     @classmethod
-    def from_cells(cls, cells: np.ndarray, n_annotators: int, n_categories: int,
-                   items_per_annotator: np.ndarray) -> PairStats:
+    def from_cells(
+        cls, cells: np.ndarray, n_annotators: int, n_categories: int, items_per_annotator: np.ndarray
+    ) -> PairStats:
         """From the dense flattened (A·C) × (A·C) table of pair counts (see :meth:`to_cells`)."""
         c = max(int(n_categories), 1)
         ac = int(n_annotators) * c
@@ -304,15 +325,24 @@ class PairStats:
         a, k = np.divmod(flat // ac, c)
         b, l = np.divmod(flat % ac, c)
         off = a != b
-        return cls(a[off], k[off], b[off], l[off], cells[flat][off].astype(np.int64),
-                   int(n_annotators), int(n_categories), np.asarray(items_per_annotator))
+        return cls(
+            a[off],
+            k[off],
+            b[off],
+            l[off],
+            cells[flat][off].astype(np.int64),
+            int(n_annotators),
+            int(n_categories),
+            np.asarray(items_per_annotator),
+        )
 
     def to_cells(self) -> np.ndarray:
         """The dense flattened (A·C) × (A·C) table of pair counts; partitions combine by adding these."""
         c = max(self.n_categories, 1)
         ac = self.n_annotators * c
-        return np.bincount((self.a * c + self.k) * ac + self.b * c + self.l, weights=self.count,
-                           minlength=ac * ac).astype(np.int64)
+        return np.bincount(
+            (self.a * c + self.k) * ac + self.b * c + self.l, weights=self.count, minlength=ac * ac
+        ).astype(np.int64)
 
     @classmethod
     def combine(cls, parts: list[PairStats]) -> PairStats:
@@ -320,7 +350,8 @@ class PairStats:
         first = parts[0]
         return cls(
             *(np.concatenate([getattr(p, f) for p in parts]) for f in ("a", "k", "b", "l", "count")),
-            first.n_annotators, first.n_categories,
+            first.n_annotators,
+            first.n_categories,
             sum(p.items_per_annotator for p in parts),
         )
 

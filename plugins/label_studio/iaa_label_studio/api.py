@@ -52,19 +52,28 @@ class Api:
         #: the server's clock at its latest answer (HTTP ``Date`` header, whole seconds), or None
         self.server_date: datetime | None = None
 
-    def request(self, method: str, path: str, *, params: dict | None = None, json: Any = None,
-                ok404: bool = False) -> Any:
+    def request(
+        self, method: str, path: str, *, params: dict | None = None, json: Any = None, ok404: bool = False
+    ) -> Any:
         import httpx
 
         try:
-            r = self._http.request(path.lstrip("/"), method=method, params=params, json=json,
-                                   request_options={"max_retries": 0 if method == "POST" else self.retries})
+            r = self._http.request(
+                path.lstrip("/"),
+                method=method,
+                params=params,
+                json=json,
+                request_options={"max_retries": 0 if method == "POST" else self.retries},
+            )
         except httpx.TimeoutException:
-            raise LabelStudioError(f"Label Studio at {self.base_url} did not answer in time "
-                                   f"({method} {path})") from None
+            raise LabelStudioError(
+                f"Label Studio at {self.base_url} did not answer in time ({method} {path})"
+            ) from None
         except httpx.HTTPError as exc:
-            raise LabelStudioError(f"cannot reach Label Studio at {self.base_url}: {type(exc).__name__}"
-                                   f"{': ' + str(exc).splitlines()[0] if str(exc) else ''}") from None
+            raise LabelStudioError(
+                f"cannot reach Label Studio at {self.base_url}: {type(exc).__name__}"
+                f"{': ' + str(exc).splitlines()[0] if str(exc) else ''}"
+            ) from None
         date = r.headers.get("date")
         if date:
             try:
@@ -72,21 +81,26 @@ class Api:
             except (TypeError, ValueError):
                 pass
         if r.status_code in (401, 403):
-            raise LabelStudioError(f"Label Studio at {self.base_url} refused the API token (HTTP {r.status_code}); "
-                                   "check --token / LABEL_STUDIO_API_KEY")
+            raise LabelStudioError(
+                f"Label Studio at {self.base_url} refused the API token (HTTP {r.status_code}); "
+                "check --token / LABEL_STUDIO_API_KEY"
+            )
         if r.status_code == 404 and ok404:
             return None
         if r.status_code >= 400:
             body = r.text.replace("\n", " ")[:200]
-            raise LabelStudioError(f"Label Studio answered HTTP {r.status_code} "
-                                   f"to {method} /{path.lstrip('/')}: {body}")
+            raise LabelStudioError(
+                f"Label Studio answered HTTP {r.status_code} to {method} /{path.lstrip('/')}: {body}"
+            )
         if not r.content:
             return None
         try:
             return r.json()
         except ValueError:
-            raise LabelStudioError(f"{self.base_url} answered {method} /{path.lstrip('/')} with something that is "
-                                   "not JSON: is this a Label Studio server?") from None
+            raise LabelStudioError(
+                f"{self.base_url} answered {method} /{path.lstrip('/')} with something that is "
+                "not JSON: is this a Label Studio server?"
+            ) from None
 
     # ------------------------------------------------------------------ reading
 
@@ -99,8 +113,9 @@ class Api:
     def project(self, project_id: int) -> dict:
         p = self.request("GET", f"api/projects/{int(project_id)}", ok404=True)
         if p is None:
-            raise LabelStudioError(f"project {project_id} does not exist on {self.base_url} "
-                                   "(or this token cannot see it)")
+            raise LabelStudioError(
+                f"project {project_id} does not exist on {self.base_url} (or this token cannot see it)"
+            )
         return p
 
     def tasks(self, project_id: int, page_size: int = 500) -> Iterator[dict]:
@@ -110,9 +125,18 @@ class Api:
         page = 1
         seen = 0
         while True:
-            data = self.request("GET", "api/tasks", params={"project": int(project_id), "fields": "all",
-                                                             "page": page, "page_size": page_size,
-                                                             "resolve_uri": "false"}, ok404=True)
+            data = self.request(
+                "GET",
+                "api/tasks",
+                params={
+                    "project": int(project_id),
+                    "fields": "all",
+                    "page": page,
+                    "page_size": page_size,
+                    "resolve_uri": "false",
+                },
+                ok404=True,
+            )
             if data is None:  # past the last page
                 return
             items = data.get("tasks", data) if isinstance(data, dict) else data
@@ -131,24 +155,31 @@ class Api:
         The snapshot (titled ``iaa-engine pull``) is created, downloaded and deleted again. Annotations of
         every kind (cancelled, ground truth) are included; ``completed_by`` is the user id.
         """
-        body = {"title": "iaa-engine pull (temporary)",
-                "serialization_options": {"drafts": {"only_id": True}, "predictions": {"only_id": False},
-                                          "annotations__completed_by": {"only_id": True}},
-                "annotation_filter_options": {"usual": True, "ground_truth": True, "skipped": True}}
+        body = {
+            "title": "iaa-engine pull (temporary)",
+            "serialization_options": {
+                "drafts": {"only_id": True},
+                "predictions": {"only_id": False},
+                "annotations__completed_by": {"only_id": True},
+            },
+            "annotation_filter_options": {"usual": True, "ground_truth": True, "skipped": True},
+        }
         ex = self.request("POST", f"api/projects/{int(project_id)}/exports/", json=body)
         try:
             deadline = time.monotonic() + timeout
             status = ex.get("status")
             while status not in ("completed", "failed"):  # without Redis the POST returns it completed
                 if time.monotonic() > deadline:
-                    raise LabelStudioError(f"the export snapshot of project {project_id} did not complete within "
-                                           f"{timeout:.0f} s")
+                    raise LabelStudioError(
+                        f"the export snapshot of project {project_id} did not complete within {timeout:.0f} s"
+                    )
                 time.sleep(0.5)
                 status = self.request("GET", f"api/projects/{int(project_id)}/exports/{ex['id']}").get("status")
             if status == "failed":
                 raise LabelStudioError(f"Label Studio could not build the export snapshot of project {project_id}")
-            tasks = self.request("GET", f"api/projects/{int(project_id)}/exports/{ex['id']}/download",
-                                 params={"exportType": "JSON"})
+            tasks = self.request(
+                "GET", f"api/projects/{int(project_id)}/exports/{ex['id']}/download", params={"exportType": "JSON"}
+            )
         finally:
             try:
                 self.request("DELETE", f"api/projects/{int(project_id)}/exports/{ex['id']}", ok404=True)
@@ -166,8 +197,9 @@ class Api:
         ids = [int(i) for i in ids]
         out: list[dict] = []
         for k in range(0, len(ids), 200):  # ids[] travel in the query string
-            out += self.request("GET", f"api/projects/{int(project_id)}/export",
-                                params={**params, "ids[]": ids[k:k + 200]})
+            out += self.request(
+                "GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": ids[k : k + 200]}
+            )
         return out
 
     def predictions(self, *, project_id: int | None = None, task_id: int | None = None) -> list[dict]:
@@ -180,14 +212,32 @@ class Api:
         """``(task id, updated_at)`` of every task whose ``updated_at`` is later than ``since`` (a Data Manager
         filter: the server does the selection, so nothing changed costs one quick call)."""
         value = since.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        query = _json.dumps({"filters": {"conjunction": "and", "items": [
-            {"filter": "filter:tasks:updated_at", "operator": "greater", "type": "Datetime", "value": value}]}})
+        query = _json.dumps(
+            {
+                "filters": {
+                    "conjunction": "and",
+                    "items": [
+                        {"filter": "filter:tasks:updated_at", "operator": "greater", "type": "Datetime", "value": value}
+                    ],
+                }
+            }
+        )
         out: list[tuple[int, str]] = []
         page = 1
         while True:
-            data = self.request("GET", "api/tasks", params={
-                "project": int(project_id), "fields": "task_only", "page": page, "page_size": page_size,
-                "query": query, "resolve_uri": "false"}, ok404=True)
+            data = self.request(
+                "GET",
+                "api/tasks",
+                params={
+                    "project": int(project_id),
+                    "fields": "task_only",
+                    "page": page,
+                    "page_size": page_size,
+                    "query": query,
+                    "resolve_uri": "false",
+                },
+                ok404=True,
+            )
             items = (data or {}).get("tasks", []) if isinstance(data, dict) else (data or [])
             out += [(int(t["id"]), str(t.get("updated_at"))) for t in items]
             total = data.get("total") if isinstance(data, dict) else None
@@ -211,13 +261,23 @@ class Api:
                 return u
         if not create:
             return None
-        return self.request("POST", "api/users", json={
-            "email": PLUGIN_EMAIL, "username": PLUGIN_EMAIL, "first_name": PLUGIN_FIRST, "last_name": PLUGIN_LAST})
+        return self.request(
+            "POST",
+            "api/users",
+            json={
+                "email": PLUGIN_EMAIL,
+                "username": PLUGIN_EMAIL,
+                "first_name": PLUGIN_FIRST,
+                "last_name": PLUGIN_LAST,
+            },
+        )
 
     def create_annotation(self, task_id: int, result: list, completed_by: int) -> dict:
-        return self.request("POST", f"api/tasks/{int(task_id)}/annotations",
-                            json={"result": result, "completed_by": completed_by, "ground_truth": False,
-                                  "was_cancelled": False})
+        return self.request(
+            "POST",
+            f"api/tasks/{int(task_id)}/annotations",
+            json={"result": result, "completed_by": completed_by, "ground_truth": False, "was_cancelled": False},
+        )
 
     def update_annotation(self, annotation_id: int, result: list) -> dict:
         return self.request("PATCH", f"api/annotations/{int(annotation_id)}", json={"result": result})
@@ -245,9 +305,19 @@ class Api:
         return data.get("results", data) if isinstance(data, dict) else data
 
     def create_webhook(self, project_id: int, url: str, headers: dict, actions: list[str]) -> dict:
-        return self.request("POST", "api/webhooks", json={
-            "project": int(project_id), "url": url, "headers": headers, "send_payload": True,
-            "send_for_all_actions": False, "actions": actions, "is_active": True})
+        return self.request(
+            "POST",
+            "api/webhooks",
+            json={
+                "project": int(project_id),
+                "url": url,
+                "headers": headers,
+                "send_payload": True,
+                "send_for_all_actions": False,
+                "actions": actions,
+                "is_active": True,
+            },
+        )
 
     def delete_webhook(self, webhook_id: int) -> None:
         self.request("DELETE", f"api/webhooks/{int(webhook_id)}", ok404=True)

@@ -16,75 +16,122 @@ __all__ = ["register"]
 def _common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("connection")
     g.add_argument("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL)")
-    g.add_argument("--token", help="API token, legacy or personal access token (default: $LABEL_STUDIO_API_KEY); "
-                                   "never printed")
+    g.add_argument(
+        "--token", help="API token, legacy or personal access token (default: $LABEL_STUDIO_API_KEY); never printed"
+    )
     p.add_argument("--project", "-p", type=int, required=True, metavar="ID", help="project id")
     a = p.add_argument_group("agreement")
-    a.add_argument("--iou", type=float, default=None, metavar="T",
-                   help="Labels (spans): match spans across annotators with IoU >= T (0 < T <= 1); default: "
-                        "exact boundaries")
-    a.add_argument("--score-control", metavar="NAME",
-                   help="the control tag whose task agreement is the task's score (default: the first one with "
-                        "annotations)")
-    p.add_argument("--progress", action="store_true", default=None,
-                   help="show progress on stderr even when it is not a terminal")
+    a.add_argument(
+        "--iou",
+        type=float,
+        default=None,
+        metavar="T",
+        help="Labels (spans): match spans across annotators with IoU >= T (0 < T <= 1); default: exact boundaries",
+    )
+    a.add_argument(
+        "--score-control",
+        metavar="NAME",
+        help="the control tag whose task agreement is the task's score (default: the first one with annotations)",
+    )
+    p.add_argument(
+        "--progress", action="store_true", default=None, help="show progress on stderr even when it is not a terminal"
+    )
     st = p.add_argument_group("saved state (read only what changed since the previous run)")
     st.add_argument("--full", action="store_true", help="read every task, whatever the saved state says")
-    st.add_argument("--state-dir", metavar="DIR",
-                    help="where the previous run's read is kept (default: $IAA_LS_STATE_DIR, else "
-                         "~/.cache/iaa-engine/label-studio)")
+    st.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="where the previous run's read is kept (default: $IAA_LS_STATE_DIR, else "
+        "~/.cache/iaa-engine/label-studio)",
+    )
     st.add_argument("--no-state", action="store_true", help="keep no state: every run reads every task")
 
 
 def register(subparsers: Any) -> None:
     """Add ``label-studio`` with its sub-commands to the ``iaa`` command line."""
-    ls = subparsers.add_parser("label-studio", help="agreement of a Label Studio project (report, sync, watch)",
-                               description="Agreement of a Label Studio project, computed by iaa-engine.")
+    ls = subparsers.add_parser(
+        "label-studio",
+        help="agreement of a Label Studio project (report, sync, watch)",
+        description="Agreement of a Label Studio project, computed by iaa-engine.",
+    )
     sub = ls.add_subparsers(dest="ls_command", metavar="COMMAND")
     ls.set_defaults(func=lambda args: (ls.print_help(), 2)[1])
 
-    rep = sub.add_parser("report", help="pull a project and print its agreement (read-only)",
-                         description="Pull every task of a project and print one agreement report per control "
-                                     "tag. Changes nothing on the server.")
+    rep = sub.add_parser(
+        "report",
+        help="pull a project and print its agreement (read-only)",
+        description="Pull every task of a project and print one agreement report per control "
+        "tag. Changes nothing on the server.",
+    )
     _common(rep)
-    rep.add_argument("--json", action="store_true",
-                     help="JSON: per control tag the JSON of `iaa report --json` (controls), plus details")
+    rep.add_argument(
+        "--json",
+        action="store_true",
+        help="JSON: per control tag the JSON of `iaa report --json` (controls), plus details",
+    )
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     rep.set_defaults(func=_cmd_report)
 
-    syn = sub.add_parser("sync", help="compute and write gold labels and agreement back to the project",
-                         description="Per task: the gold label as an annotation by the plugin's own user, the task's "
-                                     "agreement as a prediction score and as a task data field. Idempotent; never "
-                                     "changes a human's annotation.")
+    syn = sub.add_parser(
+        "sync",
+        help="compute and write gold labels and agreement back to the project",
+        description="Per task: the gold label as an annotation by the plugin's own user, the task's "
+        "agreement as a prediction score and as a task data field. Idempotent; never "
+        "changes a human's annotation.",
+    )
     _common(syn)
     syn.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
-    syn.add_argument("--field", default="iaa_agreement",
-                     help="task data field holding the agreement (default iaa_agreement)")
-    syn.add_argument("--model-version", default="iaa-engine-agreement",
-                     help="model_version of the agreement predictions (default iaa-engine-agreement)")
+    syn.add_argument(
+        "--field", default="iaa_agreement", help="task data field holding the agreement (default iaa_agreement)"
+    )
+    syn.add_argument(
+        "--model-version",
+        default="iaa-engine-agreement",
+        help="model_version of the agreement predictions (default iaa-engine-agreement)",
+    )
     syn.add_argument("--no-gold", action="store_true", help="do not write gold-label annotations")
-    syn.add_argument("--no-field", action="store_true",
-                     help="do not write the task data field (the prediction score alone is written, in bulk: "
-                          "much faster on large projects)")
+    syn.add_argument(
+        "--no-field",
+        action="store_true",
+        help="do not write the task data field (the prediction score alone is written, in bulk: "
+        "much faster on large projects)",
+    )
     syn.add_argument("--workers", type=int, default=4, help="parallel requests for per-task writes (default 4)")
-    syn.add_argument("--summary", metavar="DIR", default=".",
-                     help="directory for the summary files iaa-ls-<project>.json/.html (default: current)")
+    syn.add_argument(
+        "--summary",
+        metavar="DIR",
+        default=".",
+        help="directory for the summary files iaa-ls-<project>.json/.html (default: current)",
+    )
     syn.add_argument("--no-html", action="store_true", help="do not write the HTML report")
     syn.add_argument("--json", action="store_true", help="print the summary as JSON")
     syn.set_defaults(func=_cmd_sync)
 
-    w = sub.add_parser("watch", help="serve webhooks and keep agreement and gold up to date",
-                       description="Register a webhook for annotation created/updated/deleted, check the shared "
-                                   "secret header, update the affected tasks, and reconcile by polling.")
+    w = sub.add_parser(
+        "watch",
+        help="serve webhooks and keep agreement and gold up to date",
+        description="Register a webhook for annotation created/updated/deleted, check the shared "
+        "secret header, update the affected tasks, and reconcile by polling.",
+    )
     _common(w)
-    w.add_argument("--listen", default="127.0.0.1:8765", metavar="HOST:PORT",
-                   help="address of the webhook receiver (default 127.0.0.1:8765)")
-    w.add_argument("--public-url", metavar="URL",
-                   help="URL Label Studio posts to (default http://HOST:PORT/webhook)")
-    w.add_argument("--secret", help="shared secret sent in the X-IAA-Secret header (default: $IAA_WEBHOOK_SECRET, "
-                                    "else a random one)")
-    w.add_argument("--poll", type=float, default=300.0, metavar="SECONDS",
-                   help="reconcile every SECONDS by a sync of what changed (default 300; 0: never)")
+    w.add_argument(
+        "--listen",
+        default="127.0.0.1:8765",
+        metavar="HOST:PORT",
+        help="address of the webhook receiver (default 127.0.0.1:8765)",
+    )
+    w.add_argument("--public-url", metavar="URL", help="URL Label Studio posts to (default http://HOST:PORT/webhook)")
+    w.add_argument(
+        "--secret",
+        help="shared secret sent in the X-IAA-Secret header (default: $IAA_WEBHOOK_SECRET, else a random one)",
+    )
+    w.add_argument(
+        "--poll",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="reconcile every SECONDS by a sync of what changed (default 300; 0: never)",
+    )
     w.add_argument("--field", default="iaa_agreement")
     w.add_argument("--model-version", default="iaa-engine-agreement")
     w.add_argument("--no-gold", action="store_true")
@@ -127,6 +174,7 @@ def _guard(fn):
             return fn(args)
         except LabelStudioError as exc:
             raise CliError(str(exc)) from None
+
     return run
 
 
@@ -151,16 +199,17 @@ def render_text(analysis) -> str:
     lines = [f"Label Studio project {p.id} {p.title!r}: {len(p.tasks)} tasks", ""]
     for name, r in analysis.controls.items():
         d = r.details()
-        lines.append(f"== {name} ({r.control.tag}{', multiple' if r.control.multiple else ''}, "
-                     f"{r.control.level}) ==")
+        lines.append(f"== {name} ({r.control.tag}{', multiple' if r.control.multiple else ''}, {r.control.level}) ==")
         lines.append(f"  results used {d['n_results_used']}, set aside {d['n_results_invalid']}")
         for why, n in d["invalid"].items():
             lines.append(f"    {n} × {why}")
         if r.report is not None:
             lines += ["  " + line for line in str(r.report).splitlines()]
         if r.partial_credit is not None:
-            lines.append(f"  Krippendorff's alpha with partial credit ({r.partial_credit['distance']}): "
-                         f"{fmt(r.partial_credit['krippendorff_alpha'])}")
+            lines.append(
+                f"  Krippendorff's alpha with partial credit ({r.partial_credit['distance']}): "
+                f"{fmt(r.partial_credit['krippendorff_alpha'])}"
+            )
         if r.vs_others:
             lines.append("  Each annotator against the others (pairs with every other annotation of the same items)")
             for who, v in r.vs_others.items():
@@ -169,8 +218,9 @@ def render_text(analysis) -> str:
         if r.vs_ground_truth:
             lines.append("  Agreement with ground-truth annotations")
             for who, v in r.vs_ground_truth.items():
-                pa = ("undefined" if v["percent_agreement"] != v["percent_agreement"]
-                      else f"{v['percent_agreement']:.4f}")
+                pa = (
+                    "undefined" if v["percent_agreement"] != v["percent_agreement"] else f"{v['percent_agreement']:.4f}"
+                )
                 ck = "undefined" if v["cohen_kappa"] != v["cohen_kappa"] else f"{v['cohen_kappa']:.4f}"
                 lines.append(f"    {who:<32} agreement {pa}  kappa {ck}  ({v['n_shared']} shared items)")
         for n in r.notes:
@@ -186,10 +236,22 @@ def _cmd_sync(args: argparse.Namespace) -> int:
     from .sync import sync
 
     api = _connect(args)
-    summary = sync(api, args.project, iou_threshold=args.iou, primary=args.score_control, dry_run=args.dry_run,
-                   field=None if args.no_field else args.field, model_version=args.model_version,
-                   gold=not args.no_gold, workers=args.workers, summary_dir=args.summary, html=not args.no_html,
-                   progress=args.progress, state=_state(args), full=args.full)
+    summary = sync(
+        api,
+        args.project,
+        iou_threshold=args.iou,
+        primary=args.score_control,
+        dry_run=args.dry_run,
+        field=None if args.no_field else args.field,
+        model_version=args.model_version,
+        gold=not args.no_gold,
+        workers=args.workers,
+        summary_dir=args.summary,
+        html=not args.no_html,
+        progress=args.progress,
+        state=_state(args),
+        full=args.full,
+    )
     if args.json:
         print(json.dumps(summary, indent=2, default=str))
     else:
@@ -205,8 +267,21 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
     api = _connect(args)
     secret = args.secret or os.environ.get("IAA_WEBHOOK_SECRET")
-    return watch(api, args.project, listen=args.listen, public_url=args.public_url, secret=secret,
-                 poll=args.poll, iou_threshold=args.iou, primary=args.score_control,
-                 field=None if args.no_field else args.field,
-                 model_version=args.model_version, gold=not args.no_gold, workers=args.workers,
-                 max_seconds=args.max_seconds, out=sys.stdout, state=_state(args), full=args.full)
+    return watch(
+        api,
+        args.project,
+        listen=args.listen,
+        public_url=args.public_url,
+        secret=secret,
+        poll=args.poll,
+        iou_threshold=args.iou,
+        primary=args.score_control,
+        field=None if args.no_field else args.field,
+        model_version=args.model_version,
+        gold=not args.no_gold,
+        workers=args.workers,
+        max_seconds=args.max_seconds,
+        out=sys.stdout,
+        state=_state(args),
+        full=args.full,
+    )

@@ -29,12 +29,26 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Control", "ControlData", "Converted", "parse_config", "convert", "human_annotations", "SUPPORTED",
-           "span_units"]
+__all__ = [
+    "Control",
+    "ControlData",
+    "Converted",
+    "parse_config",
+    "convert",
+    "human_annotations",
+    "SUPPORTED",
+    "span_units",
+]
 
 #: result type (lower case) -> the tag that writes it
-SUPPORTED = {"choices": "Choices", "labels": "Labels", "rating": "Rating", "number": "Number",
-             "taxonomy": "Taxonomy", "textarea": "TextArea"}
+SUPPORTED = {
+    "choices": "Choices",
+    "labels": "Labels",
+    "rating": "Rating",
+    "number": "Number",
+    "taxonomy": "Taxonomy",
+    "textarea": "TextArea",
+}
 COLUMNS = ["task", "item", "annotator", "label", "ground_truth", "annotation", "start", "end", "text"]
 _NOT_SUPPORTED_NOTE = "agreement for {tag} is not supported (no matching rule for this tag); its results are ignored"
 
@@ -84,10 +98,33 @@ def parse_config(xml: str) -> list[Control]:
     except ET.ParseError as exc:
         raise ValueError(f"the project's label config is not valid XML: {exc}") from None
     controls: list[Control] = []
-    known = {"choices", "labels", "rating", "number", "taxonomy", "textarea", "rectanglelabels", "polygonlabels",
-             "keypointlabels", "brushlabels", "ellipselabels", "hypertextlabels", "paragraphlabels",
-             "timeserieslabels", "rectangle", "polygon", "keypoint", "brush", "ellipse", "pairwise", "ranker",
-             "relations", "datetime", "magicwand", "videorectangle"}
+    known = {
+        "choices",
+        "labels",
+        "rating",
+        "number",
+        "taxonomy",
+        "textarea",
+        "rectanglelabels",
+        "polygonlabels",
+        "keypointlabels",
+        "brushlabels",
+        "ellipselabels",
+        "hypertextlabels",
+        "paragraphlabels",
+        "timeserieslabels",
+        "rectangle",
+        "polygon",
+        "keypoint",
+        "brush",
+        "ellipse",
+        "pairwise",
+        "ranker",
+        "relations",
+        "datetime",
+        "magicwand",
+        "videorectangle",
+    }
     for el in root.iter():
         name = el.get("name")
         if el.tag.lower() not in known or not name:
@@ -112,8 +149,11 @@ def parse_config(xml: str) -> list[Control]:
 def human_annotations(task: Mapping[str, Any], exclude_users: Iterable[int] = ()) -> list[dict]:
     """The task's annotations that count: not cancelled, not written by the plugin (``exclude_users``)."""
     skip = set(exclude_users)
-    return [a for a in task.get("annotations") or []
-            if not a.get("was_cancelled") and user_id(a.get("completed_by")) not in skip]
+    return [
+        a
+        for a in task.get("annotations") or []
+        if not a.get("was_cancelled") and user_id(a.get("completed_by")) not in skip
+    ]
 
 
 def user_id(value: Any) -> Any:
@@ -153,14 +193,18 @@ def _value(control: Control, value: Mapping[str, Any]) -> tuple[Any, str | None]
         x = _number(value.get("number"))
         if x is None:
             return None, "wrong shape (expected a numeric 'number')"
-        if ((control.minimum is not None and x < control.minimum)
-                or (control.maximum is not None and x > control.maximum)):
+        if (control.minimum is not None and x < control.minimum) or (
+            control.maximum is not None and x > control.maximum
+        ):
             return None, f"number {x} outside the config's min/max"
         return x, None
     if kind == "taxonomy":
         tx = value.get("taxonomy")
-        if (not isinstance(tx, list) or not tx
-                or not all(isinstance(p, list) and p and all(isinstance(s, str) for s in p) for p in tx)):
+        if (
+            not isinstance(tx, list)
+            or not tx
+            or not all(isinstance(p, list) and p and all(isinstance(s, str) for s in p) for p in tx)
+        ):
             return None, "wrong shape (expected 'taxonomy' as a list of paths)"
         paths = sorted({tuple(p) for p in tx})
         if control.paths is not None:
@@ -341,14 +385,20 @@ def convert(
         table = pd.DataFrame(rows[c.name], columns=COLUMNS)
         cd = ControlData(c, table, invalid[c.name], n_tasks)
         if c.kind == "textarea":
-            cd.notes.append("TextArea is compared by exact match of the text (white space trimmed); the "
-                            "partial-credit alpha uses the normalised edit distance")
+            cd.notes.append(
+                "TextArea is compared by exact match of the text (white space trimmed); the "
+                "partial-credit alpha uses the normalised edit distance"
+            )
         if c.kind == "labels":
-            cd.notes.append("spans matched " + ("by exact boundaries" if iou_threshold is None
-                                                else f"with IoU >= {iou_threshold:g}") +
-                            "; a span no other annotator matched is a unit with one annotation (excluded)")
+            cd.notes.append(
+                "spans matched "
+                + ("by exact boundaries" if iou_threshold is None else f"with IoU >= {iou_threshold:g}")
+                + "; a span no other annotator matched is a unit with one annotation (excluded)"
+            )
         result.controls[c.name] = cd
     if unknown:
-        result.notes.append(f"{sum(unknown.values())} result(s) name a control that is not in the label config "
-                            f"({', '.join(sorted(unknown)[:5])}); not used")
+        result.notes.append(
+            f"{sum(unknown.values())} result(s) name a control that is not in the label config "
+            f"({', '.join(sorted(unknown)[:5])}); not used"
+        )
     return result

@@ -77,8 +77,16 @@ MARGIN = timedelta(seconds=30)
 FULL_SHARE = 0.5
 
 
-def pull(api: Api, project_id: int, *, plugin_user: int | None = None, progress: bool | None = None,
-         state: StateStore | None = None, full: bool = False, refresh: Iterable[int] = ()) -> Project:
+def pull(
+    api: Api,
+    project_id: int,
+    *,
+    plugin_user: int | None = None,
+    progress: bool | None = None,
+    state: StateStore | None = None,
+    full: bool = False,
+    refresh: Iterable[int] = (),
+) -> Project:
     """Read the project, its users and every task with its annotations and predictions.
 
     With a ``state`` store holding the previous run's read, only the tasks changed since then are read (see
@@ -105,8 +113,9 @@ def pull(api: Api, project_id: int, *, plugin_user: int | None = None, progress:
         info = {"mode": "full", "read": len(tasks), "reason": why}
     if state is not None:
         state.save(PullState(api.base_url, int(project_id), started, {t["id"]: t for t in tasks}))
-    return Project(int(p["id"]), p.get("title") or "", p.get("label_config") or "", controls, tasks, users,
-                   plugin_user, p, info)
+    return Project(
+        int(p["id"]), p.get("title") or "", p.get("label_config") or "", controls, tasks, users, plugin_user, p, info
+    )
 
 
 def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None) -> list[dict]:
@@ -139,13 +148,17 @@ def _with_predictions(api: Api, project_id: int, tasks: list[dict], known: dict[
             fetched = api.predictions(project_id=project_id)
         known = {**known, **{q["id"]: q for q in fetched}}
     for t in tasks:
-        t["predictions"] = [x if isinstance(x, dict) else known[x] for x in t.get("predictions") or [] if
-                            isinstance(x, dict) or x in known]
+        t["predictions"] = [
+            x if isinstance(x, dict) else known[x]
+            for x in t.get("predictions") or []
+            if isinstance(x, dict) or x in known
+        ]
     return tasks
 
 
-def _pull_changes(api: Api, p: dict, prev: PullState, refresh: set[int],
-                  progress: bool | None) -> tuple[list[dict] | None, dict]:
+def _pull_changes(
+    api: Api, p: dict, prev: PullState, refresh: set[int], progress: bool | None
+) -> tuple[list[dict] | None, dict]:
     """The previous read updated with the tasks changed since; ``(None, {"reason": ...})`` when it cannot be."""
     project_id = int(p["id"])
     listed = api.updated_since(project_id, prev.watermark - MARGIN)
@@ -196,16 +209,25 @@ class ControlResult:
         invalid = dict(cd.invalid)
         if self.n_duplicates:
             invalid["another annotation by the same annotator on the task (first kept)"] = self.n_duplicates
-        return _nan_to_none({
-            "tag": self.control.tag, "to_name": self.control.to_name, "level": self.control.level,
-            "multiple": self.control.multiple, "n_tasks": cd.n_tasks,
-            "n_tasks_with_annotations": int(cd.table["task"].nunique()) if len(cd.table) else 0,
-            "n_results_used": int(len(cd.table)) - self.n_duplicates,
-            "n_results_invalid": sum(invalid.values()), "invalid": invalid,
-            "n_gold_tasks": len(self.gold), "n_gold_ties": self.ties,
-            "annotators_vs_others": self.vs_others, "ground_truth": self.vs_ground_truth,
-            "partial_credit": self.partial_credit, "notes": self.notes,
-        })
+        return _nan_to_none(
+            {
+                "tag": self.control.tag,
+                "to_name": self.control.to_name,
+                "level": self.control.level,
+                "multiple": self.control.multiple,
+                "n_tasks": cd.n_tasks,
+                "n_tasks_with_annotations": int(cd.table["task"].nunique()) if len(cd.table) else 0,
+                "n_results_used": int(len(cd.table)) - self.n_duplicates,
+                "n_results_invalid": sum(invalid.values()),
+                "invalid": invalid,
+                "n_gold_tasks": len(self.gold),
+                "n_gold_ties": self.ties,
+                "annotators_vs_others": self.vs_others,
+                "ground_truth": self.vs_ground_truth,
+                "partial_credit": self.partial_credit,
+                "notes": self.notes,
+            }
+        )
 
 
 @dataclass
@@ -259,8 +281,14 @@ def _gold_value(control: Control, label: Any) -> dict:
 
 
 def _result(control: Control, value: dict, rid: str) -> dict:
-    return {"id": rid, "from_name": control.name, "to_name": control.to_name, "type": control.kind,
-            "origin": "manual", "value": value}
+    return {
+        "id": rid,
+        "from_name": control.name,
+        "to_name": control.to_name,
+        "type": control.kind,
+        "origin": "manual",
+        "value": value,
+    }
 
 
 def _analyse_control(cd: ControlData, *, hierarchy: bool) -> ControlResult:
@@ -276,8 +304,9 @@ def _analyse_control(cd: ControlData, *, hierarchy: bool) -> ControlResult:
     table = table.loc[~dup]
     level = c.level
     data = ie.Annotations.from_long(table, level=level)
-    single_paths = c.kind == "taxonomy" and all(isinstance(x, tuple) and x and isinstance(x[0], str)
-                                                for x in data.categories)
+    single_paths = c.kind == "taxonomy" and all(
+        isinstance(x, tuple) and x and isinstance(x[0], str) for x in data.categories
+    )
     if c.kind == "taxonomy" and not single_paths:
         notes.append("hierarchical facet skipped: some annotations select several taxonomy paths")
     rep = ie.report(data, hierarchy="/" if (hierarchy and single_paths) else None)
@@ -286,15 +315,37 @@ def _analyse_control(cd: ControlData, *, hierarchy: bool) -> ControlResult:
     ta = ie.group_agreement(data, tasks)
     task_agreement = pd.Series(ta.to_numpy(), index=ta.index.astype(int), name="agreement")
     vs_others = ie.annotator_agreement(data)
-    vs_others = {str(a): {"agreement": float(r.agreement), "kappa": float(r.kappa), "n_items": int(r.n_items),
-                          "n_pairs": int(r.n_pairs)} for a, r in vs_others.iterrows() if r.n_items > 0}
+    vs_others = {
+        str(a): {
+            "agreement": float(r.agreement),
+            "kappa": float(r.kappa),
+            "n_items": int(r.n_items),
+            "n_pairs": int(r.n_pairs),
+        }
+        for a, r in vs_others.iterrows()
+        if r.n_items > 0
+    }
     gold, ties = _gold(c, data, table)
     partial = _partial_credit(c, table, notes)
     if len(table) and table["ground_truth"].all():
-        notes.append("every annotation is marked ground truth (Label Studio marks imported annotations so unless "
-                     "told otherwise): no agreement with ground truth is computed")
-    return ControlResult(c, cd, data, rep, task_agreement, gold, ties, _vs_ground_truth(table, level), notes, n_dup,
-                         _nan_to_none(vs_others), partial)
+        notes.append(
+            "every annotation is marked ground truth (Label Studio marks imported annotations so unless "
+            "told otherwise): no agreement with ground truth is computed"
+        )
+    return ControlResult(
+        c,
+        cd,
+        data,
+        rep,
+        task_agreement,
+        gold,
+        ties,
+        _vs_ground_truth(table, level),
+        notes,
+        n_dup,
+        _nan_to_none(vs_others),
+        partial,
+    )
 
 
 #: the partial-credit distance per kind of control: the label is a set (MASI, Passonneau 2006), a set of taxonomy
@@ -367,21 +418,32 @@ def _vs_ground_truth(table: pd.DataFrame, level: str) -> dict:
     for a, name in enumerate(names):
         if name == GROUND_TRUTH:
             continue
-        out[str(name)] = {"percent_agreement": float(pa.values[g, a]), "cohen_kappa": float(ck.values[g, a]),
-                          "n_shared": int(pa.n_shared[g, a])}
+        out[str(name)] = {
+            "percent_agreement": float(pa.values[g, a]),
+            "cohen_kappa": float(ck.values[g, a]),
+            "n_shared": int(pa.n_shared[g, a]),
+        }
     return out
 
 
-def analyse(project: Project, *, iou_threshold: float | None = None, primary: str | None = None,
-            hierarchy: bool = True) -> Analysis:
+def analyse(
+    project: Project, *, iou_threshold: float | None = None, primary: str | None = None, hierarchy: bool = True
+) -> Analysis:
     """Convert every task and compute the agreement of every supported control tag."""
     exclude = [project.plugin_user] if project.plugin_user is not None else []
-    conv = convert(project.tasks, project.controls, exclude_users=exclude, annotator_names=project.users,
-                   iou_threshold=iou_threshold)
+    conv = convert(
+        project.tasks,
+        project.controls,
+        exclude_users=exclude,
+        annotator_names=project.users,
+        iou_threshold=iou_threshold,
+    )
     results = {name: _analyse_control(cd, hierarchy=hierarchy) for name, cd in conv.controls.items()}
     if primary is not None and primary not in results:
-        raise ValueError(f"--score-control must name a supported control tag of the project: "
-                         f"{', '.join(results) or 'none'}; got {primary!r}")
+        raise ValueError(
+            f"--score-control must name a supported control tag of the project: "
+            f"{', '.join(results) or 'none'}; got {primary!r}"
+        )
     if primary is None:
         primary = next((n for n, r in results.items() if r.data is not None), next(iter(results), None))
     return Analysis(project, results, conv, primary)

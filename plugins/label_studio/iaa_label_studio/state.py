@@ -53,25 +53,35 @@ def slim_task(task: dict) -> dict:
             b["completed_by"] = user_id(b["completed_by"])
             anns.append(b)
     preds = [{k: p.get(k) for k in _PRED_KEYS} for p in task.get("predictions") or [] if isinstance(p, dict)]
-    return {"id": int(task["id"]), "data": task.get("data") or {}, "updated_at": task.get("updated_at"),
-            "annotations": anns, "predictions": preds}
+    return {
+        "id": int(task["id"]),
+        "data": task.get("data") or {},
+        "updated_at": task.get("updated_at"),
+        "annotations": anns,
+        "predictions": preds,
+    }
 
 
 def counts_of(tasks: list[dict]) -> dict[str, int]:
     """The project counters Label Studio reports, computed from tasks as read."""
     anns = [a for t in tasks for a in t.get("annotations") or []]
-    return {"task_number": len(tasks),
-            "total_annotations_number": sum(1 for a in anns if not a.get("was_cancelled")),
-            "skipped_annotations_number": sum(1 for a in anns if a.get("was_cancelled")),
-            "ground_truth_number": sum(1 for a in anns if a.get("ground_truth")),
-            "total_predictions_number": sum(len(t.get("predictions") or []) for t in tasks)}
+    return {
+        "task_number": len(tasks),
+        "total_annotations_number": sum(1 for a in anns if not a.get("was_cancelled")),
+        "skipped_annotations_number": sum(1 for a in anns if a.get("was_cancelled")),
+        "ground_truth_number": sum(1 for a in anns if a.get("ground_truth")),
+        "total_predictions_number": sum(len(t.get("predictions") or []) for t in tasks),
+    }
 
 
 def counts_differ(project: dict, tasks: list[dict]) -> list[str]:
     """Which live counters of ``project`` (the project's API answer) differ from ``tasks``."""
     mine = counts_of(tasks)
-    return [f"{k} {mine[k]} read vs {project[k]} on the server" for k in mine
-            if isinstance(project.get(k), int) and project[k] != mine[k]]
+    return [
+        f"{k} {mine[k]} read vs {project[k]} on the server"
+        for k in mine
+        if isinstance(project.get(k), int) and project[k] != mine[k]
+    ]
 
 
 @dataclass
@@ -84,9 +94,13 @@ class PullState:
     tasks: dict[int, dict] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "url": self.url, "project": self.project,
-                "watermark": self.watermark.isoformat() if self.watermark else None,
-                "tasks": list(self.tasks.values())}
+        return {
+            "format": FORMAT,
+            "url": self.url,
+            "project": self.project,
+            "watermark": self.watermark.isoformat() if self.watermark else None,
+            "tasks": list(self.tasks.values()),
+        }
 
     @classmethod
     def from_json(cls, d: dict) -> PullState:

@@ -67,8 +67,15 @@ def _num(v: Any) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
 
 
-def plan(analysis: Analysis, *, bot_id: int | None, field: str | None = "iaa_agreement",
-         model_version: str = "iaa-engine-agreement", gold: bool = True, min_annotations: int = 2) -> list[Change]:
+def plan(
+    analysis: Analysis,
+    *,
+    bot_id: int | None,
+    field: str | None = "iaa_agreement",
+    model_version: str = "iaa-engine-agreement",
+    gold: bool = True,
+    min_annotations: int = 2,
+) -> list[Change]:
     """Every write needed to bring the project to the computed state (nothing for what is already there)."""
     changes: list[Change] = []
     project = analysis.project
@@ -78,8 +85,9 @@ def plan(analysis: Analysis, *, bot_id: int | None, field: str | None = "iaa_agr
         tid = int(task["id"])
         anns = task.get("annotations") or []
         ours = [a for a in anns if bot_id is not None and user_id(a.get("completed_by")) == bot_id]
-        n_human = len({user_id(a.get("completed_by")) for a in human_annotations(task, [] if bot_id is None
-                                                                                   else [bot_id])})
+        n_human = len(
+            {user_id(a.get("completed_by")) for a in human_annotations(task, [] if bot_id is None else [bot_id])}
+        )
         # gold annotation
         desired: list = []
         if gold and n_human >= min_annotations:
@@ -97,8 +105,9 @@ def plan(analysis: Analysis, *, bot_id: int | None, field: str | None = "iaa_agr
             changes += [Change("delete_annotation", tid, a["id"]) for a in ours]
         # agreement prediction
         score = _num(analysis.task_score(tid))
-        preds = [p for p in task.get("predictions") or []
-                 if isinstance(p, dict) and p.get("model_version") == model_version]
+        preds = [
+            p for p in task.get("predictions") or [] if isinstance(p, dict) and p.get("model_version") == model_version
+        ]
         if score is not None:
             body = {"task": tid, "result": [], "score": score, "model_version": model_version}
             if not preds:
@@ -116,13 +125,15 @@ def plan(analysis: Analysis, *, bot_id: int | None, field: str | None = "iaa_agr
             for name in controls:
                 values[f"{field}_{name}"] = _num(analysis.controls[name].task_agreement.get(tid, math.nan))
         data = task.get("data") or {}
-        update = {k: v for k, v in values.items()
-                  if not (k not in data and v is None) and not _same(data.get(k), v)}
+        update = {k: v for k, v in values.items() if not (k not in data and v is None) and not _same(data.get(k), v)}
         if update:
             changes.append(Change("update_data", tid, body=(data, update)))
     has_scores = any(c.kind == "create_prediction" for c in changes) or any(
-        p.get("model_version") == model_version for t in project.tasks for p in t.get("predictions") or []
-        if isinstance(p, dict))
+        p.get("model_version") == model_version
+        for t in project.tasks
+        for p in t.get("predictions") or []
+        if isinstance(p, dict)
+    )
     if has_scores and project.raw.get("model_version") != model_version:
         changes.append(Change("update_project", None, body={"model_version": model_version}))
     return changes
@@ -134,8 +145,9 @@ def _same(a: Any, b: Any) -> bool:
     return isinstance(a, (int, float)) and abs(float(a) - float(b)) <= 1e-12
 
 
-def apply(api: Api, project_id: int, changes: list[Change], *, bot_id: int, workers: int = 4,
-          progress: bool | None = None) -> Counter:
+def apply(
+    api: Api, project_id: int, changes: list[Change], *, bot_id: int, workers: int = 4, progress: bool | None = None
+) -> Counter:
     """Perform the writes; new predictions in bulk, the rest in parallel. Returns counts per kind."""
     done: Counter = Counter()
     bar = Progress(len(changes), "writing", progress)
@@ -168,7 +180,7 @@ def apply(api: Api, project_id: int, changes: list[Change], *, bot_id: int, work
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         for i in range(0, len(creates), 1000):
-            chunk = creates[i:i + 1000]
+            chunk = creates[i : i + 1000]
             api.import_predictions(project_id, chunk)
             done["create_prediction"] += len(chunk)
             bar.update(len(chunk))
@@ -182,11 +194,25 @@ def apply(api: Api, project_id: int, changes: list[Change], *, bot_id: int, work
     return done
 
 
-def sync(api: Api, project_id: int, *, iou_threshold: float | None = None, primary: str | None = None,
-         dry_run: bool = False, field: str | None = "iaa_agreement", model_version: str = "iaa-engine-agreement",
-         gold: bool = True, workers: int = 4, summary_dir: str | Path | None = None, html: bool = True,
-         progress: bool | None = None, n_boot: int = 200, state: StateStore | None = None, full: bool = False,
-         refresh: Iterable[int] = ()) -> dict:
+def sync(
+    api: Api,
+    project_id: int,
+    *,
+    iou_threshold: float | None = None,
+    primary: str | None = None,
+    dry_run: bool = False,
+    field: str | None = "iaa_agreement",
+    model_version: str = "iaa-engine-agreement",
+    gold: bool = True,
+    workers: int = 4,
+    summary_dir: str | Path | None = None,
+    html: bool = True,
+    progress: bool | None = None,
+    n_boot: int = 200,
+    state: StateStore | None = None,
+    full: bool = False,
+    refresh: Iterable[int] = (),
+) -> dict:
     """Pull, compute, plan and (unless ``dry_run``) write. Returns the summary (also saved under ``summary_dir``).
 
     With a ``state`` store the pull reads only what changed since the previous run (``full=True``: everything;
@@ -215,14 +241,20 @@ def sync(api: Api, project_id: int, *, iou_threshold: float | None = None, prima
             after = {"pull": back.pull_info, "left": dict(Counter(c.kind for c in left))}
     t_end = time.perf_counter()
     summary: dict[str, Any] = {
-        "project": project_id, "dry_run": dry_run, "n_tasks": len(project.tasks),
+        "project": project_id,
+        "dry_run": dry_run,
+        "n_tasks": len(project.tasks),
         "plugin_user": {"id": bot_id, "email": bot.get("email") if bot else None},
-        "model_version": model_version, "field": field, "primary_control": analysis.primary,
-        "pull": project.pull_info, "planned": dict(planned), "done": dict(done), "after": after,
+        "model_version": model_version,
+        "field": field,
+        "primary_control": analysis.primary,
+        "pull": project.pull_info,
+        "planned": dict(planned),
+        "done": dict(done),
+        "after": after,
         "unchanged_tasks": len(project.tasks) - len({c.task for c in changes if c.task is not None}),
         "examples": [c.describe() for c in changes[:20]],
-        "seconds": {"pull": t_pull, "compute": t_compute, "pull_and_compute": t_pull + t_compute,
-                    "total": t_end - t0},
+        "seconds": {"pull": t_pull, "compute": t_compute, "pull_and_compute": t_pull + t_compute, "total": t_end - t0},
         "agreement": analysis.to_json(),
     }
     if summary_dir is not None and not dry_run:
@@ -234,9 +266,13 @@ def sync(api: Api, project_id: int, *, iou_threshold: float | None = None, prima
             import iaa_engine as ie
 
             hpath = out / f"iaa-ls-{project_id}.html"
-            ie.write_html_report(analysis.controls[analysis.primary].data, hpath, n_boot=n_boot,
-                                 title=f"Agreement of Label Studio project {project_id} ({analysis.primary})",
-                                 progress=False)
+            ie.write_html_report(
+                analysis.controls[analysis.primary].data,
+                hpath,
+                n_boot=n_boot,
+                title=f"Agreement of Label Studio project {project_id} ({analysis.primary})",
+                progress=False,
+            )
             summary["files"].append(str(hpath))
         path.write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
     return summary
@@ -245,8 +281,10 @@ def sync(api: Api, project_id: int, *, iou_threshold: float | None = None, prima
 def render_summary(s: dict) -> str:
     head = "dry run: would write" if s["dry_run"] else "wrote"
     counts = s["planned"] if s["dry_run"] else s["done"]
-    lines = [f"Label Studio project {s['project']}: {s['n_tasks']} tasks, score from control "
-             f"{s['primary_control']!r}, {s['unchanged_tasks']} tasks unchanged"]
+    lines = [
+        f"Label Studio project {s['project']}: {s['n_tasks']} tasks, score from control "
+        f"{s['primary_control']!r}, {s['unchanged_tasks']} tasks unchanged"
+    ]
     pi = s.get("pull") or {}
     if pi.get("mode") == "incremental":
         lines.append(f"read {pi['read']} changed task(s) since the previous run (saved state)")
@@ -259,17 +297,21 @@ def render_summary(s: dict) -> str:
     if s["dry_run"]:
         lines += ["  " + e for e in s["examples"]]
     if s.get("after") and s["after"]["left"]:
-        lines.append("read back after writing: still to write " + ", ".join(
-            f"{n} {k.replace('_', ' ')}" for k, n in sorted(s["after"]["left"].items())) +
-            " (the project changed during the sync; the next run writes them)")
+        lines.append(
+            "read back after writing: still to write "
+            + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(s["after"]["left"].items()))
+            + " (the project changed during the sync; the next run writes them)"
+        )
     elif s.get("after"):
         lines.append("read back after writing: nothing left to write")
     for name, rep in s["agreement"]["controls"].items():
         if rep is None:
             continue
         ka = rep.get("krippendorff_alpha")
-        lines.append(f"  {name}: Krippendorff's alpha {'undefined' if ka is None else f'{ka:.4f}'}, "
-                     f"{rep['n_items']} items, {rep['n_annotators']} annotators")
+        lines.append(
+            f"  {name}: Krippendorff's alpha {'undefined' if ka is None else f'{ka:.4f}'}, "
+            f"{rep['n_items']} items, {rep['n_annotators']} annotators"
+        )
     for f in s.get("files", []):
         lines.append(f"summary saved to {f}")
     return "\n".join(lines)

@@ -54,8 +54,14 @@ def install_server(version: str = SERVER_VERSION) -> Path:
 
 def _env(base: Path, ssrf: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LABEL_STUDIO_", "DJANGO_"))}
-    env.update(HOME=str(base / "home"), LABEL_STUDIO_BASE_DATA_DIR=str(base / "data"), DJANGO_DB="sqlite",
-               COLLECT_ANALYTICS="false", LATEST_VERSION_CHECK="false", PYTHONUNBUFFERED="1")
+    env.update(
+        HOME=str(base / "home"),
+        LABEL_STUDIO_BASE_DATA_DIR=str(base / "data"),
+        DJANGO_DB="sqlite",
+        COLLECT_ANALYTICS="false",
+        LATEST_VERSION_CHECK="false",
+        PYTHONUNBUFFERED="1",
+    )
     if not ssrf:
         env["SSRF_PROTECTION_ENABLED"] = "false"  # lets the server send webhooks to a loopback receiver
     (base / "home").mkdir(parents=True, exist_ok=True)
@@ -93,12 +99,33 @@ class LabelStudioServer:
         """Start (or restart) the process on ``self.port`` and wait for ``/health``."""
         if _health(self.url):
             raise ServerUnavailable(f"port {self.port} already answers /health")
-        cmd = [str(self.exe), "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(self.port),
-               "--host", self.url, "--username", USER, "--password", PASSWORD, "--user-token", self.token,
-               "--enable-legacy-api-token"]
+        cmd = [
+            str(self.exe),
+            "start",
+            "--no-browser",
+            "--internal-host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--host",
+            self.url,
+            "--username",
+            USER,
+            "--password",
+            PASSWORD,
+            "--user-token",
+            self.token,
+            "--enable-legacy-api-token",
+        ]
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(cmd, env=_env(self.base, self.ssrf), stdout=log, stderr=subprocess.STDOUT,
-                                         cwd=self.base, start_new_session=True)
+            self.proc = subprocess.Popen(
+                cmd,
+                env=_env(self.base, self.ssrf),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.base,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -186,8 +213,9 @@ def make_users(api, emails: list[str]) -> dict[str, int]:
     out = {}
     for e in emails:
         if e not in have:
-            have[e] = api.request("POST", "api/users",
-                                  json={"email": e, "username": e, "first_name": e.split("@")[0]})["id"]
+            have[e] = api.request("POST", "api/users", json={"email": e, "username": e, "first_name": e.split("@")[0]})[
+                "id"
+            ]
         out[e] = have[e]
     return out
 
@@ -196,7 +224,7 @@ def make_project(api, title: str, config: str, tasks: list[dict]) -> int:
     """A project with ``tasks`` ({"data": ..., "annotations": [{"result", "completed_by", ...}]}) imported at once."""
     pid = api.request("POST", "api/projects", json={"title": title, "label_config": config})["id"]
     for i in range(0, len(tasks), 2000):
-        api.request("POST", f"api/projects/{pid}/import", json=tasks[i:i + 2000])
+        api.request("POST", f"api/projects/{pid}/import", json=tasks[i : i + 2000])
     return pid
 
 

@@ -82,11 +82,25 @@ def _handler(secret: str, events: queue.Queue, bot_id: int, project_id: int):
     return Handler
 
 
-def watch(api: Api, project_id: int, *, listen: str = "127.0.0.1:8765", public_url: str | None = None,
-          secret: str | None = None, poll: float = 300.0, iou_threshold: float | None = None,
-          primary: str | None = None, field: str = "iaa_agreement", model_version: str = "iaa-engine-agreement",
-          gold: bool = True, workers: int = 4, max_seconds: float | None = None, out: TextIO | None = None,
-          state: StateStore | None = None, full: bool = False) -> int:
+def watch(
+    api: Api,
+    project_id: int,
+    *,
+    listen: str = "127.0.0.1:8765",
+    public_url: str | None = None,
+    secret: str | None = None,
+    poll: float = 300.0,
+    iou_threshold: float | None = None,
+    primary: str | None = None,
+    field: str = "iaa_agreement",
+    model_version: str = "iaa-engine-agreement",
+    gold: bool = True,
+    workers: int = 4,
+    max_seconds: float | None = None,
+    out: TextIO | None = None,
+    state: StateStore | None = None,
+    full: bool = False,
+) -> int:
     """Run until interrupted (SIGINT/SIGTERM) or ``max_seconds``; returns the exit status.
 
     Without a ``state`` store a temporary one is used for the life of the service.
@@ -100,17 +114,44 @@ def watch(api: Api, project_id: int, *, listen: str = "127.0.0.1:8765", public_u
         scratch = tempfile.mkdtemp(prefix="iaa-ls-watch-")
         state = StateStore(scratch)
     try:
-        return _watch(api, project_id, listen=listen, public_url=public_url, secret=secret, poll=poll,
-                      max_seconds=max_seconds, out=out or sys.stdout, full=full,
-                      kw=dict(iou_threshold=iou_threshold, primary=primary, field=field, model_version=model_version,
-                              gold=gold, workers=workers, state=state))
+        return _watch(
+            api,
+            project_id,
+            listen=listen,
+            public_url=public_url,
+            secret=secret,
+            poll=poll,
+            max_seconds=max_seconds,
+            out=out or sys.stdout,
+            full=full,
+            kw=dict(
+                iou_threshold=iou_threshold,
+                primary=primary,
+                field=field,
+                model_version=model_version,
+                gold=gold,
+                workers=workers,
+                state=state,
+            ),
+        )
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _watch(api: Api, project_id: int, *, listen: str, public_url: str | None, secret: str | None, poll: float,
-           max_seconds: float | None, out: TextIO, full: bool, kw: dict) -> int:
+def _watch(
+    api: Api,
+    project_id: int,
+    *,
+    listen: str,
+    public_url: str | None,
+    secret: str | None,
+    poll: float,
+    max_seconds: float | None,
+    out: TextIO,
+    full: bool,
+    kw: dict,
+) -> int:
     def say(msg: str) -> None:
         out.write(f"{time.strftime('%H:%M:%S')} {msg}\n")
         out.flush()
@@ -164,12 +205,21 @@ def _watch(api: Api, project_id: int, *, listen: str, public_url: str | None, se
                 if batch or polling:
                     tids = {tid for _, tid in batch if tid is not _NO_TASK}
                     s = sync(api, project_id, summary_dir=None, refresh=tids, **kw)
-                    why = ("webhook " + ",".join(sorted({a for a, _ in batch})) +
-                           (f" (tasks {','.join(map(str, sorted(tids)))})" if tids else "")) if batch \
+                    why = (
+                        (
+                            "webhook "
+                            + ",".join(sorted({a for a, _ in batch}))
+                            + (f" (tasks {','.join(map(str, sorted(tids)))})" if tids else "")
+                        )
+                        if batch
                         else "reconcile (poll)"
+                    )
                     pi = s["pull"]
-                    read = (f"read {pi['read']} changed task(s)" if pi.get("mode") == "incremental"
-                            else f"read all {pi['read']} tasks ({pi.get('reason')})")
+                    read = (
+                        f"read {pi['read']} changed task(s)"
+                        if pi.get("mode") == "incremental"
+                        else f"read all {pi['read']} tasks ({pi.get('reason')})"
+                    )
                     say(f"{why}: {read}, {s['done'] or 'nothing to change'}")
                     if polling:
                         next_poll = time.monotonic() + poll
