@@ -107,6 +107,7 @@ GROUPS = {
         "Result",
         "PairwiseMatrix",
         "UndefinedMetricWarning",
+        "InvalidParameterError",
     ],
 }
 

@@ -7,7 +7,8 @@ written as array algebra on shared sufficient statistics.
 
 Undefined results follow one policy everywhere (see :mod:`iaa_engine.base._policy`):
 the value ``replace_undefined_by`` (default ``nan``) is returned and an
-:class:`UndefinedMetricWarning` says why.
+:class:`UndefinedMetricWarning` says why. A bad argument raises :class:`InvalidParameterError` (a ``ValueError``
+and a ``TypeError``) before any work, with one message template: ``"<name> must be <what it accepts>; got <what>"``.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,7 @@ _EXPORTS = {
     "SPA_WEIGHTS": ".base._choices",
     "StrataResult": ".analysis._facets",
     "UndefinedMetricWarning": ".base._policy",
+    "InvalidParameterError": ".base._policy",
     "alpha_variance": ".inference._inference",
     "annotator_agreement": ".metrics._groups",
     "annotator_bias": ".metrics._kappa",
@@ -107,7 +109,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.analysis._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
     from iaa_engine.analysis._simulation import missingness_simulation
     from iaa_engine.base._choices import LEVELS, SPA_WEIGHTS
-    from iaa_engine.base._policy import UndefinedMetricWarning
+    from iaa_engine.base._policy import InvalidParameterError, UndefinedMetricWarning
     from iaa_engine.base._results import PairwiseMatrix, Result
     from iaa_engine.data._encode import NALikeLabelWarning
     from iaa_engine.data._io import read
@@ -167,6 +169,7 @@ __all__ = [
     "SPA_WEIGHTS",
     "StrataResult",
     "UndefinedMetricWarning",
+    "InvalidParameterError",
     "alpha_variance",
     "annotator_agreement",
     "annotator_bias",

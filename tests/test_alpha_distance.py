@@ -636,7 +636,11 @@ def test_distance_ignores_the_level_the_data_was_read_at():
 
 def test_unknown_distance_names_and_types():
     data = data_of([("a", "1", "x"), ("b", "1", "y"), ("a", "2", "x"), ("b", "2", "x")])
-    with pytest.raises(ValueError, match=r"^distance must be one of 'jaccard', 'masi', 'levenshtein'; got 'cosine'$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^distance must be one of 'jaccard', 'masi', 'levenshtein' or a callable d\(a, b\) -> float, or None; "
+        r"got 'cosine'$",
+    ):
         ie.krippendorff_alpha(data, distance="cosine")
     with pytest.raises(ValueError, match="distance must be one of"):
         ie.krippendorff_alpha_matrix(data, distance="Jaccard")

@@ -167,7 +167,7 @@ def test_frequency_regression_closed_form():
 
 def test_strata_argument_errors():
     frame = pd.DataFrame([(0, 0, "a"), (0, 1, "a")], columns=["item", "annotator", "label"])
-    with pytest.raises(ValueError, match="n_strata must be a positive integer"):
+    with pytest.raises(ValueError, match="n_strata must be a whole number of at least 1; got 0"):
         ie.frequency_strata(frame, n_strata=0)
     with pytest.raises(ValueError, match="names has 2 entries but n_strata is 3"):
         ie.frequency_strata(frame, names=["x", "y"])

@@ -203,7 +203,7 @@ def test_bootstrap_argument_errors():
     data = ie.Annotations.from_long(crowd(8, n_items=10))
     with pytest.raises(ValueError, match="n_boot must be a whole number from 2 to 100000"):
         ie.bootstrap(data, n_boot=1)
-    with pytest.raises(ValueError, match="confidence must be a number between 0 and 1"):
+    with pytest.raises(ValueError, match=r"confidence must be a number in \(0, 1\); got"):
         ie.bootstrap(data, confidence=95)
     with pytest.raises(ValueError, match="level must be one of"):
         ie.bootstrap(data, level="nominel")

@@ -243,6 +243,7 @@ NOT_METRICS = {
     "Report",
     "SPA_WEIGHTS",
     "UndefinedMetricWarning",
+    "InvalidParameterError",
     "NALikeLabelWarning",
     "as_annotations",
     "read",

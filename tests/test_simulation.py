@@ -59,5 +59,5 @@ def test_pairable_expected_agreement_is_unbiased_by_enumeration():
 
 
 def test_simulation_argument_errors():
-    with pytest.raises(ValueError, match=r"fractions must lie in \[0, 1\)"):
+    with pytest.raises(ValueError, match=r"fractions must be a non-empty sequence of numbers in \[0, 1\); got"):
         ie.missingness_simulation(complete_data(), fractions=(1.0,))

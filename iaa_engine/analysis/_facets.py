@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iaa_engine.base._params import validate
 from iaa_engine.base._policy import EPS, check_replacement
 from iaa_engine.base._results import Result, ScalarResult
 from iaa_engine.data._model import Annotations, as_annotations
@@ -56,6 +57,7 @@ def _recode(data: Annotations, names: list, to_code: np.ndarray) -> Annotations:
     )
 
 
+@validate()
 def split_hierarchy(data: Any, *, sep: str = "/") -> dict[str, Annotations]:
     """The three views of hierarchical labels (seed 004 §5.1): ``parent``, ``child`` and ``full``.
 
@@ -135,6 +137,7 @@ def _quiet_alpha(data: Annotations, notes: list, what: str) -> float:
     return value
 
 
+@validate()
 def hierarchical_agreement(data: Any, *, sep: str = "/", replace_undefined_by: float = np.nan) -> HierarchyResult:
     r"""Parent, child and full-label agreement, the consistency γ and conditional child agreement.
 
@@ -210,6 +213,7 @@ class HierarchyTest(ScalarResult):
     n_undefined: int
 
 
+@validate()
 def hierarchy_test(data: Any, *, sep: str = "/", n_boot: int = 2000, seed: int | None = None) -> HierarchyTest:
     r"""Bootstrap test of "parent-level agreement exceeds child-level agreement" (seed 004 §7.1).
 
@@ -283,6 +287,7 @@ def hierarchy_test(data: Any, *, sep: str = "/", n_boot: int = 2000, seed: int |
 # --------------------------------------------------------------------------- frequency strata
 
 
+@validate()
 def label_agreement(data: Any) -> pd.DataFrame:
     r"""Per-label agreement: Krippendorff's alpha of the binary variable "label ℓ or not".
 
@@ -356,6 +361,7 @@ class StrataResult(Result):
         )
 
 
+@validate()
 def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | None = None) -> StrataResult:
     r"""Label frequencies, quantile strata, agreement per stratum, and agreement against log frequency.
 
@@ -373,8 +379,6 @@ def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | Non
     :math:`\log f_\ell`, ordinary least squares.
     """
     data = as_annotations(data)
-    if not (isinstance(n_strata, int) and n_strata >= 1):
-        raise ValueError(f"n_strata must be a positive integer; got {n_strata!r}")
     if names is None:
         names = ["rare", "moderate", "common"] if n_strata == 3 else [f"stratum {s + 1}" for s in range(n_strata)]
     names = list(names)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._policy import check_choice
+from iaa_engine.base._params import ANY, Choice, validate
 from iaa_engine.base._progress import Progress
 from iaa_engine.base._results import Result
 from iaa_engine.data._model import Annotations, as_annotations
@@ -59,6 +59,7 @@ class GoldStandard(Result):
     n_iter: int = 0
     loss_history: list = field(default_factory=list)
 
+    @validate()
     def per_item(self, sep: str = "|") -> pd.DataFrame:
         """One row per item: ``gold`` joins tied labels with ``sep`` (in category order)."""
         lab = self.labels
@@ -73,6 +74,7 @@ class GoldStandard(Result):
         out["tie"] = out["n_tied"] > 1
         return out[["item", "gold", "tie", "n_tied", "score", "share", "n_annotations"]]
 
+    @validate(annotator=ANY)
     def confusion_matrix(self, annotator: Any) -> pd.DataFrame:
         """Dawid-Skene confusion matrix of one annotator: rows true label, columns given label."""
         if self.confusion is None or self.annotators is None:
@@ -123,6 +125,7 @@ class GoldStandard(Result):
         return nan_to_none(out)
 
 
+@validate(rule=Choice(*_BCR))
 def bcr_weights(data: Any, rule: Literal["diff", "rat", "com", "inv"]) -> pd.DataFrame:
     r"""Bias-correcting weights :math:`w_{ik}` of seed 001 ("Annotation aggregation").
 
@@ -147,7 +150,6 @@ def bcr_weights(data: Any, rule: Literal["diff", "rat", "com", "inv"]) -> pd.Dat
         Annotators × categories.
     """
     data = as_annotations(data)
-    check_choice("rule", rule, _BCR)
     data.require_annotators("the bias-correcting rules")
     freq_i = data.annotator_stats.distributions
     totals = data.counts.category_totals()
@@ -188,6 +190,7 @@ def _winners(data: Annotations, item: np.ndarray, cat: np.ndarray, score: np.nda
     )
 
 
+@validate(rule=Choice(*GOLD_RULES))
 def gold_standard(
     data: Any,
     *,
@@ -231,9 +234,6 @@ def gold_standard(
     GoldStandard
     """
     data = as_annotations(data)
-    check_choice("rule", rule, GOLD_RULES)
-    if not (isinstance(tie_tolerance, (int, float)) and tie_tolerance >= 0):
-        raise ValueError(f"tie_tolerance must be a non-negative number; got {tie_tolerance!r}")
     cats = list(data.categories)
     anns = None if data.annotators is None else list(data.annotators)
     c = data.counts
@@ -250,8 +250,6 @@ def gold_standard(
         score = np.bincount(entry, weights=per_annotation, minlength=keys.size)
         labels = _winners(data, c.item, c.category, score, tie_tolerance)
         return GoldStandard(rule, labels, cats, anns, weights=w)
-    if not (isinstance(max_iter, int) and max_iter >= 1):
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
     return _dawid_skene(data, tie_tolerance, max_iter, tol, progress)
 
 

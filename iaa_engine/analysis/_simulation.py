@@ -8,10 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._policy import check_choice
+from iaa_engine.base._params import Items, Real, validate
 from iaa_engine.base._progress import Progress
 from iaa_engine.data._model import Annotations, as_annotations
-from iaa_engine.metrics._agreement import SPA_WEIGHTS
 
 __all__ = ["missingness_simulation"]
 
@@ -28,6 +27,7 @@ def _values(data: Annotations, weights: str) -> dict[str, float]:
         }
 
 
+@validate(fractions=Items(Real(0, 1, high_open=True), what="a non-empty sequence of numbers in [0, 1)", non_empty=True))
 def missingness_simulation(
     data: Any,
     *,
@@ -59,11 +59,8 @@ def missingness_simulation(
         ``mc_se``, ``z``, ``n_defined``.
     """
     data = as_annotations(data)
-    check_choice("weights", weights, SPA_WEIGHTS)
     if data.label is None:
         raise ValueError("the simulation needs the annotations themselves, not only statistics")
-    if not all(0 <= f < 1 for f in fractions):
-        raise ValueError(f"fractions must lie in [0, 1); got {list(fractions)!r}")
     rng = np.random.default_rng(seed)
     complete = _values(data, weights)
     rows = []

@@ -19,15 +19,20 @@ Every public function of :mod:`iaa_engine` follows the rules in this module:
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
 from collections.abc import Iterable
 
 import numpy as np
 
 __all__ = [
+    "InvalidParameterError",
+    "invalid",
     "UndefinedMetricWarning",
     "check_choice",
     "undefined",
+    "external_stacklevel",
     "safe_ratio",
     "EPS",
     "check_memory",
@@ -42,6 +47,24 @@ MAX_N_BOOT = 100_000
 EPS = 1e-12
 
 
+class InvalidParameterError(ValueError, TypeError):
+    """An argument of a public function is not one it accepts.
+
+    A subclass of both :class:`ValueError` and :class:`TypeError`, so ``except ValueError`` catches a bad value and
+    ``except TypeError`` a wrong type. The message is ``"<name> must be <what it accepts>; got <what came>"``.
+    """
+
+
+def invalid(name: str, expected: str, value: object) -> InvalidParameterError:
+    """The project's one error for a bad argument (raise what this returns)."""
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    if not isinstance(value, (str, int, float, bool, type(None), np.generic)) and not shown.startswith("<"):
+        shown = f"{shown} ({type(value).__name__})"
+    return InvalidParameterError(f"{name} must be {expected}; got {shown}")
+
+
 class UndefinedMetricWarning(UserWarning):
     """A coefficient is undefined for this data and was replaced by ``replace_undefined_by``."""
 
@@ -53,25 +76,41 @@ def check_choice(name: str, value: object, allowed: Iterable[str]) -> str:
     """
     allowed = tuple(allowed)
     if not isinstance(value, str) or value not in allowed:
-        names = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"{name} must be one of {names}; got {value!r}")
+        raise invalid(name, "one of " + ", ".join(repr(a) for a in allowed), value)
     return value
 
 
 def check_replacement(value: object) -> float:
     """Validate ``replace_undefined_by``: a real number or nan."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise TypeError(f"replace_undefined_by must be a number or nan; got {value!r}")
+        raise invalid("replace_undefined_by", "a number or nan", value)
     return float(value)
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def external_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning raised by the calling function point at the user's line.
+
+    Counts the frames from the function that calls this one up to the first frame outside the ``iaa_engine``
+    package, however deep inside the library the warning arises (a fixed number would point inside it).
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
 def undefined(metric: str, reason: str, replace_undefined_by: float) -> float:
-    """Return the replacement for an undefined scalar and warn once about it."""
+    """Return the replacement for an undefined scalar and warn once about it (at the caller's line)."""
     value = check_replacement(replace_undefined_by)
     warnings.warn(
         f"{metric} is undefined: {reason}; returning {value!r} (see replace_undefined_by)",
         UndefinedMetricWarning,
-        stacklevel=3,
+        stacklevel=external_stacklevel(),
     )
     return value
 
@@ -150,5 +189,5 @@ def _gib(n: float) -> str:
 def check_n_boot(n_boot: object) -> int:
     """``n_boot``: a whole number from 2 to :data:`MAX_N_BOOT`."""
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or not 2 <= n_boot <= MAX_N_BOOT:
-        raise ValueError(f"n_boot must be a whole number from 2 to {MAX_N_BOOT}; got {n_boot!r}")
+        raise invalid("n_boot", f"a whole number from 2 to {MAX_N_BOOT}", n_boot)
     return int(n_boot)

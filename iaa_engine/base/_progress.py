@@ -1,25 +1,27 @@
-"""A minimal progress line for long computations (bootstrap, Dawid-Skene), shown only on a terminal."""
+"""A progress bar for long computations (bootstrap, Dawid-Skene), shown only on a terminal: tqdm, imported lazily."""
 
 from __future__ import annotations
 
+import os
 import sys
-import time
-from typing import TextIO
+from typing import Any, TextIO
 
 __all__ = ["Progress"]
 
 
 class Progress:
-    """``with Progress(total, "bootstrap") as p: p.update(k)`` draws ``bootstrap  40% 400/1000  3.1s`` on stderr.
+    """``with Progress(total, "bootstrap") as p: p.update(k)`` draws a :mod:`tqdm` bar on stderr.
 
     Parameters
     ----------
     total : int
-        Steps expected (the line may finish early, e.g. when EM converges).
+        Steps expected (the bar may finish early, e.g. when EM converges).
     desc : str
     show : bool or None
-        ``None`` (default) shows the line only when the stream is a terminal;
-        ``True``/``False`` force it.
+        ``None`` (default) shows the bar only when the stream is a terminal;
+        ``True``/``False`` force it. tqdm is imported only when the bar is shown.
+    stream : text stream, optional
+        Where the bar goes (default: ``sys.stderr``).
     """
 
     def __init__(self, total: int, desc: str, *, show: bool | None = None, stream: TextIO | None = None) -> None:
@@ -28,22 +30,30 @@ class Progress:
         self.stream = stream or sys.stderr
         self.show = (hasattr(self.stream, "isatty") and self.stream.isatty()) if show is None else bool(show)
         self.done = 0
-        self._start = time.perf_counter()
-        self._last = 0.0
+        self._bar: Any = None
+        if self.show:
+            from tqdm import tqdm
+
+            # tqdm draws nothing on a terminal of size 0 × 0 (a pseudo-terminal never sized: `script`, some CI runners)
+            size = {"ncols": 80, "nrows": 20} if _width(self.stream) == 0 else {}
+            self._bar = tqdm(total=self.total, desc=desc, file=self.stream, mininterval=0.1, **size)
 
     def __enter__(self) -> Progress:
         return self
 
     def update(self, steps: int = 1) -> None:
         self.done += steps
-        now = time.perf_counter()
-        if self.show and (now - self._last > 0.1 or self.done >= self.total):
-            self._last = now
-            pct = 100 * min(self.done, self.total) / self.total
-            self.stream.write(f"\r{self.desc}  {pct:3.0f}% {self.done}/{self.total}  {now - self._start:.1f}s")
-            self.stream.flush()
+        if self._bar is not None:
+            self._bar.update(steps)
 
     def __exit__(self, *exc: object) -> None:
-        if self.show:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _width(stream: TextIO) -> int | None:
+    """The stream's terminal width (0 for a terminal without a size), None when it is not a terminal."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return None

@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iaa_engine.base._policy import external_stacklevel
+
 __all__ = [
     "NALikeLabelWarning",
     "arrow_text",
@@ -320,7 +322,7 @@ def _warn_na_like(cats: pd.Index) -> None:
             f"label(s) {found!r} are counted as categories, not as missing values; if they mark a missing "
             f"annotation, read with na_values={found!r} (CLI: --na-values {','.join(found)})",
             NALikeLabelWarning,
-            stacklevel=4,
+            stacklevel=external_stacklevel(),
         )
 
 

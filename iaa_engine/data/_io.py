@@ -19,8 +19,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._choices import LAYOUTS, LEVELS
-from iaa_engine.base._policy import check_choice
+from iaa_engine.base._choices import LEVELS
+from iaa_engine.base._params import PARAMS, Choice, validate
 from iaa_engine.data._encode import arrow_text, parse_numbers
 from iaa_engine.data._model import Annotations, Level
 
@@ -307,6 +307,7 @@ def _count_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, index=frame.index, columns=frame.columns)
 
 
+@validate(path=PARAMS["path"], level=Choice(*LEVELS))
 def read(
     path: str | PathLike,
     *,
@@ -370,8 +371,6 @@ def read(
     >>> data.n_annotators, data.n_items, list(data.categories)
     (3, 15, ['1', '2', '3'])
     """
-    check_choice("layout", layout, LAYOUTS)
-    check_choice("level", level, LEVELS)
     p = Path(path)
     names, columns = read_table(p)
     long_columns = [item, annotator, label]

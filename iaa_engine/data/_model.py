@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from iaa_engine.base._choices import DUPLICATE_RULES, LEVELS
+from iaa_engine.base._choices import LEVELS
+from iaa_engine.base._params import ANY, Choice, NoneOr, Text, Whole, validate
 from iaa_engine.base._policy import check_choice
 from iaa_engine.data._encode import encode_id_column, encode_text_labels, needs_numbers, numeric_index, parse_numbers
 from iaa_engine.stats._sums import CountSums
@@ -304,6 +305,7 @@ class Annotations:
     # ---------------------------------------------------------------- constructors
 
     @classmethod
+    @validate(level=Choice(*LEVELS))
     def from_long(
         cls,
         table: pd.DataFrame,
@@ -346,8 +348,6 @@ class Annotations:
         """
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"from_long expects a pandas DataFrame; got {type(table).__name__}")
-        check_choice("level", level, LEVELS)
-        check_choice("duplicates", duplicates, DUPLICATE_RULES)
         missing = [c for c in (item, annotator, label) if c not in table.columns]
         if missing:
             raise ValueError(
@@ -396,6 +396,7 @@ class Annotations:
         )
 
     @classmethod
+    @validate(level=Choice(*LEVELS))
     def from_wide(
         cls,
         matrix: Any,
@@ -419,7 +420,6 @@ class Annotations:
         level, categories, na_values
             As in :meth:`from_long` (text cells stay text at the nominal level).
         """
-        check_choice("annotators_as", annotators_as, ("rows", "columns"))
         if isinstance(matrix, pd.DataFrame):
             frame = matrix
         else:
@@ -462,6 +462,7 @@ class Annotations:
         )
 
     @classmethod
+    @validate(level=Choice(*LEVELS))
     def from_counts(
         cls,
         table: Any,
@@ -481,7 +482,6 @@ class Annotations:
             Non-negative integer counts. A DataFrame's columns name the
             categories (in order), its index the items.
         """
-        check_choice("level", level, LEVELS)
         if isinstance(table, pd.DataFrame):
             frame = table
         else:
@@ -520,6 +520,16 @@ class Annotations:
         )
 
     @classmethod
+    @validate(
+        level=Choice(*LEVELS),
+        counts=ANY,
+        items=ANY,
+        annotators=ANY,
+        annotator_stats=ANY,
+        pair_stats=ANY,
+        count_sums=ANY,
+        n_annotations=NoneOr(Whole(0)),
+    )
     def from_stats(
         cls,
         counts: ItemCounts | None = None,
@@ -543,7 +553,6 @@ class Annotations:
         available). Metrics that need annotators need ``annotators`` and the two
         annotator tables.
         """
-        check_choice("level", level, LEVELS)
         if (counts is None) == (count_sums is None):
             raise ValueError("give exactly one of counts (per item) or count_sums (summed over items)")
         obj = cls.__new__(cls)
@@ -633,9 +642,9 @@ class Annotations:
             f"n_annotators={ann}, n_categories={self.n_categories}, level={self.level!r})"
         )
 
+    @validate(level=Choice(*LEVELS))
     def with_level(self, level: Level, categories: Sequence[Any] | None = None) -> Annotations:
         """The same annotations read at another level of measurement (and optionally another order)."""
-        check_choice("level", level, LEVELS)
         if level == self.level and categories is None:
             return self
         codes, cats = self.label, self.categories
@@ -679,6 +688,7 @@ class Annotations:
             level=level,
         )
 
+    @validate(metric=Text())
     def require_annotators(self, metric: str) -> None:
         """Raise a clear error if this data has no annotator identities."""
         if self.annotators is None:
@@ -728,6 +738,7 @@ class Annotations:
             self.item, self.annotator, self.label, self.n_items, self.n_annotators, self.n_categories
         )
 
+    @validate()
     def category_values(self, level: str | None = None) -> np.ndarray:
         """Numeric values of the categories (interval/ratio levels)."""
         level = self.level if level is None else level
@@ -758,6 +769,7 @@ def resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
 # --------------------------------------------------------------------------- conversion at the edges
 
 
+@validate()
 def as_annotations(data: Any, *, level: Level | None = None, categories: Sequence[Any] | None = None) -> Annotations:
     """Bring any supported input to :class:`Annotations`.
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._policy import check_choice
+from iaa_engine.base._params import ANY, Choice, Instance, NoneOr, validate
 from iaa_engine.data._model import LEVELS, Annotations, encode_labels, is_missing_mask, resolve_duplicates
 from iaa_engine.stats._sums import ExactSums
 from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats, pair_cells
@@ -226,6 +226,7 @@ def _arrow_kind(type_name: str) -> str:
     return type_name
 
 
+@validate(level=Choice(*LEVELS), scheduler=ANY, memory_limit=ANY)
 def summarize_dask(
     frame: Any,
     *,
@@ -265,8 +266,6 @@ def summarize_dask(
         per-item results do not.
     """
     dask, dd, distributed = _need_dask()
-    check_choice("level", level, LEVELS)
-    check_choice("duplicates", duplicates, ("error", "first", "last"))
     if not isinstance(scheduler, distributed.Client) and not scheduler:
         _check_workers(n_workers)  # refused before any data is touched or any process started
         _check_memory_limit(memory_limit)
@@ -327,6 +326,7 @@ def summarize_dask(
     )
 
 
+@validate(level=Choice(*LEVELS), scheduler=ANY, memory_limit=ANY, storage_options=NoneOr(Instance(dict, "a dict")))
 def read_dask(
     source: str | Sequence[str],
     *,

@@ -9,11 +9,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._policy import check_choice, check_n_boot
+from iaa_engine.base._params import Instance, NoneOr, validate
+from iaa_engine.base._policy import EPS, undefined
 from iaa_engine.base._progress import Progress
 from iaa_engine.base._results import Result, ScalarResult
-from iaa_engine.data._model import LEVELS, Annotations, as_annotations
-from iaa_engine.metrics._agreement import SPA_WEIGHTS
+from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.metrics._registry import COUNT_METRICS, count_metric_values
 from iaa_engine.stats._sums import CountSums, spa_weight_table, variance_from_moments
 
@@ -203,6 +203,7 @@ def _annotator_replicates(
     return {"multi_kappa": np.concatenate(kappas), "bias": np.concatenate(biases)}
 
 
+@validate(estimates=NoneOr(Instance(Mapping, "a mapping of metric names to numbers")))
 def bootstrap(
     data: Any,
     *,
@@ -264,13 +265,7 @@ def bootstrap(
         ``'spa[<scheme>]'``, undefined as nan), e.g. by :func:`iaa_engine.report`, which passes its own so that
         nothing is computed twice. Computed here when omitted.
     """
-    if level is not None:
-        check_choice("level", level, LEVELS)
     data = as_annotations(data, level=level)
-    n_boot = check_n_boot(n_boot)
-    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-        raise ValueError(f"confidence must be a number between 0 and 1; got {confidence!r}")
-    check_choice("weights", weights, SPA_WEIGHTS)
     level = data.level
     values = data.category_values(level) if level in ("interval", "ratio") else None
     rng = np.random.default_rng(seed)
@@ -328,8 +323,12 @@ class AlphaVariance(ScalarResult):
     se_jackknife: float
 
 
+@validate()
 def alpha_variance(
-    data: Any, *, level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None
+    data: Any,
+    *,
+    level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
+    replace_undefined_by: float = float("nan"),
 ) -> AlphaVariance:
     r"""Delta-method variance of Krippendorff's alpha (seed 004 §6.2, eq. 20).
 
@@ -350,8 +349,6 @@ def alpha_variance(
         ``alpha``, ``d_o``, ``d_e``, ``var_d_o``, ``var_d_e``, ``var_delta``,
         ``se_delta``, ``var_jackknife``, ``se_jackknife`` (as attributes, or ``result["se_delta"]``).
     """
-    if level is not None:
-        check_choice("level", level, LEVELS)
     data = as_annotations(data, level=level)
     level = data.level
     values = data.category_values(level) if level in ("interval", "ratio") else None
@@ -373,6 +370,14 @@ def alpha_variance(
         return float((n - 1.0) / n * np.sum(mult * (v - mean) ** 2))
 
     var_o, var_e = jack(lo_o), jack(lo_e)
+    if not (np.isfinite(d_e) and d_e > EPS):
+        reason = (
+            "no item has two or more annotations"
+            if not np.isfinite(d_e)
+            else "the expected disagreement is 0 (every annotation is in the same category), so alpha is 0/0"
+        )
+        fill = undefined("alpha_variance", reason, replace_undefined_by)
+        return AlphaVariance(fill, d_o, d_e, var_o, var_e, fill, fill, fill, fill)
     var_delta = var_o / d_e**2 + d_o**2 * var_e / d_e**4
     var_jack = jack(lo_a)
     return AlphaVariance(
@@ -388,7 +393,10 @@ def alpha_variance(
     )
 
 
-def spa_standard_error(data: Any, *, weights: str = "annotations_m1") -> float:
+@validate()
+def spa_standard_error(
+    data: Any, *, weights: str = "annotations_m1", replace_undefined_by: float = float("nan")
+) -> float:
     r"""Model-based standard error of SPA from its item variances.
 
     .. math::
@@ -402,7 +410,6 @@ def spa_standard_error(data: Any, *, weights: str = "annotations_m1") -> float:
     bootstrap's SE also covers differences in difficulty between items.
     """
     data = as_annotations(data)
-    check_choice("weights", weights, SPA_WEIGHTS)
     sums = data.count_sums
     p = sums.class_distribution()
     n = data.counts.n_i
@@ -411,5 +418,5 @@ def spa_standard_error(data: Any, *, weights: str = "annotations_m1") -> float:
     var = variance_from_moments(np.where(ok, n, 2.0), float(np.sum(p**2)), float(np.sum(p**3)))
     den = float(np.sum(k[ok]))
     if den <= 0:
-        return float("nan")
+        return undefined("spa_standard_error", "no item has two or more annotations", replace_undefined_by)
     return float(np.sqrt(np.sum(k[ok] ** 2 * var[ok])) / den)

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._choices import SPA_WEIGHTS
-from iaa_engine.base._policy import check_choice, check_replacement, safe_ratio, undefined
+from iaa_engine.base._params import ANY, validate
+from iaa_engine.base._policy import check_replacement, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.stats._sums import spa_weight_table, variance_from_moments
@@ -38,6 +39,7 @@ def _item_p(data: Annotations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return n, p, ok
 
 
+@validate()
 def item_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> pd.Series:
     r"""Agreement of every item: the share of agreeing pairs among its annotations.
 
@@ -65,6 +67,7 @@ def item_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> pd.Ser
     return pd.Series(p, index=data.items, name="agreement")
 
 
+@validate()
 def joint_probability(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     r"""Joint probability of agreement: the mean item agreement over items with two or more annotations.
 
@@ -79,6 +82,7 @@ def joint_probability(data: Any, *, replace_undefined_by: float = np.nan) -> flo
     return spa(data, weights="flat", replace_undefined_by=replace_undefined_by)
 
 
+@validate(p=ANY)
 def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     r"""Exact variance of an item's agreement when its n labels are drawn i.i.d. from ``p``.
 
@@ -114,6 +118,7 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     return np.where(n >= 2, np.maximum(var, 0.0), np.inf)
 
 
+@validate()
 def spa_item_weights(data: Any, *, weights: SpaScheme = "annotations_m1") -> pd.Series:
     r"""The weight :math:`k_i` SPA gives each item under a weighting scheme (seed 000 §5).
 
@@ -132,7 +137,6 @@ def spa_item_weights(data: Any, *, weights: SpaScheme = "annotations_m1") -> pd.
     variance; the weights then fall back to ``edges`` (the uniform limit).
     """
     data = as_annotations(data)
-    check_choice("weights", weights, SPA_WEIGHTS)
     sums = data.count_sums
     n = data.counts.n_i
     return pd.Series(
@@ -142,6 +146,7 @@ def spa_item_weights(data: Any, *, weights: SpaScheme = "annotations_m1") -> pd.
     )
 
 
+@validate()
 def spa(
     data: Any,
     *,
@@ -177,13 +182,13 @@ def spa(
     float
     """
     data = as_annotations(data)
-    check_choice("weights", weights, SPA_WEIGHTS)
     sums = data.count_sums
     if sums.n_pairable <= 0:
         return undefined("SPA", "no item has two or more annotations", replace_undefined_by)
     return float(sums.spa(weights))
 
 
+@validate()
 def spa_kappa(
     data: Any,
     *,
@@ -213,7 +218,6 @@ def spa_kappa(
     annotations or every pairable annotation has the same label.
     """
     data = as_annotations(data)
-    check_choice("weights", weights, SPA_WEIGHTS)
     sums = data.count_sums
     if sums.n_pairable <= 0:
         return undefined("chance-corrected SPA", "no item has two or more annotations", replace_undefined_by)
@@ -224,6 +228,7 @@ def spa_kappa(
     )
 
 
+@validate()
 def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     r"""Overall percentage agreement: the share of items on which all annotators gave the same label.
 
@@ -240,6 +245,7 @@ def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> flo
     return float(sums.percent_agreement())
 
 
+@validate()
 def percent_agreement_matrix(data: Any, *, replace_undefined_by: float = np.nan) -> PairwiseMatrix:
     r"""Pairwise percentage agreement for every pair of annotators, on the items both annotated.
 

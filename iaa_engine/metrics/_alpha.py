@@ -9,13 +9,23 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from iaa_engine.base._policy import EPS, check_choice, check_replacement, safe_ratio, undefined
+from iaa_engine.base._params import AnyOf, Choice, Function, NoneOr, validate
+from iaa_engine.base._policy import EPS, check_replacement, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
-from iaa_engine.data._model import LEVELS, Annotations, as_annotations
-from iaa_engine.metrics._distance import check_distance, distance_name, distance_table
+from iaa_engine.data._model import Annotations, as_annotations
+from iaa_engine.metrics._distance import ALPHA_DISTANCES, check_distance, distance_name, distance_table
 from iaa_engine.stats import _differences as diff
 
 __all__ = ["krippendorff_alpha", "krippendorff_alpha_matrix", "coincidence_matrix"]
+
+#: What ``distance=`` accepts: a named distance for set or text labels, or the user's own.
+DISTANCE = NoneOr(
+    AnyOf(
+        Choice(*ALPHA_DISTANCES),
+        Function(),
+        what=f"one of {', '.join(map(repr, ALPHA_DISTANCES))} or a callable d(a, b) -> float",
+    )
+)
 
 
 def _positions(data: Annotations, level: str, totals: np.ndarray) -> np.ndarray:
@@ -27,7 +37,6 @@ def _distance_option(level: str | None, distance: Any) -> str | Callable[[Any, A
     """Validate ``distance`` with ``level``: a distance replaces the difference function of a level."""
     distance = check_distance(distance)
     if level is not None:
-        check_choice("level", level, LEVELS)
         if level != "nominal":
             raise ValueError(
                 "distance= replaces the difference function of a level of measurement, so it goes with "
@@ -125,6 +134,7 @@ def _pair_expected_sums(t: sp.csr_matrix, table: np.ndarray) -> np.ndarray:
     return out
 
 
+@validate()
 def coincidence_matrix(data: Any) -> np.ndarray:
     r"""Krippendorff's coincidence matrix (dense, categories × categories).
 
@@ -143,12 +153,11 @@ def _alpha_input(data: Any, level: Any, distance: Any) -> tuple[Annotations, Any
     """The checked ``(data, level, distance)`` of an alpha: a distance replaces the level (nominal only)."""
     if distance is not None:
         return as_annotations(data), level, _distance_option(level, distance)
-    if level is not None:
-        check_choice("level", level, LEVELS)
     data = as_annotations(data, level=level)
     return data, data.level, None
 
 
+@validate(distance=DISTANCE)
 def krippendorff_alpha(
     data: Any,
     *,
@@ -252,7 +261,6 @@ def krippendorff_alpha(
     0.0
     """
     data, level, distance = _alpha_input(data, level, distance)
-    check_replacement(replace_undefined_by)
     if data.count_sums.n_pairable <= 0:
         return undefined("Krippendorff's alpha", "no item has two or more annotations", replace_undefined_by)
     if distance is not None:
@@ -274,6 +282,7 @@ def krippendorff_alpha(
     return float(1.0 - d_o / d_e)
 
 
+@validate(distance=DISTANCE)
 def krippendorff_alpha_matrix(
     data: Any,
     *,

@@ -40,9 +40,7 @@ MAX_DISTANCE_LABELS = 3000
 #: Slack for a callable's values (symmetry, zero diagonal, range), for distances computed in floating point.
 _SLACK = 1e-12
 
-#: Levenshtein: entries of the per-pair match-mask table built at once (bounds temporary memory to ~32 MB).
-_LEV_CHUNK = 1 << 22
-#: Levenshtein: most bit-vector steps (pairs × pattern blocks of 64 characters × text length) before refusing.
+#: Levenshtein: most bit-vector steps (pairs × blocks of 64 characters of the shorter × longer length) before refusing.
 _LEV_WORK = 1e9
 
 Distance = str | Callable[[Any, Any], float]
@@ -126,70 +124,12 @@ def _set_table(labels: Sequence[Any], kind: str) -> np.ndarray:
     return table
 
 
-def _levenshtein_pairs(
-    codes: np.ndarray, pat: np.ndarray, m: np.ndarray, txt: np.ndarray, tl: np.ndarray, blocks: int, n_chars: int
-) -> np.ndarray:
-    """Edit distances of the pairs (pattern ``codes[pat]`` of length m, text ``codes[txt]`` of length tl).
-
-    Myers' bit-vector algorithm with blocks of 64 pattern positions (Myers 1999, "A fast bit-vector algorithm for
-    approximate string matching based on dynamic programming", J. ACM 46(3), the block-advance step of §4; global
-    distance as in Hyyrö 2001, whose top row 0, 1, 2, ... enters block 0 as a horizontal delta of +1): one column
-    of the dynamic programme per text character, vectorised over pairs. Every pattern has ``blocks`` blocks;
-    ``n_chars`` is the padding code, whose match mask is 0. The pairs must be sorted by text length: at column j
-    only the pairs with tl > j are advanced (a suffix), so nothing is spent on padding.
-    """
-    p = pat.size
-    width = n_chars + 1
-    peq = np.zeros(p * blocks * width, dtype=np.uint64)  # peq[(pair * blocks + block) * width + char]
-    rows = np.arange(p)
-    for pos in range(int(m.max(initial=0))):
-        on = m > pos
-        at = (rows[on] * blocks + pos // 64) * width + codes[pat[on], pos]
-        peq[at] |= np.uint64(1) << np.uint64(pos % 64)
-    text = codes[txt, : int(tl.max(initial=0))]
-    base = [(rows * blocks + k) * width for k in range(blocks)]
-    pv = [np.full(p, np.uint64(0xFFFFFFFFFFFFFFFF)) for _ in range(blocks)]
-    mv = [np.zeros(p, dtype=np.uint64) for _ in range(blocks)]
-    top = [np.full(p, np.uint64(63)) for _ in range(blocks)]  # the bit whose vertical delta leaves the block
-    top[-1] = ((m - 1) % 64).astype(np.uint64)
-    one = np.uint64(1)
-    score = m.astype(np.int64)
-    starts = np.searchsorted(tl, np.arange(text.shape[1]), side="right")  # pairs [starts[j]:] have tl > j
-    for j in range(text.shape[1]):
-        s = int(starts[j])
-        ch = text[s:, j]
-        hin = None  # block 0: +1
-        for k in range(blocks):
-            eq = peq[base[k][s:] + ch]
-            pvk, mvk = pv[k][s:], mv[k][s:]
-            xv = eq | mvk
-            if hin is not None:
-                neg = (hin < 0).astype(np.uint64)
-                eq |= neg
-            xh = (((eq & pvk) + pvk) ^ pvk) | eq
-            ph = mvk | ~(xh | pvk)
-            mh = pvk & xh
-            hout = ((ph >> top[k][s:]) & one).astype(np.int64) - ((mh >> top[k][s:]) & one).astype(np.int64)
-            ph <<= one
-            mh <<= one
-            if hin is None:
-                ph |= one
-            else:
-                ph |= (hin > 0).astype(np.uint64)
-                mh |= neg
-            pv[k][s:] = mh | ~(xv | ph)
-            mv[k][s:] = ph & xv
-            hin = hout
-        score[s:] += hin
-    return score
-
-
 def _levenshtein_table(labels: Sequence[Any]) -> np.ndarray:
     """Normalised edit distances ``lev(a, b) / max(|a|, |b|)`` (0 for two empty strings) of every pair of labels.
 
-    Each pair takes the shorter string as the pattern of Myers' bit-vector
-    algorithm (:func:`_levenshtein_pairs`); pairs are processed in chunks of
-    equal pattern blocks and similar text length.
+    The edit distances, in characters (Unicode code points), come from :func:`rapidfuzz.process.cdist` with
+    ``Levenshtein.distance`` (bit-parallel, in C++, each pair once as the scorer is symmetric); the division by the
+    longer length is done here.
     """
     for lab in labels:
         if not isinstance(lab, str):
@@ -199,36 +139,22 @@ def _levenshtein_table(labels: Sequence[Any]) -> np.ndarray:
             )
     n = len(labels)
     lengths = np.array([len(s) for s in labels], dtype=np.int64)
-    chars = sorted(set().union(*labels)) if n else []
-    lookup = {c: i for i, c in enumerate(chars)}
-    k = len(chars)
-    codes = np.full((n, int(lengths.max(initial=0)) + 1), k, dtype=np.int64)  # padded with k (matches nothing)
-    for r, s in enumerate(labels):
-        codes[r, : len(s)] = [lookup[c] for c in s]
-    a, b = (x.astype(np.int32) for x in np.triu_indices(n, 1))
-    swap = lengths[a] > lengths[b]
-    pat, txt = np.where(swap, b, a), np.where(swap, a, b)
-    m, tl = lengths[pat], lengths[txt]
-    lev = tl.copy()  # an empty pattern: every text character is an insertion
-    blocks = (m + 63) // 64
-    work = float(np.sum(blocks * tl))
+    # bit-vector steps of every pair: blocks of 64 characters of the shorter string × length of the longer one
+    ordered = np.sort(lengths)
+    shorter_blocks = np.concatenate(([0], np.cumsum((ordered[:-1] + 63) // 64)))[:n]
+    work = float(np.sum(shorter_blocks * ordered))
     if work > _LEV_WORK:
         raise ValueError(
             f"distance='levenshtein' on these {n} distinct labels needs about {work:.2g} bit-vector steps "
             f"(their lengths reach {int(lengths.max())} characters), more than the limit of {_LEV_WORK:.0e}. "
             "Compare shorter texts, or fewer distinct ones"
         )
-    for nb in np.unique(blocks[blocks > 0]):
-        group = np.flatnonzero(blocks == nb)
-        step = max(1, _LEV_CHUNK // (int(nb) * (k + 1)))
-        for lo in range(0, group.size, step):
-            sel = group[lo : lo + step]
-            sel = sel[np.argsort(tl[sel], kind="stable")]
-            lev[sel] = _levenshtein_pairs(codes, pat[sel], m[sel], txt[sel], tl[sel], int(nb), k)
-    longest = np.maximum(m, tl)
-    table = np.zeros((n, n))
-    table[a, b] = np.divide(lev, longest, out=np.zeros(lev.size), where=longest > 0)
-    return table + table.T
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cdist
+
+    lev = cdist(labels, labels, scorer=Levenshtein.distance, processor=None, dtype=np.int32)
+    longest = np.maximum.outer(lengths, lengths)
+    return np.divide(lev, longest, out=np.zeros((n, n)), where=longest > 0)
 
 
 def _callable_table(labels: Sequence[Any], fn: Callable[[Any, Any], float]) -> np.ndarray:

@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from iaa_engine.base._policy import check_choice, check_replacement, safe_ratio
+from iaa_engine.base._params import ANY, validate
+from iaa_engine.base._policy import check_replacement, safe_ratio
 from iaa_engine.data._model import as_annotations, factorize_values
-from iaa_engine.metrics._agreement import SPA_WEIGHTS, SpaScheme
+from iaa_engine.metrics._agreement import SpaScheme
 from iaa_engine.stats._sums import distinct_values, int_bincount, spa_weight_table
 
 __all__ = ["group_agreement", "annotator_agreement"]
@@ -60,6 +61,7 @@ def _group_of_items(items: pd.Index, groups: Any) -> tuple[np.ndarray, pd.Index]
     return codes, pd.Index(names, name="group", tupleize_cols=False)
 
 
+@validate(groups=ANY)
 def group_agreement(
     data: Any,
     groups: pd.Series | Mapping[Any, Any] | Callable[[Any], Any],
@@ -122,7 +124,6 @@ def group_agreement(
         lists an item twice; ``weights`` is not one of :data:`SPA_WEIGHTS`.
     """
     data = as_annotations(data)
-    check_choice("weights", weights, SPA_WEIGHTS)
     fill = check_replacement(replace_undefined_by)
     code, names = _group_of_items(data.items, groups)
     c = data.counts
@@ -143,6 +144,7 @@ def group_agreement(
     return pd.Series(values, index=names, name="agreement")
 
 
+@validate()
 def annotator_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> pd.DataFrame:
     r"""Each annotator's agreement with the pooled other annotators, raw and chance-corrected.
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from iaa_engine.base._params import validate
 from iaa_engine.base._policy import chance_corrected, check_replacement, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
@@ -82,7 +83,6 @@ def _pick_pair(data: Annotations, a: Any, b: Any, metric: str) -> tuple[int, int
 def _pair_scalar(data: Any, a: Any, b: Any, kind: str, metric: str, replace_undefined_by: float) -> float:
     data = as_annotations(data)
     data.require_annotators(metric)
-    check_replacement(replace_undefined_by)
     i, j = _pick_pair(data, a, b, metric)
     names = (data.annotators[i], data.annotators[j])
     ps = data.__dict__.get("pair_stats")
@@ -103,6 +103,7 @@ def _pair_scalar(data: Any, a: Any, b: Any, kind: str, metric: str, replace_unde
     return chance_corrected(obs[i, j], exp[i, j], metric, replace_undefined_by)
 
 
+@validate()
 def cohen_kappa(
     data: Any, annotator_a: Any = None, annotator_b: Any = None, *, replace_undefined_by: float = np.nan
 ) -> float:
@@ -129,6 +130,7 @@ def cohen_kappa(
     return _pair_scalar(data, annotator_a, annotator_b, "cohen", "Cohen's kappa", replace_undefined_by)
 
 
+@validate()
 def cohen_kappa_matrix(data: Any, *, replace_undefined_by: float = np.nan) -> PairwiseMatrix:
     """Cohen's kappa for every pair of annotators, with the number of shared items.
 
@@ -138,6 +140,7 @@ def cohen_kappa_matrix(data: Any, *, replace_undefined_by: float = np.nan) -> Pa
     return _pair_matrix(data, "cohen", "cohen_kappa", replace_undefined_by)
 
 
+@validate()
 def scott_pi(
     data: Any, annotator_a: Any = None, annotator_b: Any = None, *, replace_undefined_by: float = np.nan
 ) -> float:
@@ -154,6 +157,7 @@ def scott_pi(
     return _pair_scalar(data, annotator_a, annotator_b, "scott", "Scott's pi", replace_undefined_by)
 
 
+@validate()
 def scott_pi_matrix(data: Any, *, replace_undefined_by: float = np.nan) -> PairwiseMatrix:
     """Scott's pi for every pair of annotators; see :func:`scott_pi`."""
     return _pair_matrix(data, "scott", "scott_pi", replace_undefined_by)
@@ -168,6 +172,7 @@ def _observed(data: Annotations) -> tuple[float, int]:
     return float(sums.joint_probability()), int(sums.n_pairable)
 
 
+@validate()
 def fleiss_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     r"""Fleiss' kappa (the multi-annotator generalisation of Scott's pi).
 
@@ -186,7 +191,6 @@ def fleiss_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     ``fleiss_kappa`` on complete data.
     """
     data = as_annotations(data)
-    check_replacement(replace_undefined_by)
     p_bar, n_pairable = _observed(data)
     return chance_corrected(
         p_bar, float(data.count_sums.fleiss_expected()), "Fleiss' kappa", replace_undefined_by, n_pairs=n_pairable
@@ -205,6 +209,7 @@ def _coder_expected(data: Annotations) -> tuple[float, float, np.ndarray]:
     return ae_pi, ae_kappa, dist
 
 
+@validate()
 def multi_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     r"""Artstein & Poesio's multi-coder kappa (seed 003 §13.4; Conger's kappa, 1980).
 
@@ -221,7 +226,6 @@ def multi_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     """
     data = as_annotations(data)
     data.require_annotators("the multi-coder kappa")
-    check_replacement(replace_undefined_by)
     a_o, ok = _observed(data)
     _, ae_kappa, dist = _coder_expected(data)
     if dist.shape[0] < 2:
@@ -229,6 +233,7 @@ def multi_kappa(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     return chance_corrected(a_o, ae_kappa, "multi-coder kappa", replace_undefined_by, n_pairs=ok)
 
 
+@validate()
 def annotator_bias(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     r"""Artstein & Poesio's annotator bias B (seed 003 §13.3-13.4).
 
@@ -245,7 +250,6 @@ def annotator_bias(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     """
     data = as_annotations(data)
     data.require_annotators("the annotator bias")
-    check_replacement(replace_undefined_by)
     _, _, dist = _coder_expected(data)
     c = dist.shape[0]
     if c < 2:
@@ -254,6 +258,7 @@ def annotator_bias(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     return float(np.sum(dist.var(axis=0)) / (c - 1.0))
 
 
+@validate()
 def gwet_ac1(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     r"""Gwet's AC1 for any number of annotators and missing data.
 
@@ -270,7 +275,6 @@ def gwet_ac1(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     ``gwet``. Undefined with a single category (Q = 1).
     """
     data = as_annotations(data)
-    check_replacement(replace_undefined_by)
     p_a, ok = _observed(data)
     q = data.n_categories
     if q < 2:
@@ -279,6 +283,7 @@ def gwet_ac1(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     return chance_corrected(p_a, p_e, "Gwet's AC1", replace_undefined_by, n_pairs=ok)
 
 
+@validate()
 def brennan_prediger(data: Any, *, replace_undefined_by: float = np.nan) -> float:
     r"""Brennan & Prediger's kappa: chance agreement from a uniform choice among Q categories.
 
@@ -290,7 +295,6 @@ def brennan_prediger(data: Any, *, replace_undefined_by: float = np.nan) -> floa
     ch. 4. Equals irrCAC's ``bp``. Q as in :func:`gwet_ac1`.
     """
     data = as_annotations(data)
-    check_replacement(replace_undefined_by)
     p_a, ok = _observed(data)
     q = data.n_categories
     if q < 2:

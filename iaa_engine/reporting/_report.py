@@ -11,9 +11,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._policy import UndefinedMetricWarning, check_choice, check_memory, check_n_boot
+from iaa_engine.base._params import validate
+from iaa_engine.base._policy import UndefinedMetricWarning, check_memory
 from iaa_engine.base._results import PairwiseMatrix, Result, nan_to_none, printable
-from iaa_engine.data._model import LEVELS, as_annotations
+from iaa_engine.data._model import as_annotations
 from iaa_engine.metrics._agreement import SPA_WEIGHTS, percent_agreement_matrix, spa
 from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
 from iaa_engine.metrics._kappa import cohen_kappa_matrix
@@ -165,6 +166,7 @@ class Report(Result):
         return "\n".join(lines)
 
 
+@validate()
 def report(
     data: Any,
     *,
@@ -208,13 +210,6 @@ def report(
     Undefined metrics are ``nan`` (``None`` in :meth:`Report.to_dict`) and the
     reason is recorded in ``Report.notes``.
     """
-    if level is not None:
-        check_choice("level", level, LEVELS)
-    check_choice("weights", weights, SPA_WEIGHTS)
-    if pairwise != "auto" and not isinstance(pairwise, bool):
-        raise ValueError(f"pairwise must be True, False or 'auto'; got {pairwise!r}")
-    if ci:
-        check_n_boot(n_boot)  # before any work
     data = as_annotations(data, level=level)
     notes: list[str] = []
 

@@ -1,0 +1,416 @@
+"""Declarative parameter validation: one table of what every public option accepts, one error template.
+
+Every public function of :mod:`iaa_engine` is decorated with :func:`validate`. The decorator reads the function's
+signature and checks each argument the caller passed against a :class:`Constraint`: the function's own
+(``@validate(rule=Choice(...))``) or, for the options that mean the same thing everywhere (``level``, ``weights``,
+``n_boot``, ``seed``, ``progress``, ``replace_undefined_by``…), the shared one in :data:`PARAMS`. A parameter with
+no constraint is a programming error caught when the module is imported, so a new option cannot slip through
+unchecked (:data:`ANY` says "checked in the body", with the reason).
+
+A bad argument raises :class:`InvalidParameterError` (a ``ValueError`` and a ``TypeError``) before any work, with
+the message ``"<name> must be <what it accepts>; got <what came>"``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from iaa_engine.base._choices import DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
+from iaa_engine.base._policy import MAX_N_BOOT, InvalidParameterError, invalid
+
+__all__ = [
+    "InvalidParameterError",
+    "Constraint",
+    "Choice",
+    "Whole",
+    "Real",
+    "Flag",
+    "Text",
+    "NoneOr",
+    "AnyOf",
+    "Instance",
+    "Items",
+    "Function",
+    "Exactly",
+    "ANY",
+    "PARAMS",
+    "validate",
+    "invalid",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Constraint:
+    """What one option accepts: :meth:`accepts` decides, :attr:`description` completes "<name> must be …".
+
+    :meth:`bad_examples` gives values it refuses (the test that walks the public API passes each of them).
+    """
+
+    description = "anything"
+
+    def accepts(self, value: object) -> bool:
+        return True
+
+    def bad_examples(self) -> list[object]:
+        return []
+
+    def check(self, name: str, value: object) -> None:
+        if not self.accepts(value):
+            raise invalid(name, self.description, value)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.description!r})"
+
+
+class _Any(Constraint):
+    def __init__(self, why: str = "checked where it is used") -> None:
+        self.why = why
+
+
+#: No declarative check: the function checks the argument itself (e.g. an annotator name against the data).
+ANY = _Any()
+
+
+class Choice(Constraint):
+    """One of a fixed set of names."""
+
+    def __init__(self, *values: str) -> None:
+        self.values = tuple(values)
+        self.description = "one of " + ", ".join(repr(v) for v in self.values)
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str) and value in self.values
+
+    def bad_examples(self) -> list[object]:
+        return ["no-such-choice", 1, None]
+
+
+def _is_whole(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+class Whole(Constraint):
+    """A whole number (an ``int``, not a ``bool``, a float or a string) from ``low`` to ``high``."""
+
+    def __init__(self, low: int, high: int | None = None) -> None:
+        self.low, self.high = low, high
+        self.description = (
+            f"a whole number from {low} to {high}" if high is not None else f"a whole number of at least {low}"
+        )
+
+    def accepts(self, value: object) -> bool:
+        return _is_whole(value) and self.low <= value and (self.high is None or value <= self.high)  # type: ignore[operator]
+
+    def bad_examples(self) -> list[object]:
+        out: list[object] = [self.low - 1, float(self.low) + 0.5, str(self.low), True]
+        if self.high is not None:
+            out.append(self.high + 1)
+        return out
+
+
+class Real(Constraint):
+    """A finite real number in an interval; ``low_open`` / ``high_open`` exclude the ends."""
+
+    def __init__(
+        self, low: float = -math.inf, high: float = math.inf, *, low_open: bool = False, high_open: bool = False
+    ) -> None:
+        self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
+        if math.isinf(low) and math.isinf(high):
+            self.description = "a finite number"
+        elif math.isinf(high):
+            self.description = f"a number {'greater than' if low_open else 'of at least'} {low:g}"
+        elif math.isinf(low):
+            self.description = f"a number {'less than' if high_open else 'of at most'} {high:g}"
+        else:
+            self.description = f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+    def accepts(self, value: object) -> bool:
+        if not _is_real(value) or not math.isfinite(value):  # type: ignore[arg-type]
+            return False
+        v = float(value)  # type: ignore[arg-type]
+        above = v > self.low if self.low_open else v >= self.low
+        below = v < self.high if self.high_open else v <= self.high
+        return above and below
+
+    def bad_examples(self) -> list[object]:
+        out: list[object] = ["0.5", math.nan, True]
+        if not math.isinf(self.low):
+            out.append(self.low if self.low_open else self.low - 1)
+        if not math.isinf(self.high):
+            out.append(self.high if self.high_open else self.high + 1)
+        return out
+
+
+class _Replacement(Constraint):
+    description = "a number or nan"
+
+    def accepts(self, value: object) -> bool:
+        return _is_real(value)
+
+    def bad_examples(self) -> list[object]:
+        return ["0", None, True]
+
+
+class Flag(Constraint):
+    """``True`` or ``False``."""
+
+    description = "True or False"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+    def bad_examples(self) -> list[object]:
+        return ["yes", 1, None]
+
+
+class Text(Constraint):
+    """A string (``empty=False``: a non-empty one)."""
+
+    def __init__(self, *, empty: bool = False) -> None:
+        self.empty = empty
+        self.description = "a string" if empty else "a non-empty string"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str) and (self.empty or value != "")
+
+    def bad_examples(self) -> list[object]:
+        return [3] if self.empty else ["", 3]
+
+
+class Instance(Constraint):
+    """An instance of one of ``types`` (described as ``what``)."""
+
+    def __init__(self, types: type | tuple[type, ...], what: str) -> None:
+        self.types, self.description = types, what
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, self.types)
+
+    def bad_examples(self) -> list[object]:
+        return [object()]
+
+
+class Items(Constraint):
+    """A list, tuple or array (not a string) whose every element ``element`` accepts."""
+
+    def __init__(self, element: Constraint | None = None, *, what: str | None = None, non_empty: bool = False) -> None:
+        self.element, self.non_empty = element, non_empty
+        self.description = what or (f"a sequence, each {element.description}" if element else "a sequence")
+
+    def accepts(self, value: object) -> bool:
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (Sequence, np.ndarray)):
+            if not _is_pandas_index_like(value):
+                return False
+        try:
+            seq = list(value)  # type: ignore[call-overload]
+        except TypeError:
+            return False
+        if self.non_empty and not seq:
+            return False
+        return self.element is None or all(self.element.accepts(v) for v in seq)
+
+    def bad_examples(self) -> list[object]:
+        out: list[object] = ["abc", 5]
+        if self.element is not None:
+            bad = self.element.bad_examples()
+            if bad:
+                out.append([bad[0]])
+        return out
+
+
+def _is_pandas_index_like(value: object) -> bool:
+    return type(value).__module__.startswith("pandas") and hasattr(value, "__len__") and hasattr(value, "__iter__")
+
+
+class NoneOr(Constraint):
+    """``None`` or what ``inner`` accepts."""
+
+    def __init__(self, inner: Constraint) -> None:
+        self.inner = inner
+        self.description = f"{inner.description}, or None"
+
+    def accepts(self, value: object) -> bool:
+        return value is None or self.inner.accepts(value)
+
+    def bad_examples(self) -> list[object]:
+        return [v for v in self.inner.bad_examples() if v is not None]
+
+
+class AnyOf(Constraint):
+    """What any of ``options`` accepts."""
+
+    def __init__(self, *options: Constraint, what: str | None = None) -> None:
+        self.options = options
+        self.description = what or " or ".join(o.description for o in options)
+
+    def accepts(self, value: object) -> bool:
+        return any(o.accepts(value) for o in self.options)
+
+    def bad_examples(self) -> list[object]:
+        return [v for o in self.options for v in o.bad_examples() if not self.accepts(v)]
+
+
+class Function(Constraint):
+    """A callable (``what`` describes its signature)."""
+
+    def __init__(self, what: str = "a callable") -> None:
+        self.description = what
+
+    def accepts(self, value: object) -> bool:
+        return callable(value)
+
+    def bad_examples(self) -> list[object]:
+        return [3]
+
+
+class Exactly(Constraint):
+    """One particular value (e.g. ``-inf`` meaning "no threshold"), described as ``what``."""
+
+    def __init__(self, value: object, what: str) -> None:
+        self.value, self.description = value, what
+
+    def accepts(self, value: object) -> bool:
+        try:
+            return bool(value == self.value) and type(value) is not bool
+        except Exception:
+            return False
+
+
+class _Seed(Constraint):
+    description = "None, a whole number of at least 0, or a numpy.random.Generator"
+
+    def accepts(self, value: object) -> bool:
+        return value is None or (_is_whole(value) and value >= 0) or isinstance(value, np.random.Generator)  # type: ignore[operator]
+
+    def bad_examples(self) -> list[object]:
+        return [-1, 1.5, "0"]
+
+
+class _Progress(Constraint):
+    description = "True, False or None (on a terminal only)"
+
+    def accepts(self, value: object) -> bool:
+        return value is None or isinstance(value, (bool, np.bool_))
+
+    def bad_examples(self) -> list[object]:
+        return ["yes", 1]
+
+
+class _ColumnName(Constraint):
+    description = "a column name (a string or a number)"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, (str, int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+    def bad_examples(self) -> list[object]:
+        return [None, ["item"]]
+
+
+class _Path(Constraint):
+    description = "a path (a string or os.PathLike)"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, (str, os.PathLike)) and str(value) != ""
+
+    def bad_examples(self) -> list[object]:
+        return [3, None, ""]
+
+
+#: The options that mean the same thing in every public function, and what each accepts.
+PARAMS: dict[str, Constraint] = {
+    "level": NoneOr(Choice(*LEVELS)),
+    "weights": Choice(*SPA_WEIGHTS),
+    "replace_undefined_by": _Replacement(),
+    "n_boot": Whole(2, MAX_N_BOOT),
+    "confidence": Real(0, 1, low_open=True, high_open=True),
+    "seed": _Seed(),
+    "progress": _Progress(),
+    "layout": Choice(*LAYOUTS),
+    "duplicates": Choice(*DUPLICATE_RULES),
+    "annotators_as": Choice("rows", "columns"),
+    "item": _ColumnName(),
+    "annotator": _ColumnName(),
+    "label": _ColumnName(),
+    "categories": NoneOr(Items(what="a sequence of category names in order")),
+    "na_values": Items(Text(empty=True), what="a sequence of strings"),
+    "sep": Text(),
+    "pairwise": AnyOf(Flag(), Choice("auto"), what="True, False or 'auto'"),
+    "ci": Flag(),
+    "annotator_metrics": Flag(),
+    "hierarchy": NoneOr(Text()),
+    "strata": NoneOr(Whole(1)),
+    "n_strata": Whole(1),
+    "names": NoneOr(Items(Text(empty=True), what="a sequence of strings")),
+    "title": NoneOr(Text(empty=True)),
+    "n_rep": Whole(1),
+    "max_iter": Whole(1),
+    "tol": AnyOf(Real(0), Exactly(-math.inf, "-inf"), what="a number of at least 0, or -inf (run max_iter iterations)"),
+    "tie_tolerance": Real(0),
+    "n_workers": NoneOr(Whole(1)),
+    "path": _Path(),
+    "annotator_a": ANY,
+    "annotator_b": ANY,
+}
+
+
+def validate(**own: Constraint) -> Callable[[F], F]:
+    """Check a public function's arguments against ``own`` constraints and :data:`PARAMS` before it runs.
+
+    ``self``/``cls``, the first parameter (the data, unless ``own`` names it) and ``**kwargs`` are the function's
+    own to check: each converter says precisely what it could not read. Arguments
+    equal to (``is``) their default are not checked again.
+
+    Raises
+    ------
+    TypeError
+        At decoration (import) time, for a parameter that neither ``own`` nor :data:`PARAMS` describes.
+    """
+
+    def decorate(func: F) -> F:
+        sig = inspect.signature(func)
+        names: list[str] = []
+        checks: dict[str, tuple[Constraint, object]] = {}
+        params = list(sig.parameters.values())
+        first = 1 if params and params[0].name in ("self", "cls") else 0
+        for i, p in enumerate(params):
+            names.append(p.name)
+            if i < first or (i == first and p.name not in own) or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                continue
+            c = own.get(p.name, PARAMS.get(p.name))
+            if c is None:
+                raise TypeError(f"{func.__qualname__}: parameter {p.name!r} has no constraint (add one to validate)")
+            if c is not ANY and not isinstance(c, _Any):
+                checks[p.name] = (c, p.default)
+        unknown = set(own) - set(names)
+        if unknown:
+            raise TypeError(f"{func.__qualname__}: validate names no such parameter(s) {sorted(unknown)!r}")
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for name, value in zip(names, args):
+                entry = checks.get(name)
+                if entry is not None and value is not entry[1]:
+                    entry[0].check(name, value)
+            for name, value in kwargs.items():
+                entry = checks.get(name)
+                if entry is not None and value is not entry[1]:
+                    entry[0].check(name, value)
+            return func(*args, **kwargs)
+
+        wrapper.__iaa_constraints__ = {n: own.get(n, PARAMS.get(n)) for n in names if n in own or n in PARAMS}  # type: ignore[attr-defined]
+        wrapper.__iaa_checked__ = dict(checks)  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
