@@ -20,6 +20,7 @@ import warnings
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Literal
 
 from iaa_engine.base._choices import DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
 from iaa_engine.base._version import __version__
@@ -152,7 +153,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         if args.scheduler:
             raise CliError("--scheduler needs --engine dask")
         data = load(args)
-    pairwise = {"auto": "auto", "yes": True, "no": False}[args.pairwise]
+    pairwise: bool | Literal["auto"] = "auto" if args.pairwise == "auto" else args.pairwise == "yes"
     rep = report(
         data,
         level=args.level,

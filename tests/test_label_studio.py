@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -694,7 +695,7 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # wait until the writes are well under way, then pull the plug
             text = err.read_text()
-            done = [int(x.split("/")[0]) for x in text.replace("\r", "\n").split("writing ")[1:] if "/" in x]
+            done = [int(m) for m in re.findall(r"writing\b[^\r\n]*?(\d+)/\d+", text)]  # tqdm: "writing: 13%|… 20/150"
             if done and done[-1] >= 20 or proc.poll() is not None:
                 break
             time.sleep(0.05)

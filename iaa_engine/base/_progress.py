@@ -14,8 +14,8 @@ class Progress:
 
     Parameters
     ----------
-    total : int
-        Steps expected (the bar may finish early, e.g. when EM converges).
+    total : int or None
+        Steps expected (the bar may finish early, e.g. when EM converges); None when unknown (a counter).
     desc : str
     show : bool or None
         ``None`` (default) shows the bar only when the stream is a terminal;
@@ -24,8 +24,8 @@ class Progress:
         Where the bar goes (default: ``sys.stderr``).
     """
 
-    def __init__(self, total: int, desc: str, *, show: bool | None = None, stream: TextIO | None = None) -> None:
-        self.total = max(int(total), 1)
+    def __init__(self, total: int | None, desc: str, *, show: bool | None = None, stream: TextIO | None = None) -> None:
+        self.total = max(int(total), 1) if total is not None else None
         self.desc = desc
         self.stream = stream or sys.stderr
         self.show = (hasattr(self.stream, "isatty") and self.stream.isatty()) if show is None else bool(show)
@@ -46,9 +46,14 @@ class Progress:
         if self._bar is not None:
             self._bar.update(steps)
 
-    def __exit__(self, *exc: object) -> None:
+    def close(self) -> None:
+        """End the bar (its line stays on the terminal). Called by ``with``; safe to call twice."""
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _width(stream: TextIO) -> int | None:

@@ -22,7 +22,7 @@ How a label becomes a set (:func:`label_set`):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -160,7 +160,7 @@ def _levenshtein_table(labels: Sequence[Any]) -> np.ndarray:
 def _callable_table(labels: Sequence[Any], fn: Callable[[Any, Any], float]) -> np.ndarray:
     """Evaluate ``fn`` on every ordered pair and check it is a distance in [0, 1], zero on the diagonal, symmetric."""
     n = len(labels)
-    table = np.empty((n, n))
+    table: np.ndarray = np.empty((n, n))
     for i, a in enumerate(labels):
         for j, b in enumerate(labels):
             v = fn(a, b)
@@ -174,10 +174,10 @@ def _callable_table(labels: Sequence[Any], fn: Callable[[Any, Any], float]) -> n
             table[i, j] = v
     asym = np.abs(table - table.T)
     if n and asym.max() > _SLACK:
-        i, j = np.unravel_index(int(np.argmax(asym)), asym.shape)
+        r, c = (int(x) for x in np.unravel_index(int(np.argmax(asym)), asym.shape))
         raise ValueError(
-            f"the distance must be symmetric; d({labels[i]!r}, {labels[j]!r}) = {float(table[i, j])!r} but "
-            f"d({labels[j]!r}, {labels[i]!r}) = {float(table[j, i])!r}"
+            f"the distance must be symmetric; d({labels[r]!r}, {labels[c]!r}) = {float(table[r, c])!r} but "
+            f"d({labels[c]!r}, {labels[r]!r}) = {float(table[c, r])!r}"
         )
     table = np.clip((table + table.T) / 2.0, 0.0, 1.0)
     np.fill_diagonal(table, 0.0)
@@ -205,4 +205,4 @@ def distance_table(labels: Sequence[Any], distance: Distance) -> np.ndarray:
         return _set_table(labels, distance)
     if distance == "levenshtein":
         return _levenshtein_table(labels)
-    return _callable_table(labels, distance)
+    return _callable_table(labels, cast(Callable[[Any, Any], float], distance))

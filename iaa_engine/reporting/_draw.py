@@ -157,7 +157,7 @@ def _tick_label(v: float) -> str:
     return f"{v:g}"
 
 
-def _decimals(values: Sequence[float]) -> int:
+def _decimals(values: Sequence[float] | np.ndarray) -> int:
     """The fewest decimals (at least one, at most six) that show every value of ``values`` exactly."""
     for d in range(1, 7):
         if all(abs(v - round(v, d)) < 1e-9 for v in values):
@@ -840,7 +840,7 @@ def group_summary_plot(
         t = lo_y + (hi_y - lo_y) * f
         body.append(f'<line x1="{_n(x0)}" y1="{_n(sy(t))}" x2="{_n(x0 + pw)}" y2="{_n(sy(t))}" stroke="{_GRID}"/>')
         body.append(_text(x0 - 6, sy(t) + 4, _tick_label(t), size=11, anchor="end", fill=MUTED))
-    if has_reference:
+    if has_reference and reference is not None:
         body.append(
             f'<line x1="{_n(x0)}" y1="{_n(sy(reference))}" x2="{_n(x0 + pw)}" y2="{_n(sy(reference))}" '
             f'stroke="{_ACCENT}" stroke-width="1.2" stroke-dasharray="5 4"/>'
@@ -1011,7 +1011,7 @@ def interval_plot(
     def sx(v: float) -> float:
         return x0 + pw * (v - lo) / (hi - lo)
 
-    layout = []
+    layout: list[Any] = []
     group = None
     for i in range(n_rows):
         if row_groups is not None and (i == 0 or row_groups[i] != group):

@@ -25,6 +25,8 @@ def positions_from(level: str, totals: np.ndarray, values: np.ndarray | None, n_
         return np.arange(n_categories, dtype=float)
     if level == "ordinal":
         return np.cumsum(totals, axis=-1) - totals / 2.0
+    if values is None:
+        raise ValueError(f"the {level} level needs the categories' values")
     return values
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from iaa_engine.base._policy import EPS
 from iaa_engine.stats._differences import delta, expected_sum, positions_from
-from iaa_engine.stats._tables import ItemCounts
+from iaa_engine.stats._tables import ItemCounts, check_parts
 
 __all__ = ["CountSums", "ExactSums", "distinct_values", "int_bincount", "spa_weight_table", "variance_from_moments"]
 
@@ -296,11 +296,7 @@ class ExactSums:
     @classmethod
     def combine(cls, parts: list[ExactSums]) -> ExactSums:
         """Add the integer sums of disjoint sets of items (e.g. partitions of a cluster run)."""
-        if not parts:
-            raise ValueError("combine needs at least one part")
-        k = parts[0].n_categories
-        if any(p.n_categories != k for p in parts):
-            raise ValueError("all parts must share one category coding")
+        k = check_parts(parts)
         n_values = np.unique(np.concatenate([p.n_values for p in parts])).astype(np.int64)
 
         def total(field: str) -> np.ndarray:
@@ -344,10 +340,11 @@ class ExactSums:
         uniq, first = np.unique(key, return_index=True)
         o_val = np.add.reduceat(val / (m - 1.0), first) if key.size else np.zeros(0)
         return CountSums(
-            n_pairable=np.float64(self.items_by_n[n >= 2].sum()),
-            n_items=np.float64(self.items_by_n[some].sum()),
-            sum_p=np.float64(p_by_n.sum()),
-            sum_unanimous=np.float64(self.unanimous_by_n.sum()),
+            # unbatched: numpy scalars where a batch has arrays (both index and broadcast alike)
+            n_pairable=np.float64(self.items_by_n[n >= 2].sum()),  # type: ignore[arg-type]
+            n_items=np.float64(self.items_by_n[some].sum()),  # type: ignore[arg-type]
+            sum_p=np.float64(p_by_n.sum()),  # type: ignore[arg-type]
+            sum_unanimous=np.float64(self.unanimous_by_n.sum()),  # type: ignore[arg-type]
             sum_props=props,
             totals=totals,
             p_by_n=p_by_n,

@@ -25,7 +25,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["ItemCounts", "AnnotatorStats", "PairStats", "pair_cells"]
+__all__ = ["ItemCounts", "AnnotatorStats", "PairStats", "pair_cells", "check_parts"]
 
 #: Above this many cells the count table is built by sorting instead of a dense bincount.
 _DENSE_CELLS = 1 << 26
@@ -95,6 +95,16 @@ def pair_cells(item: np.ndarray, v: np.ndarray, n_items: int, ac: int) -> np.nda
     return (square + square.T).ravel()  # ordered pairs: each unordered pair in both orders
 
 
+def check_parts(parts: list) -> int:
+    """The shared category count of per-partition statistics to combine (at least one, one coding)."""
+    if not parts:
+        raise ValueError("combine needs at least one part")
+    c = parts[0].n_categories
+    if any(p.n_categories != c for p in parts):
+        raise ValueError("all parts must share one category coding")
+    return int(c)
+
+
 @dataclass(frozen=True, eq=False)
 class ItemCounts:
     """Sparse items × categories count table.
@@ -137,11 +147,7 @@ class ItemCounts:
     @classmethod
     def combine(cls, parts: list[ItemCounts]) -> ItemCounts:
         """Stack count tables of disjoint item sets (item codes are offset in order)."""
-        if not parts:
-            raise ValueError("combine needs at least one part")
-        c = parts[0].n_categories
-        if any(p.n_categories != c for p in parts):
-            raise ValueError("all parts must share one category coding")
+        c = check_parts(parts)
         offsets = np.cumsum([0] + [p.n_items for p in parts[:-1]])
         return cls(
             np.concatenate([p.item + o for p, o in zip(parts, offsets)]),
@@ -231,7 +237,7 @@ class AnnotatorStats:
     @classmethod
     def combine(cls, parts: list[AnnotatorStats]) -> AnnotatorStats:
         """Sum per-partition statistics (same annotator and category coding)."""
-        return cls(sum(p.counts for p in parts))
+        return cls(np.add.reduce([p.counts for p in parts]))
 
     @cached_property
     def n_a(self) -> np.ndarray:
@@ -300,6 +306,29 @@ class PairStats:
                 "leave out the pairwise statistics (pairwise=False, CLI --pairwise no)",
             )
             row, col, data = pair_entries(item, v, n_items, ac)
+        return cls._from_entries(row, col, data, n_annotators, n_categories, per_annotator)
+
+    @classmethod
+    def from_cells(
+        cls, cells: np.ndarray, n_annotators: int, n_categories: int, items_per_annotator: np.ndarray
+    ) -> PairStats:
+        """From the dense flattened (A·C) × (A·C) table of pair counts (see :meth:`to_cells`)."""
+        ac = int(n_annotators) * max(int(n_categories), 1)
+        flat = np.flatnonzero(cells)
+        return cls._from_entries(flat // ac, flat % ac, cells[flat], n_annotators, n_categories, items_per_annotator)
+
+    @classmethod
+    def _from_entries(
+        cls,
+        row: np.ndarray,
+        col: np.ndarray,
+        count: np.ndarray,
+        n_annotators: int,
+        n_categories: int,
+        items_per_annotator: np.ndarray,
+    ) -> PairStats:
+        """From entries of the (A·C) × (A·C) table (row ``a*C + k``, column ``b*C + l``), the diagonal left out."""
+        c = max(int(n_categories), 1)
         a, k = np.divmod(row, c)
         b, l = np.divmod(col, c)
         off = a != b
@@ -308,29 +337,7 @@ class PairStats:
             k[off],
             b[off],
             l[off],
-            data[off].astype(np.int64),
-            int(n_annotators),
-            int(n_categories),
-            per_annotator,
-        )
-
-    @classmethod
-    def from_cells(
-        cls, cells: np.ndarray, n_annotators: int, n_categories: int, items_per_annotator: np.ndarray
-    ) -> PairStats:
-        """From the dense flattened (A·C) × (A·C) table of pair counts (see :meth:`to_cells`)."""
-        c = max(int(n_categories), 1)
-        ac = int(n_annotators) * c
-        flat = np.flatnonzero(cells)
-        a, k = np.divmod(flat // ac, c)
-        b, l = np.divmod(flat % ac, c)
-        off = a != b
-        return cls(
-            a[off],
-            k[off],
-            b[off],
-            l[off],
-            cells[flat][off].astype(np.int64),
+            np.asarray(count)[off].astype(np.int64),
             int(n_annotators),
             int(n_categories),
             np.asarray(items_per_annotator),
@@ -352,8 +359,8 @@ class PairStats:
             *(np.concatenate([getattr(p, f) for p in parts]) for f in ("a", "k", "b", "l", "count")),
             first.n_annotators,
             first.n_categories,
-            sum(p.items_per_annotator for p in parts),
-        )
+            np.add.reduce([p.items_per_annotator for p in parts]),
+        )  # type: ignore[call-arg]
 
     def compact(self) -> PairStats:
         """Sum entries that share a key (after :meth:`combine`), keeping the table small."""

@@ -9,8 +9,6 @@ gold labels and the agreement of each annotator with the ground truth.
 from __future__ import annotations
 
 import math
-import sys
-import time
 import warnings
 from collections import Counter
 from collections.abc import Iterable
@@ -22,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 import iaa_engine as ie
+from iaa_engine.base import Progress
 
 from .api import Api, LabelStudioError
 from .convert import Control, ControlData, Converted, convert, parse_config
@@ -30,29 +29,6 @@ from .state import PullState, StateStore, counts_differ, slim_task
 __all__ = ["Project", "ControlResult", "Analysis", "pull", "analyse", "GROUND_TRUTH"]
 
 GROUND_TRUTH = "ground truth"
-
-
-class Progress:
-    """``pulled 1500/10000 tasks`` on stderr, only when stderr is a terminal (or ``show=True``)."""
-
-    def __init__(self, total: int | None, what: str, show: bool | None = None) -> None:
-        self.total, self.what, self.done = total, what, 0
-        self.show = sys.stderr.isatty() if show is None else show
-        self._t0 = self._last = time.monotonic()
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        if self.show and (now - self._last > 0.2 or self.done == self.total):
-            self._last = now
-            of = f"/{self.total}" if self.total else ""
-            sys.stderr.write(f"\r{self.what} {self.done}{of}  {now - self._t0:.1f}s")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.show and self.done:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 @dataclass
@@ -120,7 +96,7 @@ def pull(
 
 def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None) -> list[dict]:
     """Every task: an export snapshot; else the plain JSON export and the predictions; else page by page."""
-    bar = Progress(p.get("task_number"), "reading tasks", progress)
+    bar = Progress(p.get("task_number"), "reading tasks", show=progress)
     try:
         try:
             tasks = api.tasks_snapshot(project_id)
@@ -165,7 +141,7 @@ def _pull_changes(
     changed = {tid for tid, up in listed if prev.tasks.get(tid, {}).get("updated_at") != up} | refresh
     if len(changed) > 200 and len(changed) > FULL_SHARE * len(prev.tasks):
         return None, {"reason": f"{len(changed)} of {len(prev.tasks)} tasks changed"}
-    bar = Progress(len(changed), "reading changed tasks", progress)
+    bar = Progress(len(changed), "reading changed tasks", show=progress)
     try:
         known = {q["id"]: q for t in prev.tasks.values() for q in t["predictions"]}
         fresh = _with_predictions(api, project_id, api.tasks_export(project_id, sorted(changed)), known)

@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from iaa_engine.base import Progress
+
 from .api import Api
 from .convert import human_annotations, user_id
-from .project import Analysis, Progress, analyse, pull
+from .project import Analysis, analyse, pull
 from .state import StateStore
 
 __all__ = ["Change", "plan", "apply", "sync", "render_summary", "canonical"]
@@ -150,7 +152,7 @@ def apply(
 ) -> Counter:
     """Perform the writes; new predictions in bulk, the rest in parallel. Returns counts per kind."""
     done: Counter = Counter()
-    bar = Progress(len(changes), "writing", progress)
+    bar = Progress(len(changes), "writing", show=progress)
     creates = [c.body for c in changes if c.kind == "create_prediction"]
 
     def one(c: Change) -> str:
