@@ -75,6 +75,8 @@ GROUPS = {
         "annotator_bias",
         "gwet_ac1",
         "brennan_prediger",
+        "percent_agreement_weighted",
+        "AGREEMENT_WEIGHTS",
     ],
     "Krippendorff's alpha": [
         "krippendorff_alpha",
@@ -84,6 +86,8 @@ GROUPS = {
     ],
     "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights"],
     "Uncertainty": [
+        "estimate",
+        "Estimate",
         "bootstrap",
         "BootstrapResult",
         "alpha_variance",

@@ -64,6 +64,10 @@ _EXPORTS = {
     "multi_kappa": ".metrics._kappa",
     "percent_agreement": ".metrics._agreement",
     "percent_agreement_matrix": ".metrics._agreement",
+    "percent_agreement_weighted": ".metrics._kappa",
+    "estimate": ".inference._analytic",
+    "Estimate": ".inference._analytic",
+    "AGREEMENT_WEIGHTS": ".stats._weights",
     "read": ".data._io",
     "read_dask": ".engines._distributed",
     "render_html_report": ".reporting._html",
@@ -115,6 +119,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._io import read
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.engines._distributed import read_dask, summarize_dask
+    from iaa_engine.inference._analytic import Estimate, estimate
     from iaa_engine.inference._inference import (
         AlphaVariance,
         BootstrapResult,
@@ -143,14 +148,20 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         fleiss_kappa,
         gwet_ac1,
         multi_kappa,
+        percent_agreement_weighted,
         scott_pi,
         scott_pi_matrix,
     )
     from iaa_engine.metrics._registry import METRICS, MetricSpec
     from iaa_engine.reporting._html import render_html_report, write_html_report
     from iaa_engine.reporting._report import Report, report
+    from iaa_engine.stats._weights import AGREEMENT_WEIGHTS
 
 __all__ = [
+    "AGREEMENT_WEIGHTS",
+    "Estimate",
+    "estimate",
+    "percent_agreement_weighted",
     "ALPHA_DISTANCES",
     "AlphaVariance",
     "Annotations",

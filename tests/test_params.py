@@ -85,6 +85,7 @@ def _call_args(qualname: str, data, tmp_path):
         "write_html_report": ((data, str(tmp_path / "r.html")), {}),
         "group_agreement": ((data, lambda item: 0), {}),
         "bcr_weights": ((data, "diff"), {}),
+        "estimate": ((data, "fleiss_kappa"), {}),
         "item_agreement_variance": ((np.array([2, 3]), np.array([0.5, 0.5])), {}),
         "read_dask": (("nothing.parquet",), {}),
         "summarize_dask": ((None,), {}),
@@ -148,8 +149,11 @@ def test_shared_options_mean_one_thing():
             if name in PARAMS and c is not PARAMS[name]:
                 own.setdefault(name, set()).add(qualname)
     # ``level``: the converters build data, so they need a level (no None); ``path``: ``read``'s first argument;
-    # ``annotator`` of ``GoldStandard.confusion_matrix`` is an annotator's name, elsewhere a column's
-    allowed = {"level", "path", "annotator"}
+    # ``annotator`` of ``GoldStandard.confusion_matrix`` is an annotator's name, elsewhere a column's;
+    # ``weights`` of the kappa family are agreement weights between categories (Gwet's families or an array),
+    # elsewhere SPA's item weighting (the two are documented side by side; the CLI has distinct flags);
+    # ``n_boot`` of the HTML report also takes 0 (no bootstrap)
+    allowed = {"level", "path", "annotator", "weights", "n_boot"}
     assert set(own) <= allowed, {k: v for k, v in own.items() if k not in allowed}
 
 
@@ -210,6 +214,8 @@ def _scalar_values(out):
         return [out]
     if isinstance(out, ie.AlphaVariance):
         return [out.alpha, out.se_delta, out.se_jackknife]
+    if isinstance(out, ie.Estimate):
+        return [out.estimate]
     return None  # tables (matrices, per-item, per-group): entries replaced without a warning
 
 
@@ -219,7 +225,8 @@ def test_undefined_is_the_replacement_and_the_warning_names_the_callers_line(qua
     frame = SINGLETONS if shape == "singletons" else CONSTANT
     data = ie.Annotations.from_long(frame)
     fn = CALLABLES[qualname]
-    args = (data, lambda item: "all") if qualname == "group_agreement" else (data,)
+    extra = {"group_agreement": (lambda item: "all",), "estimate": ("fleiss_kappa",)}
+    args = (data, *extra.get(qualname, ()))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = fn(*args, replace_undefined_by=-7.0)
@@ -230,7 +237,7 @@ def test_undefined_is_the_replacement_and_the_warning_names_the_callers_line(qua
         numbers = np.asarray(pd.DataFrame(frame_out).select_dtypes("number"), dtype=float)
         assert not np.isnan(numbers).any() or qualname == "hierarchical_agreement", (qualname, frame_out)
         return
-    agreeing = ("percent_agreement", "joint_probability", "spa", "spa_standard_error")
+    agreeing = ("percent_agreement", "percent_agreement_weighted", "joint_probability", "spa", "spa_standard_error")
     # every pair agrees: agreement is 1 (and its model SE 0); bias (a variance of the annotators' label
     # distributions) needs no pair of annotations
     if qualname == "annotator_bias" or (shape == "constant" and qualname in agreeing):

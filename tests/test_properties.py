@@ -121,6 +121,20 @@ SCALAR_METRICS: list[Metric] = [
     Metric("annotator_bias", "annotator_bias", ie.annotator_bias, "nonnegative"),
     Metric("gwet_ac1", "gwet_ac1", ie.gwet_ac1, "coefficient"),
     Metric("brennan_prediger", "brennan_prediger", ie.brennan_prediger, "coefficient"),
+    Metric("percent_agreement_weighted", "percent_agreement_weighted", ie.percent_agreement_weighted, "probability"),
+    # weighted (Gwet's families on the categories' values): invariant to the maps their family allows
+    *(
+        Metric(
+            f"{fn.__name__}[{w}]", fn.__name__, (lambda fn, w: lambda d: fn(d, weights=w))(fn, w), bound, relabel=rel
+        )
+        for fn, w, bound, rel in [
+            (ie.fleiss_kappa, "quadratic", "coefficient", "interval"),
+            (ie.gwet_ac1, "linear", "coefficient", "interval"),
+            (ie.brennan_prediger, "radical", "coefficient", "interval"),
+            (ie.multi_kappa, "bipolar", "coefficient", "interval"),
+            (ie.percent_agreement_weighted, "linear", "probability", "interval"),
+        ]
+    ),
     *(
         Metric(f"krippendorff_alpha[{lv}]", "krippendorff_alpha", _alpha(lv), "coefficient", relabel=lv)
         for lv in ie.LEVELS
@@ -140,11 +154,32 @@ SCALAR_METRICS: list[Metric] = [
 PAIR_SCALAR_METRICS: list[Metric] = [
     Metric("cohen_kappa", "cohen_kappa", ie.cohen_kappa, "coefficient"),
     Metric("scott_pi", "scott_pi", ie.scott_pi, "coefficient"),
+    Metric(
+        "cohen_kappa[quadratic]",
+        "cohen_kappa",
+        lambda d, a, b: ie.cohen_kappa(d, a, b, weights="quadratic"),
+        "coefficient",
+        relabel="interval",
+    ),
+    Metric(
+        "scott_pi[linear]",
+        "scott_pi",
+        lambda d, a, b: ie.scott_pi(d, a, b, weights="linear"),
+        "coefficient",
+        relabel="interval",
+    ),
 ]
 
 MATRIX_METRICS: list[Metric] = [
     Metric("cohen_kappa_matrix", "cohen_kappa_matrix", ie.cohen_kappa_matrix, "coefficient"),
     Metric("scott_pi_matrix", "scott_pi_matrix", ie.scott_pi_matrix, "coefficient"),
+    Metric(
+        "cohen_kappa_matrix[linear]",
+        "cohen_kappa_matrix",
+        lambda d: ie.cohen_kappa_matrix(d, weights="linear"),
+        "coefficient",
+        relabel="interval",
+    ),
     Metric("percent_agreement_matrix", "percent_agreement_matrix", ie.percent_agreement_matrix, "probability"),
     *(
         Metric(
@@ -254,7 +289,10 @@ NOT_METRICS = {
     "GoldStandard",
     "bcr_weights",
     "gold_standard",
-    # inference on the metrics: tests/test_inference.py
+    # inference on the metrics: tests/test_inference.py, tests/test_weighted.py
+    "Estimate",
+    "estimate",
+    "AGREEMENT_WEIGHTS",
     "BootstrapResult",
     "bootstrap",
     "alpha_variance",

@@ -1,4 +1,8 @@
-"""Hierarchical facets and frequency strata (seed 004 §4, §5, §7)."""
+"""Hierarchical facets and frequency strata.
+
+After the technical report *Mathematical Foundations of Inter-Annotator Agreement Analysis* (2025), §4 (frequency
+strata), §5 (hierarchical facets) and §7 (the hierarchy test and the frequency regression).
+"""
 
 from __future__ import annotations
 
@@ -59,14 +63,72 @@ def _recode(data: Annotations, names: list, to_code: np.ndarray) -> Annotations:
 
 @validate()
 def split_hierarchy(data: Any, *, sep: str = "/") -> dict[str, Annotations]:
-    """The three views of hierarchical labels (seed 004 §5.1): ``parent``, ``child`` and ``full``.
+    r"""The three views of hierarchical labels: ``parent``, ``child`` and ``full``.
 
-    Labels may be (parent, child) tuples, paths such as ``"Animals/Mammals"``
-    (split on ``sep``) or Label Studio taxonomy values (a list holding one
-    path). The parent is a label's first component and the child its second
-    (:math:`\\pi_1`, :math:`\\pi_2`); the full label is the whole path. A label
-    with no second component has no child: it is missing from the child view.
-    Only the categories are parsed (no loop over annotations).
+    .. math::
+
+        X^{(1)}_{ij} = \pi_1(X_{ij}),\qquad X^{(2)}_{ij} = \pi_2(X_{ij}),\qquad X^{(\mathrm{full})}_{ij} = X_{ij}
+
+    (*Mathematical Foundations of Inter-Annotator Agreement Analysis*, 2025,
+    §5.1). Labels may be (parent, child) tuples, paths such as
+    ``"Animals/Mammals"`` (split on ``sep``) or Label Studio taxonomy values (a
+    list holding one path). The parent is a label's first component and the
+    child its second (:math:`\pi_1`, :math:`\pi_2`); the full label is the
+    whole path, written with ``sep`` between its components. A label with no
+    second component has no child: it is missing from the child view. Only the
+    categories are parsed (no loop over annotations). Every view is nominal and
+    keeps the items and annotators of ``data``.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        Annotations whose labels are paths; they must be the annotations
+        themselves (not a count table or statistics only).
+    sep : str, default '/'
+        Separator between the components of a text label (surrounding
+        whitespace of each component is dropped).
+
+    Returns
+    -------
+    dict of str to Annotations
+        ``{"parent": ..., "child": ..., "full": ...}``; the parent and child
+        categories are sorted by their text.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them (e.g. a path: read it with :func:`read` first).
+    ValueError
+        The data holds only a count table or sufficient statistics: the views need the annotations themselves.
+
+    See Also
+    --------
+    hierarchical_agreement : Agreement on the three views.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §5.1.
+
+    Label Studio documentation. Taxonomy tag. https://labelstud.io/tags/taxonomy
+
+    Examples
+    --------
+    Two annotators (rows) label four items with ``parent/child`` paths:
+
+    >>> import iaa_engine as ie
+    >>> data = ie.Annotations.from_wide([["Animal/Dog", "Animal/Cat", "Plant/Tree", "Plant/Moss"],
+    ...                                  ["Animal/Dog", "Animal/Dog", "Plant/Tree", "Plant/Tree"]])
+    >>> views = ie.split_hierarchy(data)
+    >>> list(views["parent"].categories), list(views["child"].categories)
+    (['Animal', 'Plant'], ['Cat', 'Dog', 'Moss', 'Tree'])
+    >>> views["parent"].to_long().head(3)
+       item  annotator   label
+    0     0          0  Animal
+    1     1          0  Animal
+    2     2          0   Plant
     """
     data = as_annotations(data)
     if data.label is None:
@@ -86,20 +148,48 @@ def split_hierarchy(data: Any, *, sep: str = "/") -> dict[str, Annotations]:
 
 @dataclass(frozen=True, eq=False)
 class HierarchyResult(Result):
-    """Agreement on hierarchical labels (seed 004 §5).
+    r"""Agreement on hierarchical labels: the result of :func:`hierarchical_agreement`.
+
+    .. math::
+
+        \gamma = \frac{\alpha^{(\mathrm{full})}}{\max(\alpha^{(1)}, \alpha^{(2)})}
+
+    (*Mathematical Foundations of Inter-Annotator Agreement Analysis*, 2025, §5).
+    ``to_dict()`` gives the same fields as plain JSON-ready data (undefined values ``None``).
 
     Attributes
     ----------
     alpha_parent, alpha_child, alpha_full : float
-        Krippendorff's alpha (nominal) on the parent, child and full labels.
+        Krippendorff's alpha (nominal) on the parent, child and full labels
+        (nan when undefined, with a note).
     gamma : float
-        Hierarchical consistency :math:`\\alpha^{(full)} / \\max(\\alpha^{(1)}, \\alpha^{(2)})`; undefined (nan,
-        noted) when the denominator is not positive.
+        Hierarchical consistency :math:`\alpha^{(\mathrm{full})} / \max(\alpha^{(1)}, \alpha^{(2)})`;
+        undefined (``replace_undefined_by``, noted) when the denominator is not positive.
     conditional : pandas.DataFrame
-        Per parent :math:`\\ell_1`: the child alpha among annotations with that
-        parent (``alpha``, nan when undefined), with ``n_items`` (items with two
+        Indexed by parent :math:`\ell_1`: the child alpha among annotations with that
+        parent (``alpha``; ``replace_undefined_by`` when undefined), with ``n_items`` (items with two
         or more such annotations) and ``n_annotations``.
     notes : list of str
+        Why a value is undefined, one line each.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §5.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> data = ie.Annotations.from_wide([["Animal/Dog", "Animal/Cat", "Plant/Tree", "Plant/Moss"],
+    ...                                  ["Animal/Dog", "Animal/Dog", "Plant/Tree", "Plant/Tree"]])
+    >>> result = ie.hierarchical_agreement(data)
+    >>> result.alpha_parent, round(result.alpha_child, 4), round(result.gamma, 4)
+    (1.0, 0.3636, 0.3636)
+    >>> result.to_dict()["conditional"][0]
+    {'parent': 'Animal', 'alpha': 0.0, 'n_items': 2, 'n_annotations': 4}
     """
 
     alpha_parent: float
@@ -146,12 +236,82 @@ def hierarchical_agreement(data: Any, *, sep: str = "/", replace_undefined_by: f
         \gamma = \frac{\alpha^{(\mathrm{full})}}{\max(\alpha^{(1)}, \alpha^{(2)})},\qquad
         \alpha^{(2|\ell_1)} = \alpha\big(\{x_{ij} : \pi_1(x_{ij}) = \ell_1\}\big)
 
-    Seed 004 §5.1-5.3. The seed states :math:`\gamma \in [0, 1]`, which holds
-    only when both alphas are positive; γ is undefined (``replace_undefined_by``,
-    with a note) when the denominator is not positive, and it can exceed 1 when
-    the full labels agree more than either projection. The conditional child
-    agreement uses only the annotations whose parent is :math:`\ell_1`, on items
-    with at least two of them, as the seed's eq. (19) selects.
+    with :math:`\alpha^{(1)}`, :math:`\alpha^{(2)}` and :math:`\alpha^{(\mathrm{full})}` Krippendorff's
+    nominal alpha on the parent, child and full labels (:func:`split_hierarchy`)
+    and :math:`\pi_1` the parent of a label (*Mathematical Foundations of
+    Inter-Annotator Agreement Analysis*, 2025, §5.1-5.3, eqs. 18-19). The report
+    states :math:`\gamma \in [0, 1]`, which holds only when
+    :math:`0 < \alpha^{(\mathrm{full})} \le \max(\alpha^{(1)}, \alpha^{(2)})`;
+    γ is undefined (``replace_undefined_by``, with a note) when the denominator
+    is not positive, and it can exceed 1 when the full labels agree more than
+    either projection. The conditional child agreement uses only the
+    annotations whose parent is :math:`\ell_1`, on items with at least two of
+    them, as eq. (19) selects.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        Annotations whose labels are paths (see :func:`split_hierarchy`); they
+        must be the annotations themselves, not a count table.
+    sep : str, default '/'
+        Separator between the components of a text label.
+    replace_undefined_by : float, default nan
+        Returned for γ, and for a parent's conditional alpha, when it is
+        undefined (γ: the larger of the parent and child alphas is not
+        positive; a conditional alpha: fewer than two annotations with that
+        parent on any item, or a single child label among them). The three
+        alphas themselves are nan when undefined; each undefined value is
+        explained in ``notes`` (γ and the three alphas) instead of a warning.
+
+    Returns
+    -------
+    HierarchyResult
+        ``alpha_parent``, ``alpha_child``, ``alpha_full``, ``gamma``,
+        ``conditional`` (per parent: ``alpha``, ``n_items``,
+        ``n_annotations``) and ``notes``.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them.
+    ValueError
+        The data holds only a count table or sufficient statistics: hierarchical analysis needs the
+        annotations themselves.
+
+    See Also
+    --------
+    hierarchy_test : Bootstrap test of parent against child agreement.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §5.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Examples
+    --------
+    The parents always agree; the children disagree on two of four items.
+    The child alpha is :math:`1 - D_o / D_e` with 8 values (Cat 1, Dog 3,
+    Moss 1, Tree 3) and 4 disagreeing ordered pairs:
+
+    >>> import iaa_engine as ie
+    >>> data = ie.Annotations.from_wide([["Animal/Dog", "Animal/Cat", "Plant/Tree", "Plant/Moss"],
+    ...                                  ["Animal/Dog", "Animal/Dog", "Plant/Tree", "Plant/Tree"]])
+    >>> result = ie.hierarchical_agreement(data)
+    >>> result.alpha_parent
+    1.0
+    >>> round(result.alpha_child, 4)  # 1 - (4/8) / (44/56) = 4/11
+    0.3636
+    >>> round(result.gamma, 4)  # alpha_full / max(1, 4/11)
+    0.3636
+    >>> result.conditional.reset_index()  # within each parent, the children agree at chance level
+       parent  alpha  n_items  n_annotations
+    0  Animal    0.0        2              4
+    1   Plant    0.0        2              4
     """
     fill = check_replacement(replace_undefined_by)
     views = split_hierarchy(data, sep=sep)
@@ -191,18 +351,42 @@ def hierarchical_agreement(data: Any, *, sep: str = "/", replace_undefined_by: f
 
 @dataclass(frozen=True, eq=False)
 class HierarchyTest(ScalarResult):
-    """Bootstrap test of parent-level against child-level agreement (:func:`hierarchy_test`).
+    r"""Bootstrap test of parent-level against child-level agreement: the result of :func:`hierarchy_test`.
+
+    .. math::
+
+        p = \frac{1}{B'} \sum_{b=1}^{B'} \mathbf{1}\big[\alpha^{(1)}_b - \alpha^{(2)}_b \le 0\big]
+
+    over the :math:`B'` replicates in which both alphas are defined. Fields are
+    read as attributes or as ``result["p_value"]``; ``to_dict()`` gives them as
+    JSON-ready data (undefined values ``None``).
 
     Attributes
     ----------
     difference : float
-        :math:`\\alpha^{(1)} - \\alpha^{(2)}` on the data.
+        :math:`\alpha^{(1)} - \alpha^{(2)}` on the data.
     p_value : float
-        Share of replicates with a difference at or below 0 (one-sided).
+        Share of replicates with a difference at or below 0 (one-sided; nan when no replicate is defined).
     lower, upper : float
-        95 % percentile interval of the difference.
+        95 % percentile interval of the difference (2.5 % and 97.5 % quantiles of the replicates).
     n_boot, n_undefined : int
         Replicates drawn, and those in which a difference was undefined.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §7.1.
+
+    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> data = ie.Annotations.from_wide([["Animal/Dog", "Animal/Cat", "Plant/Tree", "Plant/Moss"],
+    ...                                  ["Animal/Dog", "Animal/Dog", "Plant/Tree", "Plant/Tree"]])
+    >>> test = ie.hierarchy_test(data, n_boot=1000, seed=0)
+    >>> round(test.difference, 4), round(test["p_value"], 3), test.n_undefined
+    (0.6364, 0.062, 111)
     """
 
     difference: float
@@ -215,22 +399,79 @@ class HierarchyTest(ScalarResult):
 
 @validate()
 def hierarchy_test(data: Any, *, sep: str = "/", n_boot: int = 2000, seed: int | None = None) -> HierarchyTest:
-    r"""Bootstrap test of "parent-level agreement exceeds child-level agreement" (seed 004 §7.1).
+    r"""Bootstrap test of "parent-level agreement exceeds child-level agreement".
 
-    :math:`H_0: \alpha^{(1)} \le \alpha^{(2)}` against :math:`H_1: \alpha^{(1)} > \alpha^{(2)}`.
-    Items are resampled with replacement (parent and child alpha from the same
-    replicate, so their correlation is kept); the one-sided p-value is the
-    share of replicates with :math:`\alpha^{(1)} - \alpha^{(2)} \le 0`, and the
-    95 % percentile interval of the difference is reported. Vectorised: items
-    with the same full-label count vector are interchangeable, so each
-    replicate is a multinomial draw over count patterns, projected to parent
-    and child counts.
+    :math:`H_0: \alpha^{(1)} \le \alpha^{(2)}` against :math:`H_1: \alpha^{(1)} > \alpha^{(2)}`
+    (*Mathematical Foundations of Inter-Annotator Agreement Analysis*, 2025,
+    §7.1, eqs. 21-22), with :math:`\alpha^{(1)}` and :math:`\alpha^{(2)}`
+    Krippendorff's nominal alpha on the parent and child labels
+    (:func:`split_hierarchy`). Items are resampled with replacement B times
+    (parent and child alpha from the same replicate, so their correlation is
+    kept):
+
+    .. math::
+
+        p = \frac{1}{B'} \sum_{b=1}^{B'} \mathbf{1}\big[\alpha^{(1)}_b - \alpha^{(2)}_b \le 0\big],\qquad
+        [L, U] = \big[q_{0.025}, q_{0.975}\big] \text{ of } \alpha^{(1)}_b - \alpha^{(2)}_b
+
+    over the :math:`B'` replicates in which both alphas are defined (the
+    others are counted in ``n_undefined``). Vectorised: items with the same
+    full-label count vector are interchangeable, so each replicate is a
+    multinomial draw over count patterns, projected to parent and child counts.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        Annotations whose labels are paths (see :func:`split_hierarchy`); they
+        must be the annotations themselves, not a count table.
+    sep : str, default '/'
+        Separator between the components of a text label.
+    n_boot : int, default 2000
+        Number of bootstrap replicates B (2 to 100,000).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng``; the same seed gives the same result.
 
     Returns
     -------
     HierarchyTest
         ``difference`` (observed), ``p_value``, ``lower``, ``upper``, ``n_boot``, ``n_undefined`` (as attributes,
-        or ``result["p_value"]``).
+        or ``result["p_value"]``). With no defined replicate, ``p_value``, ``lower`` and ``upper`` are nan.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them.
+    ValueError
+        The data holds only a count table or sufficient statistics (hierarchical analysis needs the annotations
+        themselves); no label has a child ("no labels at this level of the hierarchy"); or the items ×
+        categories table is too large to resample (more than 50 million cells).
+
+    See Also
+    --------
+    hierarchical_agreement : The point estimates, γ and conditional agreement.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §7.1.
+
+    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Examples
+    --------
+    Parents agree perfectly, children on half of the items: the observed
+    difference is :math:`1 - 4/11`, but four items give little evidence.
+
+    >>> import iaa_engine as ie
+    >>> data = ie.Annotations.from_wide([["Animal/Dog", "Animal/Cat", "Plant/Tree", "Plant/Moss"],
+    ...                                  ["Animal/Dog", "Animal/Dog", "Plant/Tree", "Plant/Tree"]])
+    >>> test = ie.hierarchy_test(data, n_boot=1000, seed=0)
+    >>> round(test.difference, 4)  # 1 - 4/11
+    0.6364
+    >>> round(test.p_value, 3), test.lower, round(test.upper, 4), test.n_undefined
+    (0.062, 0.0, 1.2727, 111)
     """
     views = split_hierarchy(data, sep=sep)
     full = views["full"]
@@ -296,16 +537,67 @@ def label_agreement(data: Any) -> pd.DataFrame:
         \alpha_\ell = 1 - \frac{(n-1) \sum_i \frac{2\,n_{i\ell}(n_i - n_{i\ell})}{n_i - 1}}{2\,n_\ell (n - n_\ell)}
 
     over items with two or more annotations (n pairable values, :math:`n_\ell`
-    of them ℓ). It measures how reliably annotators separate ℓ from everything
-    else (1: whenever one annotator says ℓ, all do; 0: no better than chance),
-    the per-label agreement :math:`\alpha_\ell` of seed 004 eq. (23). Undefined
-    (nan) for a label with no pairable occurrence or used by every pairable value.
+    of them ℓ; :math:`n_i` values on item i, :math:`n_{i\ell}` of them ℓ). This
+    is nominal Krippendorff's alpha after recoding every label to "ℓ" or "not
+    ℓ". It measures how reliably annotators separate ℓ from everything else
+    (1: whenever one annotator says ℓ, all do; 0: no better than chance), the
+    per-label agreement :math:`\alpha_\ell` of the frequency regression in
+    *Mathematical Foundations of Inter-Annotator Agreement Analysis* (2025),
+    eq. (23). Undefined (nan, without a warning) for a label with no pairable
+    occurrence or used by every pairable value.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        The annotations, or their per-item counts (a count table works; statistics summed over items do not).
 
     Returns
     -------
     pandas.DataFrame
         Indexed by label: ``frequency`` (:math:`f_\ell`, all annotations,
-        seed 004 eq. 11), ``alpha``, ``n_pairable`` (:math:`n_\ell`).
+        eq. 11 of the report), ``alpha``, ``n_pairable`` (:math:`n_\ell`).
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not annotations nor convertible to them (this function has no option that could be
+        refused with :class:`InvalidParameterError`).
+    ValueError
+        The data holds only sums over items (e.g. from :func:`summarize_dask`): per-item counts are needed.
+
+    See Also
+    --------
+    frequency_strata : Strata of label frequency and the regression of :math:`\alpha_\ell` on
+        :math:`\log f_\ell`.
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §4.1 and §7.2.
+
+    Examples
+    --------
+    Three annotators, three categories (the classroom exercise): category
+    ``3`` is the one annotators separate best from the others.
+
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> ie.label_agreement(data).round(3).reset_index()
+      label  frequency  alpha  n_pairable
+    0     1         15  0.511          15
+    1     2         16  0.431          16
+    2     3         14  0.899          14
+
+    With two labels, each label's alpha is the nominal alpha,
+    here :math:`1 - 5 \cdot 2 / (2 \cdot 3 \cdot 3) = 4/9`:
+
+    >>> two = ie.Annotations.from_wide([["a", "a", "b"], ["a", "b", "b"]])
+    >>> ie.label_agreement(two)["alpha"].round(4).tolist()
+    [0.4444, 0.4444]
     """
     data = as_annotations(data)
     c = data.counts
@@ -328,17 +620,51 @@ def label_agreement(data: Any) -> pd.DataFrame:
 
 @dataclass(frozen=True, eq=False)
 class StrataResult(Result):
-    """Frequency-stratified agreement (seed 004 §4, §7.2).
+    r"""Frequency-stratified agreement: the result of :func:`frequency_strata`.
+
+    .. math::
+
+        \alpha_\ell = \beta_0 + \beta_1 \log f_\ell + \epsilon_\ell
+
+    is the regression reported in :attr:`regression` (*Mathematical Foundations
+    of Inter-Annotator Agreement Analysis*, 2025, §4 and §7.2). ``to_frame()``
+    gives one row per stratum and ``to_dict()`` everything as JSON-ready data.
 
     Attributes
     ----------
     labels : pandas.DataFrame
-        Per label: ``frequency``, ``alpha`` (:func:`label_agreement`), ``stratum``.
+        Indexed by label: ``frequency``, ``alpha``, ``n_pairable`` (:func:`label_agreement`) and ``stratum``
+        (``None`` for a category that is never used).
     strata : pandas.DataFrame
-        Per stratum: ``labels``, ``upper_quantile`` (:math:`Q_s`), ``n_items``, ``alpha`` (:math:`\\alpha^{(s)}`).
+        Indexed by stratum name: ``labels`` (list), ``upper_quantile`` (:math:`Q_s`; the largest frequency for
+        the last stratum), ``n_items``, ``alpha`` (:math:`\alpha^{(s)}`, nan when undefined).
     regression : dict
-        OLS fit of :math:`\\alpha_\\ell = \\beta_0 + \\beta_1 \\log f_\\ell + \\epsilon_\\ell` over labels with
-        defined alpha: ``beta0``, ``beta1``, ``se_beta1``, ``r2``, ``p_value`` (two-sided t test of β1 = 0), ``n``.
+        Ordinary least squares fit of :math:`\alpha_\ell = \beta_0 + \beta_1 \log f_\ell + \epsilon_\ell` over
+        labels with defined alpha: ``beta0``, ``beta1``, ``se_beta1``, ``r2``, ``p_value`` (two-sided t test of
+        β1 = 0), ``n``; nan values and a ``note`` when fewer than three labels with different frequencies
+        have a defined alpha.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §4 and §7.2.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> crowd = ie.read(files("iaa_engine") / "examples" / "crowd.csv")
+    >>> result = ie.frequency_strata(crowd)
+    >>> result.to_frame().round(3)
+        stratum            labels  upper_quantile  n_items  alpha
+    0      rare  [mixed, neutral]           237.0      194  0.188
+    1  moderate        [negative]           251.0      136  0.091
+    2    common        [positive]           287.0      147  0.079
+    >>> round(result.regression["beta1"], 3), result.regression["n"]
+    (0.329, 4)
     """
 
     labels: pd.DataFrame
@@ -365,10 +691,19 @@ class StrataResult(Result):
 def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | None = None) -> StrataResult:
     r"""Label frequencies, quantile strata, agreement per stratum, and agreement against log frequency.
 
-    Strata (seed 004 eqs. 12-15): with :math:`Q_s` the :math:`s/k` quantiles of
-    the label frequencies :math:`f_\ell`, :math:`S_1 = \{f \le Q_1\}`,
-    :math:`S_s = \{Q_{s-1} < f \le Q_s\}`, :math:`S_k = \{f > Q_{k-1}\}`; default
-    names rare / moderate / common for k = 3.
+    Strata (*Mathematical Foundations of Inter-Annotator Agreement Analysis*,
+    2025, eqs. 12-15): with :math:`Q_s` the :math:`s/k` quantiles of the label
+    frequencies :math:`f_\ell` (annotations with label ℓ, eq. 11),
+
+    .. math::
+
+        S_1 = \{\ell : f_\ell \le Q_1\},\qquad
+        S_s = \{\ell : Q_{s-1} < f_\ell \le Q_s\},\qquad
+        S_k = \{\ell : f_\ell > Q_{k-1}\}
+
+    with default names rare / moderate / common for k = 3. The quantiles are
+    NumPy's default (linear interpolation) over the frequencies of the
+    categories that occur.
 
     Stratum agreement (eqs. 16-17): :math:`X^{(s)}` keeps every item on which
     some annotator used a label of :math:`S_s`, with all of that item's
@@ -376,7 +711,73 @@ def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | Non
     counts), and :math:`\alpha^{(s)}` is nominal alpha on it (nan if undefined).
 
     Regression (eq. 23) of :func:`label_agreement`'s :math:`\alpha_\ell` on
-    :math:`\log f_\ell`, ordinary least squares.
+    :math:`\log f_\ell`, ordinary least squares over the labels with a defined
+    :math:`\alpha_\ell`:
+
+    .. math::
+
+        \alpha_\ell = \beta_0 + \beta_1 \log f_\ell + \epsilon_\ell
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        The annotations themselves (not a count table or statistics only).
+    n_strata : int, default 3
+        Number of strata k (at least 1).
+    names : sequence of str, optional
+        Names of the strata, rarest first; ``n_strata`` of them. Default:
+        ``rare``, ``moderate``, ``common`` for k = 3, otherwise ``stratum 1`` … ``stratum k``.
+
+    Returns
+    -------
+    StrataResult
+        ``labels`` (per label: ``frequency``, ``alpha``, ``n_pairable``,
+        ``stratum``), ``strata`` (per stratum: ``labels``, ``upper_quantile``,
+        ``n_items``, ``alpha``) and ``regression`` (``beta0``, ``beta1``,
+        ``se_beta1``, ``r2``, ``p_value``, ``n``; nan with a ``note`` when
+        fewer than three labels with different frequencies have a defined
+        alpha).
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them.
+    ValueError
+        ``names`` does not have ``n_strata`` entries, or the data holds only a count table or sufficient
+        statistics (the strata need the annotations themselves).
+
+    See Also
+    --------
+    label_agreement : The per-label alpha.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §4 and §7.2.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Examples
+    --------
+    Label frequencies 151, 237, 251 and 287 have the tertiles 237 and 251:
+
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> crowd = ie.read(files("iaa_engine") / "examples" / "crowd.csv")
+    >>> result = ie.frequency_strata(crowd)
+    >>> result.labels[["frequency", "stratum"]].reset_index()
+          label  frequency   stratum
+    0     mixed        151      rare
+    1  negative        251  moderate
+    2   neutral        237      rare
+    3  positive        287    common
+    >>> result.strata["alpha"].round(3).tolist()
+    [0.188, 0.091, 0.079]
+    >>> {k: round(result.regression[k], 3) for k in ("beta0", "beta1", "r2")}
+    {'beta0': -1.437, 'beta1': 0.329, 'r2': 0.959}
     """
     data = as_annotations(data)
     if names is None:
@@ -427,7 +828,7 @@ def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | Non
     strata = pd.DataFrame(rows).set_index("stratum")
     ok = used & np.isfinite(per_label["alpha"].to_numpy())
     x, y = np.log(f[ok]), per_label["alpha"].to_numpy()[ok]
-    reg: dict[str, float] = {"n": int(ok.sum())}
+    reg: dict[str, Any] = {"n": int(ok.sum())}
     if ok.sum() >= 3 and np.ptp(x) > 0:
         from scipy import stats
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,9 @@ from iaa_engine.data._model import Annotations, as_annotations
 
 __all__ = ["GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard"]
 
+#: The rules :func:`gold_standard` accepts: ``'majority'`` (most votes), the four bias-correcting rules ``'diff'``,
+#: ``'rat'``, ``'com'`` and ``'inv'`` (weighted votes, :func:`bcr_weights`; Weeber 2025) and ``'dawid_skene'``
+#: (Dawid & Skene 1979).
 GOLD_RULES = ("majority", "diff", "rat", "com", "inv", "dawid_skene")
 GoldRule = Literal["majority", "diff", "rat", "com", "inv", "dawid_skene"]
 _BCR = ("diff", "rat", "com", "inv")
@@ -23,17 +26,26 @@ _EPS = 1e-10  # crowd-kit's floor for confusion-matrix entries and priors
 
 @dataclass(frozen=True, eq=False)
 class GoldStandard(Result):
-    """Gold labels of every item, with the evidence behind them.
+    """Gold labels of every item, with the evidence behind them: the result of :func:`gold_standard`.
+
+    Ties are kept: an item whose best score several labels share has one row per tied label in :attr:`labels`
+    (:meth:`per_item` joins them into one row). ``to_dict()`` gives per item the list of gold labels and their
+    support as JSON-ready data.
 
     Attributes
     ----------
     rule : str
+        The rule that chose the labels (one of :data:`GOLD_RULES`).
     labels : pandas.DataFrame
         One row per (item, winning label): columns ``item``, ``label``,
         ``score`` (votes, the weighted score, or the posterior probability),
         ``share`` (score over the item's total score), ``tie`` (the item has
         several winning labels: all are kept, one row each) and
         ``n_annotations``. Items without annotations have no row.
+    categories : list
+        The categories, in the data's order (rows and columns of :attr:`confusion`).
+    annotators : list or None
+        The annotators (``None`` for a count table).
     weights : pandas.DataFrame or None
         Bias-correcting rules: the weight :math:`w_{ik}` of each annotator
         (rows) and category (columns); NaN where the annotator never used the
@@ -46,6 +58,32 @@ class GoldStandard(Result):
         Dawid-Skene: items × categories posterior probabilities.
     n_iter : int
         EM iterations run (0 for the voting rules).
+    loss_history : list of float
+        Dawid-Skene: the evidence lower bound per annotation after each EM iteration (empty for the voting rules).
+
+    References
+    ----------
+    Weeber, F. (2025). Annotation Analysis Exercise. Methods in Computational Linguistics (course material, based
+    on material by Eva Maria Vecchi), "Annotation aggregation".
+
+    Dawid, A. P., & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates using the EM
+    algorithm. Applied Statistics 28(1), 20–28.
+
+    Examples
+    --------
+    Two annotators agree on the first item and split on the second, whose two labels are both kept:
+
+    >>> import iaa_engine as ie
+    >>> gold = ie.gold_standard(ie.Annotations.from_wide([["pos", "neg"], ["pos", "pos"]]))
+    >>> gold.labels
+       item label  score  share    tie  n_annotations
+    0     0   pos    2.0    1.0  False              2
+    1     1   neg    1.0    0.5   True              2
+    2     1   pos    1.0    0.5   True              2
+    >>> gold.per_item()[["item", "gold", "tie"]]
+       item     gold    tie
+    0     0      pos  False
+    1     1  neg|pos   True
     """
 
     rule: str
@@ -61,7 +99,18 @@ class GoldStandard(Result):
 
     @validate()
     def per_item(self, sep: str = "|") -> pd.DataFrame:
-        """One row per item: ``gold`` joins tied labels with ``sep`` (in category order)."""
+        """One row per item: ``gold`` joins tied labels with ``sep`` (in category order).
+
+        Parameters
+        ----------
+        sep : str, default '|'
+            Text between tied labels.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``item``, ``gold``, ``tie``, ``n_tied``, ``score``, ``share``, ``n_annotations``.
+        """
         lab = self.labels
         joined = lab.groupby("item", sort=False)["label"].agg(lambda s: sep.join(map(str, s)))
         first = lab.groupby("item", sort=False).agg(
@@ -76,7 +125,24 @@ class GoldStandard(Result):
 
     @validate(annotator=ANY)
     def confusion_matrix(self, annotator: Any) -> pd.DataFrame:
-        """Dawid-Skene confusion matrix of one annotator: rows true label, columns given label."""
+        """Dawid-Skene confusion matrix of one annotator: rows true label, columns given label.
+
+        Parameters
+        ----------
+        annotator : object
+            An annotator's name, as in the data.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Categories × categories, ``P(annotator says given | true)``; each row sums to 1 over the labels the
+            annotator used.
+
+        Raises
+        ------
+        ValueError
+            The rule is not ``'dawid_skene'``, or the annotator is not in the data.
+        """
         if self.confusion is None or self.annotators is None:
             raise ValueError(f"rule {self.rule!r} has no confusion matrices; use rule='dawid_skene'")
         if annotator not in self.annotators:
@@ -115,7 +181,7 @@ class GoldStandard(Result):
                 "matrix": self.weights.to_numpy(),
             }
         if self.confusion is not None:
-            out["priors"] = dict(zip(map(str, self.categories), self.priors.to_numpy()))
+            out["priors"] = dict(zip(map(str, self.categories), cast(pd.Series, self.priors).to_numpy()))
             out["confusion"] = {
                 "annotators": self.annotators,
                 "categories": self.categories,
@@ -127,7 +193,11 @@ class GoldStandard(Result):
 
 @validate(rule=Choice(*_BCR))
 def bcr_weights(data: Any, rule: Literal["diff", "rat", "com", "inv"]) -> pd.DataFrame:
-    r"""Bias-correcting weights :math:`w_{ik}` of seed 001 ("Annotation aggregation").
+    r"""Bias-correcting weights :math:`w_{ik}` of annotator i for category k.
+
+    The four bias-correcting rules (BCR) of Weeber (2025), "Annotation
+    aggregation", from each annotator's and the overall relative frequency of
+    every category:
 
     .. math::
 
@@ -141,13 +211,55 @@ def bcr_weights(data: Any, rule: Literal["diff", "rat", "com", "inv"]) -> pd.Dat
     ``inv``    :math:`w_{ik} = 1 / \mathrm{Freq}_i(k)`
     =========  ===============================================
 
-    :math:`|K|` is the number of categories. Where annotator i never used k, ``rat``
-    and ``inv`` divide by zero; such weights are NaN and never applied.
+    :math:`|K|` is the number of categories. Where annotator i never used k,
+    ``rat`` and ``inv`` would divide by zero; under every rule such weights are
+    NaN, and they are never applied (annotator i casts no vote for k).
+    :func:`gold_standard` with ``rule=`` one of these names takes, per item, the
+    category with the largest sum of weights of the annotators who chose it.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        Annotations with annotator identities (not a count table).
+    rule : {'diff', 'rat', 'com', 'inv'}
+        Difference-, ratio-, complement- or inverse-based weights (table above).
 
     Returns
     -------
     pandas.DataFrame
         Annotators × categories.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them.
+    ValueError
+        The data has no annotator identities (a count table).
+
+    References
+    ----------
+    Weeber, F. (2025). Annotation Analysis Exercise. Methods in Computational Linguistics (course material, based
+    on material by Eva Maria Vecchi), "Annotation aggregation".
+
+    Examples
+    --------
+    The classroom exercise's worked example: annotator 0 chose category 1 on 6
+    of 15 items and all annotators on 15 of 45 annotations, so the ratio
+    weight is :math:`(15/45) / (6/15)`:
+
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> w = ie.bcr_weights(data, "rat")
+    >>> round(float(w.loc["annotator_0", "1"]), 4)  # (1/3) / 0.4
+    0.8333
+    >>> w.round(3)
+                     1      2      3
+    annotator_0  0.833  1.333  0.933
+    annotator_1  0.833  1.067  1.167
+    annotator_2  1.667  0.762  0.933
     """
     data = as_annotations(data)
     data.require_annotators("the bias-correcting rules")
@@ -203,35 +315,97 @@ def gold_standard(
     r"""Aggregate annotations into gold labels; ties keep every tied label.
 
     ``majority``
-        :math:`\arg\max_k n_{jk}`: the most frequent label.
+        :math:`\arg\max_k n_{jk}`: the most frequent label of item j.
     ``diff``, ``rat``, ``com``, ``inv``
-        Seed 001's bias-correcting rules:
-        :math:`F_w(A)_j = \arg\max_k \sum_{i \in N_j, a_{ij} = k} w_{ik}` with the
-        weights of :func:`bcr_weights`.
-    ``dawid_skene``
-        Dawid & Skene (1979), *J. R. Stat. Soc. C* 28:20-28: EM over class
-        priors :math:`p_t` and per-annotator confusion matrices
-        :math:`e^a_{t,o}`, initialised from majority-vote proportions, with the
-        updates of crowd-kit's ``DawidSkene`` (entries floored at 1e-10), stopping
-        when the evidence lower bound per annotation rises by less than ``tol``.
+        The bias-correcting rules of Weeber (2025), "Annotation aggregation":
 
-    A label is tied when its score is within ``tie_tolerance`` (relative) of
-    the item's best score; the exercise (seed 001) demands that all tied labels
-    are kept, so a tied item has one row per tied label.
+        .. math::
+
+            F_w(A)_j = \arg\max_{k \in K} \sum_{i \in N_j,\ a_{ij} = k} w_{ik}
+
+        with :math:`N_j` the annotators of item j and the weights
+        :math:`w_{ik}` of :func:`bcr_weights`.
+    ``dawid_skene``
+        Dawid & Skene (1979): EM over class priors :math:`p_t` and
+        per-annotator confusion matrices :math:`e^a_{t,o}`, initialised from
+        majority-vote proportions, with the updates of crowd-kit's
+        ``DawidSkene`` (Ustalov et al. 2024; entries floored at 1e-10),
+        stopping when the evidence lower bound per annotation rises by less
+        than ``tol`` or after ``max_iter`` iterations. The gold label is the
+        one with the largest posterior probability.
+
+    A label is tied when its score is within ``tie_tolerance`` of the item's
+    best score (relative to the best score when it exceeds 1 in absolute
+    value, absolute otherwise); the exercise demands that all tied labels are
+    kept, so a tied item has one row per tied label.
 
     Parameters
     ----------
     data : Annotations or convertible
-        The voting rules need annotator identities except ``majority``.
-    rule : {'majority', 'diff', 'rat', 'com', 'inv', 'dawid_skene'}
-    tie_tolerance : float
-    max_iter, tol : EM settings for ``dawid_skene``.
+        Every rule except ``majority`` needs annotator identities (not a count
+        table), and all but ``majority`` need the annotations themselves.
+    rule : {'majority', 'diff', 'rat', 'com', 'inv', 'dawid_skene'}, default 'majority'
+        How votes are counted (see above and :data:`GOLD_RULES`).
+    tie_tolerance : float, default 1e-9
+        Scores this close to the best (see above) tie with it; at least 0.
+    max_iter : int, default 100
+        Largest number of EM iterations (``dawid_skene``).
+    tol : float, default 1e-5
+        EM stops when the evidence lower bound per annotation rises by less
+        than this (``dawid_skene``); ``-inf`` runs ``max_iter`` iterations.
     progress : bool, optional
         Show EM progress on stderr (default: only on a terminal).
 
     Returns
     -------
     GoldStandard
+        ``labels`` (one row per item and winning label), and the evidence:
+        ``weights`` (bias-correcting rules), or ``confusion``, ``priors``,
+        ``posteriors``, ``n_iter`` and ``loss_history`` (Dawid-Skene).
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them.
+    ValueError
+        A rule other than ``majority`` is given a count table (no annotator identities) or statistics only
+        (the annotations themselves are needed).
+
+    See Also
+    --------
+    bcr_weights : The weights of the bias-correcting rules.
+
+    References
+    ----------
+    Weeber, F. (2025). Annotation Analysis Exercise. Methods in Computational Linguistics (course material, based
+    on material by Eva Maria Vecchi), "Annotation aggregation".
+
+    Dawid, A. P., & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates using the EM
+    algorithm. Applied Statistics 28(1), 20–28.
+
+    Ustalov, D., Pavlichenko, N., & Tseitlin, B. (2024). Learning from Crowds with Crowd-Kit. Journal of Open
+    Source Software 9(96), 6227.
+
+    Examples
+    --------
+    On the classroom exercise, item 1 has labels 1, 1, 2: with the ratio
+    weights annotators 0 and 1 give 1 a score of 0.8333 + 0.8333 against 2's
+    0.7619 (:func:`bcr_weights`):
+
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> gold = ie.gold_standard(data, rule="rat")
+    >>> gold.per_item().head(3).round(3)
+         item gold    tie  n_tied  score  share  n_annotations
+    0  item_1    1  False       1  1.667  0.686              3
+    1  item_2    1  False       1  2.500  0.701              3
+    2  item_3    1  False       1  3.333  1.000              3
+    >>> ds = ie.gold_standard(data, rule="dawid_skene", progress=False)
+    >>> ds.per_item()["gold"].tolist() == gold.per_item()["gold"].tolist(), ds.n_iter
+    (True, 10)
     """
     data = as_annotations(data)
     cats = list(data.categories)
@@ -241,7 +415,7 @@ def gold_standard(
         labels = _winners(data, c.item, c.category, c.count.astype(float), tie_tolerance)
         return GoldStandard(rule, labels, cats, anns)
     if rule in _BCR:
-        w = bcr_weights(data, rule)
+        w = bcr_weights(data, cast(Any, rule))
         if data.label is None:
             raise ValueError("the bias-correcting rules need the annotations themselves, not only statistics")
         per_annotation = w.to_numpy()[data.annotator, data.label]
@@ -259,15 +433,15 @@ def _dawid_skene(
     data.require_annotators("Dawid-Skene")
     if data.label is None:
         raise ValueError("Dawid-Skene needs the annotations themselves, not only statistics")
-    n_items, n_ann, n_cat = data.n_items, data.n_annotators, data.n_categories
-    item, ann, lab = data.item, data.annotator, data.label
+    n_items, n_ann, n_cat = data.n_items, cast(int, data.n_annotators), data.n_categories
+    item, ann, lab = data.item, cast(np.ndarray, data.annotator), data.label
     pair = ann * n_cat + lab
     used = (data.annotator_stats.counts > 0)[:, :, None]  # (annotator, given label, 1)
     counts = data.counts.to_dense().astype(float)
     post = counts / counts.sum(axis=1, keepdims=True).clip(min=1)  # majority-vote proportions
 
     def m_step(post: np.ndarray) -> np.ndarray:
-        e = np.stack(
+        e: np.ndarray = np.stack(
             [np.bincount(pair, weights=post[item, t], minlength=n_ann * n_cat) for t in range(n_cat)], axis=-1
         ).reshape(n_ann, n_cat, n_cat)  # (annotator, given, true)
         e = np.where(used, np.maximum(e, _EPS), 0.0)
@@ -310,7 +484,7 @@ def _dawid_skene(
         "dawid_skene",
         labels,
         list(data.categories),
-        list(data.annotators),
+        list(cast(pd.Index, data.annotators)),
         confusion=np.transpose(e, (0, 2, 1)).copy(),
         priors=pd.Series(priors, index=data.categories, name="prior"),
         posteriors=pd.DataFrame(post, index=data.items, columns=data.categories),

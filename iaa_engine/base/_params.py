@@ -39,6 +39,7 @@ __all__ = [
     "Items",
     "Function",
     "Exactly",
+    "SquareArray",
     "ANY",
     "PARAMS",
     "validate",
@@ -286,6 +287,24 @@ class Exactly(Constraint):
             return bool(value == self.value) and type(value) is not bool
         except Exception:
             return False
+
+
+class SquareArray(Constraint):
+    """A square 2-D array of finite numbers (its size is checked against the data where it is used)."""
+
+    description = "a square array of numbers"
+
+    def accepts(self, value: object) -> bool:
+        if isinstance(value, (str, bytes)) or value is None:
+            return False
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return False
+        return arr.ndim == 2 and arr.shape[0] == arr.shape[1] and bool(np.isfinite(arr).all())
+
+    def bad_examples(self) -> list[object]:
+        return [[[1.0, 0.5]], [[1.0, "x"], [0.0, 1.0]], [[1.0, np.nan], [0.0, 1.0]]]
 
 
 class _Seed(Constraint):

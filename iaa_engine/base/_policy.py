@@ -2,9 +2,11 @@
 
 Every public function of :mod:`iaa_engine` follows the rules in this module:
 
-* A bad argument raises :class:`ValueError` (or :class:`TypeError` for a wrong
-  type) whose message says what was expected and what came, built by
-  :func:`check_choice` for every option that takes one of a fixed set of names.
+* A bad argument raises :class:`InvalidParameterError` (a :class:`ValueError`
+  and a :class:`TypeError`) whose message says what was expected and what came,
+  ``"<name> must be <what it accepts>; got <what came>"`` (built by
+  :func:`invalid`; :func:`check_choice` for an option that takes one of a fixed
+  set of names).
 * A coefficient that is mathematically undefined for the data at hand (for
   example a kappa whose expected agreement is 1, so that it is 0/0, or an
   agreement computed over no pair of annotations) is *not* an error. It is
@@ -48,10 +50,26 @@ EPS = 1e-12
 
 
 class InvalidParameterError(ValueError, TypeError):
-    """An argument of a public function is not one it accepts.
+    """An argument of a public function is not one it accepts: raised before any work is done.
 
-    A subclass of both :class:`ValueError` and :class:`TypeError`, so ``except ValueError`` catches a bad value and
+    Every public function checks its options (``level``, ``weights``, ``n_boot``, ``confidence``, ``seed``,
+    ``replace_undefined_by``, ``distance``, ...) on entry and raises this error for a value of the wrong type or
+    outside what it accepts: an unknown name, a number out of range, a string where a number belongs. It is a
+    subclass of both :class:`ValueError` and :class:`TypeError`, so ``except ValueError`` catches a bad value and
     ``except TypeError`` a wrong type. The message is ``"<name> must be <what it accepts>; got <what came>"``.
+    Problems only the data can reveal (an annotator that is not in it, labels a level cannot use) are plain
+    ``ValueError``.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> try:
+    ...     ie.bootstrap(data, n_boot=1)
+    ... except ValueError as error:
+    ...     print(type(error).__name__, "-", error)
+    InvalidParameterError - n_boot must be a whole number from 2 to 100000; got 1
     """
 
 
@@ -66,7 +84,30 @@ def invalid(name: str, expected: str, value: object) -> InvalidParameterError:
 
 
 class UndefinedMetricWarning(UserWarning):
-    """A coefficient is undefined for this data and was replaced by ``replace_undefined_by``."""
+    """A coefficient is undefined for this data and was replaced by ``replace_undefined_by``.
+
+    Issued by a function that returns one number (or one result, such as :func:`alpha_variance`) when that number
+    is mathematically undefined for the data at hand: no item has two or more annotations, or a chance-corrected
+    coefficient is 0/0 because every annotation is in the same category (expected agreement 1, expected
+    disagreement 0). The function then returns ``replace_undefined_by`` (default ``nan``) instead of raising, and
+    the warning says which coefficient and why; it points at the caller's line. Pairwise matrices and per-item or
+    per-group tables fill undefined entries without warning. Silence it with :mod:`warnings` filters, or turn it
+    into an error with ``warnings.simplefilter("error", UndefinedMetricWarning)``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> same = pd.DataFrame({"item": ["a", "a"], "annotator": ["x", "y"], "label": "u"})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = ie.krippendorff_alpha(same, replace_undefined_by=1.0)
+    >>> value, caught[0].category.__name__
+    (1.0, 'UndefinedMetricWarning')
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    Krippendorff's alpha is undefined: every pairable value is the same, ...; returning 1.0 (see replace_undefined_by)
+    """
 
 
 def check_choice(name: str, value: object, allowed: Iterable[str]) -> str:

@@ -6,7 +6,7 @@ import datetime
 import decimal
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -90,6 +90,36 @@ class Result:
 
     Results that are one number with its uncertainty (:func:`iaa_engine.alpha_variance`,
     :func:`iaa_engine.hierarchy_test`) also read like the mapping they used to be: ``result["p_value"]``.
+
+    ``to_dict`` follows JSON's data model (RFC 8259: numbers, strings, lists, objects and ``null``, no NaN), and
+    ``to_frame`` returns a pandas DataFrame (McKinney 2010), by default in long form, one row per value
+    (Wickham 2014).
+
+    References
+    ----------
+    Bray, T. (Ed.) (2017). The JavaScript Object Notation (JSON) Data Interchange Format. RFC 8259, Internet
+    Engineering Task Force.
+
+    McKinney, W. (2010). Data structures for statistical computing in Python. Proceedings of the 9th Python in
+    Science Conference, 56-61.
+
+    Wickham, H. (2014). Tidy data. Journal of Statistical Software 59(10).
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> result = ie.alpha_variance(data)
+    >>> isinstance(result, ie.Result)
+    True
+    >>> result.to_frame().round(4).head(3)
+        name   value
+    0  alpha  0.6083
+    1    d_o  0.2667
+    2    d_e  0.6808
+    >>> result.to_json()[:24]
+    '{"alpha": 0.608308605341'
     """
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,6 +146,8 @@ class Result:
 class ScalarResult(Result):
     """A result that is one estimate with its uncertainty; fields are read as attributes or as ``result[name]``."""
 
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # every subclass is a dataclass
+
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
 
@@ -140,19 +172,61 @@ class ScalarResult(Result):
 class PairwiseMatrix(Result):
     """An annotator × annotator matrix of a pairwise coefficient.
 
+    Returned by :func:`percent_agreement_matrix`, :func:`cohen_kappa_matrix`,
+    :func:`scott_pi_matrix` and :func:`krippendorff_alpha_matrix`: entry (a, b)
+    is the coefficient of annotators a and b on the items both annotated, the
+    pairwise agreement matrix of the *Mathematical Foundations of
+    Inter-Annotator Agreement Analysis* technical report (2025), §3.2, eqs.
+    (9)-(10), and Datasaur's labeller-vs-labeller matrix, for any of these
+    coefficients.
+
     Attributes
     ----------
     metric : str
-        Name of the coefficient.
+        Name of the coefficient (e.g. ``'krippendorff_alpha[nominal]'``).
     annotators : list
         Annotator names, in the order of the rows and columns.
     values : ndarray of float, shape (A, A)
-        The coefficient for each pair, computed on the items both annotated.
-        The diagonal is 1 for every annotator with at least one annotation.
-        Undefined entries (no shared item, or expected agreement 1) hold the
-        ``replace_undefined_by`` value (``nan`` by default).
+        The coefficient for each pair, computed on the items both annotated
+        (symmetric). The diagonal is 1 for every annotator with at least one
+        annotation. Undefined entries (no shared item, or a chance-corrected
+        coefficient that is 0/0 on the shared items) hold the
+        ``replace_undefined_by`` value (``nan`` by default), without a warning.
     n_shared : ndarray of int, shape (A, A)
         Items annotated by both; the diagonal holds each annotator's item count.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report (5 September 2025), §3.2.
+
+    Datasaur (n.d.). Krippendorff's Alpha Calculation. Datasaur documentation, "Inter-annotator agreement".
+
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological Measurement
+    20(1), 37-46.
+
+    Scott, W. A. (1955). Reliability of content analysis: the case of nominal scale coding. Public Opinion
+    Quarterly 19(3), 321-325.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Examples
+    --------
+    ann and bob share three items and agree on two; cy shares one item with each:
+
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> rows = [("t1", "ann", "pos"), ("t1", "bob", "pos"), ("t2", "ann", "neg"), ("t2", "bob", "pos"),
+    ...         ("t3", "ann", "neg"), ("t3", "bob", "neg"), ("t3", "cy", "neg")]
+    >>> data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    >>> m = ie.krippendorff_alpha_matrix(data)
+    >>> m.metric, m.annotators
+    ('krippendorff_alpha[nominal]', ['ann', 'bob', 'cy'])
+    >>> m.n_shared[0], m.values[0].round(4)
+    (array([3, 3, 1]), array([1.    , 0.4444,    nan]))
+    >>> m.to_dict()["matrix"][0]  # JSON-ready: undefined entries are None (null)
+    [1.0, 0.4444444444444444, None]
     """
 
     metric: str

@@ -45,6 +45,18 @@ class NALikeLabelWarning(UserWarning):
     """A label looks like a missing-value marker (``NA``, ``None``, ``null``, ...) but is counted as a category.
 
     Pass ``na_values=[...]`` (CLI ``--na-values``) to read such cells as missing instead.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import iaa_engine as ie
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     data = ie.Annotations.from_wide([["pos", "NA"], ["pos", "neg"]])
+    >>> caught[0].category.__name__, list(data.categories)
+    ('NALikeLabelWarning', ['NA', 'neg', 'pos'])
+    >>> ie.Annotations.from_wide([["pos", "NA"], ["pos", "neg"]], na_values=["NA"]).n_annotations
+    3
     """
 
 

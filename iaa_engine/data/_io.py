@@ -323,20 +323,28 @@ def read(
 ) -> Annotations:
     """Read annotations from a CSV, TSV, JSON (records, columns or lines) or Parquet file.
 
+    The format follows the file's suffix: ``.csv`` and ``.txt`` (comma-separated), ``.tsv`` and ``.tab``,
+    ``.json``, ``.jsonl`` and ``.ndjson``, ``.parquet`` and ``.pq``. Three layouts are read: a long table (one
+    row per annotation: item, annotator, label), a wide matrix (one row per annotator and one column per item,
+    or the transpose), and a count table (one row per item and one column per category).
+
     Parameters
     ----------
     path : str or path-like
-    layout : {'auto', 'long', 'wide', 'counts'}
+        The file to read (UTF-8 text for CSV, TSV and JSON).
+    layout : {'auto', 'long', 'wide', 'counts'}, default 'auto'
         ``'auto'`` reads a long table when the item, annotator and label
         columns are present, and otherwise a wide matrix whose first column
-        names the rows.
-    item, annotator, label : str
+        names the rows (a file with three columns or fewer and without them is
+        refused as ambiguous). ``'wide'`` and ``'counts'`` take the first
+        column as the row names.
+    item, annotator, label : str, default 'item', 'annotator', 'label'
         Column names of a long table.
-    annotators_as : {'rows', 'columns'}
+    annotators_as : {'rows', 'columns'}, default 'rows'
         For a wide matrix: whether rows or columns are annotators.
     level, categories, duplicates
         As in :meth:`Annotations.from_long`.
-    na_values : sequence of str
+    na_values : sequence of str, default ()
         Label texts that mean "not labelled", in addition to blank cells (e.g.
         ``["NA"]`` for files written by R). By default ``NA``, ``None``,
         ``null`` and the like are labels; a :class:`NALikeLabelWarning` says
@@ -345,6 +353,24 @@ def read(
     Returns
     -------
     Annotations
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If the path is a directory or has an unknown suffix, the file cannot be parsed (with the line where it
+        can be named: rows with another number of fields than the header, duplicate or blank header names, no
+        data rows, text that is not UTF-8), a reader needs an optional package that is not installed, the layout
+        cannot be told, or the content does not fit the layout (see :meth:`Annotations.from_long`,
+        :meth:`Annotations.from_wide` and :meth:`Annotations.from_counts`).
+
+    Warns
+    -----
+    NALikeLabelWarning
+        A label reads like a missing-value marker (``NA``, ``null``, ...) but is counted as a category.
 
     Notes
     -----
@@ -355,21 +381,31 @@ def read(
     Surrounding whitespace is not part of a value. JSON and Parquet values
     keep their own types.
 
-    Raises
-    ------
-    FileNotFoundError
-        If the file does not exist.
-    ValueError
-        If the file cannot be parsed (with the line where it can be named) or
-        its content does not fit the layout.
+    References
+    ----------
+    Wickham, H. (2014). Tidy data. Journal of Statistical Software 59(10), 1–23.
+
+    Shafranovich, Y. (2005). Common Format and MIME Type for Comma-Separated Values (CSV) Files. RFC 4180, IETF.
+
+    Bray, T. (Ed.) (2017). The JavaScript Object Notation (JSON) Data Interchange Format. RFC 8259, IETF.
+
+    Apache Parquet documentation. File format. https://parquet.apache.org/docs/file-format/
 
     Examples
     --------
+    The classroom exercise's matrix, one row per annotator:
+
     >>> import iaa_engine as ie
     >>> from importlib.resources import files
     >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv", layout="wide")
     >>> data.n_annotators, data.n_items, list(data.categories)
     (3, 15, ['1', '2', '3'])
+
+    A long table, one row per annotation:
+
+    >>> crowd = ie.read(files("iaa_engine") / "examples" / "crowd.csv")
+    >>> crowd
+    Annotations(n_annotations=926, n_items=300, n_annotators=40, n_categories=4, level='nominal')
     """
     p = Path(path)
     names, columns = read_table(p)

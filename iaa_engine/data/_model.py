@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cached_property
 from os import PathLike
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -35,7 +35,8 @@ __all__ = [
     "resolve_duplicates",
 ]
 
-Level = Literal["nominal", "ordinal", "interval", "ratio"]
+#: A level of measurement: one of :data:`LEVELS` (checked where it is passed in).
+Level = str
 
 
 # --------------------------------------------------------------------------- helpers
@@ -265,6 +266,11 @@ class Annotations:
         for ordinal data, numeric order for numbers, sorted otherwise).
     level : {'nominal', 'ordinal', 'interval', 'ratio'}
         The level of measurement used by default by level-aware metrics.
+    n_annotations, n_items, n_annotators, n_categories : int
+        Sizes (``n_annotators`` is ``None`` for a count table).
+    counts : ItemCounts
+        The items × categories count table :math:`n_{ic}` (sparse entries;
+        ``counts.to_dense()`` gives the full array), computed on first use.
 
     Notes
     -----
@@ -277,6 +283,40 @@ class Annotations:
     :attr:`pair_stats`) are computed once, vectorised, and shared by all metrics.
     Each is a sum over items, so it can be computed per partition of items and
     combined (see :mod:`iaa_engine.stats._tables`).
+
+    The long layout, one row per observation (an annotation) with one column
+    per variable (item, annotator, label), is the "tidy" layout of Wickham
+    (2014); the wide matrix of the classroom exercise and the count table of
+    Fleiss (1971) are converted to it at the edges.
+
+    References
+    ----------
+    Wickham, H. (2014). Tidy data. Journal of Statistical Software 59(10), 1–23.
+
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378–382.
+
+    Examples
+    --------
+    A long table with one row per annotation; ``cy`` did not label ``t1``:
+
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> table = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t2", "t3"],
+    ...                       "annotator": ["ann", "bob", "ann", "bob", "cy", "cy"],
+    ...                       "label": ["pos", "pos", "neg", "pos", "neg", "neg"]})
+    >>> data = ie.Annotations.from_long(table)
+    >>> data
+    Annotations(n_annotations=6, n_items=3, n_annotators=3, n_categories=2, level='nominal')
+    >>> list(data.categories), data.label
+    (['neg', 'pos'], array([1, 1, 0, 1, 0, 0]))
+
+    The counts :math:`n_{ic}` (items × categories) that the metrics start from:
+
+    >>> data.counts.to_dense()
+    array([[0, 2],
+           [2, 1],
+           [1, 0]])
     """
 
     def __init__(
@@ -325,18 +365,37 @@ class Annotations:
         table : pandas.DataFrame
             One row per (item, annotator, label). Rows whose label is missing
             are dropped (that annotator did not label that item).
-        item, annotator, label : str
+        item, annotator, label : str, default 'item', 'annotator', 'label'
             Column names.
-        level : {'nominal', 'ordinal', 'interval', 'ratio'}
+        level : {'nominal', 'ordinal', 'interval', 'ratio'}, default 'nominal'
+            Level of measurement used by default by level-aware metrics
+            (Krippendorff's alpha).
         categories : sequence, optional
             All categories, in order. Required for ``level='ordinal'`` with
             non-numeric labels; labels outside it are an error.
-        duplicates : {'error', 'first', 'last'}
-            What to do when one annotator labelled one item more than once.
-        na_values : sequence of str
+        duplicates : {'error', 'first', 'last'}, default 'error'
+            What to do when one annotator labelled one item more than once
+            (``'first'``/``'last'``: keep that one, in table order).
+        na_values : sequence of str, default ()
             Label texts that mean "not labelled" besides blank cells and
             ``None``/``NaN`` (e.g. ``["NA"]``). Text such as ``"None"`` or
             ``"NA"`` is otherwise a label.
+
+        Returns
+        -------
+        Annotations
+
+        Raises
+        ------
+        InvalidParameterError
+            An option is not one it accepts (the message says what was expected and what came).
+        TypeError
+            ``table`` is not a pandas DataFrame.
+        ValueError
+            A named column is missing; every label is missing; an item or annotator id is missing; an annotator
+            labelled an item twice with ``duplicates='error'``; labels mix types, are not among ``categories``,
+            or are not numbers where the level needs numbers; or the ordinal level has text labels without
+            their order.
 
         Notes
         -----
@@ -345,6 +404,23 @@ class Annotations:
         as numbers only at the interval and ratio levels, and at the ordinal
         level unless the order of text categories is given. Surrounding
         whitespace is not part of an id or label.
+
+        References
+        ----------
+        Wickham, H. (2014). Tidy data. Journal of Statistical Software 59(10), 1–23.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import iaa_engine as ie
+        >>> table = pd.DataFrame({"doc": ["d1", "d1", "d2", "d2"], "coder": ["ann", "bob", "ann", "bob"],
+        ...                       "grade": ["low", "mid", "high", "high"]})
+        >>> data = ie.Annotations.from_long(table, item="doc", annotator="coder", label="grade",
+        ...                                 level="ordinal", categories=["low", "mid", "high"])
+        >>> data
+        Annotations(n_annotations=4, n_items=2, n_annotators=2, n_categories=3, level='ordinal')
+        >>> list(data.categories)
+        ['low', 'mid', 'high']
         """
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"from_long expects a pandas DataFrame; got {type(table).__name__}")
@@ -419,6 +495,38 @@ class Annotations:
             column holds one annotator's labels.
         level, categories, na_values
             As in :meth:`from_long` (text cells stay text at the nominal level).
+
+        Returns
+        -------
+        Annotations
+            Items (columns of the annotators-as-rows matrix) without any label
+            are left out.
+
+        Raises
+        ------
+        InvalidParameterError
+            An option is not one it accepts (the message says what was expected and what came).
+        ValueError
+            The matrix is not 2-dimensional or is empty; every cell is missing; item or annotator names repeat;
+            or the labels do not fit ``level`` or ``categories`` (as in :meth:`from_long`).
+
+        References
+        ----------
+        Weeber, F. (2025). Annotation Analysis Exercise. Methods in Computational Linguistics (course material,
+        based on material by Eva Maria Vecchi): the annotation matrix with one row per annotator.
+
+        Examples
+        --------
+        Two annotators (rows) and three items; the second annotator skipped the last item:
+
+        >>> import iaa_engine as ie
+        >>> data = ie.Annotations.from_wide([["pos", "neg", "pos"], ["pos", "pos", None]])
+        >>> data
+        Annotations(n_annotations=5, n_items=3, n_annotators=2, n_categories=2, level='nominal')
+        >>> data.to_long().tail(2)
+           item  annotator label
+        3     0          1   pos
+        4     1          1   pos
         """
         if isinstance(matrix, pd.DataFrame):
             frame = matrix
@@ -479,8 +587,51 @@ class Annotations:
         Parameters
         ----------
         table : pandas.DataFrame or array-like of shape (n_items, n_categories)
-            Non-negative integer counts. A DataFrame's columns name the
-            categories (in order), its index the items.
+            Non-negative integer counts (NaN cells count 0). A
+            DataFrame's columns name the categories (in order), its index the
+            items; otherwise both are numbered from 0.
+        level : {'nominal', 'ordinal', 'interval', 'ratio'}, default 'nominal'
+            As in :meth:`from_long`; ``'ordinal'`` with text column names needs
+            ``categories``.
+        categories : sequence, optional
+            Names of the columns, in order (replacing the DataFrame's column
+            names); as many as there are columns.
+
+        Returns
+        -------
+        Annotations
+            Kept as the count table it is (never expanded into single
+            annotations): ``annotators`` is ``None``, and ``to_long`` is not
+            available.
+
+        Raises
+        ------
+        InvalidParameterError
+            An option is not one it accepts (the message says what was expected and what came).
+        ValueError
+            The table is not 2-dimensional, is empty, holds something other than non-negative whole numbers,
+            or only zeros; ``categories`` has another length than the table's columns; or the ordinal level
+            has text categories without their order.
+
+        References
+        ----------
+        Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+        378–382.
+
+        Examples
+        --------
+        How many annotators chose each category for each item:
+
+        >>> import pandas as pd
+        >>> import iaa_engine as ie
+        >>> table = pd.DataFrame({"neg": [0, 2, 1], "pos": [2, 1, 0]}, index=["t1", "t2", "t3"])
+        >>> data = ie.Annotations.from_counts(table)
+        >>> data
+        Annotations(n_annotations=6, n_items=3, n_annotators=unknown, n_categories=2, level='nominal')
+        >>> data.counts.to_dense()
+        array([[0, 2],
+               [2, 1],
+               [1, 0]])
         """
         if isinstance(table, pd.DataFrame):
             frame = table
@@ -556,14 +707,14 @@ class Annotations:
         if (counts is None) == (count_sums is None):
             raise ValueError("give exactly one of counts (per item) or count_sums (summed over items)")
         obj = cls.__new__(cls)
-        obj.item = obj.annotator = obj.label = None
+        obj.item = obj.annotator = obj.label = None  # type: ignore[assignment]  # statistics only: no codes
         obj.items = pd.RangeIndex(items) if isinstance(items, (int, np.integer)) else pd.Index(items)
         obj.categories = pd.Index(categories)
         obj.annotators = None if annotators is None else pd.Index(annotators)
         obj.level = level
-        obj._n_annotations = n_annotations
+        obj._n_annotations = n_annotations  # type: ignore[attr-defined]
         size = counts.n_items if counts is not None else len(obj.items)
-        cats = counts.n_categories if counts is not None else count_sums.n_categories
+        cats = counts.n_categories if counts is not None else cast(CountSums, count_sums).n_categories
         if size != len(obj.items) or cats != len(obj.categories):
             raise ValueError(
                 f"the statistics describe {size} items × {cats} categories but "
@@ -644,7 +795,52 @@ class Annotations:
 
     @validate(level=Choice(*LEVELS))
     def with_level(self, level: Level, categories: Sequence[Any] | None = None) -> Annotations:
-        """The same annotations read at another level of measurement (and optionally another order)."""
+        """The same annotations read at another level of measurement (and optionally another order).
+
+        Text categories are parsed as numbers where the new level needs them
+        (interval, ratio, and ordinal without a given order); ``"1"`` and
+        ``"1.0"`` then become one category.
+
+        Parameters
+        ----------
+        level : {'nominal', 'ordinal', 'interval', 'ratio'}
+            The new level of measurement.
+        categories : sequence, optional
+            All categories in their order (e.g. ``["low", "mid", "high"]`` for
+            ordinal text labels); every label must be among them.
+
+        Returns
+        -------
+        Annotations
+            ``self`` when nothing changes, otherwise a new object (the item and
+            annotator codes are shared, not copied).
+
+        Raises
+        ------
+        InvalidParameterError
+            An option is not one it accepts (the message says what was expected and what came).
+        ValueError
+            A label is not among ``categories``; the level needs numbers and a label is not one (a ratio
+            level also needs them non-negative); the ordinal level has text labels without their order; or the
+            data holds only sums over items, whose categories cannot be re-read.
+
+        References
+        ----------
+        Stevens, S. S. (1946). On the theory of scales of measurement. Science 103(2684), 677–680.
+
+        Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+        University of Pennsylvania.
+
+        Examples
+        --------
+        >>> import iaa_engine as ie
+        >>> data = ie.Annotations.from_wide([["1", "2"], ["2", "2"]])  # text, as read from a CSV file
+        >>> list(data.categories)
+        ['1', '2']
+        >>> interval = data.with_level("interval")
+        >>> interval.level, list(interval.categories)
+        ('interval', [1, 2])
+        """
         if level == self.level and categories is None:
             return self
         codes, cats = self.label, self.categories
@@ -698,12 +894,38 @@ class Annotations:
             )
 
     def to_long(self) -> pd.DataFrame:
-        """The annotations as a long table with columns item, annotator, label."""
+        """The annotations as a long table with columns item, annotator, label.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per annotation, with the names behind the codes (no
+            ``annotator`` column for data without annotators).
+
+        Raises
+        ------
+        ValueError
+            The data holds only a count table or sufficient statistics: the single annotations are not there.
+
+        References
+        ----------
+        Wickham, H. (2014). Tidy data. Journal of Statistical Software 59(10), 1–23.
+
+        Examples
+        --------
+        >>> import iaa_engine as ie
+        >>> ie.Annotations.from_wide([["a", "b"], ["a", "a"]]).to_long()
+           item  annotator label
+        0     0          0     a
+        1     1          0     b
+        2     0          1     a
+        3     1          1     a
+        """
         if self.label is None:
             raise ValueError("this data holds only sufficient statistics (from_stats): the annotations are not here")
         out = {"item": self.items.take(self.item)}
         if self.annotator is not None:
-            out["annotator"] = self.annotators.take(self.annotator)
+            out["annotator"] = cast(pd.Index, self.annotators).take(self.annotator)
         out["label"] = self.categories.take(self.label)
         return pd.DataFrame({k: np.asarray(v) for k, v in out.items()})
 
@@ -728,19 +950,56 @@ class Annotations:
     def annotator_stats(self) -> AnnotatorStats:
         """Per-annotator label counts ``n_ak`` (annotators × categories)."""
         self.require_annotators("per-annotator statistics")
-        return AnnotatorStats.from_codes(self.annotator, self.label, self.n_annotators, self.n_categories)
+        return AnnotatorStats.from_codes(
+            cast(np.ndarray, self.annotator), self.label, cast(int, self.n_annotators), self.n_categories
+        )
 
     @cached_property
     def pair_stats(self) -> PairStats:
         """Co-annotation statistics for every ordered pair of annotators."""
         self.require_annotators("pairwise statistics")
         return PairStats.from_codes(
-            self.item, self.annotator, self.label, self.n_items, self.n_annotators, self.n_categories
+            self.item,
+            cast(np.ndarray, self.annotator),
+            self.label,
+            self.n_items,
+            cast(int, self.n_annotators),
+            self.n_categories,
         )
 
     @validate()
     def category_values(self, level: str | None = None) -> np.ndarray:
-        """Numeric values of the categories (interval/ratio levels)."""
+        """Numeric values of the categories (interval/ratio levels).
+
+        Parameters
+        ----------
+        level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
+            The level named in the error message (default: the data's level).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            One value per category, in the order of :attr:`categories`.
+
+        Raises
+        ------
+        InvalidParameterError
+            An option is not one it accepts (the message says what was expected and what came).
+        ValueError
+            The categories are not numbers (read the data at the interval or ratio level first, e.g. with
+            :meth:`with_level`).
+
+        References
+        ----------
+        Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+        University of Pennsylvania.
+
+        Examples
+        --------
+        >>> import iaa_engine as ie
+        >>> ie.Annotations.from_wide([[1, 2.5], [2.5, 4]], level="interval").category_values()
+        array([1. , 2.5, 4. ])
+        """
         level = self.level if level is None else level
         if not pd.api.types.is_numeric_dtype(self.categories.dtype):
             raise ValueError(f"the {level} level needs numeric labels; got categories {list(self.categories)[:5]!r}")
@@ -778,7 +1037,53 @@ def as_annotations(data: Any, *, level: Level | None = None, categories: Sequenc
     (a long table); any other DataFrame or 2-D array-like, read as a wide
     matrix with annotators as rows (the classroom layout). Use the
     ``Annotations.from_*`` constructors for anything else (items as rows, count
-    tables, other column names).
+    tables, other column names). Every metric calls this on its ``data``.
+
+    Parameters
+    ----------
+    data : Annotations, pandas.DataFrame or 2-D array-like
+        The annotations (see above). A path is refused: read files with :func:`read`.
+    level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
+        Level of measurement; default: the data's own (``'nominal'`` for raw
+        input). An :class:`Annotations` object is re-read at this level
+        (:meth:`Annotations.with_level`).
+    categories : sequence, optional
+        All categories, in order (as in :meth:`Annotations.from_long`).
+
+    Returns
+    -------
+    Annotations
+        ``data`` itself when it is an :class:`Annotations` object and neither
+        ``level`` nor ``categories`` is given.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is a path, or of a type that cannot be read as annotations.
+    ValueError
+        The table or matrix cannot be read (see :meth:`Annotations.from_long` and :meth:`Annotations.from_wide`).
+
+    References
+    ----------
+    Wickham, H. (2014). Tidy data. Journal of Statistical Software 59(10), 1–23.
+
+    Weeber, F. (2025). Annotation Analysis Exercise. Methods in Computational Linguistics (course material, based
+    on material by Eva Maria Vecchi): the annotation matrix with one row per annotator.
+
+    Examples
+    --------
+    The classroom layout, one row per annotator:
+
+    >>> import iaa_engine as ie
+    >>> data = ie.as_annotations([[1, 1, 2], [1, 2, 2], [2, 1, 2]])
+    >>> data
+    Annotations(n_annotations=9, n_items=3, n_annotators=3, n_categories=2, level='nominal')
+    >>> ie.as_annotations(data) is data
+    True
+    >>> ie.as_annotations(data, level="interval").level
+    'interval'
     """
     if isinstance(data, Annotations):
         if level is None and categories is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -82,6 +82,7 @@ def _partition_stats(
     n_items, n_ann, n_cat = len(items), len(annotators), len(categories)
     counts = ItemCounts.from_codes(item_codes, lab_codes, n_items, n_cat)
     ac = n_ann * max(n_cat, 1)
+    pairs: np.ndarray | PairStats
     if ac * ac <= _DENSE_PAIR_CELLS:  # int32 suffices: a cell counts items, and this partition's are few
         pairs = pair_cells(item_codes, ann_codes * max(n_cat, 1) + lab_codes, n_items, ac).astype(np.int32)
     else:
@@ -99,17 +100,19 @@ def _combine(parts: Sequence[_Partial]) -> _Partial:
     parts = [p for p in parts if p.n_annotations]
     if not parts:
         return _Partial(0, 0, None, None, None)
+    pairs: np.ndarray | PairStats
     if isinstance(parts[0].pairs, np.ndarray):
-        pairs = parts[0].pairs.astype(np.int64)  # sums of many partitions may pass int32
+        dense = parts[0].pairs.astype(np.int64)  # sums of many partitions may pass int32
         for p in parts[1:]:
-            pairs += p.pairs
+            dense += cast(np.ndarray, p.pairs)
+        pairs = dense
     else:
-        pairs = PairStats.combine([p.pairs for p in parts]).compact()
+        pairs = PairStats.combine([cast(PairStats, p.pairs) for p in parts]).compact()
     return _Partial(
         sum(p.n_items for p in parts),
         sum(p.n_annotations for p in parts),
-        ExactSums.combine([p.sums for p in parts]),
-        AnnotatorStats.combine([p.annotators for p in parts]),
+        ExactSums.combine([cast(ExactSums, p.sums) for p in parts]),
+        AnnotatorStats.combine([cast(AnnotatorStats, p.annotators) for p in parts]),
         pairs,
     )
 
@@ -243,6 +246,15 @@ def summarize_dask(
 ) -> Annotations:
     """Summarise a Dask DataFrame of annotations (long layout) into statistics-only :class:`Annotations`.
 
+    The annotations are shuffled by item (so that each item's annotations meet
+    in one partition), each partition's sufficient statistics (the count sums,
+    the annotator × category counts and the annotator-pair tables) are computed
+    with the in-memory code, and the partitions' statistics are added up in a
+    binary tree. Only these sums, whose size depends on the numbers of
+    annotators and categories but not on the number of annotations, reach the
+    client; every metric that reads only them gives the same value as on the
+    data in memory.
+
     Parameters
     ----------
     frame : dask.dataframe.DataFrame
@@ -254,7 +266,11 @@ def summarize_dask(
         Address of an existing Dask scheduler (e.g. ``"tcp://10.0.0.5:8786"``)
         or a client. Without one, a local cluster with one single-threaded
         worker process per core is started for this call and closed after it.
-    n_workers, memory_limit : settings of that local cluster (e.g. ``memory_limit="2GiB"`` per worker).
+    n_workers : int, optional
+        Worker processes of that local cluster (default: one per core; at least 1).
+    memory_limit : str or int, optional
+        Memory per worker of that local cluster, e.g. ``"2GiB"`` or a number of bytes (at least 256 MiB;
+        default: Dask's automatic share of the machine's memory).
     progress : bool, optional
         Show Dask's progress bar (default: on a terminal).
 
@@ -263,7 +279,48 @@ def summarize_dask(
     Annotations
         Built with :meth:`Annotations.from_stats`: every count-based metric,
         multi-coder kappa, bias and the pairwise matrices work on it;
-        per-item results do not.
+        per-item results (item agreement, gold labels, bootstrap, facets) do not.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``frame`` is not a Dask DataFrame.
+    ValueError
+        ``memory_limit`` is not a size or is too small for a worker; a named column is missing; every label is
+        missing; the labels do not fit ``level`` or ``categories``; an annotator labelled an item twice with
+        ``duplicates='error'``; or the cluster failed (the worker's error in one line).
+    OSError
+        The scheduler at ``scheduler`` cannot be reached.
+    ImportError
+        The optional packages ``dask`` and ``distributed`` are not installed (``pip install 'iaa-engine[dask]'``).
+
+    References
+    ----------
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Wickham, H. (2014). Tidy data. Journal of Statistical Software 59(10), 1–23.
+
+    Examples
+    --------
+    The computation always runs on a ``distributed`` client; an in-process one
+    (threads, no worker processes) is enough for a small frame:
+
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3"], "annotator": ["ann", "bob"] * 3,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg"]})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with Client(processes=False, dashboard_address=None) as client:
+    ...     data = ie.summarize_dask(frame, scheduler=client, progress=False)
+    >>> data
+    Annotations(n_annotations=6, n_items=3, n_annotators=2, n_categories=2, level='nominal')
+    >>> round(ie.krippendorff_alpha(data), 4), round(ie.krippendorff_alpha(ie.Annotations.from_long(df)), 4)
+    (0.4444, 0.4444)
     """
     dask, dd, distributed = _need_dask()
     if not isinstance(scheduler, distributed.Client) and not scheduler:
@@ -344,7 +401,68 @@ def read_dask(
 ) -> Annotations:
     """Summarise a Parquet dataset (a directory, a glob, or any fsspec URL) on a Dask cluster.
 
-    See :func:`summarize_dask`; ``storage_options`` go to fsspec (e.g. credentials for ``s3://``).
+    Reads the three columns with :func:`dask.dataframe.read_parquet` and
+    summarises them with :func:`summarize_dask`. The files of a local dataset
+    are checked first: each must have the columns, and all must agree on their
+    types (e.g. ids written as text in every file).
+
+    Parameters
+    ----------
+    source : str or sequence of str
+        A Parquet file, a directory of them, a glob, a list of files, or a
+        URL that fsspec reads (``s3://``, ``gs://``, ...).
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`Annotations.from_long`.
+    scheduler, n_workers, memory_limit, progress
+        As in :func:`summarize_dask`.
+    storage_options : dict, optional
+        Passed to fsspec (e.g. credentials for ``s3://``).
+
+    Returns
+    -------
+    Annotations
+        Statistics only, as from :func:`summarize_dask`.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    FileNotFoundError
+        No file matches ``source``, or it cannot be opened.
+    ValueError
+        A file cannot be read, lacks one of the columns, or the files disagree on a column's type; and the
+        errors of :func:`summarize_dask`.
+    OSError
+        The scheduler at ``scheduler`` cannot be reached.
+    ImportError
+        The optional packages ``dask`` and ``distributed`` are not installed (``pip install 'iaa-engine[dask]'``).
+
+    References
+    ----------
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Apache Parquet documentation. File format. https://parquet.apache.org/docs/file-format/
+
+    Examples
+    --------
+    A dataset of one Parquet file in a temporary directory, summarised on an
+    in-process client:
+
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2"], "annotator": ["ann", "bob"] * 2,
+    ...                    "label": ["pos", "pos", "neg", "pos"]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     df.to_parquet(pathlib.Path(tmp) / "part-0.parquet")
+    ...     with Client(processes=False, dashboard_address=None) as client:
+    ...         data = ie.read_dask(tmp, scheduler=client, progress=False)
+    >>> data
+    Annotations(n_annotations=4, n_items=2, n_annotators=2, n_categories=2, level='nominal')
+    >>> ie.percent_agreement(data)
+    0.5
     """
     _, dd, _ = _need_dask()
     if isinstance(source, (str, os.PathLike)) and "://" not in str(source):

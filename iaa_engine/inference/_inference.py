@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -30,20 +30,43 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class BootstrapResult(Result):
-    """Bootstrap distribution and percentile intervals of agreement metrics.
+    """Bootstrap distribution and percentile intervals of agreement metrics (the result of :func:`bootstrap`).
 
     Attributes
     ----------
     table : pandas.DataFrame
-        Indexed by metric: ``estimate`` (on the data), ``se`` (standard
-        deviation of the replicates), ``lower``, ``upper`` (percentile
-        interval), ``n_undefined`` (replicates where the metric was undefined
-        and that were left out of the interval).
+        Indexed by metric (index name ``metric``): ``estimate`` (on the data),
+        ``se`` (standard deviation of the replicates), ``lower``, ``upper``
+        (percentile interval), ``n_undefined`` (replicates where the metric was
+        undefined and that were left out of the interval).
     replicates : pandas.DataFrame
-        One row per replicate, one column per metric.
+        One row per replicate, one column per metric (nan where undefined).
     confidence : float
+        Coverage of the intervals, 1 − γ.
     n_boot : int
-    seed : int or None
+        Number of replicates B.
+    seed : int, numpy.random.Generator or None
+        The ``seed`` argument as given (``None``: fresh entropy, not reproducible).
+
+    References
+    ----------
+    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report (5 September 2025), §6.1, Algorithm 2.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> res = ie.bootstrap(data, n_boot=200, seed=0, progress=False)
+    >>> list(res.to_frame().columns)
+    ['metric', 'estimate', 'se', 'lower', 'upper', 'n_undefined']
+    >>> res.replicates.shape  # 200 replicates of 15 metrics
+    (200, 15)
+    >>> sorted(res.to_dict())
+    ['confidence', 'intervals', 'n_boot', 'seed']
     """
 
     table: pd.DataFrame
@@ -156,8 +179,9 @@ def _annotator_replicates(
     """
     import scipy.sparse as sp
 
-    n_items, n_ann, n_cat = data.n_items, data.n_annotators, data.n_categories
+    n_items, n_ann, n_cat = data.n_items, cast(int, data.n_annotators), data.n_categories
     ac = n_ann * n_cat
+    block: np.ndarray
     if n_items <= blocks:
         block, g = np.arange(n_items), n_items
     else:
@@ -169,7 +193,7 @@ def _annotator_replicates(
     block_feats = np.stack(
         [np.bincount(block, weights=ok.astype(float), minlength=g), np.bincount(block, weights=p, minlength=g)], axis=1
     )  # (g, 2)
-    key = block[data.item] * ac + data.annotator * n_cat + data.label
+    key = block[data.item] * ac + cast(np.ndarray, data.annotator) * n_cat + data.label
     if g * ac <= 1 << 25:
         table = np.bincount(key, minlength=g * ac).reshape(g, ac).astype(float)
         per_block = sp.csr_matrix(table)
@@ -218,9 +242,20 @@ def bootstrap(
 ) -> BootstrapResult:
     r"""Percentile bootstrap intervals for every scalar metric of the report, resampling items.
 
-    Seed 004 §6.1, Algorithm 2: draw the items with replacement B times,
-    recompute each metric, and take the :math:`\gamma/2` and
-    :math:`1 - \gamma/2` quantiles of the replicates (``confidence`` = 1 − γ).
+    The *Mathematical Foundations of Inter-Annotator Agreement Analysis*
+    technical report (2025), §6.1, Algorithm 2 (the percentile bootstrap of
+    Efron & Tibshirani 1993, ch. 13): draw the N items with replacement B
+    times, recompute each metric :math:`\theta` on each draw, and take
+    quantiles of the replicates :math:`\theta^*_1, \dots, \theta^*_B`:
+
+    .. math::
+
+        [L, U] = \big[\hat F^{*-1}(\gamma/2),\ \hat F^{*-1}(1 - \gamma/2)\big],\qquad
+        \widehat{\mathrm{se}} = \Big(\frac{1}{B' - 1} \sum_{b} (\theta^*_b - \bar\theta^*)^2\Big)^{1/2}
+
+    with :math:`\hat F^*` the empirical distribution of the :math:`B'` defined
+    replicates (``numpy.quantile``, linear interpolation) and ``confidence`` =
+    1 − γ.
 
     Count-based metrics (``COUNT_METRICS``: SPA under every scheme, the
     chance-corrected SPA, joint probability, percentage agreement, Fleiss' kappa, Krippendorff's alpha,
@@ -247,23 +282,72 @@ def bootstrap(
 
     Parameters
     ----------
-    data : Annotations or convertible
-    n_boot : int
-        Number of replicates B.
-    confidence : float
-        Interval coverage, in (0, 1).
-    seed : int, optional
+    data : Annotations or convertible (see :func:`as_annotations`)
+        The annotations, with per-item counts (not only sums over items).
+    n_boot : int, default 1000
+        Number of replicates B, from 2 to 100,000.
+    confidence : float, default 0.95
+        Interval coverage 1 − γ, in (0, 1).
+    seed : int or numpy.random.Generator, optional
         Seed of ``numpy.random.default_rng``; the same seed gives the same intervals.
-    level : level of Krippendorff's alpha (default: the data's level).
-    weights : SPA scheme of ``spa_kappa`` (every scheme's SPA is bootstrapped).
-    annotator_metrics : bool
-        Also bootstrap multi-coder kappa and bias (needs annotator identities).
+    level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
+        Level of Krippendorff's alpha (default: the data's level).
+    weights : {'flat', 'annotations', 'annotations_m1', 'edges', 'inv_var', 'inv_var_class'}, default 'annotations_m1'
+        SPA scheme of ``spa_kappa`` (every scheme's SPA is bootstrapped).
+    annotator_metrics : bool, default True
+        Also bootstrap multi-coder kappa and bias (skipped when the data has no
+        annotator identities).
     progress : bool, optional
         Show progress on stderr (default: only on a terminal).
     estimates : mapping of str to float, optional
         The point estimates already computed on ``data`` (metric name -> value, SPA schemes as
         ``'spa[<scheme>]'``, undefined as nan), e.g. by :func:`iaa_engine.report`, which passes its own so that
         nothing is computed twice. Computed here when omitted.
+
+    Returns
+    -------
+    BootstrapResult
+        ``table`` (``estimate``, ``se``, ``lower``, ``upper``, ``n_undefined``
+        per metric) and the ``replicates`` themselves.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
+        array-like of labels.
+    ValueError
+        ``data`` holds only sums over items (e.g. from :func:`summarize_dask`);
+        its items × categories table has more than 50 million cells; the
+        interval or ratio level meets labels that are not numbers.
+
+    See Also
+    --------
+    alpha_variance : Analytic (delta-method) and jackknife variances of alpha.
+    spa_standard_error : Model-based standard error of SPA.
+
+    References
+    ----------
+    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report (5 September 2025), §6.1, Algorithm 2.
+
+    Artstein, R., & Poesio, M. (2005). Bias decreases in proportion to the number of annotators. Proceedings of
+    FG-MoL 2005.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> res = ie.bootstrap(data, n_boot=200, seed=0, progress=False)
+    >>> row = res.table.loc["krippendorff_alpha"]
+    >>> round(float(row["estimate"]), 4)  # krippendorff_alpha(data)
+    0.6083
+    >>> bool(row["lower"] < row["estimate"] < row["upper"]), int(row["n_undefined"])
+    (True, 0)
     """
     data = as_annotations(data, level=level)
     level = data.level
@@ -298,7 +382,9 @@ def bootstrap(
 
 @dataclass(frozen=True, eq=False)
 class AlphaVariance(ScalarResult):
-    """Krippendorff's alpha with its delta-method and jackknife variances (:func:`alpha_variance`).
+    """Krippendorff's alpha with its delta-method and jackknife variances (the result of :func:`alpha_variance`).
+
+    Fields read as attributes or as ``result["se_delta"]``; ``to_dict()`` gives them all, with ``None`` for nan.
 
     Attributes
     ----------
@@ -307,9 +393,28 @@ class AlphaVariance(ScalarResult):
     var_d_o, var_d_e : float
         Jackknife variances of :math:`D_o` and :math:`D_e`.
     var_delta, se_delta : float
-        Delta-method variance and standard error of alpha (eq. 20, without the covariance).
+        Delta-method variance and standard error of alpha (eq. (20) of the
+        technical report, without the covariance).
     var_jackknife, se_jackknife : float
         Jackknife variance and standard error of alpha itself.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report (5 September 2025), §6.2, eq. (20).
+
+    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall. Ch. 11 (the jackknife).
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> result = ie.alpha_variance(data)
+    >>> result.keys()
+    ['alpha', 'd_o', 'd_e', 'var_d_o', 'var_d_e', 'var_delta', 'se_delta', 'var_jackknife', 'se_jackknife']
+    >>> round(result.alpha, 4), round(result["se_delta"], 4)
+    (0.6083, 0.1284)
     """
 
     alpha: float
@@ -330,7 +435,11 @@ def alpha_variance(
     level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
     replace_undefined_by: float = float("nan"),
 ) -> AlphaVariance:
-    r"""Delta-method variance of Krippendorff's alpha (seed 004 §6.2, eq. 20).
+    r"""Delta-method variance of Krippendorff's alpha, with jackknife variances.
+
+    The delta method of the technical report *Mathematical Foundations of
+    Inter-Annotator Agreement Analysis* (2025), §6.2, eq. (20), for
+    :math:`\alpha = 1 - D_o / D_e`:
 
     .. math::
 
@@ -339,15 +448,89 @@ def alpha_variance(
         = \frac{\operatorname{Var}(D_o)}{D_e^2} + \frac{D_o^2 \operatorname{Var}(D_e)}{D_e^4}
 
     :math:`\operatorname{Var}(D_o)` and :math:`\operatorname{Var}(D_e)` are
-    delete-one-item jackknife estimates (items as the sampling units). Eq. (20)
+    delete-one-item jackknife estimates (Efron & Tibshirani 1993, ch. 11),
+    with the N items of the data as the sampling units:
+
+    .. math::
+
+        \operatorname{Var}_J(\theta) = \frac{N - 1}{N} \sum_{i=1}^{N} \big(\theta_{(i)} - \theta_{(\cdot)}\big)^2
+
+    where :math:`\theta_{(i)}` is computed without item i and
+    :math:`\theta_{(\cdot)}` is the mean of the :math:`\theta_{(i)}`. Eq. (20)
     ignores the covariance of :math:`D_o` and :math:`D_e`; the result also
     gives ``var_jackknife``, the jackknife variance of alpha itself, which keeps it.
+
+    Parameters
+    ----------
+    data : Annotations or convertible (see :func:`as_annotations`)
+        The annotations, with per-item counts (not only sums over items).
+    level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
+        Level of measurement of alpha, as in :func:`krippendorff_alpha` (default: the data's level).
+    replace_undefined_by : float, default nan
+        Returned, with an :class:`UndefinedMetricWarning`, as ``alpha``,
+        ``var_delta``, ``se_delta``, ``var_jackknife`` and ``se_jackknife``
+        when alpha is undefined: no item has two or more annotations, or the
+        expected disagreement is 0 (every annotation in the same category).
+        ``d_o``, ``d_e``, ``var_d_o`` and ``var_d_e`` keep their computed
+        values (nan when there is no pairable item).
 
     Returns
     -------
     AlphaVariance
         ``alpha``, ``d_o``, ``d_e``, ``var_d_o``, ``var_d_e``, ``var_delta``,
         ``se_delta``, ``var_jackknife``, ``se_jackknife`` (as attributes, or ``result["se_delta"]``).
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
+        array-like of labels.
+    ValueError
+        ``data`` holds only sums over items (e.g. from :func:`summarize_dask`);
+        its items × categories table has more than 50 million cells; the
+        interval or ratio level meets labels that are not numbers.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Alpha is undefined (see ``replace_undefined_by``); the message says why.
+
+    See Also
+    --------
+    krippendorff_alpha : The coefficient.
+    bootstrap : Percentile intervals by resampling items.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report (5 September 2025), §6.2, eq. (20).
+
+    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> result = ie.alpha_variance(data)
+    >>> round(result.alpha, 4), round(result.se_delta, 4), round(result.se_jackknife, 4)
+    (0.6083, 0.1284, 0.1324)
+
+    Every annotation the same: alpha is 0/0, and the replacement comes back with a warning:
+
+    >>> same = pd.DataFrame({"item": ["a", "a", "b", "b"], "annotator": ["x", "y", "x", "y"], "label": "u"})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     undefined = ie.alpha_variance(same, replace_undefined_by=1.0)
+    >>> undefined.alpha, caught[0].category.__name__
+    (1.0, 'UndefinedMetricWarning')
     """
     data = as_annotations(data, level=level)
     level = data.level
@@ -401,13 +584,82 @@ def spa_standard_error(
 
     .. math::
 
-        \operatorname{SE}(\bar P_{\mathrm{spa}}) = \frac{\sqrt{\sum_i k_i^2 \operatorname{Var}[\hat P_i]}}{\sum_i k_i}
+        \operatorname{SE}(\bar P_{\mathrm{spa}}) = \frac{\sqrt{\sum_i k_i^2 \operatorname{Var}[\hat P_i]}}{\sum_i k_i},
+        \qquad
+        \operatorname{Var}[\hat P_i] = \frac{2\,\big(q(1-q) + 2(n_i-2)(r - q^2)\big)}{n_i(n_i-1)}
 
-    with :math:`\operatorname{Var}[\hat P_i]` the exact item variance of
-    :func:`iaa_engine.item_agreement_variance` under the observed class
-    distribution (seed 000 §5.4: labels drawn independently from p) and items
-    independent. It describes SPA's sampling noise under that model; the
-    bootstrap's SE also covers differences in difficulty between items.
+    over the items with :math:`n_i \ge 2`, with :math:`k_i` the SPA weights
+    (:func:`spa_item_weights`), :math:`q = \sum_c p_c^2`, :math:`r = \sum_c
+    p_c^3` and p the observed class distribution.
+    :math:`\operatorname{Var}[\hat P_i]` is the exact item variance of
+    :func:`iaa_engine.item_agreement_variance` when an item's labels are drawn
+    independently from p (Nørregaard & Derczynski 2022, §5.4 and Appendix B,
+    eq. (50), in closed form), and items are independent. It describes SPA's
+    sampling noise under that model; the bootstrap's SE also covers
+    differences in difficulty between items.
+
+    Parameters
+    ----------
+    data : Annotations or convertible (see :func:`as_annotations`)
+        The annotations, with per-item counts (not only sums over items).
+    weights : {'flat', 'annotations', 'annotations_m1', 'edges', 'inv_var', 'inv_var_class'}, default 'annotations_m1'
+        The SPA weighting scheme :math:`k_i`, as in :func:`spa`.
+    replace_undefined_by : float, default nan
+        Returned, with an :class:`UndefinedMetricWarning`, when no item has two
+        or more annotations (SPA and its standard error are undefined).
+
+    Returns
+    -------
+    float
+        The standard error; ``replace_undefined_by`` when undefined.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
+        array-like of labels.
+    ValueError
+        ``data`` holds only sums over items (e.g. from :func:`summarize_dask`).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        No item has two or more annotations (see ``replace_undefined_by``).
+
+    See Also
+    --------
+    spa : The estimate.
+    item_agreement_variance : The item variance used here.
+    bootstrap : Percentile intervals by resampling items.
+
+    References
+    ----------
+    Nørregaard, J., & Derczynski, L. (2022). Sparse Probability of Agreement. arXiv preprint.
+
+    Examples
+    --------
+    Every classroom item has 3 annotations, so the weights are equal and the
+    SE is :math:`\sqrt{\operatorname{Var}[\hat P] / 15}`:
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> round(ie.spa_standard_error(data), 4)
+    0.0704
+    >>> round(float(ie.item_agreement_variance(3, [15 / 45, 16 / 45, 14 / 45]) / 15) ** 0.5, 4)
+    0.0704
+
+    One annotation per item: undefined, the replacement comes back with a warning:
+
+    >>> single = pd.DataFrame({"item": ["a", "b"], "annotator": ["x", "y"], "label": ["u", "v"]})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+    ...     ie.spa_standard_error(single, replace_undefined_by=0.0)
+    0.0
     """
     data = as_annotations(data)
     sums = data.count_sums

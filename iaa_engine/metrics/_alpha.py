@@ -142,8 +142,65 @@ def coincidence_matrix(data: Any) -> np.ndarray:
 
         o_{ck} = \sum_{i: n_i \ge 2} \frac{n_{ic} n_{ik} - [c = k]\, n_{ic}}{n_i - 1}
 
-    Krippendorff (2011), "Computing Krippendorff's alpha-reliability", §C;
-    seed 004 §2.2 (``o_ck``). Rows and columns follow ``data.categories``.
+    with :math:`n_{ic}` the annotations of category c on item i and
+    :math:`n_i = \sum_c n_{ic}`: every ordered pair of two different annotations
+    of an item counts :math:`1/(n_i - 1)`, so each pairable value contributes 1
+    in total. Items with one annotation are dropped. The matrix is symmetric,
+    its row sums are the pairable values of each category, :math:`n_c = \sum_k
+    o_{ck}`, and its total is n, the number of pairable values: the
+    quantities :func:`krippendorff_alpha` is built from (Krippendorff 2011,
+    section C; *Mathematical Foundations of Inter-Annotator Agreement
+    Analysis*, 2025, §2.2).
+
+    Parameters
+    ----------
+    data : Annotations or convertible (see :func:`as_annotations`)
+        The annotations; only per-item label counts are used, so a count table
+        (:meth:`Annotations.from_counts`) will do.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (C, C)
+        :math:`o_{ck}`; rows and columns follow ``data.categories``.
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
+        array-like of labels (a path: read it with :func:`read` first).
+    ValueError
+        ``data`` holds only sums over items (e.g. from :func:`summarize_dask`),
+        not the per-item counts the matrix is built from; or it cannot be read
+        as annotations (e.g. it holds no label).
+
+    See Also
+    --------
+    krippendorff_alpha : The coefficient computed from these coincidences.
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report (5 September 2025), §2.2.
+
+    Examples
+    --------
+    Item t1 has two ``pos`` (2 ordered pairs of weight 1), t2 one ``neg`` and
+    one ``pos``, t3 three ``neg`` (6 ordered pairs of weight 1/2); t4 has one
+    annotation and is left out:
+
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> rows = [("t1", "ann", "pos"), ("t1", "bob", "pos"), ("t2", "ann", "neg"), ("t2", "bob", "pos"),
+    ...         ("t3", "ann", "neg"), ("t3", "bob", "neg"), ("t3", "cy", "neg"), ("t4", "cy", "pos")]
+    >>> data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    >>> list(data.categories)
+    ['neg', 'pos']
+    >>> ie.coincidence_matrix(data)
+    array([[3., 1.],
+           [1., 2.]])
     """
     data = as_annotations(data)
     return data.counts.coincidences().toarray()
@@ -192,7 +249,10 @@ def krippendorff_alpha(
       M = 1 if A = B, 2/3 if one set contains the other, 1/3 if they intersect
       otherwise, 0 if they are disjoint (Passonneau 2006);
     * ``'levenshtein'``: edit distance divided by the length of the longer
-      string, 0 for two empty strings (Levenshtein 1966); labels must be strings.
+      string, 0 for two empty strings (Levenshtein 1966); labels must be
+      strings. The edit distances are computed by the rapidfuzz library
+      (Bachmann), ``rapidfuzz.distance.Levenshtein``, all pairs at once with
+      ``rapidfuzz.process.cdist``.
 
     For the set distances a tuple, list, set or frozenset label is the set of its
     elements and any other label (a string, a number) the one-element set
@@ -202,14 +262,18 @@ def krippendorff_alpha(
     (labels mixing tuples of strings with tuples of tuples are refused as
     ambiguous). Two empty sets are at distance 0.
 
-    Krippendorff (2011), "Computing Krippendorff's alpha-reliability"; seed 004
-    §2; seed 002 (Datasaur's form :math:`(p_a - p_e)/(1 - p_e)` with the
-    :math:`\bar r` correction gives the same value). Equals the ``krippendorff``
-    package and, with a distance, NLTK's ``AnnotationTask.alpha``.
+    Krippendorff (2011) gives these definitions; the technical report
+    *Mathematical Foundations of Inter-Annotator Agreement Analysis* (2025),
+    §2, states them for nominal data; Datasaur's documentation computes the
+    same value in the form :math:`(p_a - p_e)/(1 - p_e)` with its :math:`\bar r`
+    correction. Equals the ``krippendorff`` package and, with a distance,
+    NLTK's ``AnnotationTask.alpha``.
 
     Parameters
     ----------
-    data : Annotations or convertible
+    data : Annotations or convertible (see :func:`as_annotations`)
+        The annotations (a count table or summed statistics will do: alpha
+        needs only the coincidences).
     level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
         Defaults to ``data.level`` (nominal for raw input). Ordinal needs the
         category order (numbers, or ``categories=`` when building the data);
@@ -223,23 +287,75 @@ def krippendorff_alpha(
         of labels, to 1e-12; a ``ValueError`` names the first offending pair).
         Distances are evaluated once for every pair of distinct labels that
         occur on items with two or more annotations: at most 3000 such labels
-        (a ``ValueError`` says how many came). Levenshtein uses Myers'
-        bit-vector algorithm (Myers 1999) and refuses inputs needing more than
-        about 1e9 bit-vector steps (thousands of long texts).
+        (a ``ValueError`` says how many came). Levenshtein distances count
+        characters (Unicode code points); rapidfuzz computes them bit-parallel
+        (Myers 1999), one step per block of 64 characters of the shorter string
+        and character of the longer, and inputs needing more than about 1e9
+        such steps in all (thousands of long texts) are refused with a
+        ``ValueError``.
     replace_undefined_by : float, default nan
-        Returned with a warning when no item has two annotations or when the
-        expected disagreement is 0 (every pairable value the same, or at
-        distance 0 from each other). Seed 004 §8.2 returns 1 in that case: pass
+        Returned with an :class:`UndefinedMetricWarning` when no item has two
+        annotations or when the expected disagreement is 0 (every pairable
+        value the same, or at distance 0 from each other). The technical
+        report (2025), §8.2, returns 1 in that case: pass
         ``replace_undefined_by=1.0`` for that convention.
+
+    Returns
+    -------
+    float
+        Alpha: 1 for perfect agreement, 0 for agreement at chance level,
+        negative below chance; ``replace_undefined_by`` when undefined.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
+        array-like of labels; a callable ``distance`` returned something that
+        is not a number.
+    ValueError
+        ``distance`` is given with a level other than ``'nominal'``; the
+        interval or ratio level meets labels that are not numbers (ratio:
+        negative numbers); the distance cannot compare the labels
+        (``'levenshtein'`` on a label that is not a string, set labels that
+        mix tuples of values with tuples of tuples) or a callable is not a
+        distance in [0, 1] (the message names the pair); more than 3000
+        distinct labels with a distance; Levenshtein distances above the
+        work limit.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Alpha is undefined (see ``replace_undefined_by``); the message says why.
+
+    See Also
+    --------
+    coincidence_matrix : The coincidences :math:`o_{ck}`.
+    krippendorff_alpha_matrix : Alpha of every pair of annotators.
+    alpha_variance : Its delta-method and jackknife variances.
 
     References
     ----------
     Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
     University of Pennsylvania.
+
+    Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard reliability measure for coding
+    data. Communication Methods and Measures 1(1), 77-89.
+
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report (5 September 2025), §2 and §8.2.
+
+    Datasaur (n.d.). Krippendorff's Alpha Calculation. Datasaur documentation, "Inter-annotator agreement".
+
     Passonneau, R. J. (2006). Measuring agreement on set-valued items (MASI) for semantic and pragmatic
     annotation. Proceedings of LREC 2006, Genoa.
+
     Levenshtein, V. I. (1966). Binary codes capable of correcting deletions, insertions, and reversals. Soviet
     Physics Doklady 10(8), 707-710.
+
+    Bachmann, M. rapidfuzz. https://github.com/rapidfuzz/RapidFuzz
+
     Myers, G. (1999). A fast bit-vector algorithm for approximate string matching based on dynamic programming.
     Journal of the ACM 46(3), 395-415.
 
@@ -301,19 +417,20 @@ def krippendorff_alpha_matrix(
         D_e = \frac{1}{n(n-1)} \sum_{c,k} n_c n_k\,\delta^2_{ck},\qquad
         \alpha_{ab} = 1 - D_o / D_e
 
-    with :math:`n_c` counting both annotators' labels on :math:`J_{ab}` (ordinal
-    distances use the pair's own marginals). This is Datasaur's labeller-vs-
-    labeller and labeller-vs-reviewer matrix (seed 002: items with one label are
-    removed before computing); a reviewer is just another annotator here.
+    with :math:`x_{aj}` a's label on item j and :math:`n_c` counting both
+    annotators' labels on :math:`J_{ab}` (ordinal distances use the pair's own
+    marginals). This is Datasaur's labeller-vs-labeller and
+    labeller-vs-reviewer matrix (Datasaur's documentation removes items with
+    one label before computing); a reviewer is just another annotator here.
+    Each entry equals :func:`krippendorff_alpha` on the pair's shared items.
 
     ``distance`` works as in :func:`krippendorff_alpha` (:math:`\delta^2_{ck} =
     d(c, k)`, one table over the labels that some pair of annotators shares an
-    item on); each entry then equals :func:`krippendorff_alpha` with that
-    distance on the pair's shared items.
+    item on).
 
     Parameters
     ----------
-    data : Annotations or convertible
+    data : Annotations or convertible (see :func:`as_annotations`)
         With annotator identities (not a count table).
     level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
         As in :func:`krippendorff_alpha`; with ``distance`` only ``'nominal'``.
@@ -323,7 +440,61 @@ def krippendorff_alpha_matrix(
         ``'krippendorff_alpha[<distance>]'``.
     replace_undefined_by : float, default nan
         Entries of pairs that share no item or whose expected disagreement is
-        0 (no warning; ``n_shared`` tells which).
+        0 (no warning; ``n_shared`` tells which), and the diagonal entry of an
+        annotator with no item.
+
+    Returns
+    -------
+    PairwiseMatrix
+        ``metric`` is ``'krippendorff_alpha[<level>]'`` (or ``[<distance>]``);
+        ``values[a, b]`` is :math:`\alpha_{ab}` (symmetric, 1 on the diagonal),
+        ``n_shared[a, b]`` is :math:`|J_{ab}|`.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
+        array-like of labels; a callable ``distance`` returned something that
+        is not a number.
+    ValueError
+        ``data`` has no annotator identities (a count table); ``distance`` is
+        given with a level other than ``'nominal'``; the level or the distance
+        cannot use the labels, or a callable is not a distance in [0, 1] (as in
+        :func:`krippendorff_alpha`).
+
+    See Also
+    --------
+    krippendorff_alpha : The coefficient over all annotators at once.
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Datasaur (n.d.). Krippendorff's Alpha Calculation. Datasaur documentation, "Inter-annotator agreement".
+
+    Examples
+    --------
+    ann and bob share three items and disagree on one (t2); cy shares only t3,
+    where everyone says ``neg``, so alpha is 0/0 with either of them:
+
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> rows = [("t1", "ann", "pos"), ("t1", "bob", "pos"), ("t2", "ann", "neg"), ("t2", "bob", "pos"),
+    ...         ("t3", "ann", "neg"), ("t3", "bob", "neg"), ("t3", "cy", "neg")]
+    >>> data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    >>> m = ie.krippendorff_alpha_matrix(data)
+    >>> m.to_frame().round(4)  # ann-bob: 1 - (1/3) / (3/5) = 4/9
+            ann     bob   cy
+    ann  1.0000  0.4444  NaN
+    bob  0.4444  1.0000  NaN
+    cy      NaN     NaN  1.0
+    >>> m.n_shared
+    array([[3, 3, 1],
+           [3, 3, 1],
+           [1, 1, 1]])
     """
     data, level, distance = _alpha_input(data, level, distance)
     data.require_annotators("the pairwise alpha matrix")

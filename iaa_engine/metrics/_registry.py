@@ -44,7 +44,54 @@ class MetricSpec:
     group : str
         ``'raw'``, ``'chance'`` or ``'bias'``: its section of the HTML page.
     source : str
-        Where its formula is published.
+        Where its formula is published (short form, e.g. ``'Krippendorff (2011)'``; full citations below).
+
+    Notes
+    -----
+    The entries of :data:`METRICS` are the report's scalar metrics; :meth:`compute` passes each function only
+    the report options it takes, so one call site serves them all.
+
+    References
+    ----------
+    The ``source`` of each entry of :data:`METRICS`:
+
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378-382.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Artstein, R., & Poesio, M. (2005). Bias decreases in proportion to the number of annotators. Proceedings of
+    FG-MoL 2005.
+
+    Conger, A. J. (1980). Integration and generalization of kappas for multiple raters. Psychological Bulletin
+    88(2), 322-328.
+
+    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of high agreement.
+    British Journal of Mathematical and Statistical Psychology 61(1), 29-48.
+
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.). Advanced Analytics.
+
+    Brennan, R. L., & Prediger, D. J. (1981). Coefficient kappa: some uses, misuses, and alternatives. Educational
+    and Psychological Measurement 41(3), 687-699.
+
+    Nørregaard, J., & Derczynski, L. (2022). Sparse Probability of Agreement. arXiv preprint.
+
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report (5 September 2025), §3 (percentage agreement).
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> [spec.name for spec in ie.METRICS][:4]
+    ['joint_probability', 'percent_agreement', 'fleiss_kappa', 'krippendorff_alpha']
+    >>> alpha = ie.METRICS[3]
+    >>> alpha.label, alpha.source, alpha.needs_annotators
+    ("Krippendorff's alpha", 'Krippendorff (2011)', False)
+    >>> round(alpha.compute(data, weights="flat"), 4)  # 'weights' is not among its options: ignored
+    0.6083
     """
 
     name: str
@@ -131,7 +178,11 @@ REPORT_METRICS: tuple[MetricSpec, ...] = (
     ),
 )
 
-#: The public name of the registry (``iaa_engine.METRICS``): the report's scalar metrics, in its order.
+#: The registry of the report's scalar metrics (``iaa_engine.METRICS``): a tuple of :class:`MetricSpec`, one per
+#: metric, in the report's order: joint probability, percentage agreement, Fleiss' kappa, Krippendorff's alpha,
+#: multi-coder kappa, annotator bias, Gwet's AC1, Brennan-Prediger and the chance-corrected SPA. Each entry gives
+#: the metric's key, display label, function, the report options it takes, whether it needs annotator identities,
+#: and where its formula is published. The report, its presentations and the bootstrap read the metrics from here.
 METRICS = REPORT_METRICS
 
 _BY_NAME = {spec.name: spec for spec in REPORT_METRICS}

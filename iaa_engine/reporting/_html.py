@@ -29,7 +29,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import Instance, NoneOr, validate
+from iaa_engine.base._params import PARAMS, AnyOf, Exactly, Instance, NoneOr, validate
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.inference._inference import BootstrapResult, bootstrap
@@ -49,6 +49,9 @@ from iaa_engine.reporting._draw import (
 )
 from iaa_engine.reporting._report import Report
 from iaa_engine.reporting._report import report as _report
+
+#: What ``n_boot=`` of the page accepts: 0 draws no interval.
+N_BOOT = NoneOr(AnyOf(Exactly(0, "0"), PARAMS["n_boot"], what=f"0 (no bootstrap) or {PARAMS['n_boot'].description}"))
 
 #: What ``report=`` accepts: a report computed once by the caller, or None to compute it here.
 REPORT = NoneOr(Instance(Report, "an iaa_engine.Report (from iaa_engine.report)"))
@@ -236,7 +239,7 @@ def _kappa_heatmap(matrix: PairwiseMatrix, fig_id: str) -> tuple[str, str]:
     names_all = list(matrix.annotators)
     n_all = len(names_all)
     per_annotator = np.diag(matrix.n_shared).astype(np.int64)
-    idx = np.arange(n_all)
+    idx: np.ndarray = np.arange(n_all)
     if n_all > HEATMAP_MAX_ANNOTATORS:
         top = np.argsort(-per_annotator, kind="stable")[:HEATMAP_MAX_ANNOTATORS]
         idx = np.sort(top)
@@ -470,7 +473,7 @@ def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: 
         parts.append(
             _skipped("fig-kappa", head_a, f"the pairwise matrices were not computed for {rep.n_annotators} annotators.")
         )
-    elif rep.n_annotators < 2:
+    elif (rep.n_annotators or 0) < 2:
         parts.append(_skipped("fig-kappa", head_a, "the data has a single annotator."))
     else:
         parts.append(_figure("fig-kappa", head_a, *_kappa_heatmap(rep.matrices["cohen_kappa"], "fig-kappa")))
@@ -520,7 +523,7 @@ def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: 
     return "".join(parts)
 
 
-@validate(report=REPORT)
+@validate(report=REPORT, n_boot=N_BOOT)
 def render_html_report(
     data: Any,
     *,
@@ -534,10 +537,84 @@ def render_html_report(
 ) -> str:
     """The agreement report of ``data`` as one self-contained HTML document (a string).
 
-    Parameters are those of :func:`write_html_report`.
+    The page of :func:`write_html_report`, returned instead of written: a
+    summary of the data, a table of every scalar metric of
+    :func:`iaa_engine.report` with its 95 % percentile bootstrap interval, and
+    five inline SVG pictures (Cohen's kappa heatmap, distribution of item
+    agreement, item agreement by number of annotations, Krippendorff's
+    coincidence matrix, forest plot of the intervals). Every name from the
+    data is HTML-escaped; the page loads nothing from elsewhere.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        The annotations (see :func:`as_annotations`).
+    level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
+        Level for Krippendorff's alpha (default: the data's level).
+    weights : str, default 'annotations_m1'
+        SPA scheme marked as the headline (all six are shown).
+    n_boot : int, default 1000
+        Bootstrap replicates (2 to 100,000); 0 or None draws the page without intervals.
+    seed : int, optional, default 0
+        Seed of the bootstrap: the same seed gives the same page.
+    title : str, optional
+        Page title (default "Inter-annotator agreement report").
+    progress : bool, optional
+        Show the bootstrap's progress on stderr (default: only on a terminal).
+    report : Report, optional
+        A report already computed for ``data`` (by :func:`iaa_engine.report`, with ``ci=True`` for the intervals):
+        the page draws it and its intervals instead of computing them again; ``level``, ``weights``, ``n_boot``
+        and ``seed`` are then the report's. A report without intervals gives a page without them (no
+        bootstrap is run).
+
+    Returns
+    -------
+    str
+        The HTML document (declared UTF-8; ends with a newline).
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them.
+    ValueError
+        The labels do not fit ``level``, or the data holds only statistics summed over items (the pictures and
+        the bootstrap need per-item counts).
+
+    See Also
+    --------
+    write_html_report : Write the page to a file.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological Measurement
+    20(1), 37–46.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Nørregaard, J., & Derczynski, L. (2022). Sparse Probability of Agreement. arXiv preprint.
+
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378–382.
+
+    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Examples
+    --------
+    A report computed once (here without bootstrap intervals) is drawn without computing it again:
+
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> page = ie.render_html_report(data, report=ie.report(data), title="Classroom exercise")
+    >>> page.splitlines()[0], "<title>Classroom exercise</title>" in page
+    ('<!DOCTYPE html>', True)
+    >>> page.count("<svg")  # heatmap, item agreement (two), coincidences; no forest plot without intervals
+    4
     """
-    if n_boot is None or (isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool) and n_boot == 0):
-        n_boot = 0
+    n_boot = n_boot or 0  # None or 0: no bootstrap
     if report is not None:  # computed once by the caller: the page only draws it
         data = as_annotations(data, level=report.level)
         rep, boot = report, report.intervals
@@ -592,7 +669,7 @@ def render_html_report(
     return "\n".join(doc) + "\n"
 
 
-@validate(report=REPORT)
+@validate(report=REPORT, n_boot=N_BOOT)
 def write_html_report(
     data: Any,
     path: str | PathLike,
@@ -619,16 +696,17 @@ def write_html_report(
     Parameters
     ----------
     data : Annotations or convertible
+        The annotations (see :func:`as_annotations`).
     path : str or path-like
         The file to write (UTF-8); an existing file is replaced.
     level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
         Level for Krippendorff's alpha (default: the data's level).
-    weights : str
+    weights : str, default 'annotations_m1'
         SPA scheme marked as the headline (all six are shown).
-    n_boot : int
-        Bootstrap replicates; ``0`` skips the bootstrap (no intervals, no forest plot).
-    seed : int, optional
-        Seed of the bootstrap: the same seed writes the same file.
+    n_boot : int, default 1000
+        Bootstrap replicates (2 to 100,000); 0 or None writes the page without intervals.
+    seed : int, optional, default 0
+        Seed of the bootstrap: the same seed gives the same page.
     title : str, optional
         Page title (default "Inter-annotator agreement report").
     progress : bool, optional
@@ -636,12 +714,57 @@ def write_html_report(
     report : Report, optional
         A report already computed for ``data`` (by :func:`iaa_engine.report`, with ``ci=True`` for the intervals):
         the page draws it and its intervals instead of computing them again; ``level``, ``weights``, ``n_boot``
-        and ``seed`` are then the report's.
+        and ``seed`` are then the report's. A report without intervals gives a page without them (no
+        bootstrap is run).
 
     Returns
     -------
     pathlib.Path
         The path written.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them.
+    ValueError
+        The labels do not fit ``level``, or the data holds only statistics summed over items (the pictures and
+        the bootstrap need per-item counts).
+    OSError
+        The file cannot be written.
+
+    See Also
+    --------
+    render_html_report : The page as a string.
+    report : The numbers without pictures.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological Measurement
+    20(1), 37–46.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Nørregaard, J., & Derczynski, L. (2022). Sparse Probability of Agreement. arXiv preprint.
+
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378–382.
+
+    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = ie.write_html_report(data, pathlib.Path(tmp) / "report.html", n_boot=200, seed=1)
+    ...     text = out.read_text(encoding="utf-8")
+    >>> out.name, text.count("<svg")  # the five pictures, with the forest plot of the intervals
+    ('report.html', 5)
     """
     text = render_html_report(
         data, level=level, weights=weights, n_boot=n_boot, seed=seed, title=title, progress=progress, report=report

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -28,10 +29,80 @@ PAIRWISE_AUTO_LIMIT = 100
 
 @dataclass(frozen=True, eq=False)
 class Report(Result):
-    """Every applicable agreement metric of one dataset.
+    """Every applicable agreement metric of one dataset: the result of :func:`report`.
 
     Convert with :meth:`to_dict` (JSON-ready, undefined values are ``None``),
     :meth:`to_json` or :meth:`to_frame`; ``print(report)`` shows a readable table.
+
+    Attributes
+    ----------
+    n_items, n_annotations, n_categories : int
+        Size of the data.
+    n_annotators : int or None
+        ``None`` for a count table (no annotator identities).
+    n_items_excluded : int
+        Items with fewer than two annotations (they take no part in agreement).
+    level : str
+        Level of measurement of Krippendorff's alpha.
+    spa_weights : str
+        The SPA weighting scheme of the headline SPA and of ``spa_kappa``.
+    values : dict of str to float
+        Each scalar metric of :data:`METRICS` by name (``joint_probability``,
+        ``percent_agreement``, ``fleiss_kappa``, ``krippendorff_alpha``,
+        ``multi_kappa``, ``bias``, ``gwet_ac1``, ``brennan_prediger``,
+        ``spa_kappa``); nan when undefined.
+    spa : dict of str to float
+        SPA under every weighting scheme of :data:`SPA_WEIGHTS`.
+    matrices : dict of str to PairwiseMatrix
+        ``cohen_kappa``, ``percent_agreement_matrix`` and ``krippendorff_alpha_matrix`` (empty when the pairwise
+        matrices were not computed).
+    notes : list of str
+        Why values are undefined or parts were skipped.
+    reasons : dict of str to str
+        For each undefined metric (SPA schemes as ``'spa[<scheme>]'``), why.
+    intervals : BootstrapResult or None
+        Bootstrap intervals (``ci=True``).
+    hierarchy : HierarchyResult or None
+        Hierarchical agreement (``hierarchy=``).
+    strata : StrataResult or None
+        Frequency strata (``strata=``).
+
+    References
+    ----------
+    Nørregaard, J., & Derczynski, L. (2022). Sparse Probability of Agreement. arXiv preprint.
+
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378–382.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Artstein, R., & Poesio, M. (2005). Bias decreases in proportion to the number of annotators. Proceedings of
+    FG-MoL 2005.
+
+    Artstein, R., & Poesio, M. (2008). Inter-coder agreement for computational linguistics. Computational
+    Linguistics 34(4), 555–596.
+
+    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of high agreement.
+    British Journal of Mathematical and Statistical Psychology 61(1), 29–48.
+
+    Brennan, R. L., & Prediger, D. J. (1981). Coefficient kappa: some uses, misuses, and alternatives.
+    Educational and Psychological Measurement 41(3), 687–699.
+
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological Measurement
+    20(1), 37–46.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> rep = ie.report(ie.read(files("iaa_engine") / "examples" / "classroom.csv"))
+    >>> rep.n_items, rep.n_annotators, rep.n_items_excluded
+    (15, 3, 0)
+    >>> round(rep.values["fleiss_kappa"], 4), round(rep.spa["annotations_m1"], 4)
+    (0.5994, 0.7333)
+    >>> rep.to_dict()["cohen_kappa"]["annotators"]
+    ['annotator_0', 'annotator_1', 'annotator_2']
     """
 
     n_items: int
@@ -180,7 +251,22 @@ def report(
     strata: int | None = None,
     progress: bool | None = None,
 ) -> Report:
-    """Compute every applicable metric of ``data``.
+    r"""Compute every applicable metric of ``data``.
+
+    The scalar metrics of :data:`METRICS` (joint probability of agreement
+    :math:`\bar P`, percentage agreement, Fleiss' kappa, Krippendorff's alpha,
+    Artstein & Poesio's multi-coder kappa and bias, Gwet's AC1,
+    Brennan-Prediger kappa, chance-corrected SPA), SPA under every weighting
+    scheme, and the annotator × annotator matrices. The chance-corrected
+    coefficients share one form,
+
+    .. math::
+
+        \kappa = \frac{A_o - A_e}{1 - A_e}
+
+    with observed agreement :math:`A_o` and each coefficient's own chance
+    agreement :math:`A_e` (Krippendorff's alpha is the same in disagreements,
+    :math:`1 - D_o / D_e`); the formulas are in each metric's documentation.
 
     Parameters
     ----------
@@ -188,17 +274,21 @@ def report(
     level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
         Level for Krippendorff's alpha (default: the data's level). The kappa
         family and SPA always treat labels as nominal categories.
-    weights : str
-        The SPA scheme reported as the headline ``spa`` value; all six are in
-        ``Report.spa``.
-    pairwise : bool or 'auto'
+    weights : str, default 'annotations_m1'
+        The SPA scheme reported as the headline ``spa`` value and used by
+        ``spa_kappa``; all six are in ``Report.spa``.
+    pairwise : bool or 'auto', default 'auto'
         Whether to compute the annotator × annotator matrices (Cohen's kappa,
         percentage agreement, Krippendorff's alpha). ``'auto'`` computes them up
         to 100 annotators (a larger matrix is not read, and it takes memory and time quadratic in the
         annotator count; a note says so).
-    ci : bool
+    ci : bool, default False
         Add bootstrap percentile intervals (:func:`iaa_engine.bootstrap`, ``n_boot``
         replicates, ``seed``) for every scalar metric.
+    n_boot : int, default 1000
+        Bootstrap replicates (with ``ci=True``; 2 to 100,000).
+    seed : int, optional, default 0
+        Seed of the bootstrap; the same seed gives the same intervals.
     hierarchy : str, optional
         Treat labels as hierarchical paths split on this separator (e.g. ``"/"``)
         and add :func:`iaa_engine.hierarchical_agreement`.
@@ -207,8 +297,75 @@ def report(
     progress : bool, optional
         Progress of the bootstrap on stderr (default: on a terminal).
 
-    Undefined metrics are ``nan`` (``None`` in :meth:`Report.to_dict`) and the
-    reason is recorded in ``Report.notes``.
+    Returns
+    -------
+    Report
+        Undefined metrics are ``nan`` (``None`` in :meth:`Report.to_dict`) and
+        the reason is recorded in ``Report.notes`` and ``Report.reasons``
+        (instead of a warning). A count table has no annotator identities: its
+        multi-coder kappa, bias and pairwise matrices are not computed.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them.
+    ValueError
+        The labels do not fit ``level``; the pairwise matrices would need more memory than is available
+        (pass ``pairwise=False``); or ``ci``, ``hierarchy`` or ``strata`` is asked of data that holds only
+        statistics (they need per-item counts or the annotations themselves).
+
+    See Also
+    --------
+    write_html_report : The same report as a self-contained HTML page with pictures.
+
+    References
+    ----------
+    Nørregaard, J., & Derczynski, L. (2022). Sparse Probability of Agreement. arXiv preprint.
+
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378–382.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Artstein, R., & Poesio, M. (2005). Bias decreases in proportion to the number of annotators. Proceedings of
+    FG-MoL 2005.
+
+    Artstein, R., & Poesio, M. (2008). Inter-coder agreement for computational linguistics. Computational
+    Linguistics 34(4), 555–596.
+
+    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of high agreement.
+    British Journal of Mathematical and Statistical Psychology 61(1), 29–48.
+
+    Brennan, R. L., & Prediger, D. J. (1981). Coefficient kappa: some uses, misuses, and alternatives.
+    Educational and Psychological Measurement 41(3), 687–699.
+
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological Measurement
+    20(1), 37–46.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> rep = ie.report(ie.read(files("iaa_engine") / "examples" / "classroom.csv"))
+    >>> print(str(rep).split("\n\n")[1])  # the scalar metrics
+      metric                                       value
+      Joint probability of agreement (P-bar)       0.7333
+      Percentage agreement (unanimous items)       0.6000
+      Fleiss' kappa                                0.5994
+      Krippendorff's alpha [nominal]               0.6083
+      Multi-coder kappa (Artstein & Poesio)        0.6044
+      Annotator bias B                             0.0084
+      Gwet's AC1                                   0.6003
+      Brennan-Prediger kappa                       0.6000
+      Chance-corrected SPA                         0.6083
+    >>> rep.matrices["cohen_kappa"].to_frame().round(3)
+                 annotator_0  annotator_1  annotator_2
+    annotator_0        1.000        0.698        0.708
+    annotator_1        0.698        1.000        0.408
+    annotator_2        0.708        0.408        1.000
     """
     data = as_annotations(data, level=level)
     notes: list[str] = []
@@ -236,13 +393,13 @@ def report(
             values[spec.name] = float("nan")
             reasons[spec.name] = "count-table input has no annotator identities"
             continue
-        values[spec.name] = run(lambda spec=spec: spec.compute(data, weights=weights), spec.name)
+        values[spec.name] = run(functools.partial(spec.compute, data, weights=weights), spec.name)
     if not has_ann:
         notes.append(
             "count-table input has no annotator identities: multi-coder kappa, bias and "
             "the pairwise matrices are not computed"
         )
-    spa_all = {w: run(lambda w=w: spa(data, weights=w), f"spa[{w}]") for w in SPA_WEIGHTS}
+    spa_all = {w: run(functools.partial(spa, data, weights=cast(Any, w)), f"spa[{w}]") for w in SPA_WEIGHTS}
 
     matrices: dict[str, PairwiseMatrix] = {}
     want_pairs = has_ann and (pairwise is True or (pairwise == "auto" and data.n_annotators <= PAIRWISE_AUTO_LIMIT))

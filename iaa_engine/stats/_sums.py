@@ -22,7 +22,7 @@ from iaa_engine.stats._tables import ItemCounts, check_parts
 __all__ = ["CountSums", "ExactSums", "distinct_values", "int_bincount", "spa_weight_table", "variance_from_moments"]
 
 
-def variance_from_moments(n: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:
+def variance_from_moments(n: np.ndarray, q: np.ndarray | float, r: np.ndarray | float) -> np.ndarray:
     """``Var[P_hat] = 2 (q(1-q) + 2(n-2)(r-q^2)) / (n(n-1))`` (broadcasting; n >= 2)."""
     return 2.0 * (q * (1.0 - q) + 2.0 * (n - 2.0) * (r - q * q)) / (n * (n - 1.0))
 

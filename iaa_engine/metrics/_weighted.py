@@ -1,0 +1,263 @@
+r"""Weighted chance-corrected coefficients and Gwet's analytic variance, on the sparse counts.
+
+Notation (Gwet 2014, ch. 2–5; irrCAC): :math:`r_{ik}` annotations of item :math:`i` in category :math:`k`,
+:math:`r_i = \sum_k r_{ik}`, :math:`n` items with at least one annotation, :math:`n_2` items with two or more,
+:math:`w_{kl}` the agreement weights (:mod:`iaa_engine.stats._weights`), :math:`q` categories.
+
+.. math::
+
+    p_a = \frac{1}{n_2} \sum_{i: r_i \ge 2} \frac{\sum_k r_{ik} (r^\star_{ik} - 1)}{r_i (r_i - 1)},\quad
+    r^\star_{ik} = \sum_l w_{kl} r_{il},\qquad
+    \pi_k = \frac1n \sum_i \frac{r_{ik}}{r_i}
+
+and :math:`\kappa = (p_a - p_e)/(1 - p_e)` with the chance agreement :math:`p_e` of each coefficient: Fleiss
+:math:`\sum_{kl} w_{kl}\pi_k\pi_l`; Gwet's AC2 :math:`\frac{T_w}{q(q-1)}\sum_k \pi_k(1-\pi_k)` with
+:math:`T_w = \sum_{kl} w_{kl}`; Brennan–Prediger :math:`T_w / q^2`; Conger
+:math:`\sum_{kl} w_{kl}\frac{S_k S_l - \sum_g p_{gk}p_{gl}}{r(r-1)}` with :math:`p_{gk}` annotator :math:`g`'s share
+of category :math:`k` over the items :math:`g` labelled and :math:`S_k = \sum_g p_{gk}`.
+
+The variance is Gwet's linearisation, conditional on the annotators:
+
+.. math::
+
+    \kappa_i = \frac{n}{n_2}\frac{p_{a|i} - p_e [r_i \ge 2]}{1 - p_e},\quad
+    \kappa^\star_i = \kappa_i - 2(1 - \kappa)\frac{p_{e|i} - p_e}{1 - p_e},\quad
+    \widehat{\operatorname{Var}}(\kappa) = \frac{1 - f}{n(n-1)} \sum_i (\kappa^\star_i - \kappa)^2
+
+with :math:`p_{e|i}` each coefficient's per-item chance agreement (none for Brennan–Prediger and percent agreement),
+:math:`f` the sampling fraction of items (0 for an infinite population). The interval is
+:math:`\kappa \pm t_{n-1} \operatorname{SE}` (upper end capped at 1, as irrCAC does) and the p-value is the
+two-sided t test of :math:`\kappa = 0`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from iaa_engine.base._params import AnyOf, Choice, SquareArray
+from iaa_engine.base._policy import EPS, check_memory, undefined
+from iaa_engine.data._model import Annotations
+from iaa_engine.stats._weights import AGREEMENT_WEIGHTS, check_weight_matrix, weight_matrix
+
+__all__ = [
+    "GWET_KINDS",
+    "KAPPA_WEIGHTS",
+    "resolve_weights",
+    "is_identity",
+    "gwet_coefficient",
+    "GwetParts",
+    "pair_weighted",
+    "pair_data",
+]
+
+#: What ``weights=`` of the kappa family accepts: a family of agreement weights by name, or a q × q array.
+KAPPA_WEIGHTS = AnyOf(
+    Choice(*AGREEMENT_WEIGHTS),
+    SquareArray(),
+    what="one of " + ", ".join(repr(w) for w in AGREEMENT_WEIGHTS) + ", or a square array over the categories",
+)
+
+#: The multi-annotator coefficients of Gwet's framework, by the name of the public function.
+GWET_KINDS = ("fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa", "percent_agreement")
+
+#: Rows of an items × categories block multiplied by the weights at once (bounds the temporary to ~32 MB).
+_BLOCK_CELLS = 1 << 22
+
+
+def _category_values(data: Annotations) -> np.ndarray:
+    """The categories' numbers when every category is a number, else their positions 1..q in the data's order."""
+    cats = list(data.categories)
+    numeric = all(isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool) for c in cats)
+    if numeric and all(math.isfinite(float(c)) for c in cats):
+        return np.asarray(cats, dtype=float)
+    return np.arange(1, len(cats) + 1, dtype=float)
+
+
+def resolve_weights(data: Annotations, weights: Any) -> np.ndarray:
+    """The q × q weight matrix of ``weights`` (a family name or a square array) for ``data``'s categories."""
+    q = data.n_categories
+    if isinstance(weights, str):
+        if weights not in AGREEMENT_WEIGHTS:  # the public functions validate the name first
+            raise ValueError(f"unknown weight family {weights!r}")
+        check_memory(8.0 * q * q * 3, f"the {q} × {q} weight matrix", "group the categories or use weights='identity'")
+        return weight_matrix(weights, _category_values(data))
+    return check_weight_matrix(weights, q)
+
+
+def is_identity(weights: Any) -> bool:
+    return isinstance(weights, str) and weights == "identity"
+
+
+@dataclass(frozen=True)
+class GwetParts:
+    """Per-item and overall quantities shared by the multi-annotator coefficients (items with ≥ 1 annotation)."""
+
+    counts: sp.csr_matrix  # n × q, r_ik
+    r: np.ndarray  # r_i
+    pa_i: np.ndarray  # per-item weighted agreement, 0 where r_i < 2
+    pa: float
+    pi: np.ndarray  # pi_k
+    n: int
+    n2: int
+    rows: np.ndarray  # the data's item code of each row
+
+
+def gwet_parts(data: Annotations, w: np.ndarray) -> GwetParts:
+    """:math:`r_{ik}`, :math:`p_{a|i}`, :math:`p_a` and :math:`\\pi_k` from the sparse counts (blocks of items)."""
+    c = data.counts
+    n_all = c.n_items
+    table = sp.csr_matrix((c.count.astype(float), (c.item, c.category)), shape=(n_all, data.n_categories))
+    r_all = np.asarray(table.sum(axis=1)).ravel()
+    rows = np.flatnonzero(r_all > 0)
+    table = table[rows]
+    r = r_all[rows]
+    n, q = rows.size, data.n_categories
+    quad = np.empty(n)  # r_i^T W r_i, a block of items at a time
+    step = max(1, _BLOCK_CELLS // max(q, 1))
+    wt = np.ascontiguousarray(w.T)
+    for start in range(0, n, step):  # blocks of items, not annotations
+        block = table[start : start + step]
+        quad[start : start + step] = np.asarray(block.multiply(block @ wt).sum(axis=1)).ravel()
+    two = r >= 2
+    pa_i = np.zeros(n)
+    pa_i[two] = (quad[two] - r[two]) / (r[two] * (r[two] - 1.0))
+    n2 = int(two.sum())
+    pa = float(pa_i[two].sum() / n2) if n2 else float("nan")
+    pi = np.asarray(table.multiply(1.0 / r[:, None]).sum(axis=0)).ravel() / n if n else np.zeros(q)
+    return GwetParts(table.tocsr(), r, pa_i, pa, pi, n, n2, rows)
+
+
+def _conger_parts(data: Annotations, w: np.ndarray, parts: GwetParts) -> tuple[float, np.ndarray]:
+    """Conger's chance agreement and its per-item terms (Gwet 2014, §5; irrCAC ``conger``), from the annotations.
+
+    irrCAC builds an items × annotators matrix; the same sum is, per item, one term per annotation plus a constant:
+    :math:`\\sum_g \\lambda_{ig} = \\sum_{g \\text{ labelled } i} \\frac{n}{n_g}(c_{g,\\ell_{ig}} - b_g) + \\sum_g b_g`
+    with :math:`a_{gk} = S_k - p_{gk}`, :math:`c_g = W^\\top a_g`, :math:`b_g = c_g \\cdot p_g`.
+    """
+    stats = data.annotator_stats
+    n_g = stats.n_a.astype(float)
+    present = n_g > 0
+    p = np.where(present[:, None], stats.counts / np.where(present, n_g, 1.0)[:, None], 0.0)[present]
+    n_g = n_g[present]
+    n_r = p.shape[0]
+    s = p.sum(axis=0)
+    pe = float(np.sum(w * (np.outer(s, s) - p.T @ p)) / (n_r * (n_r - 1.0))) if n_r > 1 else float("nan")
+    a = s[None, :] - p
+    cmat = a @ w  # c_gl = sum_k a_gk w_kl
+    b = np.sum(cmat * p, axis=1)
+    g_index = np.cumsum(present) - 1  # annotator code -> row of p
+    pos = np.full(data.n_items, -1, dtype=np.int64)
+    pos[parts.rows] = np.arange(parts.n)
+    ann = g_index[data.annotator]
+    term = parts.n / n_g[ann] * (cmat[ann, data.label] - b[ann])
+    lam = np.bincount(pos[data.item], weights=term, minlength=parts.n) + b.sum()
+    pe_i = lam / (n_r * (n_r - 1.0)) if n_r > 1 else np.full(parts.n, np.nan)
+    return pe, pe_i
+
+
+@dataclass(frozen=True)
+class GwetEstimate:
+    estimate: float
+    pa: float
+    pe: float
+    se: float
+    n: int
+
+
+def gwet_coefficient(
+    data: Annotations, kind: str, w: np.ndarray, *, with_variance: bool, population: float | None = None
+) -> GwetEstimate:
+    """One multi-annotator coefficient of :data:`GWET_KINDS` with weights ``w`` (and Gwet's variance if asked).
+
+    Undefined results come back as nan; the public functions apply the undefined-result policy.
+    """
+    parts = gwet_parts(data, w)
+    q = data.n_categories
+    t_w = float(w.sum())
+    pe_i = None
+    if kind == "percent_agreement":
+        pe = 0.0
+    elif kind == "fleiss_kappa":
+        pe = float(parts.pi @ w @ parts.pi)
+        pi_w = (w @ parts.pi + w.T @ parts.pi) / 2.0
+        pe_i = (parts.counts @ pi_w) / parts.r
+    elif kind == "gwet_ac1":
+        pe = t_w * float(np.sum(parts.pi * (1.0 - parts.pi))) / (q * (q - 1.0)) if q >= 2 else float("nan")
+        pe_i = t_w / (q * (q - 1.0)) * (parts.counts @ (1.0 - parts.pi)) / parts.r if q >= 2 else None
+    elif kind == "brennan_prediger":
+        pe = t_w / q**2 if q >= 2 else float("nan")
+    elif kind == "multi_kappa":
+        pe, pe_i = _conger_parts(data, w, parts)
+    else:  # pragma: no cover - the public functions name only GWET_KINDS
+        raise ValueError(f"unknown coefficient {kind!r}")
+    pa = parts.pa
+    if kind == "percent_agreement":
+        est = pa
+    else:
+        est = (pa - pe) / (1.0 - pe) if np.isfinite(pe) and 1.0 - pe > EPS else float("nan")
+    se = float("nan")
+    n = parts.n
+    if with_variance and n >= 2 and parts.n2 and np.isfinite(est):
+        two = parts.r >= 2
+        if kind == "percent_agreement":
+            x = n / parts.n2 * parts.pa_i
+        else:
+            k_i = n / parts.n2 * (parts.pa_i - pe * two) / (1.0 - pe)
+            x = k_i if pe_i is None else k_i - 2.0 * (1.0 - est) * (pe_i - pe) / (1.0 - pe)
+        f = 0.0 if population is None else n / population
+        se = float(np.sqrt((1.0 - f) / (n * (n - 1.0)) * np.sum((x - est) ** 2)))
+    return GwetEstimate(float(est), float(pa), float(pe), se, n)
+
+
+def pair_weighted(data: Annotations, w: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(observed, expected, n_shared)`` A × A with weights ``w``: Cohen (``w`` as given, a's label the row) or
+    Scott (the pooled distribution of the pair, ``w`` symmetrised)."""
+    ps = data.pair_stats
+    s = ps.n_shared.astype(float)
+    keys, row = ps.pairs  # ordered pairs (a, b) and (b, a) both, each entry's pair
+    n_pairs = keys.size
+    # observed: the weight of (a's label, b's label), summed over the shared items
+    wo = w if kind == "cohen" else (w + w.T) / 2.0
+    obs_pair = np.bincount(row, weights=ps.count * wo[ps.k, ps.l], minlength=n_pairs)
+    r_m, t_m = ps.pair_marginals  # a's and b's label counts on their shared items, sparse (pairs × q)
+    exp_pair = np.empty(n_pairs)
+    step = max(1, _BLOCK_CELLS // max(data.n_categories, 1))
+    for start in range(0, n_pairs, step):  # blocks of pairs
+        rb, tb = r_m[start : start + step], t_m[start : start + step]
+        if kind == "cohen":
+            exp_pair[start : start + step] = np.asarray(tb.multiply(rb @ w).sum(axis=1)).ravel()
+        else:
+            pooled = (rb + tb) / 2.0
+            exp_pair[start : start + step] = np.asarray(pooled.multiply(pooled @ w).sum(axis=1)).ravel()
+    observed = np.full(s.shape, np.nan)
+    expected = np.full(s.shape, np.nan)
+    ok = s > 0
+    observed[ok] = (ps.per_pair(obs_pair))[ok] / s[ok]
+    expected[ok] = (ps.per_pair(exp_pair))[ok] / (s[ok] * s[ok])
+    return observed, expected, ps.n_shared
+
+
+def pair_data(data: Annotations, i: int, j: int) -> Annotations:
+    """The annotations of annotators ``i`` and ``j`` only (codes 0 and 1), over the data's items and categories."""
+    ann = cast(np.ndarray, data.annotator)  # the callers require annotators
+    mine = (ann == i) | (ann == j)
+    return Annotations(
+        data.item[mine],
+        (ann[mine] == j).astype(np.int64),
+        data.label[mine],
+        items=data.items,
+        annotators=cast(pd.Index, data.annotators)[[i, j]],
+        categories=data.categories,
+        level=data.level,
+    )
+
+
+def finish(value: float, metric: str, reason: str, replace_undefined_by: float) -> float:
+    """``value``, or the undefined-result policy with ``reason`` when it is not finite."""
+    return float(value) if np.isfinite(value) else undefined(metric, reason, replace_undefined_by)

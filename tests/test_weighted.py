@@ -1,0 +1,228 @@
+"""Weighted agreement (Gwet's eight weight families, custom arrays) and Gwet's analytic standard errors.
+
+Reference values:
+* irrCAC 0.4.4 (Python, ``irrCAC.raw.CAC``; a reimplementation of Gwet's R package irrCAC) run on the same data in
+  this process, to 1e-12, with ``categories`` given explicitly (under pandas 3 irrCAC otherwise counts NaN as a
+  category: its own docstring values then come out wrong);
+* the values printed in irrCAC's documentation (module docstring of ``irrCAC/raw.py``) for Gwet's (2014) 4 raters ×
+  12 items with missing ratings (R irrCAC's ``cac.raw4raters``), at the 5 decimals printed;
+* scikit-learn's ``cohen_kappa_score(weights=...)`` and statsmodels' ``cohens_kappa(table, wt=...)`` for two raters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+from iaa_engine.stats._weights import weight_matrix
+
+irrcac = pytest.importorskip("irrCAC.raw")
+irrcac_weights = pytest.importorskip("irrCAC.weights")
+
+NAN = np.nan
+#: Gwet (2014) / irrCAC ``cac.raw4raters``: 12 items, 4 raters, categories 1..5, missing ratings.
+RAW4 = pd.DataFrame(
+    {
+        "Rater1": [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
+        "Rater2": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, NAN],
+        "Rater3": [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+        "Rater4": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
+    }
+)
+CATS = [1.0, 2.0, 3.0, 4.0, 5.0]
+METHODS = {"fleiss_kappa": "fleiss", "gwet_ac1": "gwet", "brennan_prediger": "bp", "multi_kappa": "conger"}
+
+
+def _data(frame: pd.DataFrame, categories=None) -> ie.Annotations:
+    long = frame.rename_axis("item").reset_index().melt(id_vars="item", var_name="annotator", value_name="label")
+    return ie.Annotations.from_long(long, categories=categories)
+
+
+def _sparse(seed: int, n_items: int = 40, n_raters: int = 5, q: int = 5, missing: float = 0.35) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(1, q + 1, n_items)
+    noise = rng.integers(-1, 2, (n_items, n_raters)) * (rng.random((n_items, n_raters)) < 0.4)
+    x = np.clip(truth[:, None] + noise, 1, q).astype(float)
+    x[rng.random(x.shape) < missing] = np.nan
+    x[:, 0][np.isnan(x).sum(axis=1) >= n_raters - 1] = truth[np.isnan(x).sum(axis=1) >= n_raters - 1]
+    return pd.DataFrame(x, columns=[f"r{j}" for j in range(n_raters)])
+
+
+@pytest.mark.parametrize("family", ie.AGREEMENT_WEIGHTS)
+def test_weight_families_equal_irrcacs(family):
+    for cats in ([1, 2, 3, 4, 5], [0.5, 1, 2.5, 7], [2, 3, 10, 11, 12, 30]):
+        ours = weight_matrix(family, np.asarray(cats, dtype=float))
+        ref = irrcac_weights.Weights(cats)[family]
+        np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("family", ie.AGREEMENT_WEIGHTS)
+@pytest.mark.parametrize("frame", ["raw4", "sparse0", "sparse1"])
+def test_weighted_coefficients_and_their_standard_errors_equal_irrcacs(family, frame):
+    table = RAW4 if frame == "raw4" else _sparse(int(frame[-1]))
+    data = _data(table)
+    cats = sorted(float(c) for c in data.categories)
+    cac = irrcac.CAC(table, weights=family, categories=cats, digits=15)
+    for name, method in METHODS.items():
+        ref = getattr(cac, method)()["est"]
+        value = getattr(ie, name)(data, weights=family)
+        e = ie.estimate(data, name, weights=family)
+        assert value == pytest.approx(ref["coefficient_value"], abs=1e-12), (name, family)
+        assert e.estimate == pytest.approx(value, abs=1e-14)
+        assert e.se == pytest.approx(ref["se"], abs=1e-12), (name, family)
+        assert e.pa == pytest.approx(ref["pa"], abs=1e-12) and e.pe == pytest.approx(ref["pe"], abs=1e-12)
+        lo, hi = ref["confidence_interval"]
+        assert (e.lower, e.upper) == pytest.approx((lo, hi), abs=1e-12), (name, family)
+        if name != "brennan_prediger":  # irrCAC's Python bp reports a one-sided p-value; R's bp.coeff.raw two-sided
+            assert e.p_value == pytest.approx(ref["p_value"], abs=1e-12), (name, family)
+    assert ie.percent_agreement_weighted(data, weights=family) == pytest.approx(cac.fleiss()["est"]["pa"], abs=1e-12)
+
+
+def test_the_values_irrcac_documents_for_gwets_four_raters():
+    """irrCAC 0.4.4, ``irrCAC/raw.py`` module docstring (Gwet 2014's 4 raters × 12 items), 5 decimals."""
+    data = _data(RAW4)
+    ac1 = ie.estimate(data, "gwet_ac1")
+    assert (round(ac1.estimate, 5), round(ac1.se, 5), round(ac1.pa, 5), round(ac1.pe, 5)) == (
+        0.77544, 0.14295, 0.81818, 0.19032,
+    )  # fmt: skip
+    assert (round(ac1.lower, 5), round(ac1.upper, 5), round(ac1.p_value, 5)) == (0.46081, 1, 0.00021)
+    fleiss = ie.estimate(data, "fleiss_kappa")
+    assert (round(fleiss.estimate, 5), round(fleiss.se, 5), round(fleiss.lower, 5)) == (0.76117, 0.15302, 0.42438)
+    assert round(fleiss.p_value, 5) == 0.00042 and round(fleiss.pe, 5) == 0.23872
+    ac2 = ie.estimate(data, "gwet_ac1", weights="bipolar")
+    assert (round(ac2.estimate, 5), round(ac2.se, 5), round(ac2.pa, 5), round(ac2.pe, 5)) == (
+        0.90037, 0.10582, 0.96836, 0.68244,
+    )  # fmt: skip
+    assert (round(ac2.lower, 5), round(ac2.upper, 5)) == (0.66747, 1)
+    assert ac2.metric == "gwet_ac1[bipolar]" and "AC2" not in repr(ac1)
+
+
+@pytest.mark.parametrize("family", ["linear", "quadratic"])
+def test_weighted_cohen_equals_scikit_learn_and_statsmodels(family):
+    sk = pytest.importorskip("sklearn.metrics")
+    sm = pytest.importorskip("statsmodels.stats.inter_rater")
+    rng = np.random.default_rng(7)
+    a = rng.integers(1, 6, 80)
+    b = np.clip(a + rng.integers(-2, 3, 80) * (rng.random(80) < 0.5), 1, 5)
+    frame = pd.DataFrame({"x": a.astype(float), "y": b.astype(float)})
+    frame.loc[:9, "y"] = np.nan  # items the second rater skipped: Cohen's kappa uses the shared items
+    data = _data(frame, categories=[1.0, 2.0, 3.0, 4.0, 5.0])
+    keep = ~np.isnan(frame["y"].to_numpy())
+    expected = sk.cohen_kappa_score(a[keep], b[keep], weights=family)
+    assert ie.cohen_kappa(data, "x", "y", weights=family) == pytest.approx(expected, abs=1e-13)
+    table = pd.crosstab(pd.Categorical(a[keep], categories=range(1, 6)), pd.Categorical(b[keep], range(1, 6)),
+                        dropna=False).to_numpy()  # fmt: skip
+    wt = {"linear": "linear", "quadratic": "quadratic"}[family]
+    assert ie.cohen_kappa(data, "x", "y", weights=family) == pytest.approx(sm.cohens_kappa(table, wt=wt).kappa)
+    m = ie.cohen_kappa_matrix(data, weights=family)
+    assert m.values[0, 1] == pytest.approx(expected, abs=1e-13) and m.values[1, 0] == pytest.approx(expected)
+
+
+def test_cohen_and_scott_standard_errors_equal_gwets_two_rater_forms():
+    """On complete two-rater data Conger's kappa is Cohen's and Fleiss' kappa is Scott's pi: irrCAC gives both SEs."""
+    frame = _sparse(3, n_items=60, n_raters=2, missing=0.0)
+    data = _data(frame)
+    cats = sorted(float(c) for c in data.categories)
+    for family in ("identity", "quadratic", "ordinal"):
+        cac = irrcac.CAC(frame, weights=family, categories=cats, digits=15)
+        cohen, scott = ie.estimate(data, "cohen_kappa", weights=family), ie.estimate(data, "scott_pi", weights=family)
+        assert cohen.estimate == pytest.approx(cac.conger()["est"]["coefficient_value"], abs=1e-12)
+        assert cohen.se == pytest.approx(cac.conger()["est"]["se"], abs=1e-12)
+        assert scott.estimate == pytest.approx(cac.fleiss()["est"]["coefficient_value"], abs=1e-12)
+        assert scott.se == pytest.approx(cac.fleiss()["est"]["se"], abs=1e-12)
+        assert cohen.estimate == pytest.approx(ie.cohen_kappa(data, weights=family), abs=1e-14)
+        assert scott.estimate == pytest.approx(ie.scott_pi(data, weights=family), abs=1e-14)
+
+
+def test_identity_array_equals_the_unweighted_coefficients():
+    for seed in range(4):
+        data = _data(_sparse(seed))
+        eye = np.eye(data.n_categories)
+        for name in ("fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa"):
+            fn = getattr(ie, name)
+            assert fn(data, weights=eye) == pytest.approx(fn(data), abs=1e-14), name
+        assert ie.percent_agreement_weighted(data) == pytest.approx(ie.joint_probability(data), abs=1e-14)
+        m0, m1 = ie.cohen_kappa_matrix(data), ie.cohen_kappa_matrix(data, weights=eye)
+        np.testing.assert_allclose(m1.values, m0.values, atol=1e-14)
+        np.testing.assert_allclose(ie.scott_pi_matrix(data, weights=eye).values, ie.scott_pi_matrix(data).values,
+                                   atol=1e-14)  # fmt: skip
+
+
+def test_asymmetric_weights_make_the_pair_order_matter_symmetric_ones_do_not():
+    data = _data(_sparse(5, n_raters=2, missing=0.1))
+    q = data.n_categories
+    asym = np.tril(np.ones((q, q))) * 0.5 + np.eye(q) * 0.5  # credit when b's label is below a's
+    ab, ba = ie.cohen_kappa(data, "r0", "r1", weights=asym), ie.cohen_kappa(data, "r1", "r0", weights=asym)
+    assert ab != pytest.approx(ba)
+    assert ie.cohen_kappa(data, "r1", "r0", weights=asym.T) == pytest.approx(ab, abs=1e-14)
+    for family in ("linear", "quadratic", "bipolar"):
+        assert ie.cohen_kappa(data, "r0", "r1", weights=family) == pytest.approx(
+            ie.cohen_kappa(data, "r1", "r0", weights=family), abs=1e-14
+        )
+
+
+def test_affine_maps_of_the_values_leave_linear_and_quadratic_weights_alone():
+    table = _sparse(2)
+    data = _data(table)
+    moved = _data(table * 3.0 + 10.0)
+    for name in ("fleiss_kappa", "gwet_ac1", "multi_kappa"):
+        for family in ("linear", "quadratic", "radical", "bipolar"):
+            fn = getattr(ie, name)
+            assert fn(moved, weights=family) == pytest.approx(fn(data, weights=family), abs=1e-13), (name, family)
+    # ratio weights are invariant to scaling only
+    assert ie.fleiss_kappa(_data(table * 7.0), weights="ratio") == pytest.approx(
+        ie.fleiss_kappa(data, weights="ratio"), abs=1e-13
+    )
+
+
+def test_text_labels_use_their_order():
+    frame = RAW4.apply(lambda col: col.map({1: "none", 2: "mild", 3: "moderate", 4: "severe", 5: "extreme"}))
+    order = ["none", "mild", "moderate", "severe", "extreme"]
+    text = _data(frame, categories=order)  # the order given: positions 1..5, the numbers of RAW4
+    numbers = _data(RAW4)
+    assert text.n_annotations == numbers.n_annotations  # 'none' is a declared category, not a missing value
+    for family in ie.AGREEMENT_WEIGHTS:
+        assert ie.gwet_ac1(text, weights=family) == pytest.approx(ie.gwet_ac1(numbers, weights=family), abs=1e-14)
+    shuffled = _data(frame, categories=order[::-1])  # reversed order: the same distances for symmetric families
+    assert ie.gwet_ac1(shuffled, weights="quadratic") == pytest.approx(ie.gwet_ac1(numbers, weights="quadratic"))
+
+
+def test_bad_weights_are_refused_with_the_one_template():
+    data = _data(RAW4)
+    with pytest.raises(ie.InvalidParameterError, match=r"^weights must be a 5 × 5 array of finite numbers"):
+        ie.fleiss_kappa(data, weights=np.eye(3))
+    with pytest.raises(ie.InvalidParameterError, match=r"^weights must be one of 'identity', 'linear'"):
+        ie.gwet_ac1(data, weights="cubic")
+    with pytest.raises(ie.InvalidParameterError, match=r"^metric must be one of 'fleiss_kappa'"):
+        ie.estimate(data, "krippendorff")
+    with pytest.raises(ie.InvalidParameterError, match=r"^weights must be"):
+        ie.spa(data, weights="quadratic")  # SPA's weights are item weightings, not agreement weights
+
+
+def test_undefined_weighted_coefficients_follow_the_policy():
+    one = pd.DataFrame({"a": [1.0, 2.0], "b": [NAN, NAN]})
+    data = _data(pd.DataFrame({"a": [1.0, 2.0, 1.0], "b": [1.0, 2.0, 1.0]}))
+    with pytest.warns(ie.UndefinedMetricWarning, match="no item has two or more annotations"):
+        assert ie.fleiss_kappa(_data(one), weights="linear", replace_undefined_by=-1.0) == -1.0
+    assert ie.fleiss_kappa(data, weights="quadratic") == pytest.approx(1.0)
+    e = ie.estimate(data, "fleiss_kappa", weights="quadratic")
+    assert e.se == 0.0 and e.upper == 1.0
+
+
+def test_finite_population_correction_scales_the_variance():
+    data = _data(RAW4)
+    e, f = ie.estimate(data, "fleiss_kappa"), ie.estimate(data, "fleiss_kappa", population=24)
+    assert f.se == pytest.approx(e.se * np.sqrt(1 - 12 / 24), abs=1e-15)
+    cac = irrcac.CAC(RAW4, categories=CATS, N=24, digits=15)
+    assert f.se == pytest.approx(cac.fleiss()["est"]["se"], abs=1e-12)
+
+
+def test_estimate_result_shape():
+    e = ie.estimate(_data(RAW4), "multi_kappa", weights="quadratic", confidence=0.9)
+    d = e.to_dict()
+    assert set(d) >= {"metric", "estimate", "se", "lower", "upper", "p_value", "confidence", "pa", "pe", "n_items"}
+    assert d["confidence"] == 0.9 and e["se"] == e.se and e.n_items == 12
+    assert e.lower < e.estimate < e.upper <= 1
+    assert "multi_kappa[quadratic]" in repr(e) and "90% CI" in repr(e)
