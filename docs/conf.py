@@ -78,6 +78,7 @@ GROUPS = {
         "percent_agreement_weighted",
         "AGREEMENT_WEIGHTS",
     ],
+    "Intraclass correlation": ["icc", "ICC_FORMS"],
     "Krippendorff's alpha": [
         "krippendorff_alpha",
         "krippendorff_alpha_matrix",

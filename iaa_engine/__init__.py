@@ -66,7 +66,9 @@ _EXPORTS = {
     "percent_agreement_matrix": ".metrics._agreement",
     "percent_agreement_weighted": ".metrics._kappa",
     "estimate": ".inference._analytic",
-    "Estimate": ".inference._analytic",
+    "Estimate": ".base._results",
+    "icc": ".metrics._icc",
+    "ICC_FORMS": ".metrics._icc",
     "AGREEMENT_WEIGHTS": ".stats._weights",
     "read": ".data._io",
     "read_dask": ".engines._distributed",
@@ -114,12 +116,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.analysis._simulation import missingness_simulation
     from iaa_engine.base._choices import LEVELS, SPA_WEIGHTS
     from iaa_engine.base._policy import InvalidParameterError, UndefinedMetricWarning
-    from iaa_engine.base._results import PairwiseMatrix, Result
+    from iaa_engine.base._results import Estimate, PairwiseMatrix, Result
     from iaa_engine.data._encode import NALikeLabelWarning
     from iaa_engine.data._io import read
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.engines._distributed import read_dask, summarize_dask
-    from iaa_engine.inference._analytic import Estimate, estimate
+    from iaa_engine.inference._analytic import estimate
     from iaa_engine.inference._inference import (
         AlphaVariance,
         BootstrapResult,
@@ -140,6 +142,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.metrics._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
     from iaa_engine.metrics._distance import ALPHA_DISTANCES
     from iaa_engine.metrics._groups import annotator_agreement, group_agreement
+    from iaa_engine.metrics._icc import ICC_FORMS, icc
     from iaa_engine.metrics._kappa import (
         annotator_bias,
         brennan_prediger,
@@ -159,6 +162,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 
 __all__ = [
     "AGREEMENT_WEIGHTS",
+    "ICC_FORMS",
+    "icc",
     "Estimate",
     "estimate",
     "percent_agreement_weighted",

@@ -14,7 +14,16 @@ import iaa_engine as ie
 numpydoc = pytest.importorskip("numpydoc.docscrape")
 
 #: Public names that are data, not code: documented by their ``#:`` comment in the module and in the API reference.
-CONSTANTS = {"AGREEMENT_WEIGHTS", "ALPHA_DISTANCES", "GOLD_RULES", "LEVELS", "METRICS", "SPA_WEIGHTS", "__version__"}
+CONSTANTS = {
+    "AGREEMENT_WEIGHTS",
+    "ICC_FORMS",
+    "ALPHA_DISTANCES",
+    "GOLD_RULES",
+    "LEVELS",
+    "METRICS",
+    "SPA_WEIGHTS",
+    "__version__",
+}
 #: Exceptions and warnings: a summary that says when they are raised is their documentation.
 SIGNALS = {"UndefinedMetricWarning", "InvalidParameterError", "NALikeLabelWarning"}
 #: Coefficients and estimators: their docstrings show the formula (a ``.. math::`` block).
@@ -23,7 +32,7 @@ FORMULAS = {
     "percent_agreement", "fleiss_kappa", "cohen_kappa", "scott_pi", "multi_kappa", "gwet_ac1", "brennan_prediger",
     "annotator_bias", "krippendorff_alpha", "coincidence_matrix", "alpha_variance", "spa_standard_error",
     "bootstrap", "bcr_weights", "label_agreement", "hierarchy_test", "frequency_strata", "estimate",
-    "percent_agreement_weighted",
+    "percent_agreement_weighted", "icc",
 }  # fmt: skip
 
 NAMES = sorted(n for n in ie.__all__ if n not in CONSTANTS)

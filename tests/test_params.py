@@ -191,8 +191,8 @@ def test_numpy_integers_and_generators_are_accepted(classroom):
 
 # --- the undefined-result policy on every coefficient ------------------------------------------------------------
 
-SINGLETONS = pd.DataFrame({"item": ["1", "2", "3"], "annotator": ["a", "b", "a"], "label": ["x", "y", "x"]})
-CONSTANT = pd.DataFrame({"item": ["1", "1", "2", "2"], "annotator": ["a", "b", "a", "b"], "label": ["x"] * 4})
+SINGLETONS = pd.DataFrame({"item": ["1", "2", "3"], "annotator": ["a", "b", "a"], "label": [1, 2, 1]})
+CONSTANT = pd.DataFrame({"item": ["1", "1", "2", "2"], "annotator": ["a", "b", "a", "b"], "label": [1] * 4})
 
 
 def _coefficients():

@@ -292,6 +292,9 @@ NOT_METRICS = {
     # inference on the metrics: tests/test_inference.py, tests/test_weighted.py
     "Estimate",
     "estimate",
+    # numeric ratings only (no category relabelling): tests/test_icc.py
+    "icc",
+    "ICC_FORMS",
     "AGREEMENT_WEIGHTS",
     "BootstrapResult",
     "bootstrap",

@@ -72,7 +72,8 @@ def test_weighted_coefficients_and_their_standard_errors_equal_irrcacs(family, f
         assert value == pytest.approx(ref["coefficient_value"], abs=1e-12), (name, family)
         assert e.estimate == pytest.approx(value, abs=1e-14)
         assert e.se == pytest.approx(ref["se"], abs=1e-12), (name, family)
-        assert e.pa == pytest.approx(ref["pa"], abs=1e-12) and e.pe == pytest.approx(ref["pe"], abs=1e-12)
+        assert e.details["pa"] == pytest.approx(ref["pa"], abs=1e-12)
+        assert e.details["pe"] == pytest.approx(ref["pe"], abs=1e-12)
         lo, hi = ref["confidence_interval"]
         assert (e.lower, e.upper) == pytest.approx((lo, hi), abs=1e-12), (name, family)
         if name != "brennan_prediger":  # irrCAC's Python bp reports a one-sided p-value; R's bp.coeff.raw two-sided
@@ -84,15 +85,15 @@ def test_the_values_irrcac_documents_for_gwets_four_raters():
     """irrCAC 0.4.4, ``irrCAC/raw.py`` module docstring (Gwet 2014's 4 raters × 12 items), 5 decimals."""
     data = _data(RAW4)
     ac1 = ie.estimate(data, "gwet_ac1")
-    assert (round(ac1.estimate, 5), round(ac1.se, 5), round(ac1.pa, 5), round(ac1.pe, 5)) == (
+    assert (round(ac1.estimate, 5), round(ac1.se, 5), round(ac1.details["pa"], 5), round(ac1.details["pe"], 5)) == (
         0.77544, 0.14295, 0.81818, 0.19032,
     )  # fmt: skip
     assert (round(ac1.lower, 5), round(ac1.upper, 5), round(ac1.p_value, 5)) == (0.46081, 1, 0.00021)
     fleiss = ie.estimate(data, "fleiss_kappa")
     assert (round(fleiss.estimate, 5), round(fleiss.se, 5), round(fleiss.lower, 5)) == (0.76117, 0.15302, 0.42438)
-    assert round(fleiss.p_value, 5) == 0.00042 and round(fleiss.pe, 5) == 0.23872
+    assert round(fleiss.p_value, 5) == 0.00042 and round(fleiss.details["pe"], 5) == 0.23872
     ac2 = ie.estimate(data, "gwet_ac1", weights="bipolar")
-    assert (round(ac2.estimate, 5), round(ac2.se, 5), round(ac2.pa, 5), round(ac2.pe, 5)) == (
+    assert (round(ac2.estimate, 5), round(ac2.se, 5), round(ac2.details["pa"], 5), round(ac2.details["pe"], 5)) == (
         0.90037, 0.10582, 0.96836, 0.68244,
     )  # fmt: skip
     assert (round(ac2.lower, 5), round(ac2.upper, 5)) == (0.66747, 1)
@@ -222,7 +223,8 @@ def test_finite_population_correction_scales_the_variance():
 def test_estimate_result_shape():
     e = ie.estimate(_data(RAW4), "multi_kappa", weights="quadratic", confidence=0.9)
     d = e.to_dict()
-    assert set(d) >= {"metric", "estimate", "se", "lower", "upper", "p_value", "confidence", "pa", "pe", "n_items"}
+    assert set(d) >= {"metric", "estimate", "se", "lower", "upper", "p_value", "confidence", "n_items", "details"}
+    assert set(d["details"]) >= {"pa", "pe", "df"}
     assert d["confidence"] == 0.9 and e["se"] == e.se and e.n_items == 12
     assert e.lower < e.estimate < e.upper <= 1
     assert "multi_kappa[quadratic]" in repr(e) and "90% CI" in repr(e)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime
 import decimal
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Result", "ScalarResult", "PairwiseMatrix", "nan_to_none", "printable"]
+__all__ = ["Result", "ScalarResult", "PairwiseMatrix", "Estimate", "nan_to_none", "printable"]
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -248,3 +248,66 @@ class PairwiseMatrix(Result):
 
     def __repr__(self) -> str:
         return f"PairwiseMatrix({self.metric!r}, {len(self.annotators)} annotators)\n{self.to_frame().round(4)}"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Estimate(ScalarResult):
+    r"""One coefficient with its standard error, confidence interval and p-value: the shape of every analytic
+    inference (:func:`iaa_engine.estimate`, :func:`iaa_engine.icc`).
+
+    Attributes
+    ----------
+    metric : str
+        The coefficient, with its options in brackets (``'fleiss_kappa[quadratic]'``, ``'ICC(2,1)'``).
+    estimate : float
+        The coefficient on the data.
+    se : float
+        Its standard error (nan where the method gives none, e.g. the ICC's F-based interval).
+    lower, upper : float
+        The confidence interval.
+    p_value : float
+        The test of "the coefficient is 0" (the ICC: its F test).
+    confidence : float
+        The interval's coverage.
+    n_items : int
+        Items the inference rests on.
+    method : str
+        How the standard error, interval and p-value are computed.
+    details : dict
+        What the method computed on the way (agreement parts, F statistic and degrees of freedom, ...).
+
+    References
+    ----------
+    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of high agreement.
+    British Journal of Mathematical and Statistical Psychology 61(1), 29–48.
+
+    Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing rater reliability.
+    Psychological Bulletin 86(2), 420–428.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> e = ie.estimate(data, "fleiss_kappa")
+    >>> round(e.estimate, 4) == round(ie.fleiss_kappa(data), 4), e.lower < e.estimate < e.upper
+    (True, True)
+    """
+
+    metric: str
+    estimate: float
+    se: float
+    lower: float
+    upper: float
+    p_value: float
+    confidence: float
+    n_items: int
+    method: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        se = "" if not np.isfinite(self.se) else f", SE {self.se:.4f}"
+        return (
+            f"Estimate({self.metric}: {self.estimate:.4f}{se}, {self.confidence:.0%} CI "
+            f"[{self.lower:.4f}, {self.upper:.4f}], p = {self.p_value:.3g}, n = {self.n_items})"
+        )

@@ -2,14 +2,13 @@ r"""One coefficient with its analytic standard error, confidence interval and p-
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
 from iaa_engine.base._params import ANY, Choice, NoneOr, Real, validate
 from iaa_engine.base._policy import undefined
-from iaa_engine.base._results import ScalarResult
+from iaa_engine.base._results import Estimate
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.metrics._kappa import pick_pair
 from iaa_engine.metrics._weighted import (
@@ -19,7 +18,9 @@ from iaa_engine.metrics._weighted import (
     resolve_weights,
 )
 
-__all__ = ["Estimate", "estimate", "ANALYTIC_METRICS"]
+__all__ = ["estimate", "ANALYTIC_METRICS"]
+
+METHOD = "Gwet (2008) linearisation, conditional on the annotators; t interval and test with n - 1 df"
 
 #: The coefficients :func:`estimate` gives a standard error for (Gwet's variance, conditional on the annotators).
 ANALYTIC_METRICS = (
@@ -39,63 +40,6 @@ _GWET = {
     "multi_kappa": "multi_kappa",
     "percent_agreement_weighted": "percent_agreement",
 }
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Estimate(ScalarResult):
-    r"""A coefficient with its standard error, confidence interval and p-value (:func:`estimate`).
-
-    Attributes
-    ----------
-    metric : str
-        The coefficient, with its weights in brackets when weighted (``'fleiss_kappa[quadratic]'``).
-    estimate : float
-        The coefficient on the data.
-    se : float
-        Gwet's standard error, conditional on the annotators (nan when undefined or with one item).
-    lower, upper : float
-        :math:`\hat\kappa \mp t_{n-1,(1+\gamma)/2}\,\mathrm{SE}`; ``upper`` is capped at 1 as in irrCAC.
-    p_value : float
-        Two-sided t test of "the coefficient is 0", with :math:`n - 1` degrees of freedom.
-    confidence : float
-        The interval's coverage :math:`\gamma`.
-    pa, pe : float
-        Observed and chance agreement.
-    n_items : int
-        Items the variance is computed over (items with at least one annotation; for a pair, its shared items).
-
-    References
-    ----------
-    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of high agreement.
-    British Journal of Mathematical and Statistical Psychology 61(1), 29–48.
-
-    Examples
-    --------
-    >>> import iaa_engine as ie
-    >>> from importlib.resources import files
-    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
-    >>> e = ie.estimate(data, "fleiss_kappa")
-    >>> round(e.estimate, 4) == round(ie.fleiss_kappa(data), 4)
-    True
-    """
-
-    metric: str
-    estimate: float
-    se: float
-    lower: float
-    upper: float
-    p_value: float
-    confidence: float
-    pa: float
-    pe: float
-    n_items: int
-
-    def __repr__(self) -> str:
-        return (
-            f"Estimate({self.metric}: {self.estimate:.4f}, SE {self.se:.4f}, "
-            f"{self.confidence:.0%} CI [{self.lower:.4f}, {self.upper:.4f}], p = {self.p_value:.3g}, "
-            f"n = {self.n_items})"
-        )
 
 
 def _interval(est: float, se: float, n: int, confidence: float) -> tuple[float, float, float]:
@@ -199,7 +143,8 @@ def estimate(
     Returns
     -------
     Estimate
-        ``estimate``, ``se``, ``lower``, ``upper``, ``p_value``, ``pa``, ``pe``, ``n_items``.
+        ``estimate``, ``se``, ``lower``, ``upper``, ``p_value``, ``n_items``; ``details`` holds the observed and
+        chance agreement ``pa``, ``pe`` and the degrees of freedom ``df``.
 
     Raises
     ------
@@ -255,9 +200,11 @@ def estimate(
         se = float(se * np.sqrt(max(0.0, 1.0 - n / population)))
     if not np.isfinite(est):
         est = undefined(name, "no item has two annotations, or the chance agreement is 1", replace_undefined_by)
-        return Estimate(name, est, float("nan"), float("nan"), float("nan"), float("nan"), confidence, pa, pe, n)
+        nan = float("nan")
+        return Estimate(name, est, nan, nan, nan, nan, float(confidence), n, METHOD, {"pa": pa, "pe": pe})
     lower, upper, p = _interval(est, se, n, confidence)
-    return Estimate(name, float(est), float(se), lower, upper, p, float(confidence), float(pa), float(pe), int(n))
+    details = {"pa": float(pa), "pe": float(pe), "df": n - 1}
+    return Estimate(name, float(est), float(se), lower, upper, p, float(confidence), int(n), METHOD, details)
 
 
 def _name(weights: Any) -> str:
