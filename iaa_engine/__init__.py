@@ -69,7 +69,7 @@ _EXPORTS = {
     "Estimate": ".base._results",
     "icc": ".metrics._icc",
     "ICC_FORMS": ".metrics._icc",
-    "AGREEMENT_WEIGHTS": ".stats._weights",
+    "AGREEMENT_WEIGHTS": ".base._choices",
     "read": ".data._io",
     "read_dask": ".engines._distributed",
     "render_html_report": ".reporting._html",
@@ -114,7 +114,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from iaa_engine.analysis._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
     from iaa_engine.analysis._simulation import missingness_simulation
-    from iaa_engine.base._choices import LEVELS, SPA_WEIGHTS
+    from iaa_engine.base._choices import AGREEMENT_WEIGHTS, LEVELS, SPA_WEIGHTS
     from iaa_engine.base._policy import InvalidParameterError, UndefinedMetricWarning
     from iaa_engine.base._results import Estimate, PairwiseMatrix, Result
     from iaa_engine.data._encode import NALikeLabelWarning
@@ -158,7 +158,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.metrics._registry import METRICS, MetricSpec
     from iaa_engine.reporting._html import render_html_report, write_html_report
     from iaa_engine.reporting._report import Report, report
-    from iaa_engine.stats._weights import AGREEMENT_WEIGHTS
 
 __all__ = [
     "AGREEMENT_WEIGHTS",

@@ -22,7 +22,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Literal
 
-from iaa_engine.base._choices import DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
+from iaa_engine.base._choices import AGREEMENT_WEIGHTS, DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
 from iaa_engine.base._version import __version__
 
 __all__ = ["main", "build_parser", "CliError"]
@@ -164,6 +164,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         seed=args.seed,
         hierarchy=args.hierarchy,
         strata=args.strata,
+        kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
     )
     if args.html:
         from iaa_engine.reporting._html import write_html_report
@@ -232,6 +233,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=SPA_WEIGHTS,
         default="annotations_m1",
         help="SPA weighting scheme shown as the headline SPA value (all six are reported)",
+    )
+    rep.add_argument(
+        "--kappa-weights",
+        choices=("auto", "none", *AGREEMENT_WEIGHTS),
+        default="auto",
+        help="agreement weights between categories for the weighted kappa family (AC2, weighted Fleiss, Conger, "
+        "Brennan-Prediger) with Gwet's standard errors; auto: quadratic for ordinal/interval, ratio for ratio data, "
+        "none for nominal (--weights is SPA's item weighting)",
     )
     rep.add_argument(
         "--pairwise",

@@ -228,3 +228,56 @@ def test_estimate_result_shape():
     assert d["confidence"] == 0.9 and e["se"] == e.se and e.n_items == 12
     assert e.lower < e.estimate < e.upper <= 1
     assert "multi_kappa[quadratic]" in repr(e) and "90% CI" in repr(e)
+
+
+def test_report_and_cli_carry_the_weighted_coefficients(tmp_path):
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    long = RAW4.rename_axis("item").reset_index().melt(id_vars="item", var_name="annotator", value_name="label")
+    path = tmp_path / "ratings.csv"
+    long.dropna().to_csv(path, index=False)
+    data = _data(RAW4)
+    nominal = ie.report(data)
+    assert nominal.kappa_weights is None and nominal.estimates == {}  # nominal data: no weights unless asked
+    ordinal = ie.report(data.with_level("ordinal", CATS))
+    assert ordinal.kappa_weights == "quadratic"
+    e = ordinal.estimates["gwet_ac1[quadratic]"]
+    assert e.estimate == pytest.approx(ie.gwet_ac1(data, weights="quadratic"), abs=1e-14)
+    assert e.se == pytest.approx(ie.estimate(data, "gwet_ac1", weights="quadratic").se, abs=1e-15)
+    interval = ie.report(data.with_level("interval"), kappa_weights="linear", ci=True, n_boot=50)
+    assert {"fleiss_kappa[linear]", "fleiss_kappa", "ICC(1,1)", "ICC(2,1)"} <= set(interval.estimates)
+    assert interval.to_dict()["estimates"]["ICC(2,1)"]["details"]["df1"] == 7  # 8 items rated by all four
+    iaa = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
+    assert iaa
+    out = subprocess.run(
+        [iaa, "report", str(path), "--level", "ordinal", "--kappa-weights", "bipolar", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rep = json.loads(out.stdout)
+    assert rep["kappa_weights"] == "bipolar"
+    assert rep["estimates"]["gwet_ac1[bipolar]"]["estimate"] == pytest.approx(0.90037, abs=5e-6)  # irrCAC's docs
+    assert rep["estimates"]["gwet_ac1[bipolar]"]["se"] == pytest.approx(0.10582, abs=5e-6)
+    text = subprocess.run([iaa, "report", str(path), "--level", "ordinal"], capture_output=True, text=True)
+    assert "fleiss_kappa[quadratic]" in text.stdout and "analytic standard errors" in text.stdout
+    bad = subprocess.run([iaa, "report", str(path), "--kappa-weights", "cubic"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--kappa-weights" in bad.stderr
+
+
+def test_html_report_shows_the_analytic_intervals():
+    import xml.etree.ElementTree as ET
+
+    data = _data(RAW4).with_level("ordinal", CATS)
+    page = ie.render_html_report(data, n_boot=0)
+    assert 'id="estimate-table"' in page and 'data-metric="gwet_ac1[quadratic]"' in page
+    value = ie.gwet_ac1(data, weights="quadratic")
+    assert f'data-value="{value!r}"' in page
+    figure = page[page.index('id="fig-estimates"') :]
+    svg = figure[figure.index("<svg") : figure.index("</svg>") + 6]
+    ET.fromstring(svg)  # well-formed
+    nominal = ie.render_html_report(_data(RAW4), n_boot=0)
+    assert "estimate-table" not in nominal  # nothing weighted to show on nominal data

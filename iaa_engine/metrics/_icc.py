@@ -7,7 +7,7 @@ from typing import Any, cast
 import numpy as np
 
 from iaa_engine.base._params import Choice, validate
-from iaa_engine.base._policy import undefined
+from iaa_engine.base._policy import check_memory, undefined
 from iaa_engine.base._results import Estimate
 from iaa_engine.data._model import Annotations, as_annotations
 
@@ -64,6 +64,11 @@ def _matrix(data: Annotations, form: str) -> tuple[np.ndarray, int]:
     data.require_annotators("the two-way ICC")
     ann = cast(np.ndarray, data.annotator)  # required above
     m = cast(int, data.n_annotators)
+    check_memory(
+        16.0 * data.n_items * m,
+        f"the two-way ICC's items × annotators table ({data.n_items} × {m})",
+        "use the one-way form ICC(1,1), which needs no table",
+    )
     full = np.full((data.n_items, m), np.nan)
     full[data.item, ann] = values
     complete = ~np.isnan(full).any(axis=1)

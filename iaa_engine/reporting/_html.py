@@ -159,7 +159,9 @@ def _undefined_reason(key: str, rep: Report) -> str:
 
 def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, Any]]:
     """One row per scalar metric of the report, in display order, with its interval."""
-    estimates = dict(rep.to_frame().itertuples(index=False, name=None))
+    estimates = {
+        k: v for k, v in rep.to_frame().itertuples(index=False, name=None) if k not in rep.estimates
+    }  # the analytic estimates have their own table
     order = [k for _, keys in _GROUPS for k in keys if k in estimates]
     order += [k for k in estimates if k not in order]
     group_of = {k: g for g, keys in _GROUPS for k in keys}
@@ -230,6 +232,49 @@ def _metrics_table(rows: list[dict[str, Any]], boot: BootstrapResult | None) -> 
             f'<td class="note">{_esc(r["note"])}</td></tr>'
         )
     return head + "".join(body) + "</tbody></table>"
+
+
+def _estimates_section(rep: Report) -> str:
+    """The coefficients with analytic standard errors (weighted kappa family, ICC): a table and an interval plot."""
+    if not rep.estimates:
+        return ""
+    weights = f" Weights between categories: <code>{_esc(rep.kappa_weights)}</code>." if rep.kappa_weights else ""
+    head = (
+        '<h2 id="estimates">Analytic standard errors and intervals</h2>'
+        f'<p class="lead">The kappa family with Gwet\'s standard errors (conditional on the annotators, t interval, '
+        f"two-sided test of 0) and the intraclass correlations with their F intervals.{weights}</p>"
+        '<table class="metrics" id="estimate-table"><thead><tr><th>metric</th><th class="num">estimate</th>'
+        '<th class="num">se</th><th class="num">lower</th><th class="num">upper</th><th class="num">p</th>'
+        "<th>n</th></tr></thead><tbody>"
+    )
+    body = [
+        f'<tr data-metric="{_esc(k)}"><td class="metric"><code>{_esc(k)}</code></td>{_num_cell(e.estimate)}'
+        f"{_num_cell(e.se)}{_num_cell(e.lower)}{_num_cell(e.upper)}{_num_cell(e.p_value, 3)}"
+        f'<td class="num">{e.n_items:,}</td></tr>'
+        for k, e in rep.estimates.items()
+    ]
+    ests = list(rep.estimates.values())
+    if not any(np.isfinite(e.estimate) for e in ests):
+        return head + "".join(body) + "</tbody></table>"
+    confidence = ests[0].confidence
+    svg = interval_plot(
+        list(rep.estimates),
+        [e.estimate for e in ests],
+        [e.lower for e in ests],
+        [e.upper for e in ests],
+        id_prefix="fig-estimates",
+        title=f"Estimates with {confidence:.0%} analytic intervals",
+        include=(0.0, 1.0),
+        value_header=f"estimate [{confidence:.0%} interval]",
+        x_title="value of the coefficient",
+        label_title="coefficient",
+        missing_text="undefined",
+    )
+    caption = (
+        "One row per coefficient: the estimate (dot) and its analytic interval (line): Gwet's linearisation for the "
+        "kappa family (upper end capped at 1), the F distribution for the intraclass correlations."
+    )
+    return head + "".join(body) + "</tbody></table>" + _figure("fig-estimates", "f. Analytic intervals", svg, caption)
 
 
 # --------------------------------------------------------------------------- a. kappa heatmap
@@ -658,6 +703,7 @@ def render_html_report(
         "</header>",
         '<h2 id="metrics">Metrics</h2>',
         _metrics_table(rows, boot),
+        _estimates_section(rep),
         '<h2 id="pictures">Pictures</h2>',
         _pictures(data, rep, rows, boot),
         notes,

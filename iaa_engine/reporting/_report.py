@@ -12,14 +12,15 @@ from typing import Any, Literal, cast
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import validate
-from iaa_engine.base._policy import UndefinedMetricWarning, check_memory
-from iaa_engine.base._results import PairwiseMatrix, Result, nan_to_none, printable
+from iaa_engine.base._params import Choice, NoneOr, validate
+from iaa_engine.base._policy import NotEnoughMemoryError, UndefinedMetricWarning, check_memory
+from iaa_engine.base._results import Estimate, PairwiseMatrix, Result, nan_to_none, printable
 from iaa_engine.data._model import as_annotations
 from iaa_engine.metrics._agreement import SPA_WEIGHTS, percent_agreement_matrix, spa
 from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
 from iaa_engine.metrics._kappa import cohen_kappa_matrix
 from iaa_engine.metrics._registry import REPORT_METRICS
+from iaa_engine.stats._weights import AGREEMENT_WEIGHTS
 
 __all__ = ["Report", "report"]
 
@@ -60,6 +61,13 @@ class Report(Result):
         Why values are undefined or parts were skipped.
     reasons : dict of str to str
         For each undefined metric (SPA schemes as ``'spa[<scheme>]'``), why.
+    kappa_weights : str or None
+        The agreement weights of the weighted coefficients in ``estimates`` (None: none computed).
+    estimates : dict of str to Estimate
+        Coefficients with analytic standard error, interval and p-value: the weighted kappa family
+        (``'fleiss_kappa[quadratic]'``, ...; :func:`iaa_engine.estimate`), the unweighted kappa family with
+        ``ci=True``, and the intraclass correlations ``'ICC(1,1)'``, ``'ICC(2,1)'`` for interval and ratio data
+        (:func:`iaa_engine.icc`).
     intervals : BootstrapResult or None
         Bootstrap intervals (``ci=True``).
     hierarchy : HierarchyResult or None
@@ -117,6 +125,8 @@ class Report(Result):
     matrices: dict[str, PairwiseMatrix] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     reasons: dict[str, str] = field(default_factory=dict)  # metric name -> why it is undefined
+    kappa_weights: str | None = None
+    estimates: dict[str, Estimate] = field(default_factory=dict)
     intervals: Any = None  # BootstrapResult
     hierarchy: Any = None  # HierarchyResult
     strata: Any = None  # StrataResult
@@ -137,6 +147,8 @@ class Report(Result):
         for name in ("cohen_kappa", "percent_agreement_matrix", "krippendorff_alpha_matrix"):
             m = self.matrices.get(name)
             out[name] = m.to_dict() if m is not None else None
+        out["kappa_weights"] = self.kappa_weights
+        out["estimates"] = {k: e.to_dict() for k, e in self.estimates.items()}
         if self.intervals is not None:
             out["intervals"] = self.intervals.to_dict()
         if self.hierarchy is not None:
@@ -154,6 +166,7 @@ class Report(Result):
         """One row per scalar metric: columns ``metric`` and ``value``."""
         rows = [(f"spa[{k}]", v) for k, v in self.spa.items()]
         rows += list(self.values.items())
+        rows += [(k, e.estimate) for k, e in self.estimates.items() if k not in self.values]
         return pd.DataFrame(rows, columns=["metric", "value"])
 
     def __str__(self) -> str:
@@ -195,6 +208,19 @@ class Report(Result):
                     )
                 else:
                     lines.append("    no pair of annotators shares an item")
+        if self.estimates:
+            lines += [
+                "",
+                "  With analytic standard errors (kappa family: Gwet; ICC: F test)"
+                + (f"; weights: {self.kappa_weights}" if self.kappa_weights else ""),
+                f"    {'metric':<38} {'estimate':>9} {'s.e.':>9} {'lower':>9} {'upper':>9} {'p':>9}",
+            ]
+            for name, e in self.estimates.items():
+                p = "undefined" if not np.isfinite(e.p_value) else f"{e.p_value:.2g}"
+                se = fmt(e.se) if np.isfinite(e.se) or not np.isfinite(e.estimate) else "-"  # the ICC: F interval
+                lines.append(
+                    f"    {printable(name):<38} {fmt(e.estimate):>9} {se:>9} {fmt(e.lower):>9} {fmt(e.upper):>9} {p:>9}"
+                )
         if self.intervals is not None:
             t = self.intervals.table
             lines += [
@@ -237,7 +263,14 @@ class Report(Result):
         return "\n".join(lines)
 
 
-@validate()
+#: The weights ``kappa_weights='auto'`` picks for each level (nominal: none).
+AUTO_KAPPA_WEIGHTS = {"ordinal": "quadratic", "interval": "quadratic", "ratio": "ratio"}
+
+#: The kappa family's coefficients with an analytic standard error, in the report's order.
+ANALYTIC_IN_REPORT = ("percent_agreement_weighted", "fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa")
+
+
+@validate(kappa_weights=NoneOr(Choice("auto", *AGREEMENT_WEIGHTS)))
 def report(
     data: Any,
     *,
@@ -250,6 +283,7 @@ def report(
     hierarchy: str | None = None,
     strata: int | None = None,
     progress: bool | None = None,
+    kappa_weights: str | None = "auto",
 ) -> Report:
     r"""Compute every applicable metric of ``data``.
 
@@ -296,6 +330,12 @@ def report(
         Add :func:`iaa_engine.frequency_strata` with this many strata.
     progress : bool, optional
         Progress of the bootstrap on stderr (default: on a terminal).
+    kappa_weights : str or None, default 'auto'
+        Agreement weights for the weighted kappa family (Gwet's AC2, weighted Fleiss, Conger, Brennan–Prediger
+        and percent agreement, each with its analytic standard error in ``Report.estimates``): a family name of
+        :data:`AGREEMENT_WEIGHTS`; ``'auto'`` picks ``quadratic`` for ordinal and interval data, ``ratio`` for
+        ratio data and none for nominal data; None computes none. (``weights`` is SPA's item weighting.)
+        Interval and ratio data also get the intraclass correlations ICC(1,1) and ICC(2,1).
 
     Returns
     -------
@@ -427,6 +467,27 @@ def report(
         extras["intervals"] = run(
             lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights, progress=progress, estimates=estimates)
         )
+    chosen = AUTO_KAPPA_WEIGHTS.get(data.level) if kappa_weights == "auto" else kappa_weights
+    estimates: dict[str, Estimate] = {}
+    if chosen is not None or ci or data.level in ("interval", "ratio"):
+        from iaa_engine.inference._analytic import estimate
+        from iaa_engine.metrics._icc import icc
+
+        families = ([chosen] if chosen is not None else []) + (["identity"] if ci and chosen != "identity" else [])
+        for family in families:
+            for name in ANALYTIC_IN_REPORT:
+                if (name == "multi_kappa" and not has_ann) or (
+                    name == "percent_agreement_weighted" and family == "identity"
+                ):
+                    continue
+                e = run(functools.partial(estimate, data, name, weights=family), f"{name}[{family}]")
+                estimates[e.metric] = e
+        if data.level in ("interval", "ratio") and data.label is not None:
+            for form in ("ICC(1,1)", "ICC(2,1)") if has_ann else ("ICC(1,1)",):
+                try:
+                    estimates[form] = run(functools.partial(icc, data, form), form)
+                except NotEnoughMemoryError as exc:
+                    notes.append(f"{form} not computed: {exc}")
     if hierarchy is not None:
         from iaa_engine.analysis._facets import hierarchical_agreement
 
@@ -449,5 +510,7 @@ def report(
         matrices=matrices,
         notes=notes,
         reasons=reasons,
+        kappa_weights=chosen,
+        estimates=estimates,
         **extras,
     )

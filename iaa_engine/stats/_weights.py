@@ -30,12 +30,10 @@ from typing import Any
 
 import numpy as np
 
+from iaa_engine.base._choices import AGREEMENT_WEIGHTS
 from iaa_engine.base._policy import invalid
 
 __all__ = ["AGREEMENT_WEIGHTS", "weight_matrix", "check_weight_matrix"]
-
-#: Gwet's named families of agreement weights (``identity`` is the unweighted coefficient).
-AGREEMENT_WEIGHTS = ("identity", "linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar")
 
 
 def weight_matrix(family: str, values: np.ndarray) -> np.ndarray:
