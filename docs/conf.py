@@ -77,6 +77,8 @@ GROUPS = {
         "brennan_prediger",
         "percent_agreement_weighted",
         "AGREEMENT_WEIGHTS",
+        "fleiss_kappa_by_category",
+        "bangdiwala_b",
     ],
     "Intraclass correlation": ["icc", "ICC_FORMS"],
     "Krippendorff's alpha": [

@@ -15,6 +15,8 @@ Conventions shared by every function (see ``excel_addin/README.md``):
   and the first column hold names (annotators and items; for ``"counts"``: categories and items);
   ``"annotators"`` -- only the annotator names (first column for ``rows``, first row for ``columns``);
   ``"items"`` -- only the item names.
+* ``weights`` (the weighted coefficients): a family of agreement weights between categories, by name
+  (:data:`iaa_engine.AGREEMENT_WEIGHTS`); numeric labels use their values, text labels their alphabetical positions.
 * Blank cells are missing annotations. A cell holding a number typed as text (``'1``) is read as that number.
   The data range is read raw and each runtime's cell encoding is handled here (see ``_raw``).
 * Results: a number, or a spilled range. An undefined coefficient (expected agreement 1, no item with two
@@ -41,10 +43,15 @@ __all__ = [
     "ANNOTATOR_BIAS",
     "BCR_WEIGHTS",
     "COHEN",
+    "COHEN_WEIGHTED",
     "FLEISS",
+    "FLEISS_WEIGHTED",
     "GOLD",
     "GWET_AC1",
+    "GWET_WEIGHTED",
+    "IAA_ESTIMATE",
     "IAA_REPORT",
+    "INTRACLASS",
     "ITEM_AGREEMENT",
     "KALPHA",
     "KAPPA_MATRIX",
@@ -77,6 +84,34 @@ ERRORS = (
 UNDEFINED = "#DIV/0!"
 LAYOUTS = ("rows", "columns", "counts")
 HEADERS = ("none", "both", "annotators", "items")
+#: The coefficients ``iaa_engine.estimate`` gives a standard error for (its ``metric`` choices).
+ESTIMATE_METRICS = (
+    "fleiss_kappa",
+    "gwet_ac1",
+    "brennan_prediger",
+    "multi_kappa",
+    "percent_agreement_weighted",
+    "cohen_kappa",
+    "scott_pi",
+)
+PAIR_METRICS = ("cohen_kappa", "scott_pi")
+#: Every name ``iaa_engine.icc`` accepts for a form: Shrout & Fleiss's, McGraw & Wong's, psych's.
+ICC_NAMES = (
+    *ie.ICC_FORMS,
+    "ICC1",
+    "ICC2",
+    "ICC3",
+    "ICC1k",
+    "ICC2k",
+    "ICC3k",
+    "ICC(1)",
+    "ICC(A,1)",
+    "ICC(C,1)",
+    "ICC(k)",
+    "ICC(A,k)",
+    "ICC(C,k)",
+)
+_ICC_BY_KEY = {name.lower(): name for name in ICC_NAMES}  # typed case-blind and without spaces
 
 # ----------------------------------------------------------------------------- help texts (function wizard)
 
@@ -97,6 +132,22 @@ DOC_SCHEME = 'SPA weighting: "annotations_m1" (default), "flat", "annotations", 
 DOC_LEVEL = '"nominal" (default), "ordinal", "interval" or "ratio".'
 DOC_RULE = '"majority" (default), "diff", "rat", "com", "inv" (bias-correcting rules) or "dawid_skene".'
 DOC_SEP = 'Separator between tied labels (default "|").'
+_DOC_FAMILIES = '"linear", "ordinal", "radical", "ratio", "circular", "bipolar"'
+DOC_WEIGHTS = (
+    f'Agreement weights: "quadratic" (default), "identity" (unweighted), {_DOC_FAMILIES}. '
+    "Numeric labels use their values, text labels their alphabetical positions."
+)
+DOC_WEIGHTS_EST = f'Agreement weights: "identity" (default: unweighted), "quadratic", {_DOC_FAMILIES}. Not for an ICC.'
+DOC_FORM = (
+    '"ICC(2,1)" (default), "ICC(1,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)"; McGraw & Wong '
+    '("ICC(A,1)", "ICC(C,k)", ...) and psych names ("ICC2", "ICC3k", ...) work too.'
+)
+DOC_METRIC = (
+    '"fleiss_kappa" (default), "gwet_ac1" (AC2 when weighted), "brennan_prediger", "multi_kappa" (Conger), '
+    '"percent_agreement_weighted", "cohen_kappa", "scott_pi", or an ICC form such as "ICC(2,1)".'
+)
+DOC_CONFIDENCE = "Coverage of the interval, between 0 and 1 (default 0.95, i.e. 95%)."
+DOC_ANN_EST = "cohen_kappa and scott_pi only: " + DOC_ANN
 
 
 class _ExcelError(Exception):
@@ -251,6 +302,43 @@ def _option(value: Any, name: str, allowed: tuple[str, ...], default: str) -> st
     return v
 
 
+def _icc_form(value: Any, name: str, default: str | None) -> str:
+    """An ICC form by any of its names, case-blind and with or without spaces -> the name ``ie.icc`` takes."""
+    if value is None and default is not None:
+        return default
+    if _is_error(value):
+        raise _ExcelError(value.strip().upper(), f"{name} is the error value {value}")
+    key = "".join(value.split()).lower() if isinstance(value, str) else None
+    if key == "" and default is not None:
+        return default
+    if key not in _ICC_BY_KEY:
+        raise _ExcelError("#VALUE!", f"{name} must be one of {', '.join(ICC_NAMES)}; got {value!r}")
+    return _ICC_BY_KEY[key]
+
+
+def _metric(value: Any) -> tuple[str, bool]:
+    """IAA_ESTIMATE's coefficient -> (the name the core takes, whether it is an ICC form)."""
+    if isinstance(value, str) and "".join(value.split()).lower().startswith("icc"):
+        return _icc_form(value, "metric", None), True
+    if isinstance(value, str) and not _is_error(value) and value.strip().lower() not in ("", *ESTIMATE_METRICS):
+        raise _ExcelError(
+            "#VALUE!",
+            f"metric must be one of {', '.join(ESTIMATE_METRICS)} or an ICC form such as ICC(2,1); got {value!r}",
+        )
+    return _option(value, "metric", ESTIMATE_METRICS, "fleiss_kappa"), False
+
+
+def _confidence(value: Any) -> float:
+    if _is_error(value):
+        raise _ExcelError(value.strip().upper(), f"confidence is the error value {value}")
+    c = _cell(value)
+    if c is None:
+        return 0.95
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c < 1:
+        raise _ExcelError("#VALUE!", f"confidence must be a number between 0 and 1 (0.95 or 95%); got {value!r}")
+    return float(c)
+
+
 def _headers(value: Any) -> str:
     if value is None or value is False:
         return "none"
@@ -328,16 +416,20 @@ def _pick(data: ie.Annotations, who: Any, what: str) -> Any:
     raise _ExcelError("#N/A", f"{what} {who!r} is not an annotator name or a position 1..{len(names)}")
 
 
-def _pair(data: Any, a: Any, b: Any, layout: Any, headers: Any, fn) -> Any:
-    d, _, lay = _read(data, layout, headers, allow_counts=False)
+def _pick_pair(d: ie.Annotations, a: Any, b: Any) -> tuple[Any, Any]:
+    """The two annotators to compare: both named (or by position), or neither when the data has exactly two."""
     if (a is None) != (b is None):
         raise _ExcelError("#VALUE!", "give both annotator_a and annotator_b, or neither")
     if a is None:
         if d.n_annotators != 2:
             raise _ExcelError("#VALUE!", f"the range has {d.n_annotators} annotators; name the two to compare")
-        a, b = d.annotators[0], d.annotators[1]
-    else:
-        a, b = _pick(d, a, "annotator_a"), _pick(d, b, "annotator_b")
+        return d.annotators[0], d.annotators[1]
+    return _pick(d, a, "annotator_a"), _pick(d, b, "annotator_b")
+
+
+def _pair(data: Any, a: Any, b: Any, layout: Any, headers: Any, fn) -> Any:
+    d, _, _ = _read(data, layout, headers, allow_counts=False)
+    a, b = _pick_pair(d, a, b)
     return _scalar(fn(d, a, b))
 
 
@@ -557,3 +649,108 @@ def IAA_REPORT(data, layout=None, headers=None, level=None):
     for scheme, v in rep.spa.items():
         out.append([f"SPA [{scheme}]", _scalar(v)])
     return out
+
+
+# ----------------------------------------------------------------------------- weighted agreement, ICC, inference
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("weights", err_to_str=True, doc=DOC_WEIGHTS)
+@xw.arg("annotator_a", err_to_str=True, doc=DOC_ANN)
+@xw.arg("annotator_b", err_to_str=True, doc=DOC_ANN)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def COHEN_WEIGHTED(data, weights=None, annotator_a=None, annotator_b=None, layout=None, headers=None):
+    """Weighted Cohen's kappa (quadratic weights by default) between two annotators on the items both annotated."""
+    w = _option(weights, "weights", ie.AGREEMENT_WEIGHTS, "quadratic")
+    return _pair(data, annotator_a, annotator_b, layout, headers, lambda d, a, b: ie.cohen_kappa(d, a, b, weights=w))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("weights", err_to_str=True, doc=DOC_WEIGHTS)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def FLEISS_WEIGHTED(data, weights=None, layout=None, headers=None):
+    """Weighted Fleiss' kappa of all annotators (quadratic weights by default; any number of annotations per item)."""
+    w = _option(weights, "weights", ie.AGREEMENT_WEIGHTS, "quadratic")
+    d, _, _ = _read(data, layout, headers)
+    return _scalar(ie.fleiss_kappa(d, weights=w))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("weights", err_to_str=True, doc=DOC_WEIGHTS)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def GWET_WEIGHTED(data, weights=None, layout=None, headers=None):
+    """Gwet's AC2, the weighted AC1 (quadratic weights by default), with missing data."""
+    w = _option(weights, "weights", ie.AGREEMENT_WEIGHTS, "quadratic")
+    d, _, _ = _read(data, layout, headers)
+    return _scalar(ie.gwet_ac1(d, weights=w))
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("form", err_to_str=True, doc=DOC_FORM)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def INTRACLASS(data, form=None, layout=None, headers=None):
+    """Intraclass correlation of numeric ratings, Shrout & Fleiss's forms (default ICC(2,1): two-way, agreement)."""
+    f = _icc_form(form, "form", "ICC(2,1)")
+    d, _, _ = _read(data, layout, headers, allow_counts=False)
+    return _scalar(ie.icc(d, f).estimate)
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("metric", err_to_str=True, doc=DOC_METRIC)
+@xw.arg("weights", err_to_str=True, doc=DOC_WEIGHTS_EST)
+@xw.arg("confidence", err_to_str=True, doc=DOC_CONFIDENCE)
+@xw.arg("annotator_a", err_to_str=True, doc=DOC_ANN_EST)
+@xw.arg("annotator_b", err_to_str=True, doc=DOC_ANN_EST)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT + " Not for multi_kappa, cohen_kappa, scott_pi or an ICC.")
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def IAA_ESTIMATE(
+    data,
+    metric=None,
+    weights=None,
+    confidence=None,
+    annotator_a=None,
+    annotator_b=None,
+    layout=None,
+    headers=None,
+):
+    """A coefficient with its standard error, confidence interval, p-value and items; spills 6 rows x 2 columns."""
+    m, is_icc = _metric(metric)
+    conf = _confidence(confidence)
+    w = _option(weights, "weights", ie.AGREEMENT_WEIGHTS, "identity")
+    pair = m in PAIR_METRICS
+    if (annotator_a is not None or annotator_b is not None) and not pair:
+        raise _ExcelError("#VALUE!", f"annotator_a and annotator_b are for cohen_kappa and scott_pi, not {m}")
+    if is_icc:
+        if w != "identity":
+            raise _ExcelError("#VALUE!", f"weights are for the kappa family; {m} takes none (got {weights!r})")
+        d, _, _ = _read(data, layout, headers, allow_counts=False)
+        e = ie.icc(d, m, confidence=conf)
+        se: Any = "#N/A"  # the ICC's interval comes from the F distribution: it has no standard error
+    else:
+        d, _, _ = _read(data, layout, headers, allow_counts=not pair and m != "multi_kappa")
+        a, b = _pick_pair(d, annotator_a, annotator_b) if pair else (None, None)
+        e = ie.estimate(d, m, weights=w, confidence=conf, annotator_a=a, annotator_b=b)
+        se = _scalar(e.se)
+    pct = f"{conf * 100:g}%"
+    return [
+        [f"Estimate ({e.metric})", _scalar(e.estimate)],
+        ["Standard error", se],
+        [f"Lower {pct}", _scalar(e.lower)],
+        [f"Upper {pct}", _scalar(e.upper)],
+        ["p-value", _scalar(e.p_value)],
+        ["Items", int(e.n_items)],
+    ]

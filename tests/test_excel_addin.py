@@ -109,10 +109,15 @@ FUNCTIONS = [
     "ANNOTATOR_BIAS",
     "BCR_WEIGHTS",
     "COHEN",
+    "COHEN_WEIGHTED",
     "FLEISS",
+    "FLEISS_WEIGHTED",
     "GOLD",
     "GWET_AC1",
+    "GWET_WEIGHTED",
+    "IAA_ESTIMATE",
     "IAA_REPORT",
+    "INTRACLASS",
     "ITEM_AGREEMENT",
     "KALPHA",
     "KAPPA_MATRIX",
@@ -398,3 +403,256 @@ def test_headers_rule():
     assert value("FLEISS", transposed, "columns", True) == pytest.approx(bare)
     assert value("FLEISS", table) == VALUE  # headers read as labels: text mixed with numbers
     assert math.isfinite(value("FLEISS", table, None, 1.0))  # 1 = TRUE
+
+
+# ----------------------------------------------------------------------------- weighted agreement, ICC, inference
+
+# Shrout & Fleiss (1979), Table 2: six targets (rows) rated by four judges (columns); Table 4 prints the six ICCs.
+SHROUT_FLEISS = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+SF = [[float(v) for v in row] for row in SHROUT_FLEISS]
+ESTIMATE_LABELS = ["Standard error", "Lower 95%", "Upper 95%", "p-value", "Items"]
+
+
+def sparse_a() -> tuple[list[list], ie.Annotations]:
+    """Matrix A with blank cells (null and "", as Office.js sends them) and the same data for the core."""
+    sparse = [row[:] for row in A]
+    for r, c in [(0, 1), (1, 4), (2, 7), (0, 10), (2, 12), (1, 13)]:
+        sparse[r][c] = None
+    sparse[2][3] = ""
+    core_data = ie.Annotations.from_wide([[None if v in (None, "") else v for v in r] for r in sparse])
+    return sparse, core_data
+
+
+def block(out) -> dict:
+    """IAA_ESTIMATE's spilled block as {label: value}, after checking its shape."""
+    assert len(out) == 6 and all(len(r) == 2 for r in out), out
+    return {r[0]: r[1] for r in out}
+
+
+def assert_block_equals(out, e: ie.Estimate, *, icc: bool = False, pct: str = "95%"):
+    """Every cell of the block is the core's Estimate, to the last bit."""
+    assert [r[0] for r in out] == [
+        f"Estimate ({e.metric})",
+        "Standard error",
+        f"Lower {pct}",
+        f"Upper {pct}",
+        "p-value",
+        "Items",
+    ]
+    assert out[0][1] == e.estimate
+    assert out[1][1] == (NA if icc else e.se)
+    assert out[2][1] == e.lower and out[3][1] == e.upper
+    assert out[4][1] == e.p_value
+    assert out[5][1] == e.n_items
+
+
+def test_addin_choices_match_the_core():
+    """The add-in's lists of metrics and ICC names are the ones the core validates against."""
+    from iaa_engine.inference._analytic import ANALYTIC_METRICS
+
+    assert addin.ESTIMATE_METRICS == ANALYTIC_METRICS
+    assert set(addin.ICC_NAMES) == set(ie.icc.__iaa_constraints__["form"].values)
+
+
+def test_new_functions_help_names_every_option():
+    meta = {f["name"]: f for f in server.custom_functions_meta(addin)["functions"]}
+    for name in ("COHEN_WEIGHTED", "FLEISS_WEIGHTED", "GWET_WEIGHTED", "IAA_ESTIMATE"):
+        doc = next(p["description"] for p in meta[name]["parameters"] if p["name"] == "weights")
+        assert all(f'"{w}"' in doc for w in ie.AGREEMENT_WEIGHTS), name
+    assert "AC2" in meta["GWET_WEIGHTED"]["description"]
+    assert "ICC(2,1)" in meta["INTRACLASS"]["description"]
+    form = next(p["description"] for p in meta["INTRACLASS"]["parameters"] if p["name"] == "form")
+    assert all(f'"{f}"' in form for f in ie.ICC_FORMS)
+    params = [p["name"] for p in meta["IAA_ESTIMATE"]["parameters"]]
+    assert params == ["data", "metric", "weights", "confidence", "annotator_a", "annotator_b", "layout", "headers"]
+
+
+@pytest.mark.parametrize("weights", ie.AGREEMENT_WEIGHTS)
+def test_weighted_functions_equal_core(weights, classroom):
+    assert value("COHEN_WEIGHTED", A, weights, 1.0, 2.0) == ie.cohen_kappa(classroom, 0, 1, weights=weights)
+    assert value("COHEN_WEIGHTED", A, weights, 3.0, 1.0) == ie.cohen_kappa(classroom, 2, 0, weights=weights)
+    assert value("FLEISS_WEIGHTED", A, weights) == ie.fleiss_kappa(classroom, weights=weights)
+    assert value("GWET_WEIGHTED", A, weights) == ie.gwet_ac1(classroom, weights=weights)
+    assert value("FLEISS_WEIGHTED", A, weights.upper()) == ie.fleiss_kappa(classroom, weights=weights)
+
+
+def test_weighted_functions_default_to_quadratic_and_identity_is_unweighted(classroom):
+    assert value("COHEN_WEIGHTED", A, None, 1.0, 2.0) == ie.cohen_kappa(classroom, 0, 1, weights="quadratic")
+    assert value("COHEN_WEIGHTED", A[:2]) == ie.cohen_kappa(classroom, 0, 1, weights="quadratic")  # two annotators
+    assert value("FLEISS_WEIGHTED", A) == ie.fleiss_kappa(classroom, weights="quadratic")
+    assert value("GWET_WEIGHTED", A, "") == ie.gwet_ac1(classroom, weights="quadratic")  # blank option: default
+    assert value("FLEISS_WEIGHTED", A, "identity") == pytest.approx(value("FLEISS", A), abs=1e-15)
+    assert value("GWET_WEIGHTED", A, "identity") == pytest.approx(value("GWET_AC1", A), abs=1e-15)
+    assert value("COHEN_WEIGHTED", A, "identity", 1.0, 2.0) == pytest.approx(value("COHEN", A, 1.0, 2.0), abs=1e-15)
+    # the published value: Fleiss' kappa on matrix A is 0.599; weighting credits the near misses 1-2 and 2-3
+    assert value("FLEISS_WEIGHTED", A) > value("FLEISS", A)
+
+
+@pytest.mark.parametrize("form", addin.ICC_NAMES)
+def test_intraclass_every_form_equals_core(form, classroom):
+    assert value("INTRACLASS", A, form) == ie.icc(classroom, form).estimate
+    assert value("INTRACLASS", A, form.lower()) == ie.icc(classroom, form).estimate  # names are case-blind
+
+
+def test_intraclass_shrout_fleiss_table_4():
+    """Shrout & Fleiss (1979), Table 4: 0.17, 0.29, 0.71, 0.44, 0.62, 0.91 (items in rows: layout "columns")."""
+    data = ie.Annotations.from_wide(SHROUT_FLEISS, annotators_as="columns")
+    got = [value("INTRACLASS", SF, f, "columns") for f in ie.ICC_FORMS]
+    assert [round(v, 2) for v in got] == [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
+    assert got == [ie.icc(data, f).estimate for f in ie.ICC_FORMS]
+    assert value("INTRACLASS", SF, None, "columns") == got[1]  # default ICC(2,1)
+    assert value("INTRACLASS", SF, "ICC(A, 1)", "columns") == got[1]  # spaces and McGraw & Wong's name
+    transposed = [list(c) for c in zip(*SF)]  # the classroom layout: judges in rows
+    assert value("INTRACLASS", transposed, "ICC(3,k)") == got[5]
+
+
+@pytest.mark.parametrize("metric", addin.ESTIMATE_METRICS)
+@pytest.mark.parametrize("weights", ["identity", "quadratic", "ordinal"])
+def test_iaa_estimate_equals_core_for_every_metric(metric, weights, classroom):
+    pair = metric in ("cohen_kappa", "scott_pi")
+    who = (1.0, 3.0) if pair else (None, None)
+    out = call("IAA_ESTIMATE", A, metric, weights, None, *who)
+    kw = {"annotator_a": 0, "annotator_b": 2} if pair else {}
+    assert_block_equals(out, ie.estimate(classroom, metric, weights=weights, **kw))
+    # the estimate row is the coefficient itself
+    if metric == "fleiss_kappa":
+        assert out[0][1] == value("FLEISS_WEIGHTED", A, weights)
+    if metric == "gwet_ac1":
+        assert out[0][1] == value("GWET_WEIGHTED", A, weights)
+    if metric == "cohen_kappa":
+        assert out[0][1] == value("COHEN_WEIGHTED", A, weights, 1.0, 3.0)
+
+
+def test_iaa_estimate_defaults_and_confidence(classroom):
+    out = call("IAA_ESTIMATE", A)  # fleiss_kappa, unweighted, 95%
+    assert_block_equals(out, ie.estimate(classroom, "fleiss_kappa"))
+    assert out[0] == ["Estimate (fleiss_kappa)", value("FLEISS", A)]
+    assert round(out[0][1], 3) == 0.599  # seed 001's Fleiss kappa
+    b = block(out)
+    assert b["Lower 95%"] < b["Estimate (fleiss_kappa)"] < b["Upper 95%"] and b["Items"] == 15
+    out90 = call("IAA_ESTIMATE", A, "GWET_AC1", "quadratic", 0.9)
+    assert_block_equals(out90, ie.estimate(classroom, "gwet_ac1", weights="quadratic", confidence=0.9), pct="90%")
+    assert out90[0][0] == "Estimate (gwet_ac1[quadratic])"
+    assert call("IAA_ESTIMATE", A, None, None, "0.99")[2][0] == "Lower 99%"  # a number typed as text
+    assert call("IAA_ESTIMATE", A, None, None, 0.975)[3][0] == "Upper 97.5%"
+
+
+@pytest.mark.parametrize("form", ie.ICC_FORMS)
+def test_iaa_estimate_icc_block(form, classroom):
+    out = call("IAA_ESTIMATE", A, form)
+    assert_block_equals(out, ie.icc(classroom, form), icc=True)  # the ICC's interval is F-based: no SE (#N/A)
+    assert out[0][1] == value("INTRACLASS", A, form)
+    out = call("IAA_ESTIMATE", SF, form.lower(), "identity", 0.9, None, None, "columns")
+    data = ie.Annotations.from_wide(SHROUT_FLEISS, annotators_as="columns")
+    assert_block_equals(out, ie.icc(data, form, confidence=0.9), icc=True, pct="90%")
+
+
+def test_iaa_estimate_pairs_need_two_annotators(classroom):
+    assert value("IAA_ESTIMATE", A, "cohen_kappa") == VALUE  # three annotators: which two?
+    assert value("IAA_ESTIMATE", A, "cohen_kappa", None, None, 1.0) == VALUE  # only one named
+    assert value("IAA_ESTIMATE", A, "scott_pi", None, None, 1.0, 9.0) == NA  # no ninth annotator
+    assert_block_equals(
+        call("IAA_ESTIMATE", A[:2], "scott_pi"), ie.estimate(classroom, "scott_pi", annotator_a=0, annotator_b=1)
+    )
+    named = [[n, *r] for n, r in zip("xyz", A)]
+    out = call("IAA_ESTIMATE", named, "cohen_kappa", "linear", None, "z", "y", None, "annotators")
+    assert_block_equals(out, ie.estimate(classroom, "cohen_kappa", weights="linear", annotator_a=2, annotator_b=1))
+    assert value("COHEN_WEIGHTED", named, "linear", "z", "y", None, "annotators") == out[0][1]
+
+
+def test_new_functions_read_blank_cells_as_missing():
+    sparse, d = sparse_a()
+    assert value("COHEN_WEIGHTED", sparse, None, 1.0, 2.0) == ie.cohen_kappa(d, 0, 1, weights="quadratic")
+    assert value("FLEISS_WEIGHTED", sparse, "linear") == ie.fleiss_kappa(d, weights="linear")
+    assert value("GWET_WEIGHTED", sparse) == ie.gwet_ac1(d, weights="quadratic")
+    assert value("INTRACLASS", sparse) == ie.icc(d).estimate  # two-way: complete cases only
+    assert value("INTRACLASS", sparse, "ICC(1,1)") == ie.icc(d, "ICC(1,1)").estimate
+    assert_block_equals(
+        call("IAA_ESTIMATE", sparse, "gwet_ac1", "quadratic"), ie.estimate(d, "gwet_ac1", weights="quadratic")
+    )
+    assert_block_equals(call("IAA_ESTIMATE", sparse, "multi_kappa"), ie.estimate(d, "multi_kappa"))
+    icc_block = call("IAA_ESTIMATE", sparse, "ICC(2,1)")
+    assert_block_equals(icc_block, ie.icc(d), icc=True)
+    assert icc_block[5][1] == 8  # complete cases: 7 of the 15 items have a blank
+
+
+def test_new_functions_items_in_rows_and_in_columns(classroom):
+    rows = [
+        value("COHEN_WEIGHTED", A, "linear", 1.0, 2.0),
+        value("FLEISS_WEIGHTED", A),
+        value("GWET_WEIGHTED", A, "ordinal"),
+        value("INTRACLASS", A, "ICC(3,1)"),
+    ]
+    cols = [
+        value("COHEN_WEIGHTED", A_T, "linear", 1.0, 2.0, "columns"),
+        value("FLEISS_WEIGHTED", A_T, None, "columns"),
+        value("GWET_WEIGHTED", A_T, "ordinal", "columns"),
+        value("INTRACLASS", A_T, "ICC(3,1)", "columns"),
+    ]
+    assert cols == rows
+    for metric in ("fleiss_kappa", "multi_kappa", "ICC(1,k)"):
+        assert call("IAA_ESTIMATE", A_T, metric, None, None, None, None, "columns") == call("IAA_ESTIMATE", A, metric)
+    with_headers = [["", *[f"doc{j}" for j in range(15)]]] + [[f"ann{i}", *r] for i, r in enumerate(A)]
+    assert value("INTRACLASS", with_headers, None, None, True) == value("INTRACLASS", A)
+    assert value("INTRACLASS", with_headers, "ICC(3,1)", None, True) == rows[3]
+    assert value("FLEISS_WEIGHTED", [list(c) for c in zip(*with_headers)], None, "columns", True) == rows[1]
+
+
+def test_new_functions_on_a_count_table(classroom):
+    counts = classroom.counts.to_dense().astype(float).tolist()  # items × categories 1, 2, 3
+    assert value("FLEISS_WEIGHTED", counts, "quadratic", "counts") == ie.fleiss_kappa(classroom, weights="quadratic")
+    assert value("GWET_WEIGHTED", counts, "linear", "counts") == ie.gwet_ac1(classroom, weights="linear")
+    assert_block_equals(
+        call("IAA_ESTIMATE", counts, "brennan_prediger", "quadratic", None, None, None, "counts"),
+        ie.estimate(classroom, "brennan_prediger", weights="quadratic"),
+    )
+    # who said what is needed: pairs, Conger's kappa and the ICC refuse a count table
+    assert value("COHEN_WEIGHTED", counts, None, 1.0, 2.0, "counts") == VALUE
+    assert value("INTRACLASS", counts, None, "counts") == VALUE
+    for metric in ("multi_kappa", "cohen_kappa", "ICC(1,1)"):
+        assert value("IAA_ESTIMATE", counts, metric, None, None, None, None, "counts") == VALUE, metric
+
+
+@pytest.mark.parametrize(
+    "func,args,message",
+    [
+        ("COHEN_WEIGHTED", ("quad", 1.0, 2.0), "weights must be one of identity, linear, quadratic"),
+        ("FLEISS_WEIGHTED", ("squared",), "weights must be one of identity, linear, quadratic"),
+        ("GWET_WEIGHTED", (2.0,), "weights must be one of identity, linear, quadratic"),
+        ("IAA_ESTIMATE", ("gwet_ac1", "quad"), "weights must be one of identity, linear, quadratic"),
+        ("INTRACLASS", ("ICC(4,1)",), "form must be one of ICC(1,1), ICC(2,1)"),
+        ("INTRACLASS", ("pearson",), "form must be one of ICC(1,1), ICC(2,1)"),
+        ("IAA_ESTIMATE", ("ICC(2,2)",), "metric must be one of ICC(1,1), ICC(2,1)"),
+        ("IAA_ESTIMATE", ("krippendorff_alpha",), "metric must be one of fleiss_kappa, gwet_ac1"),
+        ("IAA_ESTIMATE", (None, None, 1.5), "confidence must be a number between 0 and 1"),
+        ("IAA_ESTIMATE", (None, None, 95.0), "confidence must be a number between 0 and 1"),
+        ("IAA_ESTIMATE", (None, None, "high"), "confidence must be a number between 0 and 1"),
+        ("IAA_ESTIMATE", ("ICC(2,1)", "quadratic"), "weights are for the kappa family"),
+        ("IAA_ESTIMATE", ("fleiss_kappa", None, None, 1.0, 2.0), "annotator_a and annotator_b are for cohen_kappa"),
+        ("FLEISS_WEIGHTED", (None, "diagonal"), "layout must be one of rows, columns, counts"),
+    ],
+)
+def test_bad_options_of_the_new_functions_are_value_errors_with_a_plain_reason(func, args, message, caplog):
+    with caplog.at_level("WARNING", logger="iaa_engine.excel"):
+        assert value(func, A, *args) == VALUE
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith(f"{func}: {message}") for m in messages), messages
+    assert not any("Traceback" in m for m in messages)
+
+
+def test_new_functions_pass_errors_on_and_undefined_is_div0():
+    na = [[excel_error("#N/A")]]
+    assert value("FLEISS_WEIGHTED", A, na) == NA  # an error as the option
+    assert value("INTRACLASS", A, na) == NA
+    assert value("IAA_ESTIMATE", A, na) == NA
+    assert value("IAA_ESTIMATE", A, None, None, na) == NA
+    data = [row[:] for row in A]
+    data[1][3] = excel_error("#REF!")
+    for func in ("COHEN_WEIGHTED", "FLEISS_WEIGHTED", "GWET_WEIGHTED", "INTRACLASS", "IAA_ESTIMATE"):
+        assert value(func, data) == {"type": "Error", "errorType": "Ref"}, func
+    same = [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]  # expected agreement 1, no variance: every coefficient is 0/0
+    for func in ("COHEN_WEIGHTED", "FLEISS_WEIGHTED", "INTRACLASS"):
+        assert value(func, same) == DIV0, func
+    out = call("IAA_ESTIMATE", same, "fleiss_kappa", "quadratic")
+    assert [r[1] for r in out] == [DIV0, DIV0, DIV0, DIV0, DIV0, 3]
+    assert value("INTRACLASS", [["a", "b"], ["a", "a"]]) == VALUE  # the ICC needs numbers

@@ -237,7 +237,8 @@ def test_undefined_is_the_replacement_and_the_warning_names_the_callers_line(qua
         numbers = np.asarray(pd.DataFrame(frame_out).select_dtypes("number"), dtype=float)
         assert not np.isnan(numbers).any() or qualname == "hierarchical_agreement", (qualname, frame_out)
         return
-    agreeing = ("percent_agreement", "percent_agreement_weighted", "joint_probability", "spa", "spa_standard_error")
+    agreeing = ("percent_agreement", "percent_agreement_weighted", "joint_probability", "spa", "spa_standard_error",
+                "bangdiwala_b")  # fmt: skip
     # every pair agrees: agreement is 1 (and its model SE 0); bias (a variance of the annotators' label
     # distributions) needs no pair of annotations
     if qualname == "annotator_bias" or (shape == "constant" and qualname in agreeing):

@@ -154,6 +154,7 @@ SCALAR_METRICS: list[Metric] = [
 PAIR_SCALAR_METRICS: list[Metric] = [
     Metric("cohen_kappa", "cohen_kappa", ie.cohen_kappa, "coefficient"),
     Metric("scott_pi", "scott_pi", ie.scott_pi, "coefficient"),
+    Metric("bangdiwala_b", "bangdiwala_b", ie.bangdiwala_b, "probability"),
     Metric(
         "cohen_kappa[quadratic]",
         "cohen_kappa",
@@ -292,6 +293,8 @@ NOT_METRICS = {
     # inference on the metrics: tests/test_inference.py, tests/test_weighted.py
     "Estimate",
     "estimate",
+    # one value per category (its index is relabelled with the categories): tests/test_weighted.py
+    "fleiss_kappa_by_category",
     # numeric ratings only (no category relabelling): tests/test_icc.py
     "icc",
     "ICC_FORMS",

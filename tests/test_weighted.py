@@ -281,3 +281,62 @@ def test_html_report_shows_the_analytic_intervals():
     ET.fromstring(svg)  # well-formed
     nominal = ie.render_html_report(_data(RAW4), n_boot=0)
     assert "estimate-table" not in nominal  # nothing weighted to show on nominal data
+
+
+# --- Bangdiwala's B, category-wise kappa, agreement within a tolerance ---------------------------------------------
+
+
+def test_bangdiwala_b_equals_its_definition_on_the_pairs_table():
+    for seed in range(5):
+        frame = _sparse(seed, n_raters=3, missing=0.3)
+        data = _data(frame)
+        for a, b in (("r0", "r1"), ("r2", "r0")):
+            both = frame[[a, b]].dropna()
+            table = pd.crosstab(both[a], both[b]).reindex(index=CATS, columns=CATS, fill_value=0).to_numpy(float)
+            expected = np.sum(np.diag(table) ** 2) / (table.sum(axis=1) @ table.sum(axis=0))
+            assert ie.bangdiwala_b(data, a, b) == pytest.approx(expected, abs=1e-15)
+            assert ie.bangdiwala_b(data, b, a) == pytest.approx(expected, abs=1e-15)
+    perfect = _data(pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0, 3.0]}))
+    assert ie.bangdiwala_b(perfect) == 1.0
+    never = _data(pd.DataFrame({"x": [1.0, 1.0], "y": [2.0, 2.0]}))
+    assert ie.bangdiwala_b(never) == 0.0
+
+
+def test_category_kappas_match_fleiss_1971_on_complete_data_and_average_to_kappa():
+    rng = np.random.default_rng(11)
+    m, n = 5, 40
+    frame = pd.DataFrame(np.clip(rng.integers(1, 4, (n, 1)) + rng.integers(-1, 2, (n, m)), 1, 3).astype(float))
+    data = _data(frame)
+    x = np.stack([(frame.to_numpy() == c).sum(axis=1) for c in (1.0, 2.0, 3.0)], axis=1)  # items × categories
+    p = x.sum(axis=0) / (n * m)
+    fleiss_1971 = 1 - np.sum(x * (m - x), axis=0) / (n * m * (m - 1) * p * (1 - p))  # Fleiss (1971), eq. 12
+    by_cat = ie.fleiss_kappa_by_category(data)
+    np.testing.assert_allclose(by_cat.to_numpy(), fleiss_1971, atol=1e-14)
+    for seed in range(3):  # with missing annotations: their weighted mean is still Fleiss' kappa
+        d = _data(_sparse(seed))
+        parts = d.counts.to_dense().astype(float)
+        r = parts.sum(axis=1)
+        pi = (parts[r > 0] / r[r > 0, None]).mean(axis=0)
+        w = pi * (1 - pi)
+        kappas = ie.fleiss_kappa_by_category(d).to_numpy()
+        assert np.sum(w * kappas) / w.sum() == pytest.approx(ie.fleiss_kappa(d), abs=1e-13)
+
+
+def test_percent_agreement_within_a_tolerance_is_irrs_extended_agreement():
+    """R irr's agree(ratings, tolerance): the share of items whose ratings span at most the tolerance."""
+    frame = _sparse(6, missing=0.25)
+    data = _data(frame)
+    rows = frame.to_numpy()
+    spans = np.nanmax(rows, axis=1) - np.nanmin(rows, axis=1)
+    rated = np.sum(~np.isnan(rows), axis=1) >= 2
+    for tol in (0, 1, 2, 0.5):
+        expected = np.mean(spans[rated] <= tol)
+        assert ie.percent_agreement(data, tolerance=tol) == pytest.approx(expected, abs=1e-15)
+    labels = frame.map(lambda v: None if np.isnan(v) else ["lo", "mid-lo", "mid", "mid-hi", "hi"][int(v) - 1])
+    order = ["lo", "mid-lo", "mid", "mid-hi", "hi"]
+    ordinal = _data(labels, categories=order).with_level("ordinal", order)
+    assert ie.percent_agreement(ordinal, tolerance=1) == pytest.approx(ie.percent_agreement(data, tolerance=1))
+    with pytest.raises(ValueError, match="a tolerance needs ordered categories"):
+        ie.percent_agreement(_data(labels), tolerance=1)
+    with pytest.raises(ie.InvalidParameterError, match="^tolerance must be a number of at least 0"):
+        ie.percent_agreement(data, tolerance=-1)

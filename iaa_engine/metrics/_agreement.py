@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._choices import SPA_WEIGHTS
-from iaa_engine.base._params import ANY, validate
+from iaa_engine.base._params import ANY, Real, validate
 from iaa_engine.base._policy import check_replacement, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
@@ -477,13 +477,17 @@ def spa_kappa(
     )
 
 
-@validate()
-def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> float:
+@validate(tolerance=Real(0))
+def percent_agreement(data: Any, *, tolerance: float = 0.0, replace_undefined_by: float = np.nan) -> float:
     r"""Overall percentage agreement: the share of items on which all annotators gave the same label.
 
     .. math::
 
         P_{\mathrm{overall}} = \frac{1}{I'} \sum_{i: n_i \ge 2} \mathbf 1\{x_{1i} = \dots = x_{n_i i}\}
+
+    With a ``tolerance`` :math:`t > 0` (ordered categories), an item counts as agreed when its ratings lie
+    within :math:`t` of each other, :math:`\max_j x_{ji} - \min_j x_{ji} \le t` (R irr's ``agree(ratings,
+    tolerance)``, "extended percentage agreement").
 
     over the :math:`I'` items with two or more annotations, :math:`x_{1i}, \dots, x_{n_i i}` being the labels of
     item i (the technical report "Mathematical Foundations of Inter-Annotator Agreement Analysis" (2025), section 3.1,
@@ -494,13 +498,17 @@ def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> flo
     data : Annotations or convertible
         The annotations: an :class:`Annotations` object, or anything :func:`as_annotations` reads (a long
         DataFrame with columns ``item``, ``annotator``, ``label``; a wide matrix with annotators as rows).
+    tolerance : float, default 0
+        Ratings this far apart still agree: on the categories' numbers, or on their positions 1..q when the labels
+        are not numbers and their order is given (``level='ordinal'`` with ``categories=``). 1 on a 1–5 scale
+        accepts neighbouring ratings.
     replace_undefined_by : float, default nan
         Returned, with an :class:`UndefinedMetricWarning`, when no item has two or more annotations.
 
     Returns
     -------
     float
-        The share of unanimous items, from 0 to 1.
+        The share of unanimous items (within the tolerance), from 0 to 1.
 
     Raises
     ------
@@ -527,12 +535,38 @@ def percent_agreement(data: Any, *, replace_undefined_by: float = np.nan) -> flo
     >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
     >>> ie.percent_agreement(data)  # 9 of the 15 items are unanimous
     0.6
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"r1": [1, 2, 5], "r2": [1, 3, 3]})  # items in rows
+    >>> likert = ie.Annotations.from_wide(ratings, annotators_as="columns")
+    >>> ie.percent_agreement(likert), ie.percent_agreement(likert, tolerance=1)
+    (0.3333333333333333, 0.6666666666666666)
     """
     data = as_annotations(data)
     sums = data.count_sums
     if sums.n_pairable <= 0:
         return undefined("percentage agreement", "no item has two or more annotations", replace_undefined_by)
-    return float(sums.percent_agreement())
+    if tolerance == 0:
+        return float(sums.percent_agreement())
+    return _within_tolerance(data, float(tolerance))
+
+
+def _within_tolerance(data: Annotations, tolerance: float) -> float:
+    """The share of items (with two or more annotations) whose ratings span at most ``tolerance``."""
+    numeric = pd.api.types.is_numeric_dtype(data.categories.dtype)
+    if not numeric and data.level != "ordinal":
+        raise ValueError(
+            "a tolerance needs ordered categories: numeric labels, or text labels read with level='ordinal' and "
+            f"categories=[lowest, ..., highest]; got {data.level} labels {list(data.categories)[:5]!r}"
+        )
+    values = data.categories.to_numpy(float) if numeric else np.arange(1.0, data.n_categories + 1.0)
+    c = data.counts
+    v = values[c.category]
+    low = np.full(c.n_items, np.inf)
+    high = np.full(c.n_items, -np.inf)
+    np.minimum.at(low, c.item, v)
+    np.maximum.at(high, c.item, v)
+    ok = c.pairable
+    return float(np.mean(high[ok] - low[ok] <= tolerance * (1 + 1e-12)))
 
 
 @validate()

@@ -8,13 +8,14 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import validate
+from iaa_engine.base._params import ANY, validate
 from iaa_engine.base._policy import chance_corrected, check_replacement, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.metrics._weighted import (
     KAPPA_WEIGHTS,
     gwet_coefficient,
+    gwet_parts,
     is_identity,
     pair_data,
     pair_weighted,
@@ -33,6 +34,8 @@ __all__ = [
     "gwet_ac1",
     "brennan_prediger",
     "percent_agreement_weighted",
+    "bangdiwala_b",
+    "fleiss_kappa_by_category",
     "pick_pair",
 ]
 
@@ -957,3 +960,148 @@ def percent_agreement_weighted(
     if not np.isfinite(est.pa):
         return undefined("weighted percent agreement", "no item has two or more annotations", replace_undefined_by)
     return est.pa
+
+
+@validate(annotator_a=ANY, annotator_b=ANY)
+def bangdiwala_b(
+    data: Any, annotator_a: Any = None, annotator_b: Any = None, *, replace_undefined_by: float = np.nan
+) -> float:
+    r"""Bangdiwala's B between two annotators: the share of the agreement chart's area that is full agreement.
+
+    .. math::
+
+        B = \frac{\sum_k n_{kk}^2}{\sum_k n_{k+}\, n_{+k}}
+
+    on the items both annotated, :math:`n_{kl}` counting the items annotator a labelled k and b labelled l,
+    :math:`n_{k+}, n_{+k}` their row and column totals. B is 1 for perfect agreement and 0 when the two never
+    agree (also when no category is used by both, where the formula reads 0/0); it is not corrected for chance.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+    annotator_a, annotator_b : optional
+        Names of the two annotators; may be omitted when the data has exactly two.
+    replace_undefined_by : float, default nan
+        Returned with an :class:`UndefinedMetricWarning` when the pair shares no item.
+
+    Returns
+    -------
+    float
+        B in [0, 1].
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    ValueError
+        The data has no annotator identities (a count table), or more than two annotators and no pair named, or an
+        annotator named is not in the data.
+
+    References
+    ----------
+    Bangdiwala, S. I. (1985). A graphical test for observer agreement. Proceedings of the 45th International
+    Statistical Institute Meeting, Amsterdam, 307–308.
+
+    Bangdiwala, S. I., & Shankar, V. (2013). The agreement chart. BMC Medical Research Methodology 13, 97.
+
+    Examples
+    --------
+    Two annotators agree on items 1 and 2 (labels x and y) and disagree on item 3 (x against y):
+
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> rows = [(1, "a", "x"), (1, "b", "x"), (2, "a", "y"), (2, "b", "y"), (3, "a", "x"), (3, "b", "y")]
+    >>> data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    >>> ie.bangdiwala_b(data)  # (1 + 1) / (2 * 1 + 1 * 2)
+    0.5
+    """
+    data = as_annotations(data)
+    data.require_annotators("Bangdiwala's B")
+    i, j = pick_pair(data, annotator_a, annotator_b, "Bangdiwala's B")
+    names = cast(pd.Index, data.annotators)
+    ps = pair_data(data, i, j).pair_stats
+    q = data.n_categories
+    ab = (ps.a == 0) & (ps.b == 1)
+    table = np.bincount(ps.k[ab] * q + ps.l[ab], weights=ps.count[ab], minlength=q * q).reshape(q, q)
+    if table.sum() == 0:
+        return undefined(
+            "Bangdiwala's B", f"annotators {names[i]!r} and {names[j]!r} share no item", replace_undefined_by
+        )
+    den = float(table.sum(axis=1) @ table.sum(axis=0))
+    # no category used by both: the chart has no agreement square at all (0/0 read as 0)
+    return float(np.sum(np.diag(table) ** 2) / den) if den > 0 else 0.0
+
+
+@validate()
+def fleiss_kappa_by_category(data: Any, *, replace_undefined_by: float = np.nan) -> pd.Series:
+    r"""Fleiss' kappa for each category: how reliably the annotators agree on that category against the rest.
+
+    .. math::
+
+        \kappa_k = 1 - \frac{\frac{1}{n_2}\sum_{i: r_i \ge 2} \frac{r_{ik}(r_i - r_{ik})}{r_i (r_i - 1)}}
+                            {\pi_k (1 - \pi_k)},\qquad
+        \pi_k = \frac1n \sum_i \frac{r_{ik}}{r_i}
+
+    (Fleiss 1971, eq. 12, for complete data; with missing annotations each item's pairs are weighted as in
+    :func:`fleiss_kappa`, Gwet's treatment). The overall kappa is their weighted mean:
+    :math:`\kappa = \sum_k \pi_k(1-\pi_k)\kappa_k / \sum_k \pi_k(1-\pi_k)`.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+    replace_undefined_by : float, default nan
+        The entry of a category no or every annotation is in (:math:`\pi_k(1-\pi_k) = 0`), and of every category
+        when no item has two annotations (no warning: ``pi`` shows which).
+
+    Returns
+    -------
+    pandas.Series
+        :math:`\kappa_k` indexed by category.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378–382.
+
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.). Advanced Analytics.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> by_cat = ie.fleiss_kappa_by_category(data)
+    >>> import numpy as np  # the weighted mean of the categories' kappas is Fleiss' kappa:
+    >>> pi = data.counts.to_dense() / data.counts.to_dense().sum(axis=1, keepdims=True)
+    >>> w = pi.mean(axis=0) * (1 - pi.mean(axis=0))
+    >>> round(float(np.sum(w * by_cat.to_numpy()) / w.sum()), 10) == round(ie.fleiss_kappa(data), 10)
+    True
+    """
+    data = as_annotations(data)
+    fill = check_replacement(replace_undefined_by)
+    parts = gwet_parts(data, np.eye(data.n_categories))
+    if parts.n2 == 0:
+        return pd.Series(fill, index=data.categories, name="fleiss_kappa", dtype=float)
+    r = parts.r
+    two = r >= 2
+    counts = parts.counts
+    # sum_i r_ik (r_i - r_ik) / (r_i (r_i - 1)) over items with r_i >= 2, from the sparse counts
+    coo = counts.tocoo()
+    row, cat, x = coo.row, coo.col, coo.data
+    keep = two[row]
+    disagree = (
+        np.bincount(
+            cat[keep],
+            weights=x[keep] * (r[row[keep]] - x[keep]) / (r[row[keep]] * (r[row[keep]] - 1.0)),
+            minlength=data.n_categories,
+        )
+        / parts.n2
+    )
+    spread = parts.pi * (1.0 - parts.pi)
+    kappa = safe_ratio(spread - disagree, spread, fill)
+    return pd.Series(kappa, index=data.categories, name="fleiss_kappa")

@@ -51,6 +51,8 @@ __all__ = [
     "resolve_weights",
     "is_identity",
     "gwet_coefficient",
+    "gwet_parts",
+    "category_values",
     "GwetParts",
     "pair_weighted",
     "pair_data",
@@ -70,7 +72,7 @@ GWET_KINDS = ("fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa", "pe
 _BLOCK_CELLS = 1 << 22
 
 
-def _category_values(data: Annotations) -> np.ndarray:
+def category_values(data: Annotations) -> np.ndarray:
     """The categories' numbers when every category is a number, else their positions 1..q in the data's order."""
     cats = list(data.categories)
     numeric = all(isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool) for c in cats)
@@ -86,7 +88,7 @@ def resolve_weights(data: Annotations, weights: Any) -> np.ndarray:
         if weights not in AGREEMENT_WEIGHTS:  # the public functions validate the name first
             raise ValueError(f"unknown weight family {weights!r}")
         check_memory(8.0 * q * q * 3, f"the {q} × {q} weight matrix", "group the categories or use weights='identity'")
-        return weight_matrix(weights, _category_values(data))
+        return weight_matrix(weights, category_values(data))
     return check_weight_matrix(weights, q)
 
 
