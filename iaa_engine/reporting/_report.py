@@ -463,9 +463,9 @@ def report(
     if ci:
         from iaa_engine.inference._inference import bootstrap
 
-        estimates = {**values, **{f"spa[{w}]": v for w, v in spa_all.items()}}
+        point = {**values, **{f"spa[{w}]": v for w, v in spa_all.items()}}
         extras["intervals"] = run(
-            lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights, progress=progress, estimates=estimates)
+            lambda: bootstrap(data, n_boot=n_boot, seed=seed, weights=weights, progress=progress, estimates=point)
         )
     chosen = AUTO_KAPPA_WEIGHTS.get(data.level) if kappa_weights == "auto" else kappa_weights
     estimates: dict[str, Estimate] = {}
