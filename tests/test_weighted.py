@@ -340,3 +340,61 @@ def test_percent_agreement_within_a_tolerance_is_irrs_extended_agreement():
         ie.percent_agreement(_data(labels), tolerance=1)
     with pytest.raises(ie.InvalidParameterError, match="^tolerance must be a number of at least 0"):
         ie.percent_agreement(data, tolerance=-1)
+
+
+# --- identities, with hypothesis -----------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def rating_frames(draw):
+    n_items = draw(st.integers(3, 12))
+    n_raters = draw(st.integers(2, 5))
+    cells = draw(
+        st.lists(
+            st.lists(st.one_of(st.none(), st.integers(1, 5)), min_size=n_raters, max_size=n_raters),
+            min_size=n_items,
+            max_size=n_items,
+        )
+    )
+    frame = pd.DataFrame(cells, columns=[f"r{j}" for j in range(n_raters)], dtype=float)
+    frame.iloc[0, 0], frame.iloc[0, 1] = 1.0, 2.0  # one disagreement: every coefficient is defined
+    return frame
+
+
+HYPO = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@HYPO
+@given(frame=rating_frames())
+def test_identity_weights_are_the_unweighted_coefficients(frame):
+    data = _data(frame)
+    eye = np.eye(data.n_categories)
+    for name in ("fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa"):
+        fn = getattr(ie, name)
+        assume(np.isfinite(fn(data, replace_undefined_by=np.nan)))
+        assert fn(data, weights=eye) == pytest.approx(fn(data), abs=1e-12), name
+    assert ie.cohen_kappa(data, "r0", "r1", weights=eye) == pytest.approx(ie.cohen_kappa(data, "r0", "r1"), abs=1e-12)
+    assert ie.scott_pi(data, "r0", "r1", weights=eye) == pytest.approx(ie.scott_pi(data, "r0", "r1"), abs=1e-12)
+
+
+@HYPO
+@given(frame=rating_frames(), family=st.sampled_from(ie.AGREEMENT_WEIGHTS))
+def test_symmetric_weights_make_the_pair_order_irrelevant(frame, family):
+    data = _data(frame)
+    ab = ie.cohen_kappa(data, "r0", "r1", weights=family, replace_undefined_by=-9.0)
+    ba = ie.cohen_kappa(data, "r1", "r0", weights=family, replace_undefined_by=-9.0)
+    assert ab == pytest.approx(ba, abs=1e-12)
+
+
+@HYPO
+@given(frame=rating_frames(), scale=st.floats(0.1, 50), shift=st.floats(-20, 20), family=st.sampled_from(
+    ["linear", "quadratic", "radical", "bipolar", "ordinal"]))  # fmt: skip
+def test_the_families_ignore_affine_maps_of_the_values(frame, scale, shift, family):
+    data, moved = _data(frame), _data(frame * scale + shift)
+    for name in ("fleiss_kappa", "gwet_ac1", "multi_kappa", "percent_agreement_weighted"):
+        fn = getattr(ie, name)
+        before = fn(data, weights=family, replace_undefined_by=-9.0)
+        assert fn(moved, weights=family, replace_undefined_by=-9.0) == pytest.approx(before, abs=1e-9), name
