@@ -91,6 +91,7 @@ GROUPS = {
     "Uncertainty": [
         "estimate",
         "Estimate",
+        "ANALYTIC_METRICS",
         "bootstrap",
         "BootstrapResult",
         "alpha_variance",

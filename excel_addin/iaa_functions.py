@@ -85,15 +85,7 @@ UNDEFINED = "#DIV/0!"
 LAYOUTS = ("rows", "columns", "counts")
 HEADERS = ("none", "both", "annotators", "items")
 #: The coefficients ``iaa_engine.estimate`` gives a standard error for (its ``metric`` choices).
-ESTIMATE_METRICS = (
-    "fleiss_kappa",
-    "gwet_ac1",
-    "brennan_prediger",
-    "multi_kappa",
-    "percent_agreement_weighted",
-    "cohen_kappa",
-    "scott_pi",
-)
+ESTIMATE_METRICS = ie.ANALYTIC_METRICS
 PAIR_METRICS = ("cohen_kappa", "scott_pi")
 #: Every name ``iaa_engine.icc`` accepts for a form: Shrout & Fleiss's, McGraw & Wong's, psych's.
 ICC_NAMES = (
@@ -144,7 +136,8 @@ DOC_FORM = (
 )
 DOC_METRIC = (
     '"fleiss_kappa" (default), "gwet_ac1" (AC2 when weighted), "brennan_prediger", "multi_kappa" (Conger), '
-    '"percent_agreement_weighted", "cohen_kappa", "scott_pi", or an ICC form such as "ICC(2,1)".'
+    '"percent_agreement_weighted", "cohen_kappa", "scott_pi", "krippendorff_alpha" (jackknife SE), or an ICC form '
+    'such as "ICC(2,1)".'
 )
 DOC_CONFIDENCE = "Coverage of the interval, between 0 and 1 (default 0.95, i.e. 95%)."
 DOC_ANN_EST = "cohen_kappa and scott_pi only: " + DOC_ANN

@@ -68,6 +68,7 @@ _EXPORTS = {
     "bangdiwala_b": ".metrics._kappa",
     "fleiss_kappa_by_category": ".metrics._kappa",
     "estimate": ".inference._analytic",
+    "ANALYTIC_METRICS": ".inference._analytic",
     "Estimate": ".base._results",
     "icc": ".metrics._icc",
     "ICC_FORMS": ".metrics._icc",
@@ -123,7 +124,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._io import read
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.engines._distributed import read_dask, summarize_dask
-    from iaa_engine.inference._analytic import estimate
+    from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
     from iaa_engine.inference._inference import (
         AlphaVariance,
         BootstrapResult,
@@ -169,6 +170,7 @@ __all__ = [
     "icc",
     "Estimate",
     "estimate",
+    "ANALYTIC_METRICS",
     "percent_agreement_weighted",
     "bangdiwala_b",
     "fleiss_kappa_by_category",

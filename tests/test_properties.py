@@ -293,6 +293,7 @@ NOT_METRICS = {
     # inference on the metrics: tests/test_inference.py, tests/test_weighted.py
     "Estimate",
     "estimate",
+    "ANALYTIC_METRICS",
     # one value per category (its index is relabelled with the categories): tests/test_weighted.py
     "fleiss_kappa_by_category",
     # numeric ratings only (no category relabelling): tests/test_icc.py

@@ -59,9 +59,11 @@ def test_weight_families_equal_irrcacs(family):
 
 
 @pytest.mark.parametrize("family", ie.AGREEMENT_WEIGHTS)
-@pytest.mark.parametrize("frame", ["raw4", "sparse0", "sparse1"])
+@pytest.mark.parametrize("frame", ["raw4", "sparse0", "sparse1", "complete"])
 def test_weighted_coefficients_and_their_standard_errors_equal_irrcacs(family, frame):
-    table = RAW4 if frame == "raw4" else _sparse(int(frame[-1]))
+    """On Gwet's example and random data with missing ratings, and on complete data."""
+    table = {"raw4": RAW4, "complete": _sparse(8, n_items=30, n_raters=4, missing=0.0)}.get(frame)
+    table = _sparse(int(frame[-1])) if table is None else table
     data = _data(table)
     cats = sorted(float(c) for c in data.categories)
     cac = irrcac.CAC(table, weights=family, categories=cats, digits=15)
@@ -398,3 +400,14 @@ def test_the_families_ignore_affine_maps_of_the_values(frame, scale, shift, fami
         fn = getattr(ie, name)
         before = fn(data, weights=family, replace_undefined_by=-9.0)
         assert fn(moved, weights=family, replace_undefined_by=-9.0) == pytest.approx(before, abs=1e-9), name
+
+
+def test_estimate_of_alpha_is_the_jackknife():
+    data = _data(RAW4).with_level("interval")
+    e = ie.estimate(data, "krippendorff_alpha")
+    av = ie.alpha_variance(data)
+    assert e.metric == "krippendorff_alpha[interval]" and e.estimate == pytest.approx(ie.krippendorff_alpha(data))
+    assert e.se == pytest.approx(av.se_jackknife, abs=1e-15) and e.details["se_delta"] == av.se_delta
+    assert e.n_items == 12 and e.lower < e.estimate < e.upper
+    with pytest.raises(ie.InvalidParameterError, match="^weights must be 'identity' for krippendorff_alpha"):
+        ie.estimate(data, "krippendorff_alpha", weights="quadratic")

@@ -7,7 +7,7 @@ from typing import Any, cast
 import numpy as np
 
 from iaa_engine.base._params import ANY, Choice, NoneOr, Real, validate
-from iaa_engine.base._policy import undefined
+from iaa_engine.base._policy import invalid, undefined
 from iaa_engine.base._results import Estimate
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.metrics._kappa import pick_pair
@@ -31,6 +31,7 @@ ANALYTIC_METRICS = (
     "percent_agreement_weighted",
     "cohen_kappa",
     "scott_pi",
+    "krippendorff_alpha",
 )
 
 _GWET = {
@@ -128,7 +129,8 @@ def estimate(
     metric : str
         The coefficient, one of :data:`ANALYTIC_METRICS`: ``'fleiss_kappa'``, ``'gwet_ac1'`` (AC2 when
         weighted), ``'brennan_prediger'``, ``'multi_kappa'`` (Conger's kappa), ``'percent_agreement_weighted'``,
-        ``'cohen_kappa'``, ``'scott_pi'``.
+        ``'cohen_kappa'``, ``'scott_pi'``; or ``'krippendorff_alpha'`` at the data's level, whose standard error
+        is the delete-one-item jackknife of :func:`alpha_variance` (``weights`` must stay ``'identity'``).
     weights : str or array, default 'identity'
         Agreement weights between categories (see :func:`fleiss_kappa`).
     confidence : float, default 0.95
@@ -180,6 +182,8 @@ def estimate(
     """
     data = as_annotations(data)
     name = metric if isinstance(weights, str) and weights == "identity" else f"{metric}[{_name(weights)}]"
+    if metric == "krippendorff_alpha":
+        return _alpha_estimate(data, weights, confidence, population, replace_undefined_by)
     if metric in ("cohen_kappa", "scott_pi"):
         data.require_annotators(metric)
         i, j = pick_pair(data, annotator_a, annotator_b, metric)
@@ -205,6 +209,29 @@ def estimate(
     lower, upper, p = _interval(est, se, n, confidence)
     details = {"pa": float(pa), "pe": float(pe), "df": n - 1}
     return Estimate(name, float(est), float(se), lower, upper, p, float(confidence), int(n), METHOD, details)
+
+
+def _alpha_estimate(
+    data: Annotations, weights: Any, confidence: float, population: float | None, replace_undefined_by: float
+) -> Estimate:
+    """Krippendorff's alpha at the data's level with its delete-one-item jackknife SE (:func:`alpha_variance`)."""
+    from iaa_engine.inference._inference import alpha_variance
+
+    if not (isinstance(weights, str) and weights == "identity"):
+        raise invalid(
+            "weights", "'identity' for krippendorff_alpha (its level of measurement weighs the differences)", weights
+        )
+    name = f"krippendorff_alpha[{data.level}]"
+    av = alpha_variance(data, replace_undefined_by=replace_undefined_by)
+    n = int(np.count_nonzero(data.counts.n_i))
+    se = float(av.se_jackknife) if np.isfinite(av.d_e) and av.d_e > 0 else float("nan")
+    if population is not None and np.isfinite(se):
+        se = float(se * np.sqrt(max(0.0, 1.0 - n / population)))
+    details = {"d_o": av.d_o, "d_e": av.d_e, "se_delta": av.se_delta, "df": n - 1}
+    method = "delete-one-item jackknife of alpha (alpha_variance); t interval and test with n - 1 df"
+    lower, upper, p = _interval(float(av.alpha), se, n, confidence) if np.isfinite(se) else (np.nan,) * 3
+    return Estimate(name, float(av.alpha), se, float(lower), float(upper), float(p), float(confidence), n, method,
+                    details)  # fmt: skip
 
 
 def _name(weights: Any) -> str:
