@@ -411,3 +411,28 @@ def test_estimate_of_alpha_is_the_jackknife():
     assert e.n_items == 12 and e.lower < e.estimate < e.upper
     with pytest.raises(ie.InvalidParameterError, match="^weights must be 'identity' for krippendorff_alpha"):
         ie.estimate(data, "krippendorff_alpha", weights="quadratic")
+
+
+def test_fractional_count_tables_go_through_gwets_formulas():
+    """Fractional counts (averaged votes): Gwet's formulas are sums of real counts; the exact sums refuse them."""
+    table = np.array([[1.5, 0.5, 0.0], [0.0, 2.0, 1.0], [2.5, 0.0, 0.5], [1.0, 1.0, 1.0]])
+    data = ie.Annotations.from_counts(table)
+    assert data.fractional
+    r = table.sum(axis=1)
+    pa = np.mean(np.sum(table * (table - 1), axis=1) / (r * (r - 1)))  # all items have r_i >= 2
+    pi = (table / r[:, None]).mean(axis=0)
+    for fn, pe in [
+        (ie.fleiss_kappa, np.sum(pi**2)),
+        (ie.gwet_ac1, np.sum(pi * (1 - pi)) / 2),
+        (ie.brennan_prediger, 1 / 3),
+    ]:
+        assert fn(data) == pytest.approx((pa - pe) / (1 - pe), abs=1e-14), fn.__name__
+    assert ie.percent_agreement_weighted(data) == pytest.approx(pa, abs=1e-14)
+    assert np.isfinite(ie.estimate(data, "fleiss_kappa", weights="linear").se)
+    whole = ie.Annotations.from_counts(table * 2)  # whole numbers: the exact path, the same formula
+    assert not whole.fractional
+    assert ie.fleiss_kappa(whole) == pytest.approx(ie.fleiss_kappa(whole, weights=np.eye(3)), abs=1e-14)
+    with pytest.raises(ValueError, match="fractional counts"):
+        ie.krippendorff_alpha(data)
+    with pytest.raises(ValueError, match="non-negative numbers"):
+        ie.Annotations.from_counts([[1.0, -0.5]])

@@ -319,6 +319,10 @@ class Annotations:
            [1, 0]])
     """
 
+    #: Whether the counts are fractional (a count table of weights, e.g. averaged votes): only the coefficients of
+    #: Gwet's framework accept them (:meth:`from_counts`).
+    fractional: bool = False
+
     def __init__(
         self,
         item: np.ndarray,
@@ -587,9 +591,14 @@ class Annotations:
         Parameters
         ----------
         table : pandas.DataFrame or array-like of shape (n_items, n_categories)
-            Non-negative integer counts (NaN cells count 0). A
+            Non-negative counts (NaN cells count 0). A
             DataFrame's columns name the categories (in order), its index the
-            items; otherwise both are numbered from 0.
+            items; otherwise both are numbered from 0. Fractional counts (e.g.
+            averaged or weighted votes) are kept as they are and mark the data
+            ``fractional``: Gwet's coefficients (:func:`fleiss_kappa`,
+            :func:`gwet_ac1`, :func:`brennan_prediger`,
+            :func:`percent_agreement_weighted`, :func:`estimate`) take them, the
+            metrics built on exact whole-number sums say they cannot.
         level : {'nominal', 'ordinal', 'interval', 'ratio'}, default 'nominal'
             As in :meth:`from_long`; ``'ordinal'`` with text column names needs
             ``categories``.
@@ -609,7 +618,7 @@ class Annotations:
         InvalidParameterError
             An option is not one it accepts (the message says what was expected and what came).
         ValueError
-            The table is not 2-dimensional, is empty, holds something other than non-negative whole numbers,
+            The table is not 2-dimensional, is empty, holds something other than non-negative numbers,
             or only zeros; ``categories`` has another length than the table's columns; or the ordinal level
             has text categories without their order.
 
@@ -648,9 +657,10 @@ class Annotations:
             raise ValueError("a count table must hold numbers (counts of annotations per item and category)") from None
         if np.isnan(values).any():
             values = np.nan_to_num(values, nan=0.0)
-        if (values < 0).any() or (values != np.round(values)).any():
-            raise ValueError("a count table must hold non-negative whole numbers")
-        counts = values.astype(np.int64)
+        if (values < 0).any() or not np.isfinite(values).all():
+            raise ValueError("a count table must hold non-negative numbers")
+        fractional = bool((values != np.round(values)).any())
+        counts = values if fractional else values.astype(np.int64)
         cats = pd.Index(frame.columns) if categories is None else pd.Index(list(categories))
         if len(cats) != counts.shape[1]:
             raise ValueError(f"categories has {len(cats)} names but the table has {counts.shape[1]} columns")
@@ -658,17 +668,19 @@ class Annotations:
             raise ValueError(
                 "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest]"
             )
-        total = int(counts.sum())
-        if total == 0:
+        total = int(round(float(counts.sum()))) if fractional else int(counts.sum())
+        if counts.sum() == 0:
             raise ValueError("the count table holds no annotations (all counts are 0)")
         # kept as the table it is: never expanded into single annotations (a cell may count 10**9 of them)
-        return cls.from_stats(
+        out = cls.from_stats(
             ItemCounts.from_dense(counts),
             items=pd.Index(frame.index),
             categories=cats,
             level=level,
             n_annotations=total,
         )
+        out.fractional = fractional
+        return out
 
     @classmethod
     @validate(
@@ -931,6 +943,11 @@ class Annotations:
 
     # ---------------------------------------------------------------- derived views (computed once)
 
+    @property
+    def has_item_counts(self) -> bool:
+        """Whether the per-item count table is here (False for sums over items summarised on a cluster)."""
+        return self.item is not None or "counts" in self.__dict__
+
     @cached_property
     def counts(self) -> ItemCounts:
         """The items × categories count table ``n_ic`` (sparse entries, sorted by item)."""
@@ -944,6 +961,12 @@ class Annotations:
     @cached_property
     def count_sums(self) -> CountSums:
         """Sums over items from which every count-based metric is finalised."""
+        if self.fractional:
+            raise ValueError(
+                "this count table holds fractional counts, which this metric's exact (whole-number) sums cannot "
+                "take; fractional tables work with fleiss_kappa, gwet_ac1, brennan_prediger, "
+                "percent_agreement_weighted and estimate() (Gwet's formulas)"
+            )
         return CountSums.from_counts(self.counts)
 
     @cached_property

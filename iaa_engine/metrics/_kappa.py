@@ -559,7 +559,7 @@ def fleiss_kappa(data: Any, *, weights: str | np.ndarray = "identity", replace_u
     0.5994
     """
     data = as_annotations(data)
-    if not is_identity(weights):
+    if not is_identity(weights) or data.fractional:  # fractional count tables: Gwet's formulas take real counts
         return _weighted(data, "fleiss_kappa", "Fleiss' kappa", weights, replace_undefined_by)
     p_bar, n_pairable = _observed(data)
     return chance_corrected(
@@ -813,8 +813,10 @@ def gwet_ac1(data: Any, *, weights: str | np.ndarray = "identity", replace_undef
     0.6003
     """
     data = as_annotations(data)
-    if not is_identity(weights):
-        return _weighted(data, "gwet_ac1", "Gwet's AC2", weights, replace_undefined_by)
+    if not is_identity(weights) or data.fractional:  # fractional count tables: Gwet's formulas take real counts
+        return _weighted(
+            data, "gwet_ac1", "Gwet's AC1" if is_identity(weights) else "Gwet's AC2", weights, replace_undefined_by
+        )
     p_a, ok = _observed(data)
     q = data.n_categories
     if q < 2:
@@ -891,7 +893,7 @@ def brennan_prediger(
     0.6
     """
     data = as_annotations(data)
-    if not is_identity(weights):
+    if not is_identity(weights) or data.fractional:  # fractional count tables: Gwet's formulas take real counts
         return _weighted(data, "brennan_prediger", "Brennan-Prediger kappa", weights, replace_undefined_by)
     p_a, ok = _observed(data)
     q = data.n_categories

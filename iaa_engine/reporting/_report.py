@@ -469,7 +469,13 @@ def report(
         )
     chosen = AUTO_KAPPA_WEIGHTS.get(data.level) if kappa_weights == "auto" else kappa_weights
     estimates: dict[str, Estimate] = {}
-    if chosen is not None or ci or data.level in ("interval", "ratio"):
+    wanted = chosen is not None or ci or data.level in ("interval", "ratio")
+    if wanted and not data.has_item_counts:
+        notes.append(
+            "the analytic standard errors, the weighted coefficients and the ICC need per-item counts; this data "
+            "holds sums over items (summarised on a cluster)"
+        )
+    elif wanted:
         from iaa_engine.inference._analytic import estimate
         from iaa_engine.metrics._icc import icc
 

@@ -139,8 +139,9 @@ class ItemCounts:
 
     @classmethod
     def from_dense(cls, table: np.ndarray) -> ItemCounts:
-        """From a dense (n_items, n_categories) array of counts."""
-        table = np.asarray(table, dtype=np.int64)
+        """From a dense (n_items, n_categories) array of counts (whole numbers as int64; fractional ones kept)."""
+        table = np.asarray(table)
+        table = table.astype(np.int64) if np.array_equal(table, np.round(table)) else table.astype(float)
         it, cat = np.nonzero(table)
         return cls(it.astype(np.int64), cat.astype(np.int64), table[it, cat], table.shape[0], table.shape[1])
 
