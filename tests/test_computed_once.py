@@ -55,3 +55,24 @@ def test_a_count_table_builds_no_annotator_statistics(tmp_path, monkeypatch):
     path.write_text("item,a,b\nq1,2,1\nq2,0,3\n")
     assert cli.main(["report", str(path), "--layout", "counts", "--json"]) == 0
     assert built == []
+
+
+def test_the_weighted_coefficients_share_one_pass_over_the_items(tmp_path, monkeypatch, capsys):
+    """An ordinal report computes the weighted family's per-item terms once for all five coefficients."""
+    import iaa_engine.metrics._weighted as weighted
+
+    calls = {"parts": 0}
+    real = weighted._gwet_parts
+
+    def counting(*args, **kwargs):
+        calls["parts"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(weighted, "_gwet_parts", counting)
+    table = tmp_path / "ratings.csv"
+    rows = [f"i{i},a{a},{1 + (i * 7 + a * 3) % 5}" for i in range(40) for a in range(4) if (i + a) % 5]
+    table.write_text("item,annotator,label\n" + "\n".join(rows) + "\n")
+    assert cli.main(["report", str(table), "--level", "ordinal", "--ci", "--n-boot", "20", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {"fleiss_kappa[quadratic]", "gwet_ac1[quadratic]", "fleiss_kappa"} <= set(doc["estimates"])
+    assert calls["parts"] == 2, calls  # quadratic weights once, identity (the --ci analytic SEs) once

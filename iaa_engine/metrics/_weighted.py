@@ -111,7 +111,18 @@ class GwetParts:
 
 
 def gwet_parts(data: Annotations, w: np.ndarray) -> GwetParts:
-    """:math:`r_{ik}`, :math:`p_{a|i}`, :math:`p_a` and :math:`\\pi_k` from the sparse counts (blocks of items)."""
+    """:math:`r_{ik}`, :math:`p_{a|i}`, :math:`p_a` and :math:`\\pi_k` from the sparse counts (blocks of items).
+
+    Computed once per data and weight matrix: the report's five weighted coefficients share them.
+    """
+    cache = data.__dict__.setdefault("_gwet_parts", {})
+    key = (w.shape, w.tobytes())
+    if key not in cache:
+        cache[key] = _gwet_parts(data, w)
+    return cache[key]
+
+
+def _gwet_parts(data: Annotations, w: np.ndarray) -> GwetParts:
     c = data.counts
     n_all = c.n_items
     table = sp.csr_matrix((c.count.astype(float), (c.item, c.category)), shape=(n_all, data.n_categories))
