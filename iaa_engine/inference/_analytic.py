@@ -45,15 +45,15 @@ _GWET = {
 
 def _interval(est: float, se: float, n: int, confidence: float) -> tuple[float, float, float]:
     """``(lower, upper, p)`` from the t distribution with n - 1 degrees of freedom (upper end capped at 1)."""
-    from scipy import stats
+    from scipy import special  # the t distribution's CDF and quantile without importing scipy.stats (~1.5 s)
 
     if not (np.isfinite(est) and np.isfinite(se)) or n < 2:
         return float("nan"), float("nan"), float("nan")
     df = n - 1
     if se == 0.0:
         return est, min(1.0, est), 0.0 if est != 0 else 1.0
-    t = float(stats.t.ppf((1.0 + confidence) / 2.0, df))
-    p = float(2.0 * stats.t.sf(abs(est / se), df))
+    t = float(special.stdtrit(df, (1.0 + confidence) / 2.0))
+    p = float(2.0 * special.stdtr(df, -abs(est / se)))
     return est - t * se, min(1.0, est + t * se), p
 
 

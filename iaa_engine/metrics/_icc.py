@@ -168,7 +168,7 @@ def icc(
     >>> [round(ie.icc(data, f).estimate, 2) for f in ie.ICC_FORMS]  # Shrout & Fleiss, Table 4
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
-    from scipy import stats
+    from scipy import special  # the F distribution without importing scipy.stats (~1.5 s)
 
     form = _ALIASES.get(form, form)
     data = as_annotations(data)
@@ -196,21 +196,21 @@ def icc(
         value = undefined(form, "the ratings have no variance between items, so it is 0/0", replace_undefined_by)
         return Estimate(form, value, nan, nan, nan, nan, float(confidence), n, METHOD, details)
     value = num / den
-    p = float(stats.f.sf(f0, df1, df2)) if np.isfinite(f0) else 0.0
+    p = float(special.fdtrc(df1, df2, f0)) if np.isfinite(f0) else 0.0
     q = 1.0 - (1.0 - confidence) / 2.0
     if form.startswith("ICC(2"):
         rho = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)  # ICC(2,1)
         a = k * rho / (n * (1.0 - rho))
         b = 1.0 + k * rho * (n - 1) / (n * (1.0 - rho))
         v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-        f_star, f_low = stats.f.ppf(q, n - 1, v), stats.f.ppf(q, v, n - 1)
+        f_star, f_low = special.fdtri(n - 1, v, q), special.fdtri(v, n - 1, q)
         lo = n * (msr - f_star * mse) / (f_star * (k * msc + (k * n - k - n) * mse) + n * msr)
         hi = n * (f_low * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_low * msr)
         if not single:
             lo, hi = lo * k / (1 + lo * (k - 1)), hi * k / (1 + hi * (k - 1))
     else:
-        fl = f0 / stats.f.ppf(q, df1, df2)
-        fu = f0 * stats.f.ppf(q, df2, df1)
+        fl = f0 / special.fdtri(df1, df2, q)
+        fu = f0 * special.fdtri(df2, df1, q)
         if single:
             lo, hi = (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
         else:
