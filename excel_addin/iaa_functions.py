@@ -8,20 +8,28 @@ It imports only ``xlwings``'s decorators (``xw.func``, ``xw.arg``), the BSD-lice
 
 Conventions shared by every function (see ``excel_addin/README.md``):
 
-* ``data``: a rating range. ``layout`` says how to read it: ``"rows"`` (default, the classroom layout: one
-  row per annotator, one column per item), ``"columns"`` (one column per annotator) or ``"counts"`` (an
-  items × categories table of how many annotators chose each category).
+* ``data``: a rating range. ``layout`` says how to read it: ``"auto"`` (default) decides from the shape of the
+  filled range (after its headers): more rows than columns is one item per row (as ``"columns"``), more columns
+  than rows is one annotator per row (as ``"rows"``, the classroom layout); a square range, or one that looks like
+  a count table, is ``#VALUE!`` with the reason instead of a guess. ``"rows"`` (one row per annotator, one column
+  per item), ``"columns"`` (one column per annotator) or ``"counts"`` (an items × categories table of how many
+  annotators chose each category) say it explicitly and are never second-guessed.
+* The range is trimmed to its used part first: trailing rows and columns that are entirely blank are dropped (a
+  whole-column reference such as ``A:C`` costs what its filled rows cost); leading blank lines stay, so items and
+  annotators keep their positions.
 * ``headers``: FALSE (default) -- every cell is data; TRUE -- the range includes its headers: the first row
   and the first column hold names (annotators and items; for ``"counts"``: categories and items);
   ``"annotators"`` -- only the annotator names (first column for ``rows``, first row for ``columns``);
-  ``"items"`` -- only the item names.
+  ``"items"`` -- only the item names. With ``"auto"`` and one header line, the orientation is the one whose body
+  (the range without that line) has the shape that orientation stands for.
 * ``weights`` (the weighted coefficients): a family of agreement weights between categories, by name
   (:data:`iaa_engine.AGREEMENT_WEIGHTS`); numeric labels use their values, text labels their alphabetical positions.
 * Blank cells are missing annotations. A cell holding a number typed as text (``'1``) is read as that number.
   The data range is read raw and each runtime's cell encoding is handled here (see ``_raw``).
 * Results: a number, or a spilled range. An undefined coefficient (expected agreement 1, no item with two
-  annotations, an empty range) is ``#DIV/0!``. Input that cannot be read or an unknown option name is
-  ``#VALUE!``; an annotator that is not in the data is ``#N/A``; an error cell in the data is passed on.
+  annotations, an empty range) is ``#DIV/0!``. Input that cannot be read, an unknown option name, or a range
+  whose orientation ``"auto"`` cannot tell (square, or a count table) is ``#VALUE!``; an annotator that is not
+  in the data is ``#N/A``; an error cell in the data is passed on.
   The reason is logged (the xlwings Lite output pane or the xlwings log shows it), never a traceback in a cell.
 """
 
@@ -82,7 +90,9 @@ ERRORS = (
     "#DATA!",
 )
 UNDEFINED = "#DIV/0!"
-LAYOUTS = ("rows", "columns", "counts")
+#: ``layout`` choices; the default "auto" is listed last so that the message names the explicit layouts first.
+LAYOUTS = ("rows", "columns", "counts", "auto")
+LAYOUTS_NO_COUNTS = ("rows", "columns", "auto")
 HEADERS = ("none", "both", "annotators", "items")
 #: The coefficients ``iaa_engine.estimate`` gives a standard error for (its ``metric`` choices).
 ESTIMATE_METRICS = ie.ANALYTIC_METRICS
@@ -108,13 +118,17 @@ _ICC_BY_KEY = {name.lower(): name for name in ICC_NAMES}  # typed case-blind and
 # ----------------------------------------------------------------------------- help texts (function wizard)
 
 DOC_DATA = (
-    "Rating range. Default layout: one row per annotator, one column per item (blank = missing). "
-    "See layout and headers."
+    "Rating range (blank = missing): one item per row or one annotator per row, told apart by the shape; "
+    "trailing blank rows and columns are ignored. See layout and headers."
+)
+_DOC_AUTO = (
+    '"auto" (default): more rows than columns = one item per row, more columns than rows = one annotator per row; '
+    "a square range or a count table needs an explicit layout."
 )
 DOC_LAYOUT = (
-    '"rows" (default: annotators in rows), "columns" (annotators in columns) or "counts" (items x categories counts).'
+    _DOC_AUTO + ' "rows": annotators in rows, "columns": annotators in columns, "counts": items x categories counts.'
 )
-DOC_LAYOUT_NO_COUNTS = '"rows" (default: annotators in rows) or "columns" (annotators in columns).'
+DOC_LAYOUT_NO_COUNTS = _DOC_AUTO + ' "rows": annotators in rows, "columns": annotators in columns.'
 DOC_HEADERS = (
     "FALSE (default): no headers. TRUE: first row and first column hold names. "
     '"annotators" or "items": only that one header line.'
@@ -260,18 +274,46 @@ def _name(v: Any, fallback: str) -> Any:
     return fallback if v is None else v
 
 
+def _blank(v: Any) -> bool:
+    """Whether a raw cell is blank in every runtime's encoding (null, "", whitespace, ``JsNull``, an empty entity)."""
+    return v is None or _cell(_raw(v)) is None
+
+
+def _blank_row(row: Any) -> bool:
+    if isinstance(row, (list, tuple)) and row.count(None) + row.count("") == len(row):  # the common case, C speed
+        return True
+    return all(_blank(v) for v in row)
+
+
+def _filled_width(row: Any) -> int:
+    """1 + the position of the row's last filled cell (0 for a blank row)."""
+    for j in range(len(row) - 1, -1, -1):
+        if not _blank(row[j]):
+            return j + 1
+    return 0
+
+
 def _grid(data: Any) -> list[list[Any]]:
-    """The range as a rectangular 2-D list; an error cell anywhere is passed on."""
+    """The used part of the range as a rectangular 2-D list; an error cell anywhere is passed on.
+
+    Trailing rows and columns that are entirely blank are dropped before anything else is read, so that a
+    whole-column reference (``A:C``, a million rows of which a thousand are filled) costs what its filled part
+    costs. Leading blank rows and columns are kept: items and annotators are named by their positions in the range,
+    and a spilled per-item result stays aligned with the range's rows or columns.
+    """
     if data is None:
         raise _ExcelError(UNDEFINED, "the range is empty")
     if not isinstance(data, (list, tuple)):
         data = [[data]]
     elif data and not isinstance(data[0], (list, tuple)):
         data = [list(data)]
-    rows = [[_raw(v) for v in r] for r in data]
-    width = max((len(r) for r in rows), default=0)
-    if not rows or width == 0:
+    end = len(data)
+    while end and _blank_row(data[end - 1]):
+        end -= 1
+    width = max((_filled_width(r) for r in data[:end]), default=0)
+    if end == 0 or width == 0:
         raise _ExcelError(UNDEFINED, "the range is empty")
+    rows = [[_raw(v) for v in r[:width]] for r in data[:end]]
     for r in rows:
         for v in r:
             if _is_error(v):
@@ -343,13 +385,91 @@ def _headers(value: Any) -> str:
     return _option(opt, "headers", HEADERS, "none")
 
 
+# What each header option strips in each layout: (first row, first column).
+_STRIP = {
+    "rows": {"none": (False, False), "both": (True, True), "annotators": (False, True), "items": (True, False)},
+    "columns": {"none": (False, False), "both": (True, True), "annotators": (True, False), "items": (False, True)},
+    "counts": {"none": (False, False), "both": (True, True), "annotators": (True, False), "items": (False, True)},
+}
+
+
+def _body(grid: list[list[Any]], lay: str, hdr: str) -> list[list[Any]]:
+    top, left = _STRIP[lay][hdr]
+    return [r[1 if left else 0 :] for r in grid[1 if top else 0 :]]
+
+
+def _count_total(body: list[list[Any]]) -> int | None:
+    """N when the body looks like a count table, else None.
+
+    A count table: every filled cell a non-negative whole number, at least one 0, every row summing to the same
+    N >= 2 (blank cells count 0).
+    """
+    total, zero = None, False
+    for r in body:
+        s = 0
+        for v in r:
+            c = _cell(v)
+            if c is None:
+                continue
+            if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+                return None
+            zero = zero or c == 0
+            s += c
+        if total is None:
+            total = s
+        elif s != total:
+            return None
+    return total if zero and total is not None and total >= 2 else None
+
+
+def _auto_layout(grid: list[list[Any]], hdr: str, *, allow_counts: bool) -> str:
+    """layout="auto": "rows" or "columns" from the shape of the (trimmed) range after its headers, or #VALUE!.
+
+    More rows than columns: one item per row ("columns"); more columns than rows: one annotator per row ("rows").
+    With a one-sided header option ("annotators" or "items") the header line taken off depends on the layout, so
+    the layout whose body has the shape it implies is taken (at most one has). A square body, or a range whose body
+    looks like a count table (see :func:`_count_total`), is refused with the reason rather than guessed.
+    """
+    total = _count_total(_body(grid, "counts", hdr))
+    if total is not None:
+        if allow_counts:
+            raise _ExcelError(
+                "#VALUE!",
+                f'this looks like a count table (every row sums to {total}): pass layout "counts", '
+                'or "rows"/"columns" if these are labels',
+            )
+        raise _ExcelError(
+            "#VALUE!",
+            f"this looks like a count table (every row sums to {total}), which this function cannot read (it needs "
+            'who gave which label): pass layout "rows" or "columns" if these are labels',
+        )
+    fits, cells = [], []
+    for lay in ("rows", "columns"):
+        body = _body(grid, lay, hdr)
+        n_rows, n_cols = len(body), len(body[0]) if body else 0
+        cells.append(n_rows * n_cols)
+        if n_rows and n_cols and ((n_cols > n_rows) if lay == "rows" else (n_rows > n_cols)):
+            fits.append(lay)
+    if not fits and max(cells) <= 1:  # one cell, or only headers: no reading differs from the other
+        return "rows"
+    if len(fits) != 1:
+        what = "the range is square" + (" without its header line" if hdr in ("annotators", "items") else "")
+        raise _ExcelError(
+            "#VALUE!", f'{what}: say layout "rows" (annotators in rows) or "columns" (annotators in columns)'
+        )
+    return fits[0]
+
+
 def _read(
     data: Any, layout: Any = None, headers: Any = None, *, allow_counts: bool = True, level: str = "nominal"
 ) -> tuple[ie.Annotations, list[Any], str]:
-    """Range -> (Annotations, every item name in range order, layout). Blank item lines stay in the item list."""
-    lay = _option(layout, "layout", LAYOUTS if allow_counts else LAYOUTS[:2], "rows")
+    """Range -> (Annotations, every item name in range order, the layout read). Blank item lines stay in the item
+    list, except trailing ones (trimmed by :func:`_grid`). ``"auto"`` comes back as the layout it chose."""
+    lay = _option(layout, "layout", LAYOUTS if allow_counts else LAYOUTS_NO_COUNTS, "auto")
     hdr = _headers(headers)
     grid = _grid(data)
+    if lay == "auto":
+        lay = _auto_layout(grid, hdr, allow_counts=allow_counts)
     if lay == "columns":  # transpose: from here on annotators (or items, for counts) are rows
         grid = [list(col) for col in zip(*grid)]
     if lay == "counts":
@@ -390,7 +510,8 @@ def _scalar(value: float) -> Any:
 
 
 def _along_items(values: list[Any], lay: str) -> list[list[Any]]:
-    """Spill one value per item along the item axis: a row for the classroom layout, else a column."""
+    """Spill one value per item along the item axis of the layout read (``"auto"`` resolved by :func:`_read`):
+    a row when annotators are in rows (the classroom layout), else a column (one item per row)."""
     return [values] if lay == "rows" else [[v] for v in values]
 
 

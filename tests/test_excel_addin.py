@@ -249,7 +249,10 @@ def test_gold_rules_keep_ties(classroom):
     tie = [[1.0, 2.0, 3.0], [2.0, 2.0, 1.0]]
     assert call("GOLD", tie)[0] == ["1|2", 2, "1|3"]
     assert call("GOLD", tie, None, None, None, " or ")[0] == ["1 or 2", 2, "1 or 3"]
-    assert call("GOLD", [[1.0, None], [1.0, None]])[0] == [1, NA]
+    # an item without annotations is #N/A; "rows" said explicitly (the 2 × 2 range is square). A blank item first
+    # keeps its place; a blank item last is trimmed away with the unused part of the range.
+    assert call("GOLD", [[None, 1.0], [None, 1.0]], None, "rows")[0] == [NA, 1]
+    assert call("GOLD", [[1.0, None], [1.0, None]], None, "rows") == [[1]]
 
 
 def test_bcr_weights_spill_seed001():
@@ -293,8 +296,171 @@ def test_counts_layout(classroom):
     # count tables have no annotators: pairwise functions refuse them, and counts must be whole numbers
     assert value("COHEN", counts, 1.0, 2.0, "counts") == VALUE
     assert value("MULTIKAPPA", counts, "counts") == VALUE
-    assert value("FLEISS", [[1.5, 1.0]], "counts") == VALUE
     assert value("FLEISS", [[-1.0, 1.0]], "counts") == VALUE
+    # fractional counts (averaged votes): the core takes them for Gwet's coefficients, the exact-sum metrics refuse
+    fractional = ie.Annotations.from_counts([[1.5, 1.0], [0.5, 2.0]])
+    assert value("FLEISS", [[1.5, 1.0], [0.5, 2.0]], "counts") == ie.fleiss_kappa(fractional)
+    assert value("KALPHA", [[1.5, 1.0], [0.5, 2.0]], None, "counts") == VALUE
+
+
+# ----------------------------------------------------------------------------- layout "auto" and trimming
+
+SQUARE = 'the range is square: say layout "rows" (annotators in rows) or "columns" (annotators in columns)'
+
+
+def reasons(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "iaa_engine.excel"]
+
+
+def test_auto_reads_one_item_per_row_and_the_classroom_layout(classroom):
+    """Issue 14: seed 001 laid out one item per row, without layout, gave KALPHA -0.021 and FLEISS -0.044."""
+    alpha, kappa = ie.krippendorff_alpha(classroom), ie.fleiss_kappa(classroom)
+    assert round(alpha, 3) == 0.608 and round(kappa, 3) == 0.599
+    for data in (A_T, A):  # 15 × 3 (one item per row) and 3 × 15 (the classroom layout)
+        assert value("KALPHA", data) == alpha
+        assert value("FLEISS", data) == kappa
+        assert value("KALPHA", data, None, "auto") == alpha  # "auto" named, any case
+        assert value("FLEISS", data, "AUTO") == kappa
+    for func, fn in SCALARS:
+        assert value(func, A_T) == pytest.approx(fn(classroom), abs=1e-12), func
+    assert value("COHEN", A_T, 1.0, 2.0) == ie.cohen_kappa(classroom, 0, 1)
+    assert call("KAPPA_MATRIX", A_T) == call("KAPPA_MATRIX", A)
+    assert call("IAA_ESTIMATE", A_T, "gwet_ac1", "quadratic") == call("IAA_ESTIMATE", A, "gwet_ac1", "quadratic")
+
+
+def test_auto_spills_along_the_items_it_read():
+    row = call("ITEM_AGREEMENT", A)  # annotators in rows: one row of 15
+    col = call("ITEM_AGREEMENT", A_T)  # one item per row: one column of 15
+    assert len(row) == 1 and len(row[0]) == 15
+    assert col == [[v] for v in row[0]] == call("ITEM_AGREEMENT", A_T, "columns")
+    assert call("GOLD", A_T, "rat") == [[v] for v in call("GOLD", A, "rat")[0]]
+
+
+def test_auto_with_headers():
+    """The shape is the body's, after the headers; with one header line the layout whose body fits is taken."""
+    table = [["", *[f"doc{j}" for j in range(15)]]] + [[f"ann{i}", *r] for i, r in enumerate(A)]  # 4 × 16
+    transposed = [list(c) for c in zip(*table)]  # 16 × 4: items in rows, annotator names on top
+    bare = value("FLEISS", A)
+    assert value("FLEISS", table, None, True) == bare
+    assert value("FLEISS", transposed, None, True) == bare
+    assert value("FLEISS", transposed[1:], None, "items") == bare  # names of the items, left; no annotator names
+    assert value("FLEISS", [r[1:] for r in transposed], None, "annotators") == bare  # annotator names on top
+    named = call("KAPPA_MATRIX", [r[1:] for r in transposed], None, "annotators")
+    assert named[0] == ["Cohen's kappa", "ann0", "ann1", "ann2"]
+
+
+def test_square_range_without_layout_is_value_error_with_the_reason(caplog):
+    square = [r[:3] for r in A]  # 3 annotators × 3 items, or 3 items × 3 annotators?
+    for func in ("KALPHA", "FLEISS", "COHEN", "ITEM_AGREEMENT", "IAA_ESTIMATE"):
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="iaa_engine.excel"):
+            assert call(func, square) == [[VALUE]], func
+        assert reasons(caplog) == [f"{func}: {SQUARE}"]
+    # said explicitly, it is read as said
+    three = ie.Annotations.from_wide([row[:3] for row in MATRIX_A])
+    assert value("FLEISS", square, "rows") == ie.fleiss_kappa(three)
+    assert value("FLEISS", square, "columns") == ie.fleiss_kappa(
+        ie.Annotations.from_wide(square, annotators_as="columns")
+    )
+    # square once the headers are off
+    with_names = [["", "x", "y", "z"]] + [[f"d{j}", *r] for j, r in enumerate(square)]
+    assert value("FLEISS", with_names, None, True) == VALUE
+    assert value("FLEISS", with_names, "columns", True) == value("FLEISS", square, "columns")
+
+
+def test_count_table_without_layout_is_value_error_with_the_reason(classroom, caplog):
+    """Issue 14: KALPHA on seed 001's count table, without layout, gave 0.025 (right: 0.608)."""
+    counts = classroom.counts.to_dense().astype(float).tolist()  # 15 items × 3 categories, every row sums to 3
+    reason = 'this looks like a count table (every row sums to 3): pass layout "counts", or "rows"/"columns" if'
+    for func, args in [("KALPHA", ()), ("FLEISS", ()), ("SPA", ()), ("GOLD", ()), ("IAA_REPORT", ())]:
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="iaa_engine.excel"):
+            assert call(func, counts, *args) == [[VALUE]], func
+        assert len(reasons(caplog)) == 1 and reasons(caplog)[0].startswith(f"{func}: {reason}"), reasons(caplog)
+    assert value("KALPHA", counts, None, "counts") == ie.krippendorff_alpha(classroom)
+    assert value("FLEISS", counts, "counts") == ie.fleiss_kappa(classroom)
+    # functions that need who said what say so
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="iaa_engine.excel"):
+        assert value("COHEN", counts, 1.0, 2.0) == VALUE
+    assert reasons(caplog)[0].startswith("COHEN: this looks like a count table (every row sums to 3), which")
+    # with headers: the body is what is looked at
+    with_headers = [["item", "a", "b", "c"]] + [[f"doc{i}", *r] for i, r in enumerate(counts)]
+    assert value("FLEISS", with_headers, None, True) == VALUE
+    assert value("FLEISS", with_headers, "counts", True) == ie.fleiss_kappa(classroom)
+    # an explicit layout is never second-guessed: "rows" (the old default) reads the 15 rows as annotators and the
+    # numbers as labels, which is the old silent 0.025; "columns" reads them as 15 items of 3 annotators
+    assert value("KALPHA", counts, None, "rows") == ie.krippendorff_alpha(ie.Annotations.from_wide(counts))
+    assert round(value("KALPHA", counts, None, "rows"), 3) == 0.025
+    as_labels = ie.Annotations.from_wide(counts, annotators_as="columns")
+    assert value("KALPHA", counts, None, "columns") == ie.krippendorff_alpha(as_labels)
+
+
+def test_ratings_with_zeros_are_not_taken_for_counts():
+    """A count table needs a 0, whole numbers and equal row sums >= 2; ratings rarely have all three."""
+    ratings = [[0.0, 1.0, 2.0], [1.0, 1.0, 1.0], [2.0, 2.0, 0.0], [0.0, 0.0, 1.0]]  # row sums 3, 3, 4, 1
+    assert value("FLEISS", ratings) == ie.fleiss_kappa(ie.Annotations.from_wide(ratings, annotators_as="columns"))
+    no_zero = [[1.0, 2.0], [2.0, 1.0], [3.0, 0.5]]  # a fraction: not counts
+    assert math.isfinite(value("FLEISS", no_zero))
+
+
+def blank_tail(rows: list[list], n_rows: int, n_cols: int = 0, blank=None) -> list[list]:
+    """The range a whole-column / whole-row reference sends: the data, then blank rows and columns."""
+    width = len(rows[0]) + n_cols
+    return [[*r, *[blank] * n_cols] for r in rows] + [[blank] * width for _ in range(n_rows)]
+
+
+def test_whole_column_reference_equals_the_used_range(classroom):
+    whole = blank_tail(A_T, 50_000)  # =FLEISS(A:C): 15 filled rows of 50,015
+    for func, fn in SCALARS:
+        assert value(func, whole) == value(func, A_T) == pytest.approx(fn(classroom), abs=1e-12), func
+    assert value("FLEISS", blank_tail(A_T, 50_000, blank="")) == value("FLEISS", A_T)  # blanks sent as ""
+    assert value("FLEISS", whole, "columns") == value("FLEISS", A_T, "columns")
+    assert call("ITEM_AGREEMENT", whole) == call("ITEM_AGREEMENT", A_T)  # 15 values, not 50,015
+    assert call("GOLD", whole, "rat") == call("GOLD", A_T, "rat")
+    assert value("COHEN", whole, 1.0, 3.0) == value("COHEN", A_T, 1.0, 3.0)
+    # trailing blank columns too (a whole-row reference, or a range wider than the data), and both at once
+    assert value("KALPHA", blank_tail(A, 0, 1_000)) == value("KALPHA", A)
+    assert call("ITEM_AGREEMENT", blank_tail(A, 10, 1_000)) == call("ITEM_AGREEMENT", A)
+    assert value("FLEISS", blank_tail(A_T, 1_000, 5)) == value("FLEISS", A_T)
+    # with headers: A:D with names on top and on the left
+    table = [["", "x", "y", "z"]] + [[f"doc{j}", *r] for j, r in enumerate(A_T)]
+    assert value("FLEISS", blank_tail(table, 50_000), None, True) == value("FLEISS", A)
+    # the count layout: trailing blank rows are not items
+    counts = classroom.counts.to_dense().astype(float).tolist()
+    assert call("ITEM_AGREEMENT", blank_tail(counts, 1_000), "counts") == call("ITEM_AGREEMENT", counts, "counts")
+
+
+def test_leading_blank_lines_keep_their_place(classroom):
+    """Only trailing blank lines are trimmed: an item's position in the range stays its name and its spill cell."""
+    lead = [[None] * 3, *A_T]  # a blank first row: item 1 has no annotation, the data's items are 2..16
+    out = call("ITEM_AGREEMENT", lead)
+    assert len(out) == 16 and out[0] == [DIV0] and out[1:] == call("ITEM_AGREEMENT", A_T)
+    assert value("FLEISS", lead) == ie.fleiss_kappa(classroom)
+    left = [[None, *r] for r in A]  # a blank first column in the classroom layout
+    assert call("GOLD", left)[0][0] == NA and call("GOLD", left)[0][1:] == call("GOLD", A)[0]
+
+
+def test_layout_help_says_auto_is_the_default():
+    meta = {f["name"]: f for f in server.custom_functions_meta(addin)["functions"]}
+    for name, f in meta.items():
+        doc = next(p["description"] for p in f["parameters"] if p["name"] == "layout")
+        assert doc.startswith('"auto" (default)') and '"rows"' in doc and '"columns"' in doc, name
+        assert ('"counts"' in doc) == (
+            name
+            not in (
+                "COHEN",
+                "SCOTTPI",
+                "KAPPA_MATRIX",
+                "MULTIKAPPA",
+                "ANNOTATOR_BIAS",
+                "BCR_WEIGHTS",
+                "COHEN_WEIGHTED",
+                "INTRACLASS",
+            )
+        ), name
+        data_doc = next(p["description"] for p in f["parameters"] if p["name"] == "data")
+        assert "Default layout: one row per annotator" not in data_doc
 
 
 # ----------------------------------------------------------------------------- awkward input
@@ -303,11 +469,13 @@ def test_counts_layout(classroom):
 def test_numbers_typed_as_text_are_numbers(classroom):
     texty = [[str(int(v)) if (i + j) % 3 == 0 else v for j, v in enumerate(row)] for i, row in enumerate(A)]
     assert value("FLEISS", texty) == pytest.approx(ie.fleiss_kappa(classroom), abs=1e-12)
-    assert value("FLEISS", [[" 1 ", 2.0], ["1", "2.0"]]) == 1.0
+    assert value("FLEISS", [[" 1 ", 2.0], ["1", "2.0"]], "rows") == 1.0  # square: the layout is said
 
 
-def test_text_mixed_with_numbers_is_value_error():
-    assert value("FLEISS", [[1.0, "yes"], [1.0, "no"]]) == VALUE
+def test_text_mixed_with_numbers_is_value_error(caplog):
+    with caplog.at_level("WARNING", logger="iaa_engine.excel"):
+        assert value("FLEISS", [[1.0, "yes"], [1.0, "no"]], "rows") == VALUE  # square: the layout is said
+    assert not any("square" in r.getMessage() for r in caplog.records)  # refused for its labels, not its shape
 
 
 @pytest.mark.parametrize("code", ["#N/A", "#DIV/0!", "#REF!"])
@@ -332,7 +500,7 @@ def test_other_runtimes_cell_encodings():
     sparse = [row[:] for row in A]
     sparse[0][0] = None
     assert value("FLEISS", data) == pytest.approx(ie.fleiss_kappa(ie.Annotations.from_wide(sparse)), abs=1e-12)
-    assert value("FLEISS", [[{"type": "Double", "basicValue": 1.0}, 1.0], [1.0, 2.0]]) == pytest.approx(
+    assert value("FLEISS", [[{"type": "Double", "basicValue": 1.0}, 1.0], [1.0, 2.0]], "rows") == pytest.approx(
         ie.fleiss_kappa(ie.Annotations.from_wide([[1, 1], [1, 2]])), abs=1e-12
     )  # an entity value's basicValue
     assert call("GOLD", A, None, None, None, [[excel_error("#N/A")]]) == [[NA]]
@@ -342,7 +510,8 @@ def test_single_cell_empty_range_and_all_blank():
     assert value("FLEISS", 1.0) == DIV0  # one annotation: no pair
     assert value("FLEISS", [[None]]) == DIV0  # one blank cell arrives as null
     assert value("FLEISS", [[None, ""], ["", None]]) == DIV0
-    assert value("SPA", [[2.0], [2.0]]) == 1.0  # one item, two agreeing annotations: P = 1
+    assert value("SPA", [[2.0], [2.0]], None, "rows") == 1.0  # one item, two agreeing annotations: P = 1
+    assert value("SPA", [[2.0], [2.0]]) == DIV0  # "auto": one item per row, i.e. two items with one annotation each
     assert call("ITEM_AGREEMENT", [[1.0]]) == [[DIV0]]
 
 
@@ -658,4 +827,4 @@ def test_new_functions_pass_errors_on_and_undefined_is_div0():
         assert value(func, same) == DIV0, func
     out = call("IAA_ESTIMATE", same, "fleiss_kappa", "quadratic")
     assert [r[1] for r in out] == [DIV0, DIV0, DIV0, DIV0, DIV0, 3]
-    assert value("INTRACLASS", [["a", "b"], ["a", "a"]]) == VALUE  # the ICC needs numbers
+    assert value("INTRACLASS", [["a", "b"], ["a", "a"]], None, "rows") == VALUE  # the ICC needs numbers

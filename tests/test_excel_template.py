@@ -12,6 +12,7 @@ Without ``soffice`` these tests skip, except on CI (``CI=true``) where they fail
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import math
 import os
@@ -291,6 +292,59 @@ def test_only_classic_functions():
                     assert not any(b in c.value.upper() for b in banned), (ws.title, c.coordinate, c.value)
                     n_checks += any(c.value.upper().startswith("=" + a) for a in addin)
     assert n_checks >= 20  # a check cell beside every result
+
+
+def addin_layout_positions() -> dict[str, int]:
+    """Each worksheet function of the add-in -> the 0-based position of its ``layout`` argument (read from the
+    source with ``ast``: no xlwings import needed here)."""
+    tree = ast.parse((ROOT / "excel_addin" / "iaa_functions.py").read_text(encoding="utf-8"))
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.isupper():
+            names = [a.arg for a in node.args.args]
+            out[node.name] = names.index("layout")
+    return out
+
+
+def formula_args(formula: str) -> tuple[str, list[str]]:
+    """'=F(a,"b",c)' -> ('F', ['a', '"b"', 'c']), splitting on the commas outside parentheses and quotes."""
+    name, _, rest = formula[1:].partition("(")
+    assert rest.endswith(")"), formula
+    args, depth, quoted, cur = [], 0, False, ""
+    for ch in rest[:-1]:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif not quoted and depth == 0 and ch == ",":
+            args.append(cur)
+            cur = ""
+            continue
+        cur += ch
+    return name, [*args, cur]
+
+
+@pytest.mark.parametrize("path", [SOLUTION, EXERCISE], ids=["solution", "exercise"])
+def test_every_addin_formula_states_its_layout(path):
+    """The add-in's default layout is "auto" (it refuses a square range): the workbook says "rows" for the
+    annotators × items matrices (Data, SPA) and "columns" for the spans × annotators table (Alpha)."""
+    positions = addin_layout_positions()
+    wb = openpyxl.load_workbook(path)
+    seen = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if not (isinstance(c.value, str) and c.value.startswith("=") and c.data_type == "f"):
+                    continue
+                if c.value[1:].partition("(")[0] not in positions:
+                    continue
+                name, args = formula_args(c.value)
+                seen += 1
+                want = '"columns"' if args[0].startswith("Alpha!") else '"rows"'
+                idx = positions[name]
+                got = args[idx] if idx < len(args) else None
+                assert got == want, (ws.title, c.coordinate, c.value)
+    assert seen >= 20
 
 
 def test_solution_recalculated_by_libreoffice_equals_iaa_engine(recalculated):
