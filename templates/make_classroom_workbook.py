@@ -6,11 +6,20 @@
     python templates/make_classroom_workbook.py --out DIR
 
 Every step is a native formula from the classic function set (SUM, COUNT, COUNTIF, SUMSQ, SUMPRODUCT, IF,
-AVERAGE, ...), so Excel 2010+ and LibreOffice compute it; no LET, XLOOKUP or dynamic arrays. Beside each result a
-check cell calls the iaa-engine add-in (=FLEISS(...), =COHEN(...), ...): without the add-in it shows #NAME?. Every
-check cell states the orientation of its range (``layout``): "rows" for the annotators × items matrix of the Data and
-SPA sheets, "columns" for the spans × annotators table of the Alpha sheet; the add-in's default, "auto", would refuse
-a square matrix (e.g. after a class pastes 3 annotators × 3 items).
+AVERAGE, ...), so Excel 2010+ and LibreOffice compute it; no LET, XLOOKUP or dynamic-array functions. Beside each
+result a check cell calls the iaa-engine add-in (=FLEISS(...), =COHEN(...), ...): without the add-in it shows #NAME?.
+Every check cell states the orientation of its range (``layout``): "rows" for the annotators × items matrix of the
+Data and SPA sheets, "columns" for the spans × annotators table of the Alpha sheet; the add-in's default, "auto",
+would refuse a square matrix (e.g. after a class pastes 3 annotators × 3 items).
+
+Check cells whose function returns a table (IAA_REPORT, ITEM_AGREEMENT, BCR_WEIGHTS, GOLD) spill. Written as plain
+formulas, Excel 365 would read them as legacy formulas (``=@GOLD(...)``, only the top-left value). They are written
+as array formulas sized to the table the add-in returns for the seed data (``<f t="array" ref="B12:C32">``: Excel
+2010-2019 and LibreOffice compute a sized Ctrl-Shift-Enter array), and after saving :func:`mark_dynamic_arrays` adds
+what makes Excel 365 treat them as dynamic arrays that spill to the size of the result: the cell attribute ``cm="1"``
+pointing at a cell-metadata block of ``xl/metadata.xml`` whose type XLDAPR carries ``fDynamic="1"``, with that part's
+content type and workbook relationship (the layout XlsxWriter's ``write_dynamic_array_formula`` writes; openpyxl
+cannot write it). :func:`spills` lists them.
 
 The solution version has every step; the exercise version keeps the inputs and the worked examples of the
 exercise sheet (pair 0-1 of Cohen's kappa, instance 1 of Fleiss' kappa, Freq_1(k), Freq(k) and w_11) and leaves
@@ -23,12 +32,17 @@ the other step cells (blue) empty for students.
 from __future__ import annotations
 
 import argparse
+import io
+import re
+import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 from openpyxl import Workbook
 from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.pagebreak import Break
 
 HERE = Path(__file__).resolve().parent
@@ -67,6 +81,9 @@ DATA = "Data!$B$5:$P$7"  # the matrix on the Data sheet
 ROWS = '"rows"'  # the add-in's layout argument for DATA: one row per annotator (stated, not left to "auto")
 COLS = [get_column_letter(2 + j) for j in range(N_ITEMS)]  # B..P: one column per item
 FIRST, LAST = COLS[0], COLS[-1]
+# Rows of the add-in's IAA_REPORT table: a header, 5 counts, the core's 9 metrics (iaa_engine.METRICS) and SPA under
+# its 6 weighting schemes. tests/test_excel_template.py checks every spill size against the add-in's real output.
+REPORT_ROWS = 21
 
 # ----------------------------------------------------------------------------- styles
 
@@ -160,6 +177,33 @@ class Sheet:
             self.ws.merge_cells(f"{cell}:{get_column_letter(c.column + width - 1)}{c.row}")
         return c
 
+    def spill(
+        self,
+        cell: str,
+        formula: str,
+        rows: int,
+        cols: int,
+        label_cell: str | None = None,
+        fmt: str = P4,
+        *,
+        head_row: bool = False,
+        head_col: bool = False,
+    ):
+        """A check cell whose function returns a rows × cols table: an array formula over that range (a sized
+        CSE array for Excel 2010-2019 and LibreOffice), made a dynamic, spilling array for Excel 365 after saving
+        (:func:`mark_dynamic_arrays`). The whole range gets the check style; header row/column in General."""
+        c = self.check(cell, formula, label_cell, fmt, width=1)
+        last = f"{get_column_letter(c.column + cols - 1)}{c.row + rows - 1}"
+        c.value = ArrayFormula(f"{cell}:{last}", formula)
+        for r in range(rows):
+            for k in range(cols):
+                cc = self.ws.cell(row=c.row + r, column=c.column + k)
+                if (r, k) != (0, 0):
+                    cc.fill, cc.border, cc.font = FILL["check"], BOX, Font(italic=True, color="595959")
+                    cc.alignment = Alignment(horizontal="center")
+                cc.number_format = "General" if (head_row and r == 0) or (head_col and k == 0) else fmt
+        return c
+
     def widths(self, first: float, rest: float = 7.5, n: int = 16, extra: dict | None = None):
         self.ws.column_dimensions["A"].width = first
         for j in range(2, n + 1):
@@ -229,6 +273,8 @@ def sheet_start(wb: Workbook, exercise: bool) -> None:
         "Missing annotations are blank cells. Formulas use only the classic function set (Excel 2010+, LibreOffice).",
         'Check cells name the layout of their range: "rows" = one row per annotator (as on Data), "columns" = one '
         "column per annotator (as on Alpha).",
+        "Checks that return a table (IAA_REPORT, ITEM_AGREEMENT, BCR_WEIGHTS, GOLD) are array formulas over a grey "
+        "block: Excel 365 spills them, Excel 2010-2019 fills the block.",
         "Generated by templates/make_classroom_workbook.py (iaa-engine); checked against iaa_engine to 1e-9.",
     ]
     ws.cell(row=r, column=1, value="Notes").font = Font(bold=True)
@@ -266,7 +312,7 @@ def sheet_data(wb: Workbook, exercise: bool, record: bool) -> None:
     s.text("A11", "Krippendorff's alpha")
     s.check("B11", f'=KALPHA({DATA},"nominal",{ROWS})')
     s.text("A12", "Report (spills)")
-    s.check("B12", f"=IAA_REPORT({DATA},{ROWS})", width=1)  # spills a 21 x 2 table
+    s.spill("B12", f"=IAA_REPORT({DATA},{ROWS})", REPORT_ROWS, 2, fmt="General")  # a 21 x 2 table (metric, value)
     s.widths(17, 6, 16, {"Q": 3, "R": 13})
 
 
@@ -393,7 +439,7 @@ def sheet_fleiss(wb: Workbook, exercise: bool, record: bool) -> None:
         italic=True,
         color="7F6000",
     )
-    s.check("B10", f"=ITEM_AGREEMENT({DATA},{ROWS})", "A10", width=1)  # spills P_j along the 15 items
+    s.spill("B10", f"=ITEM_AGREEMENT({DATA},{ROWS})", 1, N_ITEMS, "A10")  # P_j along the 15 items
     s.ws["A10"].value = "add-in (spills):"
     s.head("A11", "P-bar")
     s.step("B11", f"=AVERAGE({FIRST}9:{LAST}9)", ("fleiss", "P_bar"))
@@ -479,7 +525,15 @@ def sheet_gold(wb: Workbook, exercise: bool, record: bool) -> None:
                 italic=True,
                 color="7F6000",
             )
-        s.check(f"K{row + 1}", f'=BCR_WEIGHTS({DATA},"{rule}",{ROWS})', f"J{row + 1}", width=1)  # spills 4 x 4
+        s.spill(  # w_ik with a header row (categories) and column (annotators): 4 x 4
+            f"K{row + 1}",
+            f'=BCR_WEIGHTS({DATA},"{rule}",{ROWS})',
+            N_ANN + 1,
+            len(CATEGORIES) + 1,
+            f"J{row + 1}",
+            head_row=True,
+            head_col=True,
+        )
         item_header(s, row + 5)
         for t in range(len(CATEGORIES)):
             r = row + 6 + t
@@ -507,7 +561,7 @@ def sheet_gold(wb: Workbook, exercise: bool, record: bool) -> None:
                 "@",
                 kind="result",
             )
-        s.check(f"B{row + 11}", f'=GOLD({DATA},"{rule}",{ROWS})', f"A{row + 11}", "General", width=1)  # spills 1 x 15
+        s.spill(f"B{row + 11}", f'=GOLD({DATA},"{rule}",{ROWS})', 1, N_ITEMS, f"A{row + 11}", "General")  # 1 x 15
         s.ws[f"A{row + 11}"].value = "add-in (spills):"
         row += 14
     s.widths(20, 8.5, 16)
@@ -717,11 +771,113 @@ def cells() -> list[tuple[tuple, str, str, bool]]:
     return list(CELLS)
 
 
+def array_cells(wb: Workbook) -> dict[str, dict[str, str]]:
+    """Sheet title -> {anchor cell: ref} of every array formula of the workbook (here: the spilling check cells)."""
+    out: dict[str, dict[str, str]] = {}
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, ArrayFormula):
+                    out.setdefault(ws.title, {})[c.coordinate] = c.value.ref
+    return out
+
+
+def spills() -> list[tuple[str, str, str, str]]:
+    """The spilling check cells: (sheet, anchor, ref, formula), the same in both versions."""
+    wb = build(exercise=False)
+    return [
+        (sheet, anchor, ref, wb[sheet][anchor].value.text)
+        for sheet, cells_ in array_cells(wb).items()
+        for anchor, ref in cells_.items()
+    ]
+
+
+# ----------------------------------------------------------------------------- dynamic-array metadata
+
+NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+NS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+METADATA_PART = "xl/metadata.xml"
+METADATA_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheetMetadata+xml"
+METADATA_REL_TYPE = f"{NS_REL}/sheetMetadata"
+# One cell-metadata block (cm="1") of type XLDAPR (dynamic array properties: fDynamic="1"), as Excel 365 and
+# XlsxWriter write it; the GUID is the ext URI Excel uses for xda:dynamicArrayProperties.
+METADATA_XML = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    f'<metadata xmlns="{NS_MAIN}" xmlns:xda="http://schemas.microsoft.com/office/spreadsheetml/2017/dynamicarray">'
+    '<metadataTypes count="1"><metadataType name="XLDAPR" minSupportedVersion="120000" copy="1" pasteAll="1" '
+    'pasteValues="1" merge="1" splitFirst="1" rowColShift="1" clearFormats="1" clearComments="1" assign="1" '
+    'coerce="1" cellMeta="1"/></metadataTypes>'
+    '<futureMetadata name="XLDAPR" count="1"><bk><extLst><ext uri="{bdbb8cdc-fa1e-496e-a857-3c3f30c029c3}">'
+    '<xda:dynamicArrayProperties fDynamic="1" fCollapsed="0"/></ext></extLst></bk></futureMetadata>'
+    '<cellMetadata count="1"><bk><rc t="1" v="0"/></bk></cellMetadata>'
+    "</metadata>"
+)
+
+
+def _sheet_parts(parts: dict[str, bytes]) -> dict[str, str]:
+    """Sheet name -> its worksheet part (zip name), from xl/workbook.xml and its relationships."""
+    wb = ElementTree.fromstring(parts["xl/workbook.xml"])
+    rels = ElementTree.fromstring(parts["xl/_rels/workbook.xml.rels"])
+    target = {r.get("Id"): r.get("Target") for r in rels}
+    out = {}
+    for sh in wb.iter(f"{{{NS_MAIN}}}sheet"):
+        t = target[sh.get(f"{{{NS_REL}}}id")]
+        out[sh.get("name")] = t.lstrip("/") if t.startswith("/") else f"xl/{t}"
+    return out
+
+
+def mark_dynamic_arrays(path: Path, arrays: dict[str, dict[str, str]]) -> None:
+    """Make the array formulas ``arrays`` (sheet -> {anchor: ref}) of the saved workbook ``path`` dynamic arrays:
+    ``cm="1"`` on each anchor cell, ``xl/metadata.xml`` (XLDAPR, fDynamic="1"), its content-type override and its
+    workbook relationship. Each anchor must already hold ``<f t="array" ref=...>`` (openpyxl's ArrayFormula)."""
+    with zipfile.ZipFile(path) as z:
+        infos = z.infolist()
+        parts = {i.filename: z.read(i) for i in infos}
+    sheet_parts = _sheet_parts(parts)
+    for sheet, anchors in arrays.items():
+        name = sheet_parts[sheet]
+        xml = parts[name].decode("utf-8")
+        for anchor, ref in anchors.items():
+            pat = re.compile(rf'<c r="{anchor}"((?: [a-z]+="[^"]*")*)><f t="array" ref="{ref}">')
+            xml, n = pat.subn(lambda m: f'<c r="{anchor}"{m.group(1)} cm="1"><f t="array" ref="{ref}">', xml)
+            if n != 1:
+                raise ValueError(f"{sheet}!{anchor}: no array formula over {ref} in {name}")
+        parts[name] = xml.encode("utf-8")
+    ct = parts["[Content_Types].xml"].decode("utf-8")
+    if f'PartName="/{METADATA_PART}"' not in ct:
+        ct = ct.replace(
+            "</Types>", f'<Override PartName="/{METADATA_PART}" ContentType="{METADATA_CONTENT_TYPE}"/></Types>'
+        )
+    parts["[Content_Types].xml"] = ct.encode("utf-8")
+    rels = parts["xl/_rels/workbook.xml.rels"].decode("utf-8")
+    if METADATA_REL_TYPE not in rels:
+        ids = set(re.findall(r'Id="([^"]+)"', rels))
+        rid = next(f"rId{k}" for k in range(1, len(ids) + 2) if f"rId{k}" not in ids)
+        rels = rels.replace(
+            "</Relationships>",
+            f'<Relationship Type="{METADATA_REL_TYPE}" Target="metadata.xml" Id="{rid}"/></Relationships>',
+        )
+    parts["xl/_rels/workbook.xml.rels"] = rels.encode("utf-8")
+    parts[METADATA_PART] = METADATA_XML.encode("utf-8")
+    names = [i.filename for i in infos] + ([METADATA_PART] if METADATA_PART not in {i.filename for i in infos} else [])
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in names:
+            z.writestr(name, parts[name])
+    path.write_bytes(buf.getvalue())
+
+
+def save(wb: Workbook, path: Path) -> None:
+    """Save with openpyxl, then mark the array formulas (the spilling check cells) as dynamic arrays."""
+    wb.save(path)
+    mark_dynamic_arrays(path, array_cells(wb))
+
+
 def write(out_dir: Path) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = (out_dir / "classroom_solution.xlsx", out_dir / "classroom_exercise.xlsx")
-    build(exercise=False).save(paths[0])
-    build(exercise=True).save(paths[1])
+    save(build(exercise=False), paths[0])
+    save(build(exercise=True), paths[1])
     return paths
 
 

@@ -6,6 +6,10 @@ read back with ``openpyxl(data_only=True)`` and every computed step (the registr
 compared with ``iaa_engine`` on the same data to 1e-9. The add-in's check cells show #NAME? in LibreOffice (no
 UDF there), so the comparison reads the native formula cells only.
 
+The check cells that return tables are dynamic-array formulas (sized arrays marked for Excel 365): the parts Excel
+needs are read from the unzipped files, each size is compared with what the add-in returns on the workbook's data,
+and LibreOffice computes the arrays as written (with the add-in call swapped for the add-in's own result).
+
 Without ``soffice`` these tests skip, except on CI (``CI=true``) where they fail: CI installs LibreOffice with
 ``scripts/system-deps.sh``.
 """
@@ -16,11 +20,15 @@ import ast
 import importlib.util
 import math
 import os
+import re
 import shutil
 import subprocess
 import uuid
 import warnings
+import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
 import numpy as np
 import pytest
@@ -28,6 +36,7 @@ import pytest
 import iaa_engine as ie
 
 openpyxl = pytest.importorskip("openpyxl")
+from openpyxl.worksheet.formula import ArrayFormula  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "templates"
@@ -44,6 +53,7 @@ def load_generator():
 
 gen = load_generator()
 CELLS = gen.cells()
+SPILLS = gen.spills()  # (sheet, anchor, ref, formula) of the check cells that return tables
 
 
 # ----------------------------------------------------------------------------- LibreOffice
@@ -86,9 +96,14 @@ def convert(files: list[Path], fmt: str, outdir: Path, tmp: Path) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def recalculated(tmp_path_factory):
+def recalculated_files(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("recalc")
-    sol, exe = convert([SOLUTION, EXERCISE], "xlsx", tmp / "out", tmp)
+    return convert([SOLUTION, EXERCISE], "xlsx", tmp / "out", tmp)
+
+
+@pytest.fixture(scope="module")
+def recalculated(recalculated_files):
+    sol, exe = recalculated_files
     return (openpyxl.load_workbook(sol, data_only=True), openpyxl.load_workbook(exe, data_only=True))
 
 
@@ -266,6 +281,15 @@ def assert_cells(wb, exp, *, exercise: bool) -> int:
 # ----------------------------------------------------------------------------- tests
 
 
+def formula_text(value):
+    """A cell's formula as text: an array formula (openpyxl's ArrayFormula) gives its text, anything else itself."""
+    return value.text if isinstance(value, ArrayFormula) else value
+
+
+def comparable(value):
+    return ("array", value.ref, value.text) if isinstance(value, ArrayFormula) else (value or None)
+
+
 def test_committed_workbooks_match_the_generator():
     """The committed .xlsx files are what the script writes (python templates/make_classroom_workbook.py)."""
     for path, exercise in ((SOLUTION, False), (EXERCISE, True)):
@@ -276,22 +300,24 @@ def test_committed_workbooks_match_the_generator():
             old = committed[ws.title]
             for row in ws.iter_rows():
                 for c in row:
-                    assert (old[c.coordinate].value or None) == (c.value or None), (path.name, ws.title, c.coordinate)
+                    got, want = comparable(old[c.coordinate].value), comparable(c.value)
+                    assert got == want, (path.name, ws.title, c.coordinate)
 
 
 def test_only_classic_functions():
     """Excel 2010+ and LibreOffice: no LET, XLOOKUP, FILTER, UNIQUE, SEQUENCE, LAMBDA or other dynamic arrays."""
     wb = openpyxl.load_workbook(SOLUTION)
     banned = ("LET(", "XLOOKUP(", "FILTER(", "UNIQUE(", "SEQUENCE(", "LAMBDA(", "TEXTJOIN(", "CONCAT(", "_xlfn")
-    addin = ("FLEISS(", "COHEN(", "KALPHA(", "SPA(", "GOLD(", "BCR_WEIGHTS(", "IAA_REPORT(")
+    addin = ("FLEISS(", "COHEN(", "KALPHA(", "SPA(", "GOLD(", "BCR_WEIGHTS(", "IAA_REPORT(", "ITEM_AGREEMENT(")
     n_checks = 0
     for ws in wb.worksheets:
         for row in ws.iter_rows():
             for c in row:
-                if isinstance(c.value, str) and c.value.startswith("=") and c.data_type == "f":
-                    assert not any(b in c.value.upper() for b in banned), (ws.title, c.coordinate, c.value)
-                    n_checks += any(c.value.upper().startswith("=" + a) for a in addin)
-    assert n_checks >= 20  # a check cell beside every result
+                f = formula_text(c.value)
+                if isinstance(f, str) and f.startswith("=") and c.data_type == "f":
+                    assert not any(b in f.upper() for b in banned), (ws.title, c.coordinate, f)
+                    n_checks += any(f.upper().startswith("=" + a) for a in addin)
+    assert n_checks >= 20  # a check cell beside every result (the 10 spilling ones included)
 
 
 def addin_layout_positions() -> dict[str, int]:
@@ -330,21 +356,23 @@ def test_every_addin_formula_states_its_layout(path):
     annotators × items matrices (Data, SPA) and "columns" for the spans × annotators table (Alpha)."""
     positions = addin_layout_positions()
     wb = openpyxl.load_workbook(path)
-    seen = 0
+    seen, arrays = 0, 0
     for ws in wb.worksheets:
         for row in ws.iter_rows():
             for c in row:
-                if not (isinstance(c.value, str) and c.value.startswith("=") and c.data_type == "f"):
+                f = formula_text(c.value)
+                if not (isinstance(f, str) and f.startswith("=") and c.data_type == "f"):
                     continue
-                if c.value[1:].partition("(")[0] not in positions:
+                if f[1:].partition("(")[0] not in positions:
                     continue
-                name, args = formula_args(c.value)
+                name, args = formula_args(f)
                 seen += 1
+                arrays += isinstance(c.value, ArrayFormula)
                 want = '"columns"' if args[0].startswith("Alpha!") else '"rows"'
                 idx = positions[name]
                 got = args[idx] if idx < len(args) else None
-                assert got == want, (ws.title, c.coordinate, c.value)
-    assert seen >= 20
+                assert got == want, (ws.title, c.coordinate, f)
+    assert seen >= 20 and arrays == len(SPILLS) == 10  # the spilling cells (array formulas) are checked too
 
 
 def test_solution_recalculated_by_libreoffice_equals_iaa_engine(recalculated):
@@ -415,3 +443,220 @@ def test_rendered_to_pdf_and_png(tmp_path):
         Path(keep).mkdir(parents=True, exist_ok=True)
         for f in [pdf, *tmp_path.glob("page*.png")]:
             shutil.copy(f, keep)
+
+
+# ----------------------------------------------------------------------------- dynamic arrays (cells that spill)
+
+NS = {
+    "m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+    "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+    "pr": "http://schemas.openxmlformats.org/package/2006/relationships",
+    "ct": "http://schemas.openxmlformats.org/package/2006/content-types",
+    "xda": "http://schemas.microsoft.com/office/spreadsheetml/2017/dynamicarray",
+}
+SPILLING = {  # function -> the spilling cells that call it: the ten check cells of issue 14 that return tables
+    "IAA_REPORT": ["Data!B12:C32"],
+    "ITEM_AGREEMENT": ["Fleiss!B10:P10"],
+    "BCR_WEIGHTS": ["Gold!K13:N16", "Gold!K27:N30", "Gold!K41:N44", "Gold!K55:N58"],
+    "GOLD": ["Gold!B23:P23", "Gold!B37:P37", "Gold!B51:P51", "Gold!B65:P65"],
+}
+
+
+def read_parts(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as z:
+        assert z.testzip() is None
+        return {name: z.read(name) for name in z.namelist()}
+
+
+def ref_shape(ref: str) -> tuple[int, int]:
+    (r1, c1), (r2, c2) = (openpyxl.utils.cell.coordinate_to_tuple(x) for x in ref.split(":"))
+    return r2 - r1 + 1, c2 - c1 + 1
+
+
+def part_of(base: str, target: str) -> str:
+    """A relationship target -> the zip name of the part (absolute, or relative to the folder of ``base``)."""
+    if target.startswith("/"):
+        return target[1:]
+    folder = base.rsplit("/", 1)[0] if "/" in base else ""
+    return os.path.normpath(f"{folder}/{target}").replace(os.sep, "/")
+
+
+def sheet_parts(parts: dict[str, bytes]) -> dict[str, str]:
+    wb = ElementTree.fromstring(parts["xl/workbook.xml"])
+    rels = ElementTree.fromstring(parts["xl/_rels/workbook.xml.rels"])
+    target = {r.get("Id"): r.get("Target") for r in rels.findall("pr:Relationship", NS)}
+    return {
+        sh.get("name"): part_of("xl/workbook.xml", target[sh.get(f"{{{NS['r']}}}id")])
+        for sh in wb.findall("m:sheets/m:sheet", NS)
+    }
+
+
+def dynamic_cell_metadata(parts: dict[str, bytes]) -> set[int]:
+    """The ``cm`` values (1-based cell-metadata blocks) that mean "dynamic array" in this package: the workbook
+    relates a sheetMetadata part of the right content type whose block points at XLDAPR with fDynamic="1"."""
+    rels = ElementTree.fromstring(parts["xl/_rels/workbook.xml.rels"])
+    meta = [
+        part_of("xl/workbook.xml", r.get("Target"))
+        for r in rels.findall("pr:Relationship", NS)
+        if r.get("Type") == "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sheetMetadata"
+    ]
+    assert meta == ["xl/metadata.xml"], "the workbook has no (or several) sheetMetadata relationship(s)"
+    types = ElementTree.fromstring(parts["[Content_Types].xml"])
+    overrides = {o.get("PartName"): o.get("ContentType") for o in types.findall("ct:Override", NS)}
+    assert overrides.get("/xl/metadata.xml") == (
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheetMetadata+xml"
+    ), "no content-type override for /xl/metadata.xml"
+    md = ElementTree.fromstring(parts["xl/metadata.xml"])
+    type_names = [t.get("name") for t in md.findall("m:metadataTypes/m:metadataType", NS)]
+    assert "XLDAPR" in type_names
+    assert md.find("m:metadataTypes", NS).get("count") == str(len(type_names))
+    future = {f.get("name"): f for f in md.findall("m:futureMetadata", NS)}
+    dyn_future = [
+        bk.find("m:extLst/m:ext/xda:dynamicArrayProperties", NS) for bk in future["XLDAPR"].findall("m:bk", NS)
+    ]
+    assert future["XLDAPR"].get("count") == str(len(dyn_future))
+    cell_md = md.find("m:cellMetadata", NS)
+    blocks = cell_md.findall("m:bk", NS)
+    assert cell_md.get("count") == str(len(blocks))
+    dynamic = set()
+    for i, bk in enumerate(blocks, start=1):
+        rc = bk.find("m:rc", NS)
+        t, v = int(rc.get("t")), int(rc.get("v"))  # t: 1-based metadata type; v: 0-based block of its futureMetadata
+        props = dyn_future[v] if type_names[t - 1] == "XLDAPR" else None
+        if props is not None and props.get("fDynamic") in ("1", "true"):
+            dynamic.add(i)
+    return dynamic
+
+
+@pytest.mark.parametrize("path", [SOLUTION, EXERCISE], ids=["solution", "exercise"])
+def test_spilling_cells_carry_the_dynamic_array_parts_excel_needs(path):
+    """Unzipped: xl/metadata.xml (XLDAPR, fDynamic="1"), its content type and workbook relationship; each spilling
+    cell is <c cm=..><f t="array" ref=..> with cm pointing at that dynamic-array block; no other cell has cm."""
+    parts = read_parts(path)
+    dynamic = dynamic_cell_metadata(parts)
+    assert dynamic == {1}
+    want = {ref_range for refs in SPILLING.values() for ref_range in refs}
+    assert {f"{sheet}!{ref}" for sheet, _, ref, _ in SPILLS} == want
+    seen = {}
+    for sheet, name in sheet_parts(parts).items():
+        root = ElementTree.fromstring(parts[name])  # every part stays well-formed XML
+        for c in root.iter(f"{{{NS['m']}}}c"):
+            f = c.find("m:f", NS)
+            if c.get("cm") is not None:
+                assert int(c.get("cm")) in dynamic, (sheet, c.get("r"))
+                assert f is not None and f.get("t") == "array", (sheet, c.get("r"))
+                seen[f"{sheet}!{f.get('ref')}"] = f.text
+                assert f.get("ref").split(":")[0] == c.get("r")
+            elif f is not None:
+                assert f.get("t") != "array", f"{sheet}!{c.get('r')}: an array formula not marked dynamic"
+    assert set(seen) == want
+    for func, refs in SPILLING.items():
+        for ref in refs:
+            assert seen[ref].startswith(f"{func}(Data!$B$5:$P$7,"), (ref, seen[ref])  # no "=", no "@", no _xlfn
+    # a check cell that returns one value stays an ordinary formula: no cm, no array
+    fleiss = ElementTree.fromstring(parts[sheet_parts(parts)["Fleiss"]])
+    (d19,) = [c for c in fleiss.iter(f"{{{NS['m']}}}c") if c.get("r") == "D19"]
+    assert d19.get("cm") is None and d19.find("m:f", NS).get("t") is None
+    assert d19.find("m:f", NS).text.startswith("FLEISS(")
+
+
+def load_addin():
+    """The add-in module itself (its functions are plain callables outside Excel, in either xlwings mode)."""
+    pytest.importorskip("xlwings")
+    spec = importlib.util.spec_from_file_location(
+        "iaa_functions_for_template", ROOT / "excel_addin" / "iaa_functions.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def addin_tables(wb) -> dict[tuple[str, str], list[list]]:
+    """(sheet, anchor) -> the table the add-in returns for that spilling cell's formula on the workbook's data."""
+    addin = load_addin()
+    matrix, _, _ = read_inputs(wb)
+    raw = [[float(v) for v in row] for row in matrix]
+    out = {}
+    for sheet, anchor, _, formula in SPILLS:
+        name, args = formula_args(formula)
+        assert args[0] == gen.DATA, formula
+        literals = [a.strip('"') for a in args[1:]]
+        out[sheet, anchor] = getattr(addin, name)(raw, *literals)
+    return out
+
+
+def test_spill_sizes_are_what_the_addin_returns():
+    """Each sized array covers exactly the add-in's table on the seed data (older Excel shows that range), and the
+    range is free (no value under it: Excel 365 would show #SPILL!, a CSE array would hide it)."""
+    wb = openpyxl.load_workbook(SOLUTION)
+    tables = addin_tables(wb)
+    for sheet, anchor, ref, _ in SPILLS:
+        table = tables[sheet, anchor]
+        assert isinstance(table, list), (sheet, anchor, table)  # a table, not an error value
+        assert ref_shape(ref) == (len(table), len(table[0])), (sheet, ref, len(table), len(table[0]))
+        for row in wb[sheet][ref]:
+            for c in row:
+                if c.coordinate != anchor:
+                    assert c.value is None, (sheet, c.coordinate, c.value)
+
+
+def test_spilling_cells_in_libreoffice_stay_sized_arrays(recalculated_files, recalculated):
+    """LibreOffice reads each spilling cell as an array over its ref and, with no add-in there, shows #NAME? in the
+    whole range, like every other check cell; the native cells are compared by the tests above."""
+    for path, values in zip(recalculated_files, recalculated):
+        formulas = openpyxl.load_workbook(path)
+        for sheet, anchor, ref, formula in SPILLS:
+            f = formulas[sheet][anchor].value
+            assert isinstance(f, ArrayFormula) and f.ref == ref, (path.name, sheet, anchor, f)
+            assert f.text.upper() == formula.upper(), (f.text, formula)  # LibreOffice lower-cases unknown names
+            for row in values[sheet][ref]:
+                for c in row:
+                    assert c.value == "#NAME?", (path.name, sheet, c.coordinate, c.value)
+        assert values["Fleiss"]["D19"].value == "#NAME?"  # a single-value check cell, unchanged
+
+
+def array_constant(table: list[list]) -> str:
+    """An inline array ({"a",1;"b",2}) holding a table the add-in returned."""
+
+    def literal(v):
+        if isinstance(v, str):
+            return v if v.startswith("#") else '"' + v.replace('"', '""') + '"'
+        return repr(v)
+
+    return "{" + ";".join(",".join(literal(v) for v in row) for row in table) + "}"
+
+
+def test_spilling_cells_compute_in_libreoffice_as_written(tmp_path):
+    """LibreOffice has no add-in, so each spilling cell's call is swapped, in the committed file as it is (sized
+    array, cm, metadata part), for the add-in's own result on the workbook's data as an inline array; LibreOffice
+    recalculates it and every cell of the range holds the add-in's value, the top-left one and all the others."""
+    tables = addin_tables(openpyxl.load_workbook(SOLUTION))
+    parts = read_parts(SOLUTION)
+    names = sheet_parts(parts)
+    for sheet, anchor, ref, _ in SPILLS:
+        xml = parts[names[sheet]].decode("utf-8")
+        pat = re.compile(rf'(<c r="{anchor}"[^>]* cm="1"[^>]*><f t="array" ref="{ref}">)[^<]*(</f>)')
+        xml, n = pat.subn(lambda m: m.group(1) + escape(array_constant(tables[sheet, anchor])) + m.group(2), xml)
+        assert n == 1, (sheet, anchor)
+        parts[names[sheet]] = xml.encode("utf-8")
+    swapped = tmp_path / "in" / "classroom_swapped.xlsx"
+    swapped.parent.mkdir()
+    with zipfile.ZipFile(swapped, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    (out,) = convert([swapped], "xlsx", tmp_path / "out", tmp_path)
+    rec = openpyxl.load_workbook(out, data_only=True)
+    problems = []
+    for sheet, anchor, ref, _ in SPILLS:
+        table = tables[sheet, anchor]
+        for i, row in enumerate(rec[sheet][ref]):
+            for k, c in enumerate(row):
+                want = table[i][k]
+                if isinstance(want, str):
+                    ok = c.value == want
+                else:
+                    ok = isinstance(c.value, (int, float)) and abs(c.value - float(want)) <= 1e-9
+                if not ok:
+                    problems.append(f"{sheet}!{c.coordinate}: LibreOffice {c.value!r}, add-in {want!r}")
+    assert not problems, "\n".join(problems[:30])
+    assert rec["Fleiss"]["B10"].value == pytest.approx(1 / 3) and rec["Fleiss"]["P10"].value == 1
