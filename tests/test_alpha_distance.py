@@ -776,3 +776,13 @@ def test_summarised_data_gives_the_same_values():
     m0 = ie.krippendorff_alpha_matrix(data, distance="masi").values
     m1 = ie.krippendorff_alpha_matrix(summary, distance="masi").values
     assert np.array_equal(m0, m1, equal_nan=True)
+
+
+def test_levenshtein_without_rapidfuzz_says_so(monkeypatch):
+    """rapidfuzz is a dependency everywhere but Pyodide (xlwings Lite): without it, a plain error, not a traceback."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "rapidfuzz.distance", None)
+    data = ie.Annotations.from_long(pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": ["abc", "abd"]}))
+    with pytest.raises(ValueError, match="needs the rapidfuzz package"):
+        ie.krippendorff_alpha(data, distance="levenshtein")

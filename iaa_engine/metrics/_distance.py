@@ -149,8 +149,14 @@ def _levenshtein_table(labels: Sequence[Any]) -> np.ndarray:
             f"(their lengths reach {int(lengths.max())} characters), more than the limit of {_LEV_WORK:.0e}. "
             "Compare shorter texts, or fewer distinct ones"
         )
-    from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import cdist
+    try:
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import cdist
+    except ImportError:  # a dependency everywhere but Pyodide (xlwings Lite), which does not provide it
+        raise ValueError(
+            "distance='levenshtein' needs the rapidfuzz package, which is not installed here (Pyodide has none); "
+            "use distance='jaccard', 'masi' or a callable d(a, b)"
+        ) from None
 
     lev = cdist(labels, labels, scorer=Levenshtein.distance, processor=None, dtype=np.int32)
     longest = np.maximum.outer(lengths, lengths)
