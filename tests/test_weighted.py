@@ -436,3 +436,19 @@ def test_fractional_count_tables_go_through_gwets_formulas():
         ie.krippendorff_alpha(data)
     with pytest.raises(ValueError, match="non-negative numbers"):
         ie.Annotations.from_counts([[1.0, -0.5]])
+
+
+def test_count_tables_can_be_read_at_another_level():
+    """A count table asked for at another level (numeric categories) keeps its counts (was a TypeError)."""
+    table = np.array([[1, 2, 0], [0, 2, 1], [2, 0, 1], [3, 0, 0]])
+    counts = ie.Annotations.from_counts(table)
+    labels = [(i, np.repeat(np.arange(3), row)) for i, row in enumerate(table)]  # each item's labels, in order
+    long = pd.DataFrame(
+        [(i, f"a{j}", int(k)) for i, ks in labels for j, k in enumerate(ks)], columns=["item", "annotator", "label"]
+    )
+    for level in ("ordinal", "interval", "ratio"):
+        assert ie.krippendorff_alpha(counts, level=level) == pytest.approx(
+            ie.krippendorff_alpha(ie.Annotations.from_long(long), level=level), abs=1e-14
+        )
+    fractional = ie.Annotations.from_counts(table / 2.0 + 0.25).with_level("interval")
+    assert fractional.fractional and fractional.level == "interval"

@@ -761,7 +761,7 @@ class Annotations:
             pairs = PairStats(
                 ps.a, position[ps.k], ps.b, position[ps.l], ps.count, ps.n_annotators, len(new), ps.items_per_annotator
             )
-        return Annotations.from_stats(
+        out = Annotations.from_stats(
             counts,
             items=self.items,
             categories=new,
@@ -771,6 +771,8 @@ class Annotations:
             pair_stats=pairs,
             n_annotations=self.n_annotations,
         )
+        out.fractional = self.fractional
+        return out
 
     # ---------------------------------------------------------------- sizes
 
@@ -886,6 +888,8 @@ class Annotations:
                 "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
                 "(non-numeric labels are never sorted silently)"
             )
+        if self.label is None:  # a count table or summed statistics: the same categories at another level
+            return self._stats_with_categories(np.arange(len(cats)), cats, level)
         return Annotations(
             self.item,
             self.annotator,
