@@ -25,6 +25,19 @@ The solution version has every step; the exercise version keeps the inputs and t
 exercise sheet (pair 0-1 of Cohen's kappa, instance 1 of Fleiss' kappa, Freq_1(k), Freq(k) and w_11) and leaves
 the other step cells (blue) empty for students.
 
+Answer checks without the add-in: beside each answer (A, E, kappa of each Cohen pair; P-bar, P-bar_e, Fleiss'
+kappa; the 60 gold labels; SPA under six schemes; p_a', p_a, p_e, alpha) a native formula (IF, ABS, IFERROR) shows
+"correct" (a number within TOLERANCE = 0.001 of the answer; a gold label equal as text, so 1 and "1" agree, ties
+as "1|2"), "not yet" (anything else, an error value included) or nothing while the answer is blank. It compares
+with the same cell of a hidden sheet "Key <sheet>": the solution's steps built by the same code, computing from the
+workbook's own inputs (Data; the typed matrix of SPA; the spans of Alpha), so the checks follow edited data and
+work in Excel, LibreOffice and Google Sheets. ``CHECKS`` lists them (key, sheet, answer cell, check cell, kind).
+
+Inputs (yellow) are typed values only; a cell that copies another one by formula is light grey ("copy"). The
+matrices on Data and SPA accept only the labels of CATEGORIES or a blank (data validation with an error message);
+P_j (Fleiss) and the pairwise kappas (a summary table under the Cohen blocks, with a bar chart) have a colour scale.
+The Start sheet (first) has learning goals, numbered STEPS naming the cells to fill, HINTS and how the checks work.
+
 ``CELLS`` lists every computed cell (key, sheet, cell, given in the exercise); the tests in
 ``tests/test_excel_template.py`` recalculate both versions in LibreOffice and compare each with iaa_engine.
 """
@@ -39,9 +52,12 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from openpyxl import Workbook
+from openpyxl.chart import BarChart, Reference
 from openpyxl.comments import Comment
+from openpyxl.formatting.rule import ColorScaleRule, FormulaRule
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.pagebreak import Break
 
@@ -92,8 +108,12 @@ FILL = {
     "step": PatternFill("solid", fgColor="DDEBF7"),  # blue: a step (empty in the exercise)
     "result": PatternFill("solid", fgColor="C6EFCE"),  # green: a result
     "check": PatternFill("solid", fgColor="EDEDED"),  # grey: the add-in's function
+    "copy": PatternFill("solid", fgColor="F2F2F2"),  # light grey: copied from another sheet by a formula
+    "answer": PatternFill("solid", fgColor="FFFFFF"),  # white, boxed: the native answer check (correct / not yet)
     "head": PatternFill("solid", fgColor="D9D9D9"),
 }
+GOOD = PatternFill("solid", fgColor="C6EFCE", bgColor="C6EFCE")  # conditional formats: "correct"
+NOT_YET = PatternFill("solid", fgColor="FFEB9C", bgColor="FFEB9C")  # "not yet"
 THIN = Side(style="thin", color="A6A6A6")
 BOX = Border(left=THIN, right=THIN, top=THIN, bottom=THIN)
 P4 = "0.0000"
@@ -103,16 +123,40 @@ CHECK_NOTE = (
 )
 
 CELLS: list[tuple[tuple, str, str, bool]] = []  # (key, sheet, cell, given in the exercise)
+# Answer checks without the add-in: (key, sheet, answer cell, check cell, kind "number" | "label").
+CHECKS: list[tuple[tuple, str, str, str, str]] = []
+TOLERANCE = 0.001  # a number is "correct" within this absolute tolerance; gold labels must match exactly
+KEY_PREFIX = "Key "  # hidden sheets "Key Cohen", ... : the solution's steps, computed from the same inputs
+KEYED = ("Cohen", "Fleiss", "Gold", "SPA", "Alpha")
+
+
+def key_sheet(title: str) -> str:
+    return f"{KEY_PREFIX}{title}"
+
+
+def answer_formula(cell: str, key_ref: str, kind: str) -> str:
+    """The native answer check of ``cell``: blank -> blank; a number within TOLERANCE of the key (or, for a gold
+    label, the same text: 1 and "1" are the same label, ties as "1|2") -> "correct"; anything else, an error
+    included -> "not yet". Classic functions only (IF, ABS, IFERROR)."""
+    if kind == "label":
+        test = f'{cell}&""={key_ref}&""'
+    else:
+        test = f"ABS({cell}-{key_ref})<={TOLERANCE}"
+    return f'=IFERROR(IF({cell}="","",IF({test},"correct","not yet")),"not yet")'
 
 
 class Sheet:
     """Writes one sheet; in exercise mode, step cells that are not worked examples stay empty."""
 
-    def __init__(self, wb: Workbook, title: str, exercise: bool, record: bool) -> None:
-        self.ws = wb.create_sheet(title)
+    def __init__(self, wb: Workbook, title: str, exercise: bool, record: bool, key: bool = False) -> None:
+        """``key``: the hidden answer-key copy of sheet ``title`` (every step, no add-in cells, no answer checks)."""
+        self.ws = wb.create_sheet(key_sheet(title) if key else title)
         self.title = title
-        self.exercise = exercise
-        self.record = record
+        self.key = key
+        self.exercise = exercise and not key
+        self.record = record and not key
+        if key:
+            self.ws.sheet_state = "hidden"
 
     def text(self, cell: str, value, *, bold=False, italic=False, size=None, fill=None, wrap=False, color=None):
         c = self.ws[cell]
@@ -133,10 +177,11 @@ class Sheet:
         return c
 
     def given(self, cell: str, value, fmt: str | None = None, *, key: tuple | None = None):
-        """Input or reference that is present in both versions."""
+        """Input (yellow, a typed value) or a copy of another cell (a formula: light grey, not an input), present
+        in both versions."""
         c = self.ws[cell]
         c.value = value
-        c.fill = FILL["input"]
+        c.fill = FILL["copy" if isinstance(value, str) and value.startswith("=") else "input"]
         c.border = BOX
         c.alignment = Alignment(horizontal="center")
         if fmt:
@@ -161,7 +206,24 @@ class Sheet:
             CELLS.append((key, self.title, cell, worked))
         return c
 
+    def answer(self, cell: str, target: str, key: tuple, kind: str = "number"):
+        """A native answer check in ``cell`` for the student's answer in ``target`` (compared with the hidden key
+        sheet's same cell)."""
+        if self.key:
+            return None
+        c = self.ws[cell]
+        c.value = answer_formula(target, f"'{key_sheet(self.title)}'!{target}", kind)
+        c.fill = FILL["answer"]
+        c.border = BOX
+        c.font = Font(bold=True)
+        c.alignment = Alignment(horizontal="center")
+        if self.record:
+            CHECKS.append((key, self.title, target, cell, kind))
+        return c
+
     def check(self, cell: str, formula: str, label_cell: str | None = None, fmt: str = P4, width: int = 2):
+        if self.key:
+            return None
         if label_cell:
             self.text(label_cell, "add-in:", italic=True, color="595959")
             self.ws[label_cell].alignment = Alignment(horizontal="right")
@@ -192,6 +254,8 @@ class Sheet:
         """A check cell whose function returns a rows × cols table: an array formula over that range (a sized
         CSE array for Excel 2010-2019 and LibreOffice), made a dynamic, spilling array for Excel 365 after saving
         (:func:`mark_dynamic_arrays`). The whole range gets the check style; header row/column in General."""
+        if self.key:
+            return None
         c = self.check(cell, formula, label_cell, fmt, width=1)
         last = f"{get_column_letter(c.column + cols - 1)}{c.row + rows - 1}"
         c.value = ArrayFormula(f"{cell}:{last}", formula)
@@ -222,71 +286,239 @@ def item_header(s: Sheet, row: int, label: str = "item j"):
         s.head(f"{col}{row}", f"=Data!{col}$4")
 
 
+def validate_labels(s: Sheet, rng: str) -> DataValidation:
+    """Only the seed's labels (or a blank = missing annotation) may be typed into the matrix ``rng``."""
+    labels = ",".join(str(k) for k in CATEGORIES)
+    dv = DataValidation(
+        type="list",
+        formula1=f'"{labels}"',
+        allow_blank=True,
+        showErrorMessage=True,
+        errorStyle="stop",
+        errorTitle="Not a category",
+        error=f"Type one of the categories {labels}, or leave the cell blank (no annotation).",
+        showInputMessage=True,
+        promptTitle="Annotation",
+        prompt=f"A category ({labels}) or blank.",
+    )
+    dv.add(rng)
+    s.ws.add_data_validation(dv)
+    return dv
+
+
+def agreement_scale() -> ColorScaleRule:
+    """Colour scale for agreement cells: red at 0 (chance), yellow at 0.6, green at 1 (perfect)."""
+    return ColorScaleRule(
+        start_type="num", start_value=0, start_color="F8696B",
+        mid_type="num", mid_value=0.6, mid_color="FFEB84",
+        end_type="num", end_value=1, end_color="63BE7B",
+    )  # fmt: skip
+
+
+KAPPA_SUMMARY = 46  # first row of the Cohen sheet's summary table (pairs, kappas) and chart
+
+
+def kappa_summary(s: Sheet) -> None:
+    """Cohen sheet: a table of the three pairwise kappas (copied from the blocks above; blank until filled), a
+    colour scale on it and a bar chart of it."""
+    r0 = KAPPA_SUMMARY
+    s.text(f"A{r0}", "Summary: pairwise Cohen's kappa (fills in as you compute the blocks above)", bold=True, size=12)
+    s.head(f"A{r0 + 1}", "pair")
+    s.head(f"B{r0 + 1}", "kappa")
+    for t, (x, y) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        r = r0 + 2 + t
+        kappa = f"B{4 + 14 * t + 11}"
+        s.head(f"A{r}", f"{x} and {y}")
+        c = s.ws[f"B{r}"]
+        c.value = f'=IF({kappa}="","",{kappa})'
+        c.number_format = P4
+        c.border = BOX
+        c.fill = FILL["copy"]
+        c.alignment = Alignment(horizontal="center")
+    s.ws.conditional_formatting.add(f"B{r0 + 2}:B{r0 + 4}", agreement_scale())
+    chart = BarChart()
+    chart.type = "bar"
+    chart.title = "Pairwise Cohen's kappa"
+    chart.y_axis.title = "kappa"
+    chart.x_axis.title = "annotator pair"
+    chart.y_axis.scaling.min = 0
+    chart.y_axis.scaling.max = 1
+    chart.y_axis.number_format = "0.0"
+    chart.x_axis.delete = chart.y_axis.delete = False  # openpyxl 3.1 hides the axes unless told
+    chart.legend = None
+    chart.add_data(Reference(s.ws, min_col=2, min_row=r0 + 1, max_row=r0 + 4), titles_from_data=True)
+    chart.set_categories(Reference(s.ws, min_col=1, min_row=r0 + 2, max_row=r0 + 4))
+    chart.height, chart.width = 6.5, 13
+    s.ws.add_chart(chart, f"D{r0 + 1}")
+
+
 # ----------------------------------------------------------------------------- sheets
+
+
+GOALS = [
+    "Compute Cohen's kappa for a pair of annotators by hand: observed agreement A, chance agreement E, "
+    "kappa = (A - E)/(1 - E).",
+    "Compute Fleiss' kappa for the whole group: the agreement P_j of each instance, its mean P-bar, the chance "
+    "agreement P-bar_e from the category shares p_k.",
+    "Build a gold standard with the bias-correcting rules (weights w_ik, weighted votes) and keep ties.",
+    "See how missing annotations are handled (SPA) and follow Krippendorff's alpha step by step.",
+    "Read an agreement number: 0 is chance level, 1 is perfect agreement.",
+]
+# Numbered steps: (title, text). Every Sheet!Cell named here exists (tests/test_excel_template.py checks it).
+STEPS = [
+    (
+        "Data",
+        "Look at the annotation matrix Data!B5:P7 (yellow: 3 annotators in rows, 15 instances in columns) and the "
+        "categories Data!R5:R7. Only 1, 2, 3 or a blank (no annotation) can be typed into the matrix.",
+    ),
+    (
+        "Cohen, pair 0-1",
+        "Read the worked example: the same? row Cohen!B8:P8, A_01 = 0.8 in Cohen!B9, the counts n_x(k), n_y(k) "
+        "and p_x(k) p_y(k) in Cohen!B11:D13, E_01 in Cohen!B14 and kappa_01 = 0.698 in Cohen!B15.",
+    ),
+    (
+        "Cohen, pair 0-2",
+        "Fill the same? row Cohen!B22:P22, A_02 in Cohen!B23, the counts and p_x p_y in Cohen!B25:D27, E_02 in "
+        "Cohen!B28 and kappa_02 in Cohen!B29. Your checks: Cohen!G23, Cohen!G28, Cohen!G29.",
+    ),
+    (
+        "Cohen, pair 1-2",
+        "The same in Cohen!B36:P36, Cohen!B37, Cohen!B39:D41, Cohen!B42 and Cohen!B43 (checks Cohen!G37, "
+        "Cohen!G42, Cohen!G43). The chart beside Cohen!B48:B50 then shows your three kappas.",
+    ),
+    (
+        "Fleiss",
+        "Instance 1 is worked (column B). Fill n_kj in Fleiss!C5:P7, n in Fleiss!C8:P8 and P_j in Fleiss!C9:P9; "
+        "then P-bar in Fleiss!B11, the sums and p_k in Fleiss!B14:C16, P-bar_e in Fleiss!B17 and kappa in "
+        "Fleiss!B19 (the exercise sheet: 0.599). Checks: Fleiss!G11, Fleiss!G17, Fleiss!G19.",
+    ),
+    (
+        "Gold",
+        "Counts and totals of annotators 1 and 2 in Gold!B6:E7, their Freq_i(k) in Gold!G6:I7 (annotator 0 and "
+        "all annotators are worked). Then, rule by rule, the weights w_ik (rule 'diff': Gold!B14:D16), the "
+        "weighted votes (Gold!B18:P20), the best score (Gold!B21:P21) and the gold labels (Gold!B22:P22). "
+        "Rules 'rat', 'com' and 'inv' follow in the same layout: gold labels in Gold!B36:P36, Gold!B50:P50, "
+        "Gold!B64:P64 (w_11 of 'rat' is worked in Gold!B28). Checks: Gold!B24:P24, Gold!B38:P38, Gold!B52:P52, "
+        "Gold!B66:P66.",
+    ),
+    (
+        "SPA",
+        "On the sparse matrix SPA!B5:P7 (matrix A with six blanks; a typed copy you may change) compute n_i in "
+        "SPA!B8:P8, n_ik in SPA!B9:P11 and P_i in SPA!B12:P12 (blank when fewer than 2 annotations), the class "
+        "shares in SPA!B15:C17, C in SPA!F15, q and r in SPA!F16:G17, the item weights in SPA!B20:P27 and SPA "
+        "under each scheme in SPA!B31:D36. Checks: SPA!E31:E36.",
+    ),
+    (
+        "Alpha",
+        "The label counts are worked. Fill p(a|i,k) in Alpha!K5:O12, p(a|i) in Alpha!P5:P12, p_a' in Alpha!B18, "
+        "p_a in Alpha!B19, pi_k in Alpha!F20:J20, p_e in Alpha!B21 and alpha in Alpha!B22 (Datasaur: 0.56). "
+        "Checks: Alpha!I18, Alpha!I19, Alpha!I21, Alpha!I22.",
+    ),
+]
+HINTS = [
+    "Start from the worked example of each sheet (pair 0-1, instance 1, annotator 0, w_11): look at its formula, "
+    "then fill it right or down - relative references do the rest.",
+    "COUNTIF(range, k) counts the cells holding category k; SUMSQ(range) adds up squares; SUMPRODUCT(r1, r2) "
+    "multiplies pair by pair and adds up; COUNT(range) counts the numbers (a blank is not counted).",
+    "|J| is the number of instances (COUNT of the item numbers); in P_j, n is the number of ratings of instance j.",
+    "A gold label is the category with the largest weighted vote. On a tie type all tied categories, smallest "
+    "first, joined by | (for example 1|2).",
+    "Keep full precision: refer to cells instead of typing rounded numbers (the exercise sheet rounds E_01 to "
+    "0.337; the exact value is 0.3378).",
+    "Change a label on Data and watch every sheet follow; the checks then judge your formulas on the new data.",
+]
+CHECKING = [
+    'Beside each answer a check cell says "correct" (green) when your number is within 0.001 of the answer, or '
+    'your gold label is exactly the answer; "not yet" (orange) otherwise, also for an error value. While the '
+    "answer cell is blank, the check stays blank.",
+    "The checks are ordinary formulas (IF, ABS, IFERROR): they work in Excel, LibreOffice and Google Sheets without "
+    "any add-in. They compare with hidden sheets (Key Cohen, ...) that compute every step from the same inputs - "
+    "looking there spoils the exercise.",
+    "Optional: with the iaa-engine Excel add-in the grey cells compute each result with the library; without it they "
+    "show #NAME? - that is expected and changes nothing else.",
+]
 
 
 def sheet_start(wb: Workbook, exercise: bool) -> None:
     ws = wb.active
     ws.title = "Start"
-    version = "EXERCISE (fill in the blue cells)" if exercise else "SOLUTION (every step computed)"
-    lines = [
-        ("Annotation analysis: agreement and gold standard", dict(bold=True, size=16)),
-        (f"Classroom workbook - {version}", dict(bold=True, size=12)),
-        ("Methods in Computational Linguistics: exercise by Franziska Weeber, after material by Eva Maria Vecchi.", {}),
-        ("Krippendorff's alpha after Datasaur's worked example.", {}),
-        ("", {}),
-        ("Sheets, in the order of the exercise", dict(bold=True)),
-        ("Data - the annotation matrix A: 3 annotators (rows) label 15 instances (columns) with categories 1-3.", {}),
-        ("Cohen - Cohen's kappa for every pair of annotators: A_xy, E_xy, kappa_xy.", {}),
-        ("Fleiss - Fleiss' kappa for the group: n_kj, P_j, P-bar, p_k, P-bar_e, kappa.", {}),
+    version = "EXERCISE: fill in the blue cells" if exercise else "SOLUTION: every step computed"
+    rows: list[tuple[str | None, str, dict, str | None]] = [  # (column A, column B, font, fill of column A)
+        (None, "Annotation analysis: agreement and gold standard", dict(bold=True, size=16), None),
+        (None, f"Classroom workbook - {version}", dict(bold=True, size=12), None),
         (
-            "Gold - the four bias-correcting rules: Freq_i(k), Freq(k), weights w_ik, weighted votes, gold labels "
-            "(ties kept: all tied labels, joined by |).",
-            {},
+            None,
+            "Methods in Computational Linguistics: exercise by Franziska Weeber, after material by Eva Maria Vecchi; "
+            "Krippendorff's alpha after Datasaur's worked example.",
+            dict(italic=True),
+            None,
         ),
-        ("SPA - Sparse Probability of Agreement on a copy of A with some cells blanked, six weighting schemes.", {}),
-        ("Alpha - Krippendorff's alpha on Datasaur's span example, step by step (alpha = 0.56).", {}),
-        ("", {}),
-        ("Colours", dict(bold=True)),
+        (None, "", {}, None),
+        (None, "Learning goals", dict(bold=True, size=13), None),
+        *[("•", g, {}, None) for g in GOALS],
+        (None, "", {}, None),
+        (None, "Steps", dict(bold=True, size=13), None),
+        *[(f"{n}.", f"{title}: {text}", {}, None) for n, (title, text) in enumerate(STEPS, start=1)],
+        (None, "", {}, None),
+        (None, "Hints", dict(bold=True, size=13), None),
+        *[("•", h, {}, None) for h in HINTS],
+        (None, "", {}, None),
+        (None, "Checking your answers", dict(bold=True, size=13), None),
+        *[("•", c, {}, None) for c in CHECKING],
+        (None, "", {}, None),
+        (None, "Colours", dict(bold=True, size=13), None),
+        (None, "Input: a typed value you may change (the matrix on Data and on SPA, the spans on Alpha).", {}, "input"),
+        (None, "Copy: a formula showing a value of another cell (change the input it comes from).", {}, "copy"),
+        (None, "Step: a formula of the exercise. In the exercise version these are empty: your turn.", {}, "step"),
+        (None, "Result of a section (an answer that has a check).", {}, "result"),
+        (None, 'Check without the add-in: "correct" / "not yet" (blank while the answer is blank).', {}, "answer"),
+        (None, "Optional check by the iaa-engine add-in (#NAME? without it).", {}, "check"),
+        (None, "", {}, None),
+        (None, "Notes", dict(bold=True, size=13), None),
+        (
+            "•",
+            "Rounding: the exercise sheet rounds intermediate values (E_01 = 0.337, w_11 = 0.832); this workbook keeps "
+            "full precision and shows 4 decimals (E_01 = 76/225 = 0.3378, w_11 = 0.8333).",
+            {},
+            None,
+        ),
+        (
+            "•",
+            "Missing annotations are blank cells. Formulas use only the classic function set (Excel 2010+, "
+            "LibreOffice, Google Sheets).",
+            {},
+            None,
+        ),
+        (
+            "•",
+            'Add-in cells name the layout of their range: "rows" = one row per annotator (Data, SPA), "columns" = '
+            "one column per annotator (Alpha). Those returning a table are array formulas: Excel 365 spills them, "
+            "Excel 2010-2019 fills the grey block.",
+            {},
+            None,
+        ),
+        ("•", "Generated by templates/make_classroom_workbook.py (iaa-engine); checked against iaa_engine.", {}, None),
     ]
-    for i, (text, style) in enumerate(lines, start=1):
-        ws.cell(row=i, column=1, value=text).font = Font(**style)
-    legend = [
-        ("input", "Input: data you may change (the matrix on Data, the spans on Alpha). Every sheet follows."),
-        ("step", "Step: a formula of the exercise. In the exercise version these are empty: your turn."),
-        ("result", "Result of a section."),
-        ("check", "Check: the iaa-engine Excel add-in's function computing the same result (grey, beside a result)."),
-        ("check", "Without the add-in (e.g. in LibreOffice) a check cell shows #NAME? - that is expected."),
-    ]
-    r = len(lines) + 1
-    for kind, text in legend:
-        c = ws.cell(row=r, column=1, value="")
-        if not text.startswith("Without"):
-            c.fill = FILL[kind]
-            c.border = BOX
-        ws.cell(row=r, column=2, value=text)
-        r += 1
-    r += 1
-    notes = [
-        "Rounding: the exercise sheet rounds intermediate values (it prints E_01 = 0.337 and w_11 = 0.832);",
-        "this workbook keeps full precision and displays 4 decimals (E_01 = 76/225 = 0.3378, w_11 = 0.8333).",
-        "Missing annotations are blank cells. Formulas use only the classic function set (Excel 2010+, LibreOffice).",
-        'Check cells name the layout of their range: "rows" = one row per annotator (as on Data), "columns" = one '
-        "column per annotator (as on Alpha).",
-        "Checks that return a table (IAA_REPORT, ITEM_AGREEMENT, BCR_WEIGHTS, GOLD) are array formulas over a grey "
-        "block: Excel 365 spills them, Excel 2010-2019 fills the block.",
-        "Generated by templates/make_classroom_workbook.py (iaa-engine); checked against iaa_engine to 1e-9.",
-    ]
-    ws.cell(row=r, column=1, value="Notes").font = Font(bold=True)
-    for text in notes:
-        r += 1
-        ws.cell(row=r, column=1, value=text)
-    ws.column_dimensions["A"].width = 6
-    ws.column_dimensions["B"].width = 110
-    for row in range(1, len(lines) + 1):
-        ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=2) if row <= len(lines) else None
-    for row in range(r - len(notes) + 1, r + 1):
-        ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=2)
+    for r, (mark, text, font, fill) in enumerate(rows, start=1):
+        a = ws.cell(row=r, column=1, value=mark)
+        a.alignment = Alignment(horizontal="right", vertical="top")
+        if fill:
+            a.fill, a.border = FILL[fill], BOX
+        b = ws.cell(row=r, column=2, value=text)
+        b.font = Font(**font)
+        b.alignment = Alignment(wrap_text=True, vertical="top")
+        if font.get("size", 11) > 11:
+            ws.row_dimensions[r].height = 1.6 * font["size"]
+        elif len(text) > 125:  # wrapped text: room for its lines
+            ws.row_dimensions[r].height = 15 * (len(text) // 125 + 1)
+    ws.column_dimensions["A"].width = 5
+    ws.column_dimensions["B"].width = 120
+    ws.sheet_view.zoomScale = 110
+
+
+def start_text(wb: Workbook) -> str:
+    """The Start sheet's text, one line per row."""
+    return "\n".join(str(c.value) for c in wb["Start"]["B"] if c.value)
 
 
 def sheet_data(wb: Workbook, exercise: bool, record: bool) -> None:
@@ -306,6 +538,7 @@ def sheet_data(wb: Workbook, exercise: bool, record: bool) -> None:
     s.head("R4", "categories K")
     for t, k in enumerate(CATEGORIES):
         s.given(f"R{5 + t}", k)
+    validate_labels(s, f"{FIRST}5:{LAST}7")
     s.text("A9", "Add-in checks of the whole matrix:", bold=True)
     s.text("A10", "Fleiss' kappa")
     s.check("B10", f"=FLEISS({DATA},{ROWS})")
@@ -316,8 +549,8 @@ def sheet_data(wb: Workbook, exercise: bool, record: bool) -> None:
     s.widths(17, 6, 16, {"Q": 3, "R": 13})
 
 
-def sheet_cohen(wb: Workbook, exercise: bool, record: bool) -> None:
-    s = Sheet(wb, "Cohen", exercise, record)
+def sheet_cohen(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> None:
+    s = Sheet(wb, "Cohen", exercise, record, key)
     s.title_rows(
         "Cohen's kappa for each pair of annotators",
         "A_xy = share of instances with the same category;  E_xy = sum_k p_x(k) p_y(k) with "
@@ -385,6 +618,9 @@ def sheet_cohen(wb: Workbook, exercise: bool, record: bool) -> None:
             f"B{b + 11}", f"=(B{b + 5}-B{b + 10})/(1-B{b + 10})", ("cohen", x, y, "kappa"), worked=worked, kind="result"
         )
         s.check(f"D{b + 11}", f"=COHEN({DATA},{x + 1},{y + 1},{ROWS})", f"C{b + 11}")
+        s.answer(f"G{b + 5}", f"B{b + 5}", ("cohen", x, y, "A"))
+        s.answer(f"G{b + 10}", f"B{b + 10}", ("cohen", x, y, "E"))
+        s.answer(f"G{b + 11}", f"B{b + 11}", ("cohen", x, y, "kappa"))
         if worked:
             s.text(f"I{b + 5}", "exercise sheet: A_01 = 12/15 = 0.8", italic=True, color="7F6000")
             s.text(
@@ -401,10 +637,12 @@ def sheet_cohen(wb: Workbook, exercise: bool, record: bool) -> None:
             )
     s.widths(14, 7.5, 16)
     s.ws.row_breaks.append(Break(id=31))
+    if not key:
+        kappa_summary(s)
 
 
-def sheet_fleiss(wb: Workbook, exercise: bool, record: bool) -> None:
-    s = Sheet(wb, "Fleiss", exercise, record)
+def sheet_fleiss(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> None:
+    s = Sheet(wb, "Fleiss", exercise, record, key)
     s.title_rows(
         "Fleiss' kappa for the whole group",
         "n_kj = annotators who chose k for instance j;  P_j = (sum_k n_kj^2 - n)/(n(n-1));  "
@@ -459,12 +697,17 @@ def sheet_fleiss(wb: Workbook, exercise: bool, record: bool) -> None:
     s.head("A19", "kappa")
     s.step("B19", "=(B11-B17)/(1-B17)", ("fleiss", "kappa"), kind="result")
     s.check("D19", f"=FLEISS({DATA},{ROWS})", "C19")
-    s.text("G19", "exercise sheet: kappa = 0.599", italic=True, color="7F6000")
+    s.text("I19", "exercise sheet: kappa = 0.599", italic=True, color="7F6000")
+    s.answer("G11", "B11", ("fleiss", "P_bar"))
+    s.answer("G17", "B17", ("fleiss", "P_e"))
+    s.answer("G19", "B19", ("fleiss", "kappa"))
+    if not key:  # P_j from red (no agreement) over yellow to green (all agree)
+        s.ws.conditional_formatting.add(f"{FIRST}9:{LAST}9", agreement_scale())
     s.widths(15, 7, 16)
 
 
-def sheet_gold(wb: Workbook, exercise: bool, record: bool) -> None:
-    s = Sheet(wb, "Gold", exercise, record)
+def sheet_gold(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> None:
+    s = Sheet(wb, "Gold", exercise, record, key)
     s.title_rows(
         "Gold standard with the bias-correcting rules (ties kept)",
         "Freq_i(k) = share of annotator i's labels that are k;  Freq(k) = share of all labels that are k;  "
@@ -558,17 +801,20 @@ def sheet_gold(wb: Workbook, exercise: bool, record: bool) -> None:
                 f"{col}{row + 10}",
                 f'=SUBSTITUTE(TRIM({tied})," ","|")',
                 ("gold", rule, "gold", col),
-                "@",
+                "General",  # not Text: a typed formula computes
                 kind="result",
             )
+            s.answer(f"{col}{row + 12}", f"{col}{row + 10}", ("gold", rule, "gold", col), "label")
+        if not key:
+            s.text(f"A{row + 12}", "check (no add-in)", italic=True)
         s.spill(f"B{row + 11}", f'=GOLD({DATA},"{rule}",{ROWS})', 1, N_ITEMS, f"A{row + 11}", "General")  # 1 x 15
         s.ws[f"A{row + 11}"].value = "add-in (spills):"
         row += 14
     s.widths(20, 8.5, 16)
 
 
-def sheet_spa(wb: Workbook, exercise: bool, record: bool) -> None:
-    s = Sheet(wb, "SPA", exercise, record)
+def sheet_spa(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> None:
+    s = Sheet(wb, "SPA", exercise, record, key)
     s.title_rows(
         "SPA: Sparse Probability of Agreement on a sparse copy of A",
         "P_i = (sum_k n_ik^2 - n_i)/(n_i(n_i - 1)) for items with n_i >= 2;  SPA = sum_i k_i P_i / sum_i "
@@ -576,23 +822,24 @@ def sheet_spa(wb: Workbook, exercise: bool, record: bool) -> None:
     )
     item_header(s, 4)
     blanks = set(SPARSE_BLANKS)
+    src = "SPA!" if key else ""  # the key sheet computes from the SPA sheet's own inputs
     for i in range(N_ANN):
         s.head(f"A{5 + i}", f"annotator {i}")
         for j, col in enumerate(COLS):
-            if (i, j) in blanks:
-                c = s.given(f"{col}{5 + i}", None)
-            else:
-                s.given(f"{col}{5 + i}", f"=Data!{col}{5 + i}")
-    s.text("R5", "= Data with some cells blank (missing);", italic=True)
+            if not key:  # typed values (a copy of Data with some cells blank), not links: real inputs
+                s.given(f"{col}{5 + i}", None if (i, j) in blanks else MATRIX_A[i][j])
+    if not key:
+        validate_labels(s, f"{FIRST}5:{LAST}7")
+    s.text("R5", "= matrix A of Data with some cells blank (missing);", italic=True)
     s.text("R6", "blank or fill cells here to change the design", italic=True)
     s.head("A8", "n_i")
     for col in COLS:
-        s.step(f"{col}8", f"=COUNT({col}5:{col}7)", ("spa", "n", col), "0")
+        s.step(f"{col}8", f"=COUNT({src}{col}5:{col}7)", ("spa", "n", col), "0")
     for t in range(len(CATEGORIES)):
         r = 9 + t
         s.given(f"A{r}", f"=Data!$R${5 + t}", '"n_ik, k = "0')
         for col in COLS:
-            s.step(f"{col}{r}", f"=COUNTIF({col}$5:{col}$7,$A{r})", ("spa", "n_ik", t, col), "0")
+            s.step(f"{col}{r}", f"=COUNTIF({src}{col}$5:{col}$7,$A{r})", ("spa", "n_ik", t, col), "0")
     s.head("A12", "P_i")
     for col in COLS:
         s.step(f"{col}12", f'=IF({col}8>=2,(SUMSQ({col}9:{col}11)-{col}8)/({col}8*({col}8-1)),"")', ("spa", "P_i", col))
@@ -662,7 +909,7 @@ def sheet_spa(wb: Workbook, exercise: bool, record: bool) -> None:
             }[name]
             s.step(f"{col}{r}", f, ("spa", "w", name, col), "0.000")
     s.text("A29", "SPA under each weighting scheme", bold=True)
-    for c, h in zip("ABCDF", ["scheme", "Σ k_i P_i", "Σ k_i", "SPA", "add-in"]):
+    for c, h in zip("ABCDEF", ["scheme", "Σ k_i P_i", "Σ k_i", "SPA", "check", "add-in"]):
         s.head(f"{c}30", h)
     for t, scheme in enumerate(SPA_SCHEMES):
         r = 31 + t
@@ -672,6 +919,7 @@ def sheet_spa(wb: Workbook, exercise: bool, record: bool) -> None:
         s.step(f"C{r}", f"=SUM({FIRST}{wr}:{LAST}{wr})", ("spa", "den", scheme), "0.000")
         s.step(f"D{r}", f"=B{r}/C{r}", ("spa", "spa", scheme), kind="result")
         s.check(f"F{r}", f'=SPA(SPA!${FIRST}$5:${LAST}$7,"{scheme}",{ROWS})')
+        s.answer(f"E{r}", f"D{r}", ("spa", "spa", scheme))
     s.text(
         "H31",
         "flat = Fleiss' P-bar on the items with 2+ annotations; annotations = Krippendorff's 1 - D_o;",
@@ -681,8 +929,8 @@ def sheet_spa(wb: Workbook, exercise: bool, record: bool) -> None:
     s.widths(26, 8, 16)
 
 
-def sheet_alpha(wb: Workbook, exercise: bool, record: bool) -> None:
-    s = Sheet(wb, "Alpha", exercise, record)
+def sheet_alpha(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> None:
+    s = Sheet(wb, "Alpha", exercise, record, key)
     s.title_rows(
         "Krippendorff's alpha as Datasaur computes it: Labeler A vs Reviewer (seed 002)",
         "p_a = p_a' (1 - 1/(n r')) + 1/(n r');  p_e = sum_k pi_k^2;  alpha = (p_a - p_e)/(1 - p_e).  "
@@ -707,12 +955,16 @@ def sheet_alpha(wb: Workbook, exercise: bool, record: bool) -> None:
         r = 5 + t
         s.head(f"A{r}", span)
         s.ws[f"A{r}"].alignment = Alignment(horizontal="left")
-        s.given(f"B{r}", a)
-        s.given(f"C{r}", rv)
-        s.step(f"D{r}", f"=COUNTA(B{r}:C{r})", ("alpha", "r_i", t), "0", worked=True)
+        if not key:  # the key sheet computes from the Alpha sheet's own inputs
+            s.given(f"B{r}", a)
+            s.given(f"C{r}", rv)
+        src = "Alpha!" if key else ""
+        s.step(f"D{r}", f"=COUNTA({src}B{r}:C{r})", ("alpha", "r_i", t), "0", worked=True)
         s.step(f"E{r}", f"=IF(D{r}>=2,1,0)", ("alpha", "kept", t), "0", worked=True)
         for u, c in enumerate(lab_cols):
-            s.step(f"{c}{r}", f"=IF($E{r}=1,COUNTIF($B{r}:$C{r},{c}$4),0)", ("alpha", "r_ik", t, u), "0", worked=True)
+            s.step(
+                f"{c}{r}", f"=IF($E{r}=1,COUNTIF({src}$B{r}:$C{r},{c}$4),0)", ("alpha", "r_ik", t, u), "0", worked=True
+            )
         for u, (c, lc) in enumerate(zip(pa_cols, lab_cols)):
             s.step(f"{c}{r}", f'=IF($E{r}=1,{lc}{r}*({lc}{r}-1)/($B$17*($D{r}-1)),"")', ("alpha", "pa_ik", t, u))
         s.step(f"P{r}", f'=IF($E{r}=1,SUM(K{r}:O{r}),"")', ("alpha", "pa_i", t))
@@ -743,6 +995,8 @@ def sheet_alpha(wb: Workbook, exercise: bool, record: bool) -> None:
     s.text("C21", "Datasaur: p_e = 0.3055", italic=True, color="7F6000")
     s.text("C22", "Datasaur: alpha = 0.56", italic=True, color="7F6000")
     s.check("G22", f'=KALPHA(Alpha!$B${first}:$C${last},"nominal","columns")', "F22")
+    for r, k in ((18, "pa_prime"), (19, "p_a"), (21, "p_e"), (22, "alpha")):
+        s.answer(f"I{r}", f"B{r}", ("alpha", k))
     s.widths(22, 9, 16, {"B": 11, "C": 11, "E": 12, **{c: 11.5 for c in "KLMNO"}})
 
 
@@ -755,7 +1009,16 @@ def build(exercise: bool, record: bool = False) -> Workbook:
     sheet_gold(wb, exercise, record)
     sheet_spa(wb, exercise, record)
     sheet_alpha(wb, exercise, record)
+    for builder in (sheet_cohen, sheet_fleiss, sheet_gold, sheet_spa, sheet_alpha):
+        builder(wb, exercise, record=False, key=True)  # hidden answer keys of the native checks
     for ws in wb.worksheets:
+        if ws.title in KEYED:  # the answer checks turn green ("correct") or orange ("not yet")
+            ws.conditional_formatting.add(
+                "A1:Z80", FormulaRule(formula=['A1="correct"'], font=Font(bold=True, color="006100"), fill=GOOD)
+            )
+            ws.conditional_formatting.add(
+                "A1:Z80", FormulaRule(formula=['A1="not yet"'], font=Font(bold=True, color="9C5700"), fill=NOT_YET)
+            )
         ws.sheet_view.showGridLines = ws.title != "Start"
         ws.page_setup.orientation = "landscape"
         ws.page_setup.fitToWidth = 1

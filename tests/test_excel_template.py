@@ -54,6 +54,9 @@ def load_generator():
 gen = load_generator()
 CELLS = gen.cells()
 SPILLS = gen.spills()  # (sheet, anchor, ref, formula) of the check cells that return tables
+CHECKS = list(gen.CHECKS)  # (key, sheet, answer cell, check cell, kind) of the native answer checks
+VISIBLE = ["Start", "Data", "Cohen", "Fleiss", "Gold", "SPA", "Alpha"]
+SHEETS = VISIBLE + [gen.key_sheet(t) for t in gen.KEYED]  # the answer keys are hidden sheets
 
 
 # ----------------------------------------------------------------------------- LibreOffice
@@ -111,11 +114,11 @@ def recalculated(recalculated_files):
 
 
 def read_inputs(wb) -> tuple[list[list], list[list], list[list]]:
-    """The matrix on Data, the sparse copy on SPA (Data with the blanks of SPARSE_BLANKS), the spans on Alpha."""
-    data = wb["Data"]
+    """The matrix on Data, the sparse matrix typed on SPA (seed: Data with the blanks of SPARSE_BLANKS), the spans
+    on Alpha."""
+    data, spa = wb["Data"], wb["SPA"]
     matrix = [[data.cell(row=5 + i, column=2 + j).value for j in range(gen.N_ITEMS)] for i in range(gen.N_ANN)]
-    blanks = set(gen.SPARSE_BLANKS)
-    sparse = [[None if (i, j) in blanks else matrix[i][j] for j in range(gen.N_ITEMS)] for i in range(gen.N_ANN)]
+    sparse = [[spa.cell(row=5 + i, column=2 + j).value for j in range(gen.N_ITEMS)] for i in range(gen.N_ANN)]
     alpha = wb["Alpha"]
     spans = [[alpha.cell(row=5 + t, column=c).value for t in range(len(gen.SEED002_SPANS))] for c in (2, 3)]
     return matrix, sparse, spans
@@ -295,7 +298,8 @@ def test_committed_workbooks_match_the_generator():
     for path, exercise in ((SOLUTION, False), (EXERCISE, True)):
         committed = openpyxl.load_workbook(path)
         fresh = gen.build(exercise=exercise)
-        assert committed.sheetnames == fresh.sheetnames == ["Start", "Data", "Cohen", "Fleiss", "Gold", "SPA", "Alpha"]
+        assert committed.sheetnames == fresh.sheetnames == SHEETS
+        assert [ws.title for ws in committed.worksheets if ws.sheet_state == "visible"] == VISIBLE
         for ws in fresh.worksheets:
             old = committed[ws.title]
             for row in ws.iter_rows():
@@ -660,3 +664,163 @@ def test_spilling_cells_compute_in_libreoffice_as_written(tmp_path):
                     problems.append(f"{sheet}!{c.coordinate}: LibreOffice {c.value!r}, add-in {want!r}")
     assert not problems, "\n".join(problems[:30])
     assert rec["Fleiss"]["B10"].value == pytest.approx(1 / 3) and rec["Fleiss"]["P10"].value == 1
+
+
+# ----------------------------------------------------------------------------- answer checks without the add-in
+
+
+def typed(value, kind: str):
+    """The solution's value as a student types it: a number to 4 decimals (as the sheet shows it), a gold label
+    "2" as the number 2, a tie "1|2" as text."""
+    if kind == "label":
+        return int(value) if str(value).isdigit() else str(value)
+    return round(float(value), 4)
+
+
+def test_answer_checks_cover_every_result():
+    """A native check beside every answer: A, E and kappa of each Cohen pair, P-bar, P-bar_e and Fleiss' kappa, the
+    60 gold labels (4 rules x 15 items), SPA under 6 schemes, p_a', p_a, p_e and alpha; each compares the answer
+    cell with the same cell of a hidden key sheet computed from the same inputs."""
+    assert len(CHECKS) == 9 + 3 + 4 * gen.N_ITEMS + len(gen.SPA_SCHEMES) + 4
+    registry = {(sheet, cell): key for key, sheet, cell, _ in CELLS}
+    results = {(s, c) for s, c in registry if s in gen.KEYED}
+    for key, sheet, answer, check, kind in CHECKS:
+        assert registry[sheet, answer] == key, (sheet, answer)
+        assert (kind == "label") == (key[0] == "gold" and key[-2] == "gold"), key
+    wb = openpyxl.load_workbook(EXERCISE)
+    for key, sheet, answer, check, kind in CHECKS:
+        f = wb[sheet][check].value
+        assert f == gen.answer_formula(answer, f"'{gen.key_sheet(sheet)}'!{answer}", kind), (sheet, check, f)
+        assert wb[gen.key_sheet(sheet)].sheet_state == "hidden"
+        assert wb[gen.key_sheet(sheet)][answer].value == gen.build(exercise=False)[sheet][answer].value
+    assert {(s, a) for _, s, a, _, _ in CHECKS} <= results
+
+
+def test_answer_checks_work_without_the_addin(tmp_path, recalculated):
+    """In LibreOffice (no add-in): the exercise as handed out shows a blank check beside each blank answer (and
+    "correct" beside the worked examples); with the solution's values typed in (numbers to 4 decimals, one gold
+    label typed as a formula) every check says "correct"; off by twice the tolerance or a wrong label, "not yet"."""
+    _, handed_out = recalculated
+    exp = expected_values(*read_inputs(handed_out))
+    given = {(sheet, cell) for _, sheet, cell, g in CELLS if g}
+    for key, sheet, answer, check, _ in CHECKS:
+        got = handed_out[sheet][check].value
+        assert got == ("correct" if (sheet, answer) in given else None), (sheet, check, got)
+    right, wrong = openpyxl.load_workbook(EXERCISE), openpyxl.load_workbook(EXERCISE)
+    formula_typed = False
+    for key, sheet, answer, _, kind in CHECKS:
+        value = typed(exp[key], kind)
+        if kind == "label":
+            if value == 1 and not formula_typed:  # a typed formula computes: the cell is not formatted as Text
+                right[sheet][answer], formula_typed = "=Data!$R$5", True
+            else:
+                right[sheet][answer] = value
+            wrong[sheet][answer] = 3 if value != 3 else "1|3"
+        else:
+            right[sheet][answer] = value
+            wrong[sheet][answer] = value + 2 * gen.TOLERANCE
+    assert formula_typed
+    (tmp_path / "in").mkdir()
+    files = [tmp_path / "in" / "right.xlsx", tmp_path / "in" / "wrong.xlsx"]
+    right.save(files[0])
+    wrong.save(files[1])
+    out_right, out_wrong = (
+        openpyxl.load_workbook(f, data_only=True) for f in convert(files, "xlsx", tmp_path / "out", tmp_path)
+    )
+    problems = []
+    for key, sheet, answer, check, _ in CHECKS:
+        if out_right[sheet][check].value != "correct":
+            problems.append(
+                f"right {sheet}!{answer}={out_right[sheet][answer].value!r}: {out_right[sheet][check].value!r}"
+            )
+        if out_wrong[sheet][check].value != "not yet":
+            problems.append(
+                f"wrong {sheet}!{answer}={out_wrong[sheet][answer].value!r}: {out_wrong[sheet][check].value!r}"
+            )
+    assert not problems, "\n".join(problems[:30])
+
+
+# ----------------------------------------------------------------------------- traps for students
+
+
+def fill_of(cell) -> str:
+    return (cell.fill.fgColor.rgb or "")[-6:] if cell.fill and cell.fill.fill_type == "solid" else ""
+
+
+@pytest.mark.parametrize("path", [SOLUTION, EXERCISE], ids=["solution", "exercise"])
+def test_inputs_are_inputs_and_answers_are_not_text(path):
+    """Every yellow input cell holds a typed value (no link to another sheet: copies are grey); no answer or step
+    cell is formatted as Text (a formula a student types computes)."""
+    wb = openpyxl.load_workbook(path)
+    yellow = gen.FILL["input"].fgColor.rgb[-6:]
+    inputs = 0
+    for ws in wb.worksheets[1:]:  # the Start sheet's colour legend aside
+        for row in ws.iter_rows():
+            for c in row:
+                if fill_of(c) == yellow:
+                    inputs += 1
+                    assert c.data_type != "f" and not str(c.value or "").startswith("="), (ws.title, c.coordinate)
+    n = gen.N_ANN * gen.N_ITEMS
+    assert inputs == n + len(gen.CATEGORIES) + n + 2 * len(gen.SEED002_SPANS)  # Data, its labels, SPA, Alpha
+    for _, sheet, cell, _ in CELLS:
+        assert wb[sheet][cell].number_format != "@", (sheet, cell)
+    spa = wb["SPA"]
+    blanks = set(gen.SPARSE_BLANKS)
+    for i in range(gen.N_ANN):
+        for j, col in enumerate(gen.COLS):
+            assert spa[f"{col}{5 + i}"].value == (None if (i, j) in blanks else gen.MATRIX_A[i][j])
+
+
+# ----------------------------------------------------------------------------- the Start sheet
+
+
+@pytest.mark.parametrize("path", [SOLUTION, EXERCISE], ids=["solution", "exercise"])
+def test_start_sheet_teaches(path):
+    """Start comes first (and is the active sheet) with learning goals, numbered steps, hints and how the checks
+    work; every Sheet!cell it names exists and is a cell of the exercise (input, step, result or answer check)."""
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames[0] == "Start" and wb.active.title == "Start"
+    text = gen.start_text(wb)
+    for heading in ("Learning goals", "Steps", "Hints", "Checking your answers", "Colours"):
+        assert heading in [c.value for c in wb["Start"]["B"]], heading
+    numbers = [c.value for c in wb["Start"]["A"] if isinstance(c.value, str) and c.value.endswith(".")]
+    assert numbers == [f"{n}." for n in range(1, len(gen.STEPS) + 1)] and len(numbers) >= 8
+    assert wb["Start"].column_dimensions["B"].width >= 100
+    assert all(c.alignment.wrap_text for c in wb["Start"]["B"] if c.value)
+    styled = {gen.FILL[k].fgColor.rgb[-6:] for k in ("input", "step", "result", "answer", "copy")}
+    refs = re.findall(r"\b([A-Z][A-Za-z]+)!([A-Z]{1,2}\d+)(?::([A-Z]{1,2}\d+))?", text)
+    assert len(refs) >= 40
+    for sheet, first, last in refs:
+        assert sheet in VISIBLE, sheet
+        for row in wb[sheet][f"{first}:{last or first}"]:
+            for c in row:
+                assert fill_of(c) in styled, (sheet, c.coordinate, fill_of(c))
+
+
+# ----------------------------------------------------------------------------- validation, formats, chart
+
+
+@pytest.mark.parametrize("path", [SOLUTION, EXERCISE], ids=["solution", "exercise"])
+def test_validation_conditional_formats_and_chart(path):
+    """The matrices on Data and SPA accept only the seed's labels or a blank (with an error message); the pairwise
+    kappas and P_j have a colour scale, the answer checks turn green / orange; a bar chart of the pairwise kappas."""
+    wb = openpyxl.load_workbook(path)
+    labels = ",".join(map(str, gen.CATEGORIES))
+    for sheet in ("Data", "SPA"):
+        (dv,) = wb[sheet].data_validations.dataValidation
+        assert dv.type == "list" and dv.formula1 == f'"{labels}"' and dv.allow_blank
+        assert dv.showErrorMessage and dv.errorStyle == "stop" and labels in dv.error
+        assert str(dv.sqref) == f"{gen.FIRST}5:{gen.LAST}7"
+
+    def rules(ws):
+        return {str(rng.sqref): [r.type for r in rs] for rng, rs in ws.conditional_formatting._cf_rules.items()}
+
+    r0 = gen.KAPPA_SUMMARY
+    assert rules(wb["Cohen"])[f"B{r0 + 2}:B{r0 + 4}"] == ["colorScale"]
+    assert rules(wb["Fleiss"])[f"{gen.FIRST}9:{gen.LAST}9"] == ["colorScale"]
+    for sheet in {s for _, s, _, _, _ in CHECKS}:
+        assert rules(wb[sheet])["A1:Z80"] == ["expression", "expression"], sheet
+    assert [wb["Cohen"][f"B{r0 + 2 + t}"].value for t in range(3)] == [f'=IF(B{k}="","",B{k})' for k in (15, 29, 43)]
+    (chart,) = wb["Cohen"]._charts
+    assert chart.tagname == "barChart" and len(chart.series) == 1
+    assert chart.series[0].val.numRef.f == f"'Cohen'!$B${r0 + 2}:$B${r0 + 4}"
