@@ -651,10 +651,11 @@ def test_a_re_sync_reads_only_what_changed_and_agrees_with_a_full_read(server, a
     s5 = sync()
     assert s5["pull"]["mode"] == "full" and "total_predictions_number" in s5["pull"]["reason"], s5["pull"]
     assert s5["planned"] == {}
-    # a damaged state file is no state
+    # a damaged state file is read around, with the reason in the summary
     path.write_bytes(b"not gzip")
     s6 = sync()
-    assert s6["pull"] == {"mode": "full", "read": 15, "reason": "no saved state"} and s6["planned"] == {}
+    assert s6["pull"]["mode"] == "full" and s6["pull"]["read"] == 15 and s6["planned"] == {}, s6["pull"]
+    assert s6["pull"]["reason"].startswith("saved state ignored: ") and "not a valid gzip file" in s6["pull"]["reason"]
     # --full reads everything; --no-state keeps nothing
     assert sync("--full")["pull"]["reason"] == "--full"
     other = tmp_path / "never"

@@ -142,6 +142,11 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
         }
         assert post(port, fake, {"X-IAA-Secret": "wrong"}) == 403
         assert post(port, fake, {}) == 403
+        # an authenticated webhook that is not one (no task named) is refused and logged, in one line
+        assert post(port, {**fake, "task": None, "annotation": {"id": 1}}, {"X-IAA-Secret": SECRET}) == 400
+        assert wait_for(
+            lambda: "400 not a Label Studio webhook: ANNOTATION_CREATED names no task" in log.read_text(), 5
+        )
         # a real webhook: a third annotator labels task 2 (pos, neg, pos -> P = 1/3, gold pos)
         api.create_annotation(t2, res("pos"), u3)
         assert wait_for(lambda: score(api, t2)[0] == pytest.approx(1 / 3), 30), log.read_text()
@@ -198,3 +203,59 @@ def test_polling_reconciles_what_no_webhook_announced(server, api, tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
     assert proc.returncode == 0, log.read_text()
+
+
+def test_a_corrupt_state_is_read_around_with_its_reason_and_the_summary_is_private(server, api, tmp_path):
+    """Issue 13, item 6 against the real server: a state file that is a JSON list, or a FIFO, makes `sync` read
+    everything (never hang) and say why in the summary; the summary files are 0600; an existing state directory
+    open to others is left as it is, with one warning line."""
+    import gzip
+    import stat
+
+    from iaa_label_studio.state import StateStore
+
+    users = lst.make_users(api, ["w1@example.com", "w2@example.com"])
+    u1, u2 = users.values()
+    pid = lst.make_project(
+        api,
+        "corrupt state",
+        CONFIG,
+        [
+            {
+                "data": {"text": "a"},
+                "annotations": [{"completed_by": u1, "result": res("pos")}, {"completed_by": u2, "result": res("neg")}],
+            }
+        ],
+    )
+    state_dir = tmp_path / "shared-state"
+    state_dir.mkdir()
+    os.chmod(state_dir, 0o777)
+    summary = tmp_path / "summaries"
+    args = ["sync", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--no-html", "--json"]
+    args += ["--state-dir", str(state_dir), "--summary", str(summary)]
+    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
+
+    def sync():
+        out = subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout), out.stderr
+
+    s1, err = sync()
+    assert s1["pull"]["reason"] == "no saved state" and s1["done"]
+    assert stat.S_IMODE(state_dir.stat().st_mode) == 0o777  # not chmodded
+    assert err.count("iaa: warning: the state directory") == 1 and len(err.strip().splitlines()) == 1, err
+    path = StateStore(state_dir).path(server.url, pid)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(summary.stat().st_mode) == 0o700
+    assert stat.S_IMODE((summary / f"iaa-ls-{pid}.json").stat().st_mode) == 0o600
+    assert sync()[0]["pull"]["mode"] == "incremental"
+    path.write_bytes(gzip.compress(b"[1, 2, 3]"))
+    s3, _ = sync()
+    assert s3["pull"]["mode"] == "full" and s3["planned"] == {}
+    assert s3["pull"]["reason"] == f"saved state ignored: {path.name} not a JSON object but a list"
+    path.unlink()
+    os.mkfifo(path)  # reading it the usual way would block for ever (subprocess.run's timeout would fail the test)
+    s4, _ = sync()
+    assert s4["pull"]["reason"] == f"saved state ignored: {path.name} not a regular file" and s4["planned"] == {}
+    saved = json.loads((summary / f"iaa-ls-{pid}.json").read_text())
+    assert saved["pull"]["reason"] == s4["pull"]["reason"]

@@ -4,7 +4,8 @@ Requests go through the ``label_studio_sdk.LabelStudio`` client's own HTTP layer
 (its base URL, authentication and timeouts) but return the server's JSON as is:
 the SDK's models would re-serialise annotations, and the connector must compare
 and keep them byte for byte. Every failure becomes :class:`LabelStudioError` with
-a one-line message that never contains the token.
+a one-line message that never contains the token, nor credentials written into the URL
+(``http://user:password@host``): :func:`redact_url` is the only form of the URL ever shown or stored.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-__all__ = ["LabelStudioError", "Api", "connect", "PLUGIN_EMAIL"]
+__all__ = ["LabelStudioError", "Api", "connect", "redact_url", "scrub", "PLUGIN_EMAIL"]
 
 #: The plugin's own user: every annotation it writes is completed by this user.
 PLUGIN_EMAIL = "iaa-engine-bot@localhost"
@@ -27,6 +28,49 @@ class LabelStudioError(Exception):
     """A connection or API problem, said in one line."""
 
 
+def redact_url(url: str) -> str:
+    """``url`` without the credentials of its authority (``http://user:pw@host/x`` -> ``http://***@host/x``)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if "@" not in parts.netloc:
+            return url
+        return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]))
+    except ValueError:  # unparseable: hide anything that looks like credentials
+        head, sep, rest = url.partition("://")
+        return head + sep + "***@" + rest.rpartition("@")[2] if "@" in rest else url
+
+
+def _credentials(url: str) -> list[str]:
+    """The secret parts of ``url``'s authority (user info, password, in raw and decoded forms), longest first."""
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:
+        netloc = url.partition("://")[2].partition("/")[0]
+    if "@" not in netloc:
+        return []
+    info = netloc.rpartition("@")[0]
+    user, _, password = info.partition(":")
+    found = {info + "@", unquote(info) + "@"}  # as written in a URL: always
+    # alone (quoted by a message in another form): unless so short that hiding it would garble the message
+    found |= {x for x in (password, unquote(password)) if len(x) >= 4}
+    found |= {x for x in (user, unquote(user)) if len(x) >= 4} if not password else set()
+    return sorted((x for x in found if x and x != "@"), key=len, reverse=True)
+
+
+def scrub(text: str, url: str | None) -> str:
+    """``text`` with the credentials of ``url`` (if any) replaced by ``***``."""
+    if not url:
+        return text
+    text = text.replace(url, redact_url(url)).replace(url.rstrip("/"), redact_url(url.rstrip("/")))
+    for secret in _credentials(url):
+        text = text.replace(secret, "***@" if secret.endswith("@") else "***")
+    return text
+
+
 def connect(url: str | None, token: str | None):
     """A ``label_studio_sdk.LabelStudio`` client; missing URL or token is an error that names the options."""
     if not url:
@@ -34,10 +78,13 @@ def connect(url: str | None, token: str | None):
     if not token:
         raise LabelStudioError("no API token: pass --token or set LABEL_STUDIO_API_KEY")
     if not url.startswith(("http://", "https://")):
-        raise LabelStudioError(f"the Label Studio URL must start with http:// or https://; got {url!r}")
+        raise LabelStudioError(f"the Label Studio URL must start with http:// or https://; got {redact_url(url)!r}")
     from label_studio_sdk import LabelStudio
 
-    return LabelStudio(base_url=url.rstrip("/"), api_key=token, timeout=60)
+    try:
+        return LabelStudio(base_url=url.rstrip("/"), api_key=token, timeout=60)
+    except Exception as exc:  # e.g. an invalid URL: said in one line, without the credentials
+        raise LabelStudioError(scrub(f"cannot use the Label Studio URL {url!r}: {exc}", url).splitlines()[0]) from None
 
 
 class Api:
@@ -48,13 +95,21 @@ class Api:
         self.retries = retries
         wrapper = client._client_wrapper  # the SDK's configured HTTP layer (base URL, auth headers, timeout)
         self._http = wrapper.httpx_client
-        self.base_url = wrapper.get_base_url()
+        self._raw_url = wrapper.get_base_url()
+        #: the server's URL as shown and stored: without credentials (:func:`redact_url`)
+        self.base_url = redact_url(self._raw_url)
         #: the server's clock at its latest answer (HTTP ``Date`` header, whole seconds), or None
         self.server_date: datetime | None = None
 
     def request(
         self, method: str, path: str, *, params: dict | None = None, json: Any = None, ok404: bool = False
     ) -> Any:
+        try:
+            return self._request(method, path, params=params, json=json, ok404=ok404)
+        except LabelStudioError as exc:  # whatever a message quotes (an httpx error, the server's answer)
+            raise LabelStudioError(scrub(str(exc), self._raw_url)) from None
+
+    def _request(self, method: str, path: str, *, params: dict | None, json: Any, ok404: bool) -> Any:
         import httpx
 
         try:

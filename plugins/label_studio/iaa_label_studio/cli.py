@@ -137,6 +137,13 @@ def register(subparsers: Any) -> None:
     w.add_argument("--no-gold", action="store_true")
     w.add_argument("--no-field", action="store_true")
     w.add_argument("--workers", type=int, default=4)
+    w.add_argument(
+        "--max-body",
+        type=int,
+        default=1 << 20,
+        metavar="BYTES",
+        help="largest webhook body accepted (default 1 MiB; larger ones get 413 unread)",
+    )
     w.add_argument("--max-seconds", type=float, default=None, help=argparse.SUPPRESS)
     w.set_defaults(func=_cmd_watch)
 
@@ -144,7 +151,7 @@ def register(subparsers: Any) -> None:
 def _connect(args: argparse.Namespace):
     from iaa_engine.cli import CliError
 
-    from .api import Api, LabelStudioError, connect
+    from .api import Api, LabelStudioError, connect, scrub
 
     url = args.url or os.environ.get("LABEL_STUDIO_URL")
     token = args.token or os.environ.get("LABEL_STUDIO_API_KEY")
@@ -154,7 +161,7 @@ def _connect(args: argparse.Namespace):
         api = Api(connect(url, token))
         api.whoami()  # fails early and clearly on a wrong token or an unreachable server
     except LabelStudioError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(scrub(str(exc), url)) from None
     return api
 
 
@@ -280,6 +287,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         model_version=args.model_version,
         gold=not args.no_gold,
         workers=args.workers,
+        max_body=args.max_body,
         max_seconds=args.max_seconds,
         out=sys.stdout,
         state=_state(args),

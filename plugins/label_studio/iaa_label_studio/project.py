@@ -79,12 +79,14 @@ def pull(
         from .api import PLUGIN_EMAIL
 
         plugin_user = next((uid for uid, email in users.items() if str(email).lower() == PLUGIN_EMAIL), None)
-    prev = None if state is None or full else state.load(api.base_url, project_id)
+    prev, unusable = None, None
+    if state is not None and not full:
+        prev, unusable = state.read(api.base_url, project_id)  # unusable: why not (no state, or its problem)
     tasks, info = None, {}
     if prev is not None and prev.watermark is not None:
         tasks, info = _pull_changes(api, p, prev, set(refresh), progress)
     if tasks is None:
-        why = "--full" if full else info.get("reason") or ("no saved state" if state is not None else "no state kept")
+        why = "--full" if full else info.get("reason") or unusable or ("no saved state" if state else "no state kept")
         tasks = _pull_all(api, int(project_id), p, progress)
         info = {"mode": "full", "read": len(tasks), "reason": why}
     if state is not None:

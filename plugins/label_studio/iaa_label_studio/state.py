@@ -10,10 +10,16 @@ task itself is saved; bulk actions that do not (deleting annotations or tasks fr
 imports) change the counters instead. One bulk action changes neither: the Data Manager's experimental
 "Rename Labels"; ``--full`` reads everything.
 
-The state holds the tasks as read (data, and of every annotation the fields agreement needs), so it lives
-in a private directory (mode 0700, files 0600): ``$IAA_LS_STATE_DIR``, else
-``$XDG_CACHE_HOME/iaa-engine/label-studio``, else ``~/.cache/iaa-engine/label-studio``. Deleting it is
-always safe: the next run reads everything.
+The state holds the tasks as read (data, and of every annotation the fields agreement needs), so its files
+are private (mode 0600) in ``$IAA_LS_STATE_DIR``, else ``$XDG_CACHE_HOME/iaa-engine/label-studio``, else
+``~/.cache/iaa-engine/label-studio`` (or ``--state-dir``). A directory the connector creates is made 0700; an
+existing one is never changed (a warning says so when others may enter it). Deleting the state is always safe:
+the next run reads everything.
+
+A saved state is used only when it checks out: a regular file of this user (never a FIFO, a device or a
+symbolic link: nothing is opened that could block), gzip that decompresses to at most
+:data:`MAX_STATE_BYTES`, and JSON of the expected shape for this server and project. Anything else is ignored
+and everything is read; the reason is the ``pull`` reason of the summary.
 """
 
 from __future__ import annotations
@@ -22,18 +28,26 @@ import gzip
 import hashlib
 import json
 import os
+import stat
+import sys
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from .convert import user_id
 
-__all__ = ["StateStore", "PullState", "default_state_dir", "slim_task", "FORMAT"]
+__all__ = ["StateStore", "PullState", "default_state_dir", "slim_task", "FORMAT", "MAX_STATE_BYTES", "NO_STATE"]
 
 FORMAT = 1
 _ANN_KEYS = ("id", "completed_by", "result", "was_cancelled", "ground_truth", "updated_at")
 _PRED_KEYS = ("id", "model_version", "score")
+#: the largest decompressed state read (a gzip bomb stops here); ~2 kB per task with three annotations
+MAX_STATE_BYTES = 1 << 30
+#: the pull reason when there is no saved state at all
+NO_STATE = "no saved state"
 
 
 def default_state_dir() -> Path:
@@ -108,11 +122,105 @@ class PullState:
         return cls(d["url"], int(d["project"]), wm, {int(t["id"]): t for t in d["tasks"]})
 
 
+class StateProblem(ValueError):
+    """Why a saved state cannot be used (one line)."""
+
+
+def _int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_shape(d: object, url: str, project: int) -> None:
+    """Raise :class:`StateProblem` unless ``d`` is a state of the expected shape for ``url`` and ``project``."""
+    if not isinstance(d, dict):
+        raise StateProblem(f"not a JSON object but a {type(d).__name__}")
+    if d.get("format") != FORMAT:
+        raise StateProblem(f"format {d.get('format')!r}, expected {FORMAT}")
+    if d.get("url") != url.rstrip("/") or not _int(d.get("project")) or d["project"] != int(project):
+        raise StateProblem("saved for another server or project")
+    wm = d.get("watermark")
+    if wm is not None:
+        if not isinstance(wm, str):
+            raise StateProblem("watermark is not a date")
+        try:
+            when = datetime.fromisoformat(wm)
+        except ValueError:
+            raise StateProblem("watermark is not a date") from None
+        if when.tzinfo is None:
+            raise StateProblem("watermark has no time zone")
+    tasks = d.get("tasks")
+    if not isinstance(tasks, list):
+        raise StateProblem("tasks is not a list")
+    for t in tasks:
+        if not isinstance(t, dict) or not _int(t.get("id")):
+            raise StateProblem("a task is not an object with an integer id")
+        if not isinstance(t.get("data"), dict) or not isinstance(t.get("updated_at"), (str, type(None))):
+            raise StateProblem(f"task {t['id']}: data or updated_at of the wrong type")
+        anns, preds = t.get("annotations"), t.get("predictions")
+        if not isinstance(anns, list) or not isinstance(preds, list):
+            raise StateProblem(f"task {t['id']}: annotations or predictions not a list")
+        for a in anns:
+            if (
+                not isinstance(a, dict)
+                or not _int(a.get("id"))
+                or not (a.get("completed_by") is None or _int(a.get("completed_by")))
+                or not isinstance(a.get("result"), (list, type(None)))
+            ):
+                raise StateProblem(f"task {t['id']}: an annotation of the wrong shape")
+        for q in preds:
+            if not isinstance(q, dict) or not _int(q.get("id")):
+                raise StateProblem(f"task {t['id']}: a prediction of the wrong shape")
+
+
+def _read_bounded(path: Path, limit: int) -> bytearray:
+    """The decompressed bytes of ``path``; raises :class:`StateProblem` for anything but a regular gzip file of
+    this user decompressing to at most ``limit`` bytes. Never blocks on a FIFO or device, never follows a link."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise StateProblem(f"cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise StateProblem("not a regular file")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise StateProblem(f"cannot be opened ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as raw:
+        st = os.fstat(fd)  # the file opened, not the name checked above
+        if not stat.S_ISREG(st.st_mode):
+            raise StateProblem("not a regular file")
+        if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+            raise StateProblem("owned by another user")
+        out = bytearray()
+        try:
+            with gzip.GzipFile(fileobj=raw, mode="rb") as f:
+                while True:
+                    chunk = f.read(min(1 << 20, limit + 1 - len(out)))
+                    if not chunk:
+                        break
+                    out += chunk
+                    if len(out) > limit:
+                        raise StateProblem(f"decompresses to more than {limit} bytes")
+        except (OSError, EOFError, zlib.error) as exc:
+            raise StateProblem(
+                f"not a valid gzip file ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+            ) from None
+    return out  # no copy: the limit bounds the memory once
+
+
 class StateStore:
     """One file per (server, project) in ``directory``."""
 
-    def __init__(self, directory: str | Path | None = None) -> None:
+    def __init__(
+        self, directory: str | Path | None = None, *, max_bytes: int = MAX_STATE_BYTES, warn: TextIO | None = None
+    ) -> None:
         self.directory = Path(directory) if directory is not None else default_state_dir()
+        self.max_bytes = int(max_bytes)
+        self._warn = warn  # where the one-line warning about a shared directory goes (default: stderr)
+        self._warned = False
 
     def path(self, url: str, project: int) -> Path:
         key = hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:16]
@@ -120,23 +228,52 @@ class StateStore:
 
     def load(self, url: str, project: int) -> PullState | None:
         """The saved state, or None when there is none or it cannot be used (any problem means: read all)."""
+        return self.read(url, project)[0]
+
+    def read(self, url: str, project: int) -> tuple[PullState | None, str | None]:
+        """``(state, None)``, or ``(None, why)`` when there is no usable state: :data:`NO_STATE`, or
+        ``"saved state ignored: <problem>"``."""
         path = self.path(url, project)
         try:
-            with gzip.open(path, "rt", encoding="utf-8") as f:
-                d = json.load(f)
-            if d.get("format") != FORMAT or d.get("url") != url.rstrip("/") or int(d.get("project")) != project:
-                return None
-            return PullState.from_json(d)
-        except (OSError, ValueError, KeyError, TypeError, EOFError):
-            return None
+            raw = _read_bounded(path, self.max_bytes)
+            try:
+                d = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                raise StateProblem("not valid JSON") from None
+            _check_shape(d, url, project)
+            return PullState.from_json(d), None
+        except FileNotFoundError:
+            return None, NO_STATE
+        except StateProblem as exc:
+            return None, f"saved state ignored: {path.name} {exc}"
+        except (OSError, ValueError, KeyError, TypeError, EOFError, MemoryError) as exc:  # a last resort
+            return None, f"saved state ignored: {path.name} cannot be used ({type(exc).__name__})"
+
+    def _ensure_directory(self) -> None:
+        """Create the directory 0700 when missing; an existing one is left as it is (a warning when others may
+        enter it: then the files alone, 0600, keep the state private)."""
+        d = self.directory
+        if not d.exists():
+            d.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.mkdir(d, 0o700)
+                os.chmod(d, 0o700)  # ours: the umask must not widen it
+                return
+            except FileExistsError:
+                pass  # created meanwhile by someone else: treated as existing
+        if not d.is_dir():
+            raise NotADirectoryError(f"the state directory {d} is not a directory")
+        mode = d.stat().st_mode & 0o7777
+        if mode & 0o077 and not self._warned:
+            self._warned = True
+            (self._warn or sys.stderr).write(
+                f"iaa: warning: the state directory {d} is accessible to others (mode {mode:o}); "
+                "left unchanged, the state files are private (0600)\n"
+            )
 
     def save(self, state: PullState) -> Path:
         """Write atomically (temporary file + rename), readable by the owner only."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        try:
-            os.chmod(self.directory, 0o700)
-        except OSError:
-            pass
+        self._ensure_directory()
         path = self.path(state.url, state.project)
         state.url = state.url.rstrip("/")
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=self.directory)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -32,7 +34,7 @@ from .convert import human_annotations, user_id
 from .project import Analysis, analyse, pull
 from .state import StateStore
 
-__all__ = ["Change", "plan", "apply", "sync", "render_summary", "canonical"]
+__all__ = ["Change", "plan", "apply", "sync", "save_summary", "render_summary", "canonical"]
 
 
 def canonical(result: list | None) -> list:
@@ -260,24 +262,52 @@ def sync(
         "agreement": analysis.to_json(),
     }
     if summary_dir is not None and not dry_run:
-        out = Path(summary_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / f"iaa-ls-{project_id}.json"
-        summary["files"] = [str(path)]
-        if html and analysis.primary and analysis.controls[analysis.primary].data is not None:
-            import iaa_engine as ie
+        save_summary(summary, analysis, summary_dir, html=html, n_boot=n_boot)
+    return summary
 
-            hpath = out / f"iaa-ls-{project_id}.html"
-            ie.write_html_report(
+
+def _write_private(path: Path, write) -> None:
+    """Call ``write(tmp)`` on a new file readable by the owner only (0600, whatever the umask), then move it to
+    ``path`` (an existing file there, whatever its mode, is replaced: the result is 0600 too)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        os.close(fd)
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_summary(summary: dict, analysis: Analysis, summary_dir: str | Path, *, html: bool = True, n_boot: int = 200):
+    """Write ``iaa-ls-<project>.json`` (and the HTML report) into ``summary_dir``; they name annotators (e-mail
+    addresses), so they are private files (0600). A directory that does not exist is created 0700; an existing
+    one is left as it is. Sets ``summary["files"]``."""
+    out = Path(summary_dir)
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.mkdir(mode=0o700, exist_ok=True)
+    project_id = summary["project"]
+    path = out / f"iaa-ls-{project_id}.json"
+    summary["files"] = [str(path)]
+    if html and analysis.primary and analysis.controls[analysis.primary].data is not None:
+        import iaa_engine as ie
+
+        hpath = out / f"iaa-ls-{project_id}.html"
+        _write_private(
+            hpath,
+            lambda tmp: ie.write_html_report(
                 analysis.controls[analysis.primary].data,
-                hpath,
+                tmp,
                 n_boot=n_boot,
                 title=f"Agreement of Label Studio project {project_id} ({analysis.primary})",
                 progress=False,
-            )
-            summary["files"].append(str(hpath))
-        path.write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
-    return summary
+            ),
+        )
+        summary["files"].append(str(hpath))
+    text = json.dumps(summary, indent=2, default=str) + "\n"
+    _write_private(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def render_summary(s: dict) -> str:

@@ -3,10 +3,14 @@
 * On start: a full sync, then a webhook is registered on the project for ANNOTATION_CREATED, ANNOTATION_UPDATED
   and ANNOTATIONS_DELETED, posting to this receiver with the shared secret in the ``X-IAA-Secret`` header (Label
   Studio signs nothing; a custom header is what it offers). It is removed again on exit.
-* A request without the right secret gets 403. A good one is answered at once (204) and queued; a worker thread
-  runs a sync of what changed (the saved state of :mod:`iaa_label_studio.state`: the server is asked which tasks
-  changed since the previous run, and the tasks an event names are read in any case). Events about the plugin's
-  own annotations are ignored.
+* The receiver reads nothing of a body before the request has shown the right secret (403 otherwise) and a
+  ``Content-Length`` within ``--max-body`` (411 when missing or chunked, 400 when invalid, 413 when larger);
+  connections are served by a bounded pool of threads (503 when every one is busy), each socket with a timeout.
+  A bad request costs one log line, never a traceback. An authenticated webhook that is not one of the
+  expected events (not JSON, no task id, ...) gets 400 and a log line. A good one is answered (204) and queued;
+  a worker thread runs a sync of what changed (the saved state of :mod:`iaa_label_studio.state`: the server is
+  asked which tasks changed since the previous run, and the tasks an event names are read in any case). Events
+  about the plugin's own annotations are ignored.
 * Label Studio never retries a webhook, so the same sync of what changed also runs every ``--poll`` seconds
   (reconciliation); it notices every change made through the API whether or not a webhook arrived.
 """
@@ -18,68 +22,283 @@ import json
 import queue
 import secrets
 import signal
+import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, TextIO
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any, Callable, TextIO
 
-from .api import Api, LabelStudioError
+from .api import Api, LabelStudioError, redact_url
 from .state import StateStore
 from .sync import sync
 
-__all__ = ["watch", "SECRET_HEADER", "ACTIONS"]
+__all__ = ["watch", "receiver", "SECRET_HEADER", "ACTIONS", "MAX_BODY"]
 
 SECRET_HEADER = "X-IAA-Secret"
 ACTIONS = ["ANNOTATION_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED"]
 _NO_TASK = object()  # queue marker: an event that names no task (deletions carry only ids)
+#: the largest webhook body read (Label Studio's annotation payloads are a few kB)
+MAX_BODY = 1 << 20
+#: seconds a connection may take in all (request line, headers, body, answer) before it is cut
+TIMEOUT = 10.0
+#: connections served at the same time; more are answered 503 at once
+CONNECTIONS = 8
 
 
-def _handler(secret: str, events: queue.Queue, bot_id: int, project_id: int):
+class _BadWebhook(ValueError):
+    pass
+
+
+def _int_id(v: Any, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise _BadWebhook(f"{what} is not an id")
+    try:
+        return int(v)
+    except ValueError:
+        raise _BadWebhook(f"{what} is not an id") from None
+
+
+def _event(payload: Any, bot_id: int | None, project_id: int) -> tuple[str, Any] | None:
+    """The queued event of a webhook payload; None for one to ignore (another project, the plugin's own
+    annotation); raises :class:`_BadWebhook` for a payload that is not an expected webhook."""
+    if not isinstance(payload, dict):
+        raise _BadWebhook("not a JSON object")
+    action = payload.get("action")
+    if action not in ACTIONS:
+        raise _BadWebhook(f"unexpected action {str(action)[:40]!r}")
+    proj = payload.get("project")
+    if proj is not None and not isinstance(proj, dict):
+        raise _BadWebhook("project is not an object")
+    pid = (proj or {}).get("id")
+    if pid is not None and _int_id(pid, "project id") != project_id:
+        return None
+    if action == "ANNOTATIONS_DELETED":
+        return (action, _NO_TASK)
+    ann = payload.get("annotation")
+    task = payload.get("task")
+    if not isinstance(ann, dict) or not isinstance(task, (dict, type(None))):
+        raise _BadWebhook(f"{action} without an annotation object")
+    who = ann.get("completed_by")
+    who = who.get("id") if isinstance(who, dict) else who
+    if who is not None and bot_id is not None and who == bot_id:
+        return None  # our own gold annotation
+    tid = (task or {}).get("id")
+    if tid is None:
+        tid = ann.get("task")
+        tid = tid.get("id") if isinstance(tid, dict) else tid
+    if tid is None:
+        raise _BadWebhook(f"{action} names no task")
+    return (action, _int_id(tid, "task id"))
+
+
+def _handler(
+    secret: str,
+    events: queue.Queue,
+    bot_id: int | None,
+    project_id: int,
+    *,
+    max_body: int,
+    timeout: float,
+    log: Callable[[str], None],
+):
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:  # quiet: nothing about requests (or headers) is logged
+        protocol_version = "HTTP/1.0"  # one request per connection: nothing idles on a kept-alive socket
+
+        def setup(self) -> None:
+            self.timeout = timeout  # StreamRequestHandler sets it on the socket: a slow client is cut off
+            super().setup()
+
+        def log_message(self, *args: Any) -> None:  # quiet: nothing about good requests (or headers) is logged
             pass
+
+        def log_error(self, fmt: str, *args: Any) -> None:  # the server's own 4xx (bad request line, timeout)
+            self._bad((fmt % args) if args else fmt)
+
+        def _bad(self, why: str) -> None:
+            if getattr(self, "_logged", False):  # one line per bad request
+                return
+            self._logged = True
+            if self.connection in getattr(self.server, "_cut", ()):
+                why = f"cut off: the request took longer than {timeout:g} s"
+            log(f"bad request from {self.client_address[0]}: {' '.join(str(why).split())[:200]}")
+
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except OSError as exc:  # the client went away, or was cut off: one line, never a traceback
+                what = "timed out" if isinstance(exc, (TimeoutError, socket.timeout)) else type(exc).__name__
+                self._bad(what)
 
         def _answer(self, code: int, text: str = "") -> None:
             body = text.encode()
-            self.send_response(code)
+            self.send_response_only(code)
             self.send_header("Content-Type", "text/plain")
             self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
             self.end_headers()
-            self.wfile.write(body)
+            if body:
+                self.wfile.write(body)
+            self.close_connection = True
+
+        def _refuse(self, code: int, why: str) -> None:
+            self._bad(f"{self.command} {self.path[:80]}: {code} {why}")
+            self._answer(code, why)
+            self._unread = True
+
+        def finish(self) -> None:
+            super().finish()
+            if getattr(self, "_unread", False):  # let the client read the answer: a close with unread data
+                _drain(self.connection)  # resets the connection, which can destroy the answer in transit
 
         def do_GET(self) -> None:
             self._answer(200 if self.path == "/health" else 404, "ok" if self.path == "/health" else "")
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
+            # nothing of the body is read before the secret and the size are known to be right
             given = self.headers.get(SECRET_HEADER) or ""
-            if not hmac.compare_digest(given.encode(), secret.encode()):
-                self._answer(403, "wrong or missing secret")
+            if not hmac.compare_digest(given.encode("utf-8", "replace"), secret.encode()):
+                self._refuse(403, "wrong or missing secret")
+                return
+            if self.headers.get("Transfer-Encoding"):
+                self._refuse(411, "a Content-Length is required (no chunked bodies)")
+                return
+            declared = self.headers.get_all("Content-Length") or []
+            if not declared:
+                self._refuse(411, "a Content-Length is required")
+                return
+            if len(set(declared)) != 1 or not declared[0].strip().isdigit():
+                self._refuse(400, "invalid Content-Length")
+                return
+            length = int(declared[0])
+            if length > max_body:
+                self._refuse(413, f"body larger than {max_body} bytes")
+                return
+            raw = self.rfile.read(length)  # bounded, and under the socket timeout
+            if len(raw) < length:
+                self._refuse(400, "body shorter than its Content-Length")
                 return
             try:
-                payload = json.loads(raw or b"{}")
-            except ValueError:
-                self._answer(400, "not JSON")
+                payload = json.loads(raw or b"null")
+                ev = _event(payload, bot_id, project_id)
+            except (ValueError, RecursionError) as exc:
+                why = str(exc) if isinstance(exc, _BadWebhook) else "not JSON"
+                self._refuse(400, f"not a Label Studio webhook: {why}")
                 return
-            self._answer(204)  # answer at once; the work happens in the worker thread
-            action = payload.get("action")
-            proj = (payload.get("project") or {}).get("id")
-            if proj is not None and int(proj) != project_id:
-                return
-            if action in ("ANNOTATION_CREATED", "ANNOTATION_UPDATED"):
-                ann = payload.get("annotation") or {}
-                who = ann.get("completed_by")
-                who = who.get("id") if isinstance(who, dict) else who
-                if who == bot_id:
-                    return  # our own gold annotation
-                tid = (payload.get("task") or {}).get("id") or ann.get("task")
-                if tid is not None:
-                    events.put((action, int(tid)))
-            elif action == "ANNOTATIONS_DELETED":
-                events.put((action, _NO_TASK))
+            if ev is not None:
+                events.put(ev)
+            self._answer(204)  # the work happens in the main loop
 
     return Handler
+
+
+def _drain(sock: socket.socket, limit: int = 1 << 18, seconds: float = 1.0) -> None:
+    """Half-close, then discard what the client still sends (at most ``limit`` bytes, ``seconds``)."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + seconds
+        got = 0
+        while got < limit:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            sock.settimeout(left)
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            got += len(chunk)
+    except OSError:
+        pass
+
+
+class _Server(HTTPServer):
+    """An HTTP server whose connections are served by a bounded pool of threads."""
+
+    daemon_threads = True
+
+    def __init__(self, address, handler, *, connections: int, timeout: float, log: Callable[[str], None]) -> None:
+        self._log = log
+        self._timeout = timeout
+        self._slots = threading.BoundedSemaphore(connections)
+        self._pool = ThreadPoolExecutor(max_workers=connections, thread_name_prefix="iaa-webhook")
+        self._active: dict[socket.socket, float] = {}  # connection -> when it must be done
+        self._closed = threading.Event()
+        self._cut: set[socket.socket] = set()  # connections cut off by the reaper (for the log line)
+        super().__init__(address, handler)
+        threading.Thread(target=self._reap, name="iaa-webhook-reaper", daemon=True).start()
+
+    def _reap(self) -> None:
+        """Cut connections that take longer than the timeout in all (a client trickling bytes resets the socket
+        timeout with every byte; this bounds the whole request)."""
+        while not self._closed.wait(0.25):
+            now = time.monotonic()
+            for sock, deadline in list(self._active.items()):
+                if now > deadline:
+                    self._active.pop(sock, None)
+                    self._cut.add(sock)
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+    def process_request(self, request, client_address) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._log(f"bad request from {client_address[0]}: 503 every connection slot is busy")
+            try:
+                request.settimeout(1.0)
+                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            self._pool.submit(self._serve, request, client_address)
+        except RuntimeError:  # the pool is shut down: the server is stopping
+            self._slots.release()
+            self.shutdown_request(request)
+
+    def _serve(self, request, client_address) -> None:
+        self._active[request] = time.monotonic() + self._timeout
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self._active.pop(request, None)
+            self._cut.discard(request)
+            self.shutdown_request(request)
+            self._slots.release()
+
+    def handle_error(self, request, client_address) -> None:  # one line, never a traceback
+        import sys
+
+        exc = sys.exc_info()[1]
+        what = "timed out" if isinstance(exc, (TimeoutError, socket.timeout)) else type(exc).__name__
+        self._log(f"bad request from {client_address[0]}: {what}")
+
+    def server_close(self) -> None:
+        self._closed.set()
+        super().server_close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def receiver(
+    host: str,
+    port: int,
+    secret: str,
+    events: queue.Queue,
+    *,
+    bot_id: int | None,
+    project_id: int,
+    log: Callable[[str], None],
+    max_body: int = MAX_BODY,
+    timeout: float = TIMEOUT,
+    connections: int = CONNECTIONS,
+) -> HTTPServer:
+    """The webhook receiver, bound to ``host:port`` (not yet serving: call ``serve_forever``). Each accepted
+    webhook puts ``(action, task id)`` on ``events``; ``log`` gets one line per bad request."""
+    handler = _handler(secret, events, bot_id, project_id, max_body=max_body, timeout=timeout, log=log)
+    return _Server((host, int(port)), handler, connections=max(1, int(connections)), timeout=timeout, log=log)
 
 
 def watch(
@@ -96,6 +315,7 @@ def watch(
     model_version: str = "iaa-engine-agreement",
     gold: bool = True,
     workers: int = 4,
+    max_body: int = MAX_BODY,
     max_seconds: float | None = None,
     out: TextIO | None = None,
     state: StateStore | None = None,
@@ -121,6 +341,7 @@ def watch(
             public_url=public_url,
             secret=secret,
             poll=poll,
+            max_body=max_body,
             max_seconds=max_seconds,
             out=out or sys.stdout,
             full=full,
@@ -147,18 +368,24 @@ def _watch(
     public_url: str | None,
     secret: str | None,
     poll: float,
+    max_body: int,
     max_seconds: float | None,
     out: TextIO,
     full: bool,
     kw: dict,
 ) -> int:
+    lock = threading.Lock()
+
     def say(msg: str) -> None:
-        out.write(f"{time.strftime('%H:%M:%S')} {msg}\n")
-        out.flush()
+        with lock:  # the receiver's threads log too
+            out.write(f"{time.strftime('%H:%M:%S')} {msg}\n")
+            out.flush()
 
     host, _, port = listen.rpartition(":")
     if not host or not port.isdigit():
         raise LabelStudioError(f"--listen must be HOST:PORT; got {listen!r}")
+    if max_body < 1:
+        raise LabelStudioError(f"--max-body must be a positive number of bytes; got {max_body}")
     secret = secret or secrets.token_urlsafe(24)
     api.project(project_id)  # a clear error for an unknown project before anything else
     s = sync(api, project_id, summary_dir=None, full=full, **kw)
@@ -166,7 +393,9 @@ def _watch(
     bot_id = s["plugin_user"]["id"]
     events: queue.Queue = queue.Queue()
     try:
-        server = ThreadingHTTPServer((host, int(port)), _handler(secret, events, bot_id, project_id))
+        server = receiver(
+            host, int(port), secret, events, bot_id=bot_id, project_id=project_id, log=say, max_body=max_body
+        )
     except OSError as exc:
         raise LabelStudioError(f"cannot listen on {listen}: {exc.strerror or exc}") from None
     url = public_url or f"http://{host}:{server.server_address[1]}/webhook"
@@ -177,7 +406,7 @@ def _watch(
     hook = api.create_webhook(project_id, url, {SECRET_HEADER: secret}, ACTIONS)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     every = f"reconciling every {poll:g} s" if poll > 0 else "no polling"
-    say(f"listening on {host}:{server.server_address[1]}, webhook {hook['id']} -> {url}; {every}")
+    say(f"listening on {host}:{server.server_address[1]}, webhook {hook['id']} -> {redact_url(url)}; {every}")
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -227,6 +456,7 @@ def _watch(
                 say(f"error: {exc}")
     finally:
         server.shutdown()
+        server.server_close()
         try:
             api.delete_webhook(hook["id"])
             say(f"webhook {hook['id']} removed; stopped")
