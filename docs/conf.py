@@ -80,7 +80,7 @@ GROUPS = {
         "fleiss_kappa_by_category",
         "bangdiwala_b",
     ],
-    "Intraclass correlation": ["icc", "ICC_FORMS"],
+    "Intraclass correlation": ["icc", "ICC_FORMS", "ICC_NAMES"],
     "Krippendorff's alpha": [
         "krippendorff_alpha",
         "krippendorff_alpha_matrix",

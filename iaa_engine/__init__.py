@@ -72,6 +72,7 @@ _EXPORTS = {
     "Estimate": ".base._results",
     "icc": ".metrics._icc",
     "ICC_FORMS": ".metrics._icc",
+    "ICC_NAMES": ".metrics._icc",
     "AGREEMENT_WEIGHTS": ".base._choices",
     "read": ".data._io",
     "read_dask": ".engines._distributed",
@@ -145,7 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.metrics._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
     from iaa_engine.metrics._distance import ALPHA_DISTANCES
     from iaa_engine.metrics._groups import annotator_agreement, group_agreement
-    from iaa_engine.metrics._icc import ICC_FORMS, icc
+    from iaa_engine.metrics._icc import ICC_FORMS, ICC_NAMES, icc
     from iaa_engine.metrics._kappa import (
         annotator_bias,
         bangdiwala_b,
@@ -167,6 +168,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 __all__ = [
     "AGREEMENT_WEIGHTS",
     "ICC_FORMS",
+    "ICC_NAMES",
     "icc",
     "Estimate",
     "estimate",

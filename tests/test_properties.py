@@ -299,6 +299,7 @@ NOT_METRICS = {
     # numeric ratings only (no category relabelling): tests/test_icc.py
     "icc",
     "ICC_FORMS",
+    "ICC_NAMES",
     "AGREEMENT_WEIGHTS",
     "BootstrapResult",
     "bootstrap",

@@ -103,21 +103,7 @@ HEADERS = ("none", "both", "annotators", "items")
 ESTIMATE_METRICS = ie.ANALYTIC_METRICS
 PAIR_METRICS = ("cohen_kappa", "scott_pi")
 #: Every name ``iaa_engine.icc`` accepts for a form: Shrout & Fleiss's, McGraw & Wong's, psych's.
-ICC_NAMES = (
-    *ie.ICC_FORMS,
-    "ICC1",
-    "ICC2",
-    "ICC3",
-    "ICC1k",
-    "ICC2k",
-    "ICC3k",
-    "ICC(1)",
-    "ICC(A,1)",
-    "ICC(C,1)",
-    "ICC(k)",
-    "ICC(A,k)",
-    "ICC(C,k)",
-)
+ICC_NAMES = ie.ICC_NAMES
 _ICC_BY_KEY = {name.lower(): name for name in ICC_NAMES}  # typed case-blind and without spaces
 
 # ----------------------------------------------------------------------------- help texts (function wizard)

@@ -11,7 +11,7 @@ from iaa_engine.base._policy import check_memory, undefined
 from iaa_engine.base._results import Estimate
 from iaa_engine.data._model import Annotations, as_annotations
 
-__all__ = ["ICC_FORMS", "icc"]
+__all__ = ["ICC_FORMS", "ICC_NAMES", "icc"]
 
 #: The six forms in Shrout & Fleiss's (1979) notation; :func:`icc` also takes their other common names.
 ICC_FORMS = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
@@ -31,6 +31,9 @@ _ALIASES = {
     "ICC(A,k)": "ICC(2,k)",
     "ICC(C,k)": "ICC(3,k)",
 }
+
+#: Every name :func:`icc` accepts for a form: Shrout & Fleiss's, McGraw & Wong's, psych's and pingouin's.
+ICC_NAMES = (*ICC_FORMS, *_ALIASES)
 
 METHOD = "Shrout & Fleiss (1979) mean squares; F test; exact F interval (Satterthwaite's for ICC(2,·))"
 
@@ -92,7 +95,7 @@ def _mean_squares(x: np.ndarray) -> dict[str, float]:
     }
 
 
-@validate(form=Choice(*ICC_FORMS, *_ALIASES))
+@validate(form=Choice(*ICC_NAMES))
 def icc(
     data: Any, form: str = "ICC(2,1)", *, confidence: float = 0.95, replace_undefined_by: float = float("nan")
 ) -> Estimate:

@@ -602,13 +602,8 @@ def multi_kappa(data: Any, *, weights: str | np.ndarray = "identity", replace_un
         The annotations: an :class:`Annotations` object, or anything :func:`as_annotations` reads (a long
         DataFrame with columns ``item``, ``annotator``, ``label``; a wide matrix with annotators as rows).
     weights : str or array, default 'identity'
-        Agreement weights between categories, for ordinal or numeric scales: one of Gwet's families by name
-        (``identity`` — the unweighted coefficient —, ``linear``, ``quadratic``, ``ordinal``, ``radical``,
-        ``ratio``, ``circular``, ``bipolar``; :data:`AGREEMENT_WEIGHTS`), computed from the categories' numbers
-        (their positions 1..q when the labels are not numbers) exactly as irrCAC does, or a q × q array over the
-        categories in order. Weighted, the observed agreement credits :math:`w_{kl}` to a pair of labels k, l and
-        the chance agreement is weighted alike (Gwet 2014; missing annotations as in Gwet's multi-rater
-        framework, :func:`estimate` gives the standard error). Not SPA's ``weights`` (item weighting).
+        Agreement weights between categories, as in :func:`fleiss_kappa` (a family of
+        :data:`AGREEMENT_WEIGHTS` or a q × q array). Not SPA's ``weights`` (item weighting).
     replace_undefined_by : float, default nan
         Returned, with an :class:`UndefinedMetricWarning`, when fewer than two annotators have annotations, no item
         has two or more annotations, or :math:`A_e^\kappa = 1` (kappa is 0/0).
@@ -761,13 +756,8 @@ def gwet_ac1(data: Any, *, weights: str | np.ndarray = "identity", replace_undef
         The annotations: an :class:`Annotations` object, or anything :func:`as_annotations` reads (a long
         DataFrame with columns ``item``, ``annotator``, ``label``; a wide matrix with annotators as rows).
     weights : str or array, default 'identity'
-        Agreement weights between categories, for ordinal or numeric scales: one of Gwet's families by name
-        (``identity`` — the unweighted coefficient —, ``linear``, ``quadratic``, ``ordinal``, ``radical``,
-        ``ratio``, ``circular``, ``bipolar``; :data:`AGREEMENT_WEIGHTS`), computed from the categories' numbers
-        (their positions 1..q when the labels are not numbers) exactly as irrCAC does, or a q × q array over the
-        categories in order. Weighted, the observed agreement credits :math:`w_{kl}` to a pair of labels k, l and
-        the chance agreement is weighted alike (Gwet 2014; missing annotations as in Gwet's multi-rater
-        framework, :func:`estimate` gives the standard error). Not SPA's ``weights`` (item weighting).
+        Agreement weights between categories, as in :func:`fleiss_kappa` (a family of
+        :data:`AGREEMENT_WEIGHTS` or a q × q array). Not SPA's ``weights`` (item weighting).
     replace_undefined_by : float, default nan
         Returned, with an :class:`UndefinedMetricWarning`, when there is a single category (Q = 1) or no item has
         two or more annotations.
@@ -845,13 +835,8 @@ def brennan_prediger(
         The annotations: an :class:`Annotations` object, or anything :func:`as_annotations` reads (a long
         DataFrame with columns ``item``, ``annotator``, ``label``; a wide matrix with annotators as rows).
     weights : str or array, default 'identity'
-        Agreement weights between categories, for ordinal or numeric scales: one of Gwet's families by name
-        (``identity`` — the unweighted coefficient —, ``linear``, ``quadratic``, ``ordinal``, ``radical``,
-        ``ratio``, ``circular``, ``bipolar``; :data:`AGREEMENT_WEIGHTS`), computed from the categories' numbers
-        (their positions 1..q when the labels are not numbers) exactly as irrCAC does, or a q × q array over the
-        categories in order. Weighted, the observed agreement credits :math:`w_{kl}` to a pair of labels k, l and
-        the chance agreement is weighted alike (Gwet 2014; missing annotations as in Gwet's multi-rater
-        framework, :func:`estimate` gives the standard error). Not SPA's ``weights`` (item weighting).
+        Agreement weights between categories, as in :func:`fleiss_kappa` (a family of
+        :data:`AGREEMENT_WEIGHTS` or a q × q array). Not SPA's ``weights`` (item weighting).
     replace_undefined_by : float, default nan
         Returned, with an :class:`UndefinedMetricWarning`, when there is a single category (Q = 1) or no item has
         two or more annotations.
