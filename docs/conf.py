@@ -88,6 +88,7 @@ GROUPS = {
         "ALPHA_DISTANCES",
     ],
     "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights"],
+    "What to adjudicate": ["disagreements", "Disagreements"],
     "Uncertainty": [
         "estimate",
         "Estimate",
@@ -98,6 +99,9 @@ GROUPS = {
         "AlphaVariance",
         "spa_standard_error",
         "missingness_simulation",
+        "benchmark_reading",
+        "BenchmarkReading",
+        "BENCHMARK_SCALES",
     ],
     "Facets": [
         "hierarchical_agreement",

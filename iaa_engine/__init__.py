@@ -87,6 +87,11 @@ _EXPORTS = {
     "split_hierarchy": ".analysis._facets",
     "summarize_dask": ".engines._distributed",
     "write_html_report": ".reporting._html",
+    "disagreements": ".analysis._disagreements",
+    "Disagreements": ".analysis._disagreements",
+    "benchmark_reading": ".inference._benchmark",
+    "BenchmarkReading": ".inference._benchmark",
+    "BENCHMARK_SCALES": ".inference._benchmark",
 }
 
 
@@ -106,6 +111,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from iaa_engine.analysis._disagreements import Disagreements, disagreements
     from iaa_engine.analysis._facets import (
         HierarchyResult,
         HierarchyTest,
@@ -126,6 +132,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
+    from iaa_engine.inference._benchmark import BENCHMARK_SCALES, BenchmarkReading, benchmark_reading
     from iaa_engine.inference._inference import (
         AlphaVariance,
         BootstrapResult,
@@ -235,5 +242,10 @@ __all__ = [
     "split_hierarchy",
     "summarize_dask",
     "write_html_report",
+    "disagreements",
+    "Disagreements",
+    "benchmark_reading",
+    "BenchmarkReading",
+    "BENCHMARK_SCALES",
     "__version__",
 ]

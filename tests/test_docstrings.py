@@ -24,6 +24,7 @@ CONSTANTS = {
     "LEVELS",
     "METRICS",
     "SPA_WEIGHTS",
+    "BENCHMARK_SCALES",
     "__version__",
 }
 #: Exceptions and warnings: a summary that says when they are raised is their documentation.
@@ -35,6 +36,7 @@ FORMULAS = {
     "annotator_bias", "krippendorff_alpha", "coincidence_matrix", "alpha_variance", "spa_standard_error",
     "bootstrap", "bcr_weights", "label_agreement", "hierarchy_test", "frequency_strata", "estimate",
     "percent_agreement_weighted", "icc", "bangdiwala_b", "fleiss_kappa_by_category",
+    "disagreements", "benchmark_reading",
 }  # fmt: skip
 
 NAMES = sorted(n for n in ie.__all__ if n not in CONSTANTS)

@@ -288,6 +288,12 @@ NOT_METRICS = {
     # gold-standard aggregation (labels, not agreement): properties in tests/test_gold.py
     "GOLD_RULES",
     "GoldStandard",
+    # what to adjudicate and the benchmark reading: tests/test_disagreements.py, tests/test_benchmark_scale.py
+    "Disagreements",
+    "disagreements",
+    "BenchmarkReading",
+    "benchmark_reading",
+    "BENCHMARK_SCALES",
     "bcr_weights",
     "gold_standard",
     # inference on the metrics: tests/test_inference.py, tests/test_weighted.py
