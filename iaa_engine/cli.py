@@ -204,6 +204,48 @@ def _cmd_gold(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_disagreements(args: argparse.Namespace) -> int:
+    from iaa_engine.analysis._disagreements import disagreements
+
+    data = load(args)
+    result = disagreements(
+        data,
+        top=args.top or None,
+        dawid_skene="auto" if args.dawid_skene else False,
+        max_iter=args.max_iter,
+    )
+    if args.format == "json":
+        text = json.dumps(result.to_dict(), indent=2 if args.indent else None)
+    elif args.format == "csv":
+        text = (result.pairs_frame() if args.pairs else result.to_frame()).to_csv(index=False)
+    else:
+        text = str(result)
+    if args.output:
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(
+            f"iaa: wrote {len(result.items)} of {result.n_disagreeing} items to adjudicate and "
+            f"{len(result.pairs)} label pairs to {args.output}",
+            file=sys.stderr,
+        )
+        return 0
+    if sys.stdout.isatty() and args.format != "table":  # the table is already escaped
+        from iaa_engine.base._results import printable
+
+        text = "\n".join(printable(line) for line in text.splitlines())
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0; got {value}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -314,6 +356,37 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument("--indent", action="store_true", help="indent the JSON")
     gold.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     gold.set_defaults(func=_cmd_gold)
+
+    dis = sub.add_parser(
+        "disagreements",
+        help="list the items to adjudicate and the most confused label pairs",
+        description="Rank the items annotators disagree on (lowest item agreement, tied majority, Dawid-Skene "
+        "posterior entropy) and the label pairs they confuse most (observed / expected coincidences), each with "
+        "the items behind it.",
+    )
+    dis.add_argument("path", help="the data file")
+    add_data_options(dis)
+    dis.add_argument(
+        "--top",
+        type=_non_negative_int,
+        default=20,
+        metavar="N",
+        help="list the N first items and pairs (default 20; 0: all)",
+    )
+    dis.add_argument("--format", choices=("table", "csv", "json"), default="table", help="table (default), csv or json")
+    dis.add_argument("--pairs", action="store_true", help="with --format csv: the label pairs instead of the items")
+    dis.add_argument(
+        "--no-dawid-skene",
+        dest="dawid_skene",
+        action="store_false",
+        help="rank without the Dawid-Skene posterior entropy (faster)",
+    )
+    dis.add_argument(
+        "--max-iter", type=_positive_int, default=100, help="Dawid-Skene EM iterations at most (default 100)"
+    )
+    dis.add_argument("--indent", action="store_true", help="indent the JSON")
+    dis.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    dis.set_defaults(func=_cmd_disagreements)
     for ep in entry_points(group=PLUGIN_GROUP):
         try:
             ep.load()(sub)
