@@ -165,6 +165,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         hierarchy=args.hierarchy,
         strata=args.strata,
         kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
+        benchmark=args.benchmark,
     )
     if args.html:
         from iaa_engine.reporting._html import write_html_report
@@ -291,6 +292,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="compute annotator × annotator matrices (auto: up to 100 annotators)",
     )
     rep.add_argument("--ci", action="store_true", help="add bootstrap 95%% intervals for every scalar metric")
+    rep.add_argument(
+        "--benchmark",
+        choices=("landis_koch", "fleiss", "altman", "krippendorff"),
+        help="read each coefficient with a standard error on this benchmark scale with its uncertainty "
+        "(Gwet's probabilistic benchmarking: the band reached with probability 0.95)",
+    )
     rep.add_argument(
         "--n-boot", type=_positive_int, default=1000, metavar="B", help="bootstrap replicates (default 1000)"
     )

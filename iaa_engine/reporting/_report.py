@@ -16,6 +16,7 @@ from iaa_engine.base._params import Choice, NoneOr, validate
 from iaa_engine.base._policy import NotEnoughMemoryError, UndefinedMetricWarning, check_memory
 from iaa_engine.base._results import Estimate, PairwiseMatrix, Result, nan_to_none, printable
 from iaa_engine.data._model import as_annotations
+from iaa_engine.inference._benchmark import BENCHMARK_SCALES
 from iaa_engine.metrics._agreement import SPA_WEIGHTS, percent_agreement_matrix, spa
 from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
 from iaa_engine.metrics._kappa import cohen_kappa_matrix
@@ -74,6 +75,9 @@ class Report(Result):
         Hierarchical agreement (``hierarchy=``).
     strata : StrataResult or None
         Frequency strata (``strata=``).
+    readings : dict of str to BenchmarkReading
+        ``benchmark=``: each coefficient of ``estimates`` with a standard error read on that benchmark scale with
+        its uncertainty (:func:`iaa_engine.benchmark_reading`, Gwet 2014, ch. 6).
 
     References
     ----------
@@ -130,6 +134,7 @@ class Report(Result):
     intervals: Any = None  # BootstrapResult
     hierarchy: Any = None  # HierarchyResult
     strata: Any = None  # StrataResult
+    readings: dict[str, Any] = field(default_factory=dict)  # metric -> BenchmarkReading (benchmark=)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain Python data (keys as in ``iaa report --json``)."""
@@ -155,6 +160,8 @@ class Report(Result):
             out["hierarchy"] = self.hierarchy.to_dict()
         if self.strata is not None:
             out["strata"] = self.strata.to_dict()
+        if self.readings:
+            out["readings"] = {k: r.to_dict() for k, r in self.readings.items()}
         out["notes"] = list(self.notes)
         return nan_to_none(out)
 
@@ -221,6 +228,21 @@ class Report(Result):
                 lines.append(
                     f"    {printable(name):<38} {fmt(e.estimate):>9} {se:>9} {fmt(e.lower):>9} {fmt(e.upper):>9} {p:>9}"
                 )
+        if self.readings:
+            first = next(iter(self.readings.values()))
+            lines += [
+                "",
+                f"  Benchmark reading ({first.scale} scale; Gwet's probabilistic benchmarking: the first band, from "
+                f"the top, reached with probability {first.threshold:g})",
+                f"    {'metric':<38} {'estimate':>9} {'s.e.':>9}  reading",
+            ]
+            for name, r in self.readings.items():
+                word = (
+                    "undefined"
+                    if r.reading is None
+                    else f"{r.reading} or better (P = {r.probability:.3f}); point estimate in {r.point_band}"
+                )
+                lines.append(f"    {printable(name):<38} {fmt(r.estimate):>9} {fmt(r.se):>9}  {word}")
         if self.intervals is not None:
             t = self.intervals.table
             lines += [
@@ -270,7 +292,7 @@ AUTO_KAPPA_WEIGHTS = {"ordinal": "quadratic", "interval": "quadratic", "ratio": 
 ANALYTIC_IN_REPORT = ("percent_agreement_weighted", "fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa")
 
 
-@validate(kappa_weights=NoneOr(Choice("auto", *AGREEMENT_WEIGHTS)))
+@validate(kappa_weights=NoneOr(Choice("auto", *AGREEMENT_WEIGHTS)), benchmark=NoneOr(Choice(*BENCHMARK_SCALES)))
 def report(
     data: Any,
     *,
@@ -284,6 +306,7 @@ def report(
     strata: int | None = None,
     progress: bool | None = None,
     kappa_weights: str | None = "auto",
+    benchmark: str | None = None,
 ) -> Report:
     r"""Compute every applicable metric of ``data``.
 
@@ -336,6 +359,11 @@ def report(
         :data:`AGREEMENT_WEIGHTS`; ``'auto'`` picks ``quadratic`` for ordinal and interval data, ``ratio`` for
         ratio data and none for nominal data; None computes none. (``weights`` is SPA's item weighting.)
         Interval and ratio data also get the intraclass correlations ICC(1,1) and ICC(2,1).
+    benchmark : {'landis_koch', 'fleiss', 'altman', 'krippendorff'}, optional
+        Read every coefficient with a standard error on this benchmark scale, with its uncertainty
+        (:func:`iaa_engine.benchmark_reading`: the probability of each band, the first band reached with
+        probability 0.95); adds the unweighted kappa family and Krippendorff's alpha with their standard errors
+        to ``estimates``. Never a bare word: each reading carries its probability.
 
     Returns
     -------
@@ -469,7 +497,7 @@ def report(
         )
     chosen = AUTO_KAPPA_WEIGHTS.get(data.level) if kappa_weights == "auto" else kappa_weights
     estimates: dict[str, Estimate] = {}
-    wanted = chosen is not None or ci or data.level in ("interval", "ratio")
+    wanted = chosen is not None or ci or benchmark is not None or data.level in ("interval", "ratio")
     if wanted and not data.has_item_counts:
         notes.append(
             "the analytic standard errors, the weighted coefficients and the ICC need per-item counts; this data "
@@ -479,7 +507,9 @@ def report(
         from iaa_engine.inference._analytic import estimate
         from iaa_engine.metrics._icc import icc
 
-        families = ([chosen] if chosen is not None else []) + (["identity"] if ci and chosen != "identity" else [])
+        families = ([chosen] if chosen is not None else []) + (
+            ["identity"] if (ci or benchmark is not None) and chosen != "identity" else []
+        )
         for family in families:
             for name in ANALYTIC_IN_REPORT:
                 if (name == "multi_kappa" and not has_ann) or (
@@ -488,12 +518,23 @@ def report(
                     continue
                 e = run(functools.partial(estimate, data, name, weights=family), f"{name}[{family}]")
                 estimates[e.metric] = e
+        if benchmark is not None:
+            e = run(functools.partial(estimate, data, "krippendorff_alpha"), "krippendorff_alpha")
+            estimates[e.metric] = e
         if data.level in ("interval", "ratio") and data.label is not None:
             for form in ("ICC(1,1)", "ICC(2,1)") if has_ann else ("ICC(1,1)",):
                 try:
                     estimates[form] = run(functools.partial(icc, data, form), form)
                 except NotEnoughMemoryError as exc:
                     notes.append(f"{form} not computed: {exc}")
+    if benchmark is not None:
+        from iaa_engine.inference._benchmark import benchmark_reading
+
+        extras["readings"] = {
+            k: benchmark_reading(e, scale=benchmark)
+            for k, e in estimates.items()
+            if np.isfinite(e.estimate) and np.isfinite(e.se)
+        }
     if hierarchy is not None:
         from iaa_engine.analysis._facets import hierarchical_agreement
 
