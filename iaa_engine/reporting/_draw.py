@@ -484,6 +484,7 @@ def count_heatmap(
     numbers_max: int = 15,
     totals_max: int = 40,
     name_max_chars: int = 18,
+    links: Sequence[Sequence[str | None]] | None = None,
 ) -> str:
     """A heatmap of non-negative amounts between the members of one set, with the row totals on the right.
 
@@ -510,6 +511,8 @@ def count_heatmap(
         Up to this many members (or while the cells carry numbers) the row totals are written.
     name_max_chars : int
         Names longer than this are shortened on the axes.
+    links : sequence of sequences of str or None, shape (k, k), optional
+        A link target (e.g. ``"#pair-3"``) for each cell: the cell becomes an ``<a href>`` to it; None: no link.
 
     Returns
     -------
@@ -519,8 +522,8 @@ def count_heatmap(
     Raises
     ------
     ValueError
-        If there is no label, ``values`` (or ``tooltips``) is not k × k, a value is negative, or ``id_prefix`` is
-        not an id.
+        If there is no label, ``values`` (or ``tooltips`` or ``links``) is not k × k, a value is negative, or
+        ``id_prefix`` is not an id.
 
     Examples
     --------
@@ -538,6 +541,9 @@ def count_heatmap(
     if np.any(o[finite] < 0):
         raise ValueError("count_heatmap draws amounts of at least 0; got a negative value")
     tips = _strings("tooltips", tooltips, (c, c))
+    hrefs = None if links is None else np.asarray(links, dtype=object)
+    if hrefs is not None and hrefs.shape != (c, c):
+        raise ValueError(f"links must be {c} × {c}; got shape {hrefs.shape}")
     short = [_short(s, name_max_chars) for s in categories]
     cell = min(max(380.0 / c, 10.0), 72.0)
     plot = cell * c
@@ -573,6 +579,9 @@ def count_heatmap(
             x, y = x0 + j * cell, y0 + i * cell
             tip = f"{categories[i]} × {categories[j]}: {v:.2f}" if tips is None else str(tips[i][j])
             stroke = ' stroke="#fff" stroke-width="0.8"' if cell >= 8 else ""
+            href = None if hrefs is None else hrefs[i, j]
+            if href:
+                body.append(f'<a href="{_esc(href)}">')
             body.append(
                 f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(cell)}" height="{_n(cell)}" fill="{fill}"'
                 f"{stroke}><title>{_esc(tip)}</title></rect>"
@@ -591,6 +600,8 @@ def count_heatmap(
                         weight="600" if i == j else None,
                     )
                 )
+            if href:
+                body.append("</a>")
     body += _grid_frame(x0, y0, plot, cell, short, font, rotate_cols)
     if show_numbers or c <= totals_max:
         for i in range(c):

@@ -29,6 +29,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from iaa_engine.analysis._disagreements import Disagreements, disagreements
 from iaa_engine.base._params import PARAMS, AnyOf, Exactly, Instance, NoneOr, validate
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
@@ -68,6 +69,11 @@ HEATMAP_MAX_ANNOTATORS = 60
 CELL_NUMBERS_MAX = 15
 #: Names longer than this are shortened on the axes (the full name is in the cell's tooltip).
 NAME_MAX_CHARS = 18
+#: The list of items to adjudicate shows this many items, the confused pairs this many pairs, each with this many
+#: of its items (the rest are counted).
+ADJUDICATE_ITEMS = 25
+ADJUDICATE_PAIRS = 40
+PAIR_ITEMS_SHOWN = 12
 
 
 _GROUP_TITLES = {"raw": "Raw agreement", "chance": "Chance-corrected agreement", "bias": "Annotator bias"}
@@ -115,6 +121,9 @@ figure.skipped p {{ margin: 0; color: {MUTED}; font-style: italic; }}
 .pair {{ display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }}
 .pair figure {{ margin-bottom: 22px; }}
 ul.notes {{ font-size: 14px; }}
+table.adjudicate td.who {{ font-size: 12.5px; max-width: 380px; }}
+table.adjudicate tr:target {{ background: #fff6d6; }}
+a.item-link {{ margin-right: 6px; }}
 footer {{ margin-top: 28px; font-size: 12.5px; color: {MUTED}; border-top: 1px solid #e6e8eb; padding-top: 8px; }}
 """
 
@@ -245,12 +254,12 @@ def _estimates_section(rep: Report) -> str:
         f"two-sided test of 0) and the intraclass correlations with their F intervals.{weights}</p>"
         '<table class="metrics" id="estimate-table"><thead><tr><th>metric</th><th class="num">estimate</th>'
         '<th class="num">se</th><th class="num">lower</th><th class="num">upper</th><th class="num">p</th>'
-        "<th>n</th></tr></thead><tbody>"
+        "<th>n</th>" + ("<th>benchmark reading</th>" if rep.readings else "") + "</tr></thead><tbody>"
     )
     body = [
         f'<tr data-metric="{_esc(k)}"><td class="metric"><code>{_esc(k)}</code></td>{_num_cell(e.estimate)}'
         f"{_num_cell(e.se)}{_num_cell(e.lower)}{_num_cell(e.upper)}{_num_cell(e.p_value, 3)}"
-        f'<td class="num">{e.n_items:,}</td></tr>'
+        f'<td class="num">{e.n_items:,}</td>' + (_reading_cell(rep.readings.get(k)) if rep.readings else "") + "</tr>"
         for k, e in rep.estimates.items()
     ]
     ests = list(rep.estimates.values())
@@ -275,6 +284,112 @@ def _estimates_section(rep: Report) -> str:
         "kappa family (upper end capped at 1), the F distribution for the intraclass correlations."
     )
     return head + "".join(body) + "</tbody></table>" + _figure("fig-estimates", "f. Analytic intervals", svg, caption)
+
+
+def _reading_cell(r: Any) -> str:
+    """A benchmark reading as a table cell: the band reached with its probability, and every band's probability."""
+    if r is None or r.reading is None:
+        return '<td class="note undefined">no reading (no standard error)</td>'
+    bands = "; ".join(f"{b}: {p:.3f}" for b, p in zip(r.bands["band"], r.bands["probability"]))
+    return (
+        f'<td class="note" data-reading="{_esc(r.reading)}" title="{_esc(bands)}"><strong>{_esc(r.reading)}</strong> '
+        f"or better, probability {r.probability:.3f} ({_esc(r.scale)} scale; point estimate in "
+        f"{_esc(r.point_band)})</td>"
+    )
+
+
+# --------------------------------------------------------------------------- what to adjudicate
+
+
+def _pair_links(dis: Disagreements | None, categories: Sequence[Any]) -> list[list[str | None]] | None:
+    """For the coincidence heat map: each cell of a listed confused pair links to that pair in the list."""
+    if dis is None or dis.pairs.empty:
+        return None
+    c = len(categories)
+    links: list[list[str | None]] = [[None] * c for _ in range(c)]
+    index = pd.Index(categories)
+    a = index.get_indexer(dis.pairs["label_a"])
+    b = index.get_indexer(dis.pairs["label_b"])
+    for rank, i, j in zip(dis.pairs["rank"].head(ADJUDICATE_PAIRS), a, b):
+        if i >= 0 and j >= 0:
+            links[i][j] = links[j][i] = f"#pair-{int(rank)}"
+    return links
+
+
+def _adjudicate_section(dis: Disagreements) -> str:
+    """The items to adjudicate (anchors ``item-<rank>``) and the confused label pairs (anchors ``pair-<rank>``)."""
+    out = [
+        '<h2 id="adjudicate">What to adjudicate</h2>',
+        f'<p class="lead">{dis.n_disagreeing:,} of {dis.n_pairable:,} items with two or more annotations have '
+        "annotations that do not all agree. They are ranked by " + _esc("; then ".join(dis.ranking)) + ". "
+        "Entropy is the Dawid-Skene posterior's (0: the model is sure of the label, 1: it cannot tell).</p>",
+    ]
+    items = dis.items.head(ADJUDICATE_ITEMS)
+    listed = set(items["rank"].tolist())
+    if items.empty:
+        out.append('<p class="lead">Nothing to adjudicate: every item with two or more annotations is unanimous.</p>')
+    else:
+        ann = dis.annotations[dis.annotations["rank"].isin(listed)]
+        said = (
+            ann["label"].map(str)
+            if ann["annotator"].isna().all()
+            else ann["annotator"].map(str) + " = " + ann["label"].map(str)
+        )
+        who = said.map(_esc).groupby(ann["rank"], sort=False).agg(", ".join)
+        counts = ann.groupby(["rank", "label"], sort=False).size().rename("n").reset_index()
+        best = counts[counts["n"] == counts.groupby("rank")["n"].transform("max")]
+        gold = best.groupby("rank", sort=False)["label"].agg(lambda s: " | ".join(map(str, s)))
+        rows = []
+        for r in items.itertuples(index=False):
+            rows.append(
+                f'<tr id="item-{int(r.rank)}"><td class="num">{int(r.rank)}</td><td>{_esc(r.item)}</td>'
+                f'<td class="num">{int(r.n_annotations)}</td>{_num_cell(r.agreement, 3)}'
+                f"<td>{'tie' if r.tie else ''}</td>{_num_cell(r.entropy, 3)}"
+                f'<td>{_esc(gold.get(r.rank, ""))}</td><td class="who">{who.get(r.rank, "")}</td></tr>'
+            )
+        shown = "" if len(items) == dis.n_disagreeing else f" (the first {len(items)} of {dis.n_disagreeing:,})"
+        out.append(
+            f"<h3>Items{_esc(shown)}</h3>"
+            '<table class="metrics adjudicate" id="adjudicate-items"><thead><tr><th class="num">rank</th><th>item'
+            '</th><th class="num">n</th><th class="num">agreement</th><th>majority</th><th class="num">entropy</th>'
+            "<th>majority label(s)</th><th>annotator = label</th></tr></thead><tbody>"
+            + "".join(rows)
+            + "</tbody></table>"
+        )
+    pairs = dis.pairs.head(ADJUDICATE_PAIRS)
+    if pairs.empty:
+        out.append('<p class="lead">No two different labels met on an item.</p>')
+        return "".join(out)
+    pi = dis.pair_items[dis.pair_items["pair"].isin(set(pairs["rank"].tolist()))]
+    rows = []
+    for r in pairs.itertuples(index=False):
+        behind = pi[pi["pair"] == r.rank]
+        links = []
+        for name, rank in zip(behind["item"].head(PAIR_ITEMS_SHOWN), behind["item_rank"].head(PAIR_ITEMS_SHOWN)):
+            if int(rank) in listed:
+                links.append(f'<a class="item-link" href="#item-{int(rank)}">{_esc(name)}</a>')
+            else:
+                links.append(f'<span class="item-link">{_esc(name)}</span>')
+        more = len(behind) - PAIR_ITEMS_SHOWN
+        if more > 0:
+            links.append(f"and {more:,} more")
+        rows.append(
+            f'<tr id="pair-{int(r.rank)}"><td class="num">{int(r.rank)}</td><td>{_esc(r.label_a)}</td>'
+            f"<td>{_esc(r.label_b)}</td>{_num_cell(r.observed, 2)}{_num_cell(r.expected, 2)}{_num_cell(r.ratio, 3)}"
+            f'{_num_cell(r.share, 3)}<td class="num">{int(r.n_items):,}</td><td class="who">{"".join(links)}</td></tr>'
+        )
+    out.append(
+        "<h3>Most confused label pairs</h3>"
+        '<p class="lead">Observed coincidences of two different labels on the same item against those expected by '
+        "chance (n<sub>a</sub> n<sub>b</sub> / (n − 1), Krippendorff); a ratio near 1 is chance level, above 1 "
+        "the labels are confused more than chance. The cells of the coincidence matrix (picture d) link here.</p>"
+        '<table class="metrics adjudicate" id="adjudicate-pairs"><thead><tr><th class="num">rank</th><th>label</th>'
+        '<th>label</th><th class="num">observed</th><th class="num">expected</th><th class="num">ratio</th>'
+        '<th class="num">share</th><th class="num">items</th><th>items behind it</th></tr></thead><tbody>'
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+    return "".join(out)
 
 
 # --------------------------------------------------------------------------- a. kappa heatmap
@@ -418,7 +533,9 @@ def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: s
 # --------------------------------------------------------------------------- d. coincidence matrix
 
 
-def _coincidence(o: np.ndarray, categories: Sequence[Any], fig_id: str) -> tuple[str, str]:
+def _coincidence(
+    o: np.ndarray, categories: Sequence[Any], fig_id: str, links: list[list[str | None]] | None = None
+) -> tuple[str, str]:
     c = len(categories)
     tips = [
         [f"{categories[i]} with {categories[j]}: {float(o[i, j]):.2f} coincidence(s)" for j in range(c)]
@@ -436,6 +553,7 @@ def _coincidence(o: np.ndarray, categories: Sequence[Any], fig_id: str) -> tuple
         total_title="total",
         numbers_max=CELL_NUMBERS_MAX,
         name_max_chars=NAME_MAX_CHARS,
+        links=links,
     )
     caption = (
         "Krippendorff's coincidence matrix: every ordered pair of annotations of the same item adds "
@@ -445,6 +563,8 @@ def _coincidence(o: np.ndarray, categories: Sequence[Any], fig_id: str) -> tuple
     )
     if c > CELL_NUMBERS_MAX:
         caption += f" With {c} categories the cells carry no numbers; hover for the values."
+    if links is not None:
+        caption += " Click an off-diagonal cell for the items behind that pair (What to adjudicate)."
     return svg, caption
 
 
@@ -502,7 +622,13 @@ def _summary(data: Annotations, rep: Report) -> str:
     return "".join(out)
 
 
-def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: BootstrapResult | None) -> str:
+def _pictures(
+    data: Annotations,
+    rep: Report,
+    rows: list[dict[str, Any]],
+    boot: BootstrapResult | None,
+    dis: Disagreements | None = None,
+) -> str:
     parts = []
     # a. heatmap
     head_a = "a. Agreement between annotators"
@@ -553,7 +679,10 @@ def _pictures(data: Annotations, rep: Report, rows: list[dict[str, Any]], boot: 
         )
     else:
         o = coincidence_matrix(data)
-        parts.append(_figure("fig-coincidence", head_d, *_coincidence(o, list(data.categories), "fig-coincidence")))
+        cats = list(data.categories)
+        parts.append(
+            _figure("fig-coincidence", head_d, *_coincidence(o, cats, "fig-coincidence", _pair_links(dis, cats)))
+        )
 
     # e. forest plot
     head_e = "e. Confidence intervals"
@@ -670,6 +799,7 @@ def render_html_report(
         if n_boot:
             boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
     rows = _metric_rows(rep, boot)
+    dis = disagreements(data, progress=progress) if data.has_item_counts else None
 
     from iaa_engine.base._version import __version__
 
@@ -704,8 +834,9 @@ def render_html_report(
         '<h2 id="metrics">Metrics</h2>',
         _metrics_table(rows, boot),
         _estimates_section(rep),
+        _adjudicate_section(dis) if dis is not None else "",
         '<h2 id="pictures">Pictures</h2>',
-        _pictures(data, rep, rows, boot),
+        _pictures(data, rep, rows, boot, dis),
         notes,
         f"<footer>iaa-engine {_esc(__version__)} · {rep.n_items:,} items, {_esc(ann)} annotators, "
         f"{rep.n_annotations:,} annotations · SPA headline weights: {_esc(rep.spa_weights)} · "
