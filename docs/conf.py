@@ -113,6 +113,7 @@ GROUPS = {
         "label_agreement",
         "StrataResult",
     ],
+    "Regions (spans, boxes, polygons, key points, masks)": ["match_regions", "RegionMatch", "REGION_KINDS"],
     "Presentation and policy": [
         "write_html_report",
         "render_html_report",

@@ -75,6 +75,9 @@ _EXPORTS = {
     "ICC_NAMES": ".metrics._icc",
     "AGREEMENT_WEIGHTS": ".base._choices",
     "read": ".data._io",
+    "match_regions": ".data._regions",
+    "RegionMatch": ".data._regions",
+    "REGION_KINDS": ".data._regions",
     "read_dask": ".engines._distributed",
     "render_html_report": ".reporting._html",
     "report": ".reporting._report",
@@ -130,6 +133,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._encode import NALikeLabelWarning
     from iaa_engine.data._io import read
     from iaa_engine.data._model import Annotations, as_annotations
+    from iaa_engine.data._regions import REGION_KINDS, RegionMatch, match_regions
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
     from iaa_engine.inference._benchmark import BENCHMARK_SCALES, BenchmarkReading, benchmark_reading
@@ -173,6 +177,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.reporting._report import Report, report
 
 __all__ = [
+    "match_regions",
+    "RegionMatch",
+    "REGION_KINDS",
     "AGREEMENT_WEIGHTS",
     "ICC_FORMS",
     "ICC_NAMES",

@@ -24,6 +24,7 @@ CONSTANTS = {
     "LEVELS",
     "METRICS",
     "SPA_WEIGHTS",
+    "REGION_KINDS",
     "BENCHMARK_SCALES",
     "__version__",
 }
@@ -35,7 +36,7 @@ FORMULAS = {
     "percent_agreement", "fleiss_kappa", "cohen_kappa", "scott_pi", "multi_kappa", "gwet_ac1", "brennan_prediger",
     "annotator_bias", "krippendorff_alpha", "coincidence_matrix", "alpha_variance", "spa_standard_error",
     "bootstrap", "bcr_weights", "label_agreement", "hierarchy_test", "frequency_strata", "estimate",
-    "percent_agreement_weighted", "icc", "bangdiwala_b", "fleiss_kappa_by_category",
+    "percent_agreement_weighted", "icc", "bangdiwala_b", "fleiss_kappa_by_category", "match_regions",
     "disagreements", "benchmark_reading",
 }  # fmt: skip
 

@@ -296,6 +296,10 @@ NOT_METRICS = {
     "BENCHMARK_SCALES",
     "bcr_weights",
     "gold_standard",
+    # regions matched into units (a converter, with its matching quality): properties in tests/test_regions.py
+    "match_regions",
+    "RegionMatch",
+    "REGION_KINDS",
     # inference on the metrics: tests/test_inference.py, tests/test_weighted.py
     "Estimate",
     "estimate",
