@@ -12,11 +12,13 @@ next to itself, from the one source of the worksheet functions, ``excel_addin/ia
   resolves iaa-engine's dependencies). No comment lines: every line is handed to micropip as a requirement.
 
 With ``--wheel`` it also builds that wheel (pure Python, ``py3-none-any``). The Lite wheel is the project's wheel
-with one change to its metadata: ``rapidfuzz`` is required except on Pyodide (``sys_platform != 'emscripten'``).
-Pyodide has no rapidfuzz and PyPI has no pure-Python or Pyodide wheel of it, so micropip could not install a wheel
-that requires it unconditionally; the worksheet functions never import it (only the edit distance of
-``krippendorff_alpha(level="levenshtein")`` does, lazily). Elsewhere the Lite wheel installs exactly what the
-project's wheel installs. Once ``pyproject.toml`` carries that marker itself, the change is a no-op.
+with ``rapidfuzz`` and ``pyarrow`` required except on Pyodide (``sys_platform != 'emscripten'``); ``pyproject.toml``
+carries both markers itself, so today the Lite wheel equals the project's wheel (the rewrite stays as a guard).
+Pyodide has no rapidfuzz and PyPI has no pure-Python or Pyodide wheel of it; the worksheet functions never import it
+(only the edit distance of ``krippendorff_alpha(level="levenshtein")`` does, lazily). Pyodide 0.28.0-0.29.1 have
+no pyarrow, so a wheel requiring it could not be installed there; the worksheet functions read labels without it
+(``iaa_engine/data/_encode.py`` falls back to pandas/numpy). Elsewhere the Lite wheel installs exactly what the
+project's wheel installs.
 
 Usage::
 
@@ -51,7 +53,7 @@ XLWINGS_VERSION = "0.37.8"
 #: that serves the wheel (with CORS headers), or that ``--url-base`` fills in.
 URL_BASE_PLACEHOLDER = "https://YOUR-HOST/PATH/"
 #: Dependencies Pyodide cannot install, with the environment marker that keeps them off Pyodide in the Lite wheel.
-NOT_ON_PYODIDE = {"rapidfuzz": "sys_platform != 'emscripten'"}
+NOT_ON_PYODIDE = {"rapidfuzz": "sys_platform != 'emscripten'", "pyarrow": "sys_platform != 'emscripten'"}
 
 HEADER = """\
 # iaa-engine worksheet functions for xlwings Lite: paste this whole file into the xlwings Lite "main.py" tab.
@@ -105,20 +107,31 @@ def lite_pyproject(text: str) -> str:
     return text[: block.start(1)] + body + text[block.end(1) :]
 
 
-def build_wheel(out_dir: Path, *, lite: bool = True) -> Path:
+def snapshot_sources(dest: Path) -> Path:
+    """Copy what the wheel is built from (``pyproject.toml``, ``README.md``, ``iaa_engine/``) into ``dest``."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
+    shutil.copytree(ROOT / "iaa_engine", dest / "iaa_engine", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
+
+
+def build_wheel(out_dir: Path, *, lite: bool = True, sources: Path | None = None) -> Path:
     """Build iaa-engine's wheel into ``out_dir`` with ``pip wheel --no-deps``; the Lite wheel if ``lite``.
 
-    The sources (``pyproject.toml``, ``README.md``, ``iaa_engine/``) are copied to a temporary folder first, so the
-    checkout gets no ``build/`` folder and the Lite change to ``pyproject.toml`` never touches the real one.
+    The sources are copied to a temporary folder first (from ``sources``, a :func:`snapshot_sources` folder, or
+    from the checkout), so the checkout gets no ``build/`` folder and the Lite change to ``pyproject.toml`` never
+    touches the real one.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="iaa-engine-wheel-") as tmp:
         src = Path(tmp) / "src"
-        src.mkdir()
-        for name in ("pyproject.toml", "README.md"):
-            shutil.copy2(ROOT / name, src / name)
-        shutil.copytree(ROOT / "iaa_engine", src / "iaa_engine", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        if sources is None:
+            snapshot_sources(src)
+        else:
+            shutil.copytree(sources, src)
         if lite:
             pyproject = src / "pyproject.toml"
             pyproject.write_text(lite_pyproject(pyproject.read_text(encoding="utf-8")), encoding="utf-8")

@@ -14,6 +14,13 @@ The rules (the README's "Reading data" section says the same):
 * Labels stay text at the nominal level. They are parsed as numbers only where the level needs numbers: interval,
   ratio, and ordinal when no order is given or the given categories are numbers. A value that is not a finite
   number is an error that names it and its row.
+
+Without pyarrow (Pyodide releases that do not ship it, e.g. 0.28.0-0.29.1, where the Excel add-in may run), the
+same steps run on numpy object arrays: :func:`pandas.factorize` encodes, :meth:`str.strip` trims (Arrow's
+``utf8_trim_whitespace`` and Python agree on what is whitespace: Unicode category Zs and the bidirectional classes
+WS, B, S), Python's sort orders by code point as Arrow orders UTF-8 bytes, and numbers are parsed by ``float``
+(as the Arrow path already does for a column holding any non-number). The results are the same, codes and
+categories included; text ids come back as an object index instead of an Arrow-backed one.
 """
 
 from __future__ import annotations
@@ -60,11 +67,73 @@ class NALikeLabelWarning(UserWarning):
     """
 
 
-def _pa():
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def _pa() -> tuple[Any, Any] | None:
+    """``(pyarrow, pyarrow.compute)``, or ``None`` when pyarrow cannot be imported (then the numpy path runs).
 
+    Looked up on every call (a dictionary look-up once imported), so the fallback follows ``sys.modules``."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        return None
     return pa, pc
+
+
+def _np_text(values: Any) -> np.ndarray | None:
+    """Without pyarrow: the values as an object array of ``str`` and ``None`` when they are text, else ``None``
+    (what :func:`arrow_text` accepts: string columns, ``U`` arrays, object arrays of ``str`` and missing values)."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        if isinstance(values.dtype, pd.StringDtype):
+            out = np.array(values.astype(object), dtype=object)
+            out[pd.isna(out)] = None
+            return out
+        values = values.to_numpy()
+    if not isinstance(values, np.ndarray):
+        return None
+    if values.dtype.kind == "U":
+        return values.astype(object)
+    if values.dtype != object or values.size == 0 or values.ndim != 1:
+        return None
+    flat = values
+    missing = pd.isna(flat)
+    present = flat[~missing]
+    if not all(isinstance(v, str) for v in present):  # numbers, tuples, sets: the typed path
+        return None
+    out = flat.copy()
+    out[missing] = None
+    return out
+
+
+def _dict_values(dictionary: Any) -> np.ndarray:
+    """The entries of a dictionary (Arrow array or, without pyarrow, object array) as an object array."""
+    if isinstance(dictionary, np.ndarray):
+        return dictionary
+    return np.asarray(dictionary.to_pylist(), dtype=object)
+
+
+def _dict_item(dictionary: Any, j: int) -> Any:
+    return dictionary[j] if isinstance(dictionary, np.ndarray) else dictionary[j].as_py()
+
+
+def _dict_take(dictionary: Any, idx: np.ndarray) -> Any:
+    if isinstance(dictionary, np.ndarray):
+        return dictionary[idx]
+    pa, _ = _pa()  # type: ignore[misc]  # an Arrow dictionary: pyarrow is there
+    return dictionary.take(pa.array(idx))
+
+
+def _dict_equals(dictionary: Any, value: str) -> np.ndarray:
+    if isinstance(dictionary, np.ndarray):
+        return np.array([v == value for v in dictionary], dtype=bool)
+    _, pc = _pa()  # type: ignore[misc]
+    return pc.equal(dictionary, value).to_numpy(zero_copy_only=False).copy()
+
+
+def _dict_isin(dictionary: Any, values: list[str]) -> np.ndarray:
+    if isinstance(dictionary, np.ndarray):
+        return pd.Index(dictionary, dtype=object).isin(values)
+    pa, pc = _pa()  # type: ignore[misc]
+    return pc.is_in(dictionary, value_set=pa.array(values, type=pa.string())).to_numpy(zero_copy_only=False)
 
 
 def arrow_text(values: Any) -> Any | None:
@@ -72,9 +141,12 @@ def arrow_text(values: Any) -> Any | None:
 
     Accepts Arrow arrays (string, large string, dictionary of strings), pandas string columns and object arrays that
     hold only ``str`` and missing values. Object arrays holding anything else (numbers, tuples, sets) return
-    ``None`` and keep the typed path.
+    ``None`` and keep the typed path. Without pyarrow: the same values as an object array of ``str`` and ``None``.
     """
-    pa, _ = _pa()
+    arrow = _pa()
+    if arrow is None:
+        return _np_text(values)
+    pa, _ = arrow
     values = _one_array(values)
     if isinstance(values, pa.Array):
         t = values.type
@@ -108,7 +180,10 @@ def arrow_text(values: Any) -> Any | None:
 
 def _one_array(arr: Any) -> Any:
     """A ChunkedArray as one contiguous Array (pandas' Arrow-backed strings arrive chunked)."""
-    pa, _ = _pa()
+    arrow = _pa()
+    if arrow is None:
+        return arr
+    pa, _ = arrow
     if isinstance(arr, pa.ChunkedArray):
         return arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     return arr
@@ -116,7 +191,18 @@ def _one_array(arr: Any) -> Any:
 
 def _encode(arr: Any) -> tuple[np.ndarray, Any]:
     """Dictionary codes (``-1`` for null) and the dictionary, whitespace trimmed and merged."""
-    pa, pc = _pa()
+    if isinstance(arr, np.ndarray):  # without pyarrow
+        codes, uniques = pd.factorize(arr, use_na_sentinel=True)
+        codes = codes.astype(np.int64, copy=False)
+        dictionary = np.asarray(uniques, dtype=object)
+        trimmed = np.array([v.strip() for v in dictionary], dtype=object)
+        if len(dictionary) and not all(a == b for a, b in zip(trimmed, dictionary)):
+            merged, trimmed = pd.factorize(trimmed)
+            lookup = np.append(merged.astype(np.int64), -1)
+            codes = lookup[codes]
+            trimmed = np.asarray(trimmed, dtype=object)
+        return codes, trimmed
+    pa, pc = _pa()  # type: ignore[misc]
     enc = arr.dictionary_encode()
     dictionary = enc.dictionary
     idx = enc.indices
@@ -133,15 +219,20 @@ def _encode(arr: Any) -> tuple[np.ndarray, Any]:
 
 def _sorted_rank(dictionary: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(order, rank)``: the dictionary's sort order and each entry's position in it."""
-    _, pc = _pa()
-    order = pc.sort_indices(dictionary).to_numpy(zero_copy_only=False).astype(np.int64)
+    if isinstance(dictionary, np.ndarray):  # code point order = Arrow's UTF-8 byte order
+        order = np.argsort(dictionary, kind="stable").astype(np.int64)
+    else:
+        _, pc = _pa()  # type: ignore[misc]
+        order = pc.sort_indices(dictionary).to_numpy(zero_copy_only=False).astype(np.int64)
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size, dtype=np.int64)
     return order, rank
 
 
 def _text_index(dictionary: Any, order: np.ndarray, *, arrow_backed: bool) -> pd.Index:
-    pa, _ = _pa()
+    if isinstance(dictionary, np.ndarray):
+        return pd.Index(dictionary[order], dtype=object)
+    pa, _ = _pa()  # type: ignore[misc]
     taken = dictionary.take(pa.array(order))
     if arrow_backed:
         return pd.Index(pd.arrays.ArrowStringArray(taken))
@@ -161,11 +252,10 @@ def encode_id_column(values: Any, what: str, keep: np.ndarray | None = None) -> 
     arr = arrow_text(values)
     if arr is None:
         return None
-    pa, pc = _pa()
     codes, dictionary = _encode(arr)
     if keep is not None:
         codes = codes[keep]
-    blank = np.append(pc.equal(dictionary, "").to_numpy(zero_copy_only=False), True)  # last: null
+    blank = np.append(_dict_equals(dictionary, ""), True)  # last: null
     if blank[codes].any():
         row = int(np.flatnonzero(blank[codes])[0])
         raise ValueError(
@@ -177,21 +267,23 @@ def encode_id_column(values: Any, what: str, keep: np.ndarray | None = None) -> 
         remap = np.full(len(dictionary), -1, dtype=np.int64)
         remap[used] = np.arange(used.size)
         codes = remap[codes]
-        dictionary = dictionary.take(pa.array(used))
+        dictionary = _dict_take(dictionary, used)
     order, rank = _sorted_rank(dictionary)
     return rank[codes], _text_index(dictionary, order, arrow_backed=True)
 
 
 def _try_numbers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
     """Float values of an Arrow string array and a mask of the entries that are not finite numbers."""
-    pa, pc = _pa()
-    try:
-        values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False).astype(float)
-        return values, ~np.isfinite(values)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        pass
+    arrow = _pa()
+    if arrow is not None and not isinstance(arr, np.ndarray):
+        pa, pc = arrow
+        try:
+            values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False).astype(float)
+            return values, ~np.isfinite(values)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
     values = np.full(len(arr), np.nan)
-    for j, s in enumerate(arr.to_pylist()):  # only when some value is not a number: find which
+    for j, s in enumerate(_dict_values(arr)):  # some value is not a number (or no Arrow): parse one by one
         try:
             values[j] = float(s)
         except (TypeError, ValueError):
@@ -201,11 +293,13 @@ def _try_numbers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def parse_numbers(text: Sequence[str] | np.ndarray, *, what: str) -> np.ndarray:
     """Finite float64 values of text values, or a ``ValueError`` naming the first that is not a finite number."""
-    pa, _ = _pa()
-    arr = pa.array(np.asarray([str(t).strip() for t in text], dtype=object), type=pa.string())
+    arr: Any = np.asarray([str(t).strip() for t in text], dtype=object)
+    arrow = _pa()
+    if arrow is not None:
+        arr = arrow[0].array(arr, type=arrow[0].string())
     values, bad = _try_numbers(arr)
     if bad.any():
-        raise ValueError(f"{what}: {arr[int(np.flatnonzero(bad)[0])].as_py()!r} is not a finite number")
+        raise ValueError(f"{what}: {_dict_item(arr, int(np.flatnonzero(bad)[0]))!r} is not a finite number")
     return values
 
 
@@ -250,12 +344,11 @@ def encode_text_labels(
     arr = arrow_text(values)
     if arr is None:
         return None
-    pa, pc = _pa()
     codes, dictionary = _encode(arr)
-    missing = pc.equal(dictionary, "").to_numpy(zero_copy_only=False).copy()
+    missing = _dict_equals(dictionary, "")
     na = [str(v).strip() for v in na_values]
     if na and len(dictionary):
-        missing |= pc.is_in(dictionary, value_set=pa.array(na, type=pa.string())).to_numpy(zero_copy_only=False)
+        missing |= _dict_isin(dictionary, na)
     missing = np.append(missing, True)  # the null slot
     row_missing = missing[codes]
     keep = ~row_missing
@@ -267,7 +360,7 @@ def encode_text_labels(
         bad &= present
         if bad.any():
             row = int(np.flatnonzero(np.append(bad, False)[codes])[0])
-            value = dictionary[int(codes[row])].as_py()
+            value = _dict_item(dictionary, int(codes[row]))
             if level == "ordinal":
                 raise ValueError(
                     "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
@@ -297,13 +390,13 @@ def encode_text_labels(
         cats = pd.Index(list(categories))
         _check_distinct(cats)
         wanted = pd.Index([str(c).strip() for c in cats])
-        position = wanted.get_indexer(pd.Index(dictionary.to_numpy(zero_copy_only=False), dtype=object))
+        position = wanted.get_indexer(pd.Index(_dict_values(dictionary), dtype=object))
         return _finish(codes, keep, position, present, cats, dictionary, level)
     if level == "ordinal":  # unreachable: ordinal without categories reads numbers
         raise AssertionError
     # nominal text: the sorted distinct labels that occur
     used = np.flatnonzero(present)
-    sub = dictionary.take(pa.array(used))
+    sub = _dict_take(dictionary, used)
     order, rank = _sorted_rank(sub)
     position = np.full(len(dictionary), -1, dtype=np.int64)
     position[used] = rank
@@ -321,7 +414,7 @@ def _finish(codes, keep, position, present, cats, dictionary, level):
     position = np.asarray(position, dtype=np.int64)
     unknown = present & (position < 0)
     if unknown.any():
-        bad = [dictionary[int(j)].as_py() for j in np.flatnonzero(unknown)[:5]]
+        bad = [_dict_item(dictionary, int(j)) for j in np.flatnonzero(unknown)[:5]]
         raise ValueError(f"labels {bad!r} are not among the given categories {list(cats)[:10]!r}")
     lookup = np.append(position, -1)
     return keep, lookup[codes[keep]], cats
@@ -340,11 +433,12 @@ def _warn_na_like(cats: pd.Index) -> None:
 
 def _na_like_names(cats: pd.Index) -> list:
     """The category names that read like a missing value (``NA_LIKE``, any case), found with Arrow compute."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if cats.dtype.kind in "iufcbmM" or len(cats) == 0:
         return []
+    arrow = _pa()
+    if arrow is None:  # without pyarrow: the (few) category names one by one
+        return [c for c in cats if isinstance(c, str) and c.lower() in NA_LIKE]
+    pa, pc = arrow
     try:
         arr = pa.array(np.asarray(cats, dtype=object), type=pa.string())
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed names (e.g. typed JSON): the few text ones, one by one
