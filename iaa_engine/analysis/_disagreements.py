@@ -38,7 +38,7 @@ class Disagreements(Result):
         ``ds_probability`` (the Dawid-Skene gold label and its posterior probability).
     annotations : pandas.DataFrame
         The annotations of the listed items: ``rank``, ``item``, ``annotator`` (None for a count table),
-        ``label``, sorted by rank then label.
+        ``label``, in the order of the data.
     pairs : pandas.DataFrame
         One row per pair of different labels that met on an item, ranked by ``ratio`` (then ``observed``):
         ``rank``, ``label_a``, ``label_b`` (in category order), ``observed`` (the coincidence
@@ -99,6 +99,8 @@ class Disagreements(Result):
             empty = pd.Series([], dtype=object)
             return empty, empty, empty
         counts = a.groupby(["rank", "label"], sort=False).size().rename("n").reset_index()
+        position = pd.Index(self.categories).get_indexer(counts["label"])  # labels in category order
+        counts = counts.iloc[np.lexsort((position, counts["rank"].to_numpy()))]
         text = counts["label"].map(str) + "×" + counts["n"].map(str)
         labels = text.groupby(counts["rank"], sort=False).agg(", ".join)
         top = counts["n"] == counts.groupby("rank")["n"].transform("max")
@@ -372,9 +374,7 @@ def disagreements(
 
     # --- the annotations of the listed items (or the count entries of a table without annotations)
     if data.label is not None and data.annotators is not None:
-        keep = np.flatnonzero(rank_of[data.item] > 0)
-        r = rank_of[data.item[keep]]
-        sel = keep[np.lexsort((data.label[keep], r))]
+        sel = np.flatnonzero(rank_of[data.item] > 0)  # in the data's order (no sort: it is the list's largest part)
         annotations = pd.DataFrame(
             {
                 "rank": rank_of[data.item[sel]],

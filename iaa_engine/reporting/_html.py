@@ -123,7 +123,7 @@ figure.skipped p {{ margin: 0; color: {MUTED}; font-style: italic; }}
 ul.notes {{ font-size: 14px; }}
 table.adjudicate td.who {{ font-size: 12.5px; max-width: 380px; }}
 table.adjudicate tr:target {{ background: #fff6d6; }}
-a.item-link {{ margin-right: 6px; }}
+.item-link {{ white-space: nowrap; }}
 footer {{ margin-top: 28px; font-size: 12.5px; color: {MUTED}; border-top: 1px solid #e6e8eb; padding-top: 8px; }}
 """
 
@@ -376,7 +376,8 @@ def _adjudicate_section(dis: Disagreements) -> str:
         rows.append(
             f'<tr id="pair-{int(r.rank)}"><td class="num">{int(r.rank)}</td><td>{_esc(r.label_a)}</td>'
             f"<td>{_esc(r.label_b)}</td>{_num_cell(r.observed, 2)}{_num_cell(r.expected, 2)}{_num_cell(r.ratio, 3)}"
-            f'{_num_cell(r.share, 3)}<td class="num">{int(r.n_items):,}</td><td class="who">{"".join(links)}</td></tr>'
+            f'{_num_cell(r.share, 3)}<td class="num">{int(r.n_items):,}</td>'
+            f'<td class="who">{", ".join(links)}</td></tr>'
         )
     out.append(
         "<h3>Most confused label pairs</h3>"
