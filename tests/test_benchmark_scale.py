@@ -218,3 +218,17 @@ def test_undefined_estimates_get_no_reading():
         warnings.simplefilter("ignore")
         rep = ie.report(one, benchmark="landis_koch")
     assert rep.readings == {}
+
+
+def test_the_one_result_shape():
+    import dataclasses
+    import json
+
+    r = ie.benchmark_reading(0.5, se=0.1, scale="fleiss")
+    assert isinstance(r, ie.Result)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.reading = None
+    doc = r.to_dict()
+    assert json.loads(json.dumps(doc, allow_nan=False)) == doc == json.loads(r.to_json())
+    assert len(r.to_frame()) == 3 and "BenchmarkReading" in repr(r) and r._repr_html_().lstrip().startswith("<")
+    assert [b["band"] for b in doc["bands"]] == ["Excellent", "Intermediate to Good", "Poor"]

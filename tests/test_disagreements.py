@@ -309,3 +309,15 @@ def test_html_lists_the_items_and_the_heat_map_links_to_them(hand_csv):
     for item in d.pair_items[d.pair_items["pair"] == 1]["item"]:
         rank = int(d.items.loc[d.items["item"] == item, "rank"].iloc[0])
         assert f'href="#item-{rank}">{item}</a>' in pair_row
+
+
+def test_the_one_result_shape():
+    import dataclasses
+
+    d = ie.disagreements(ie.read(EXAMPLES / "crowd.csv"), top=5, progress=False)
+    assert isinstance(d, ie.Result)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.items = None
+    doc = d.to_dict()
+    assert json.loads(json.dumps(doc, allow_nan=False)) == doc == json.loads(d.to_json())
+    assert len(d.to_frame()) == 5 and "Disagreements" in repr(d) and d._repr_html_().lstrip().startswith("<")
