@@ -87,7 +87,8 @@ GROUPS = {
         "coincidence_matrix",
         "ALPHA_DISTANCES",
     ],
-    "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights"],
+    "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights", "gold_accuracy", "GoldAccuracy"],
+    "Annotator scorecard": ["annotator_report", "AnnotatorReport"],
     "What to adjudicate": ["disagreements", "Disagreements"],
     "Uncertainty": [
         "estimate",

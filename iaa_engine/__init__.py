@@ -26,6 +26,10 @@ _EXPORTS = {
     "BootstrapResult": ".inference._inference",
     "GOLD_RULES": ".analysis._gold",
     "GoldStandard": ".analysis._gold",
+    "GoldAccuracy": ".analysis._gold",
+    "gold_accuracy": ".analysis._gold",
+    "AnnotatorReport": ".analysis._scorecard",
+    "annotator_report": ".analysis._scorecard",
     "HierarchyResult": ".analysis._facets",
     "LEVELS": ".base._choices",
     "METRICS": ".metrics._registry",
@@ -125,7 +129,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         label_agreement,
         split_hierarchy,
     )
-    from iaa_engine.analysis._gold import GOLD_RULES, GoldStandard, bcr_weights, gold_standard
+    from iaa_engine.analysis._gold import (
+        GOLD_RULES,
+        GoldAccuracy,
+        GoldStandard,
+        bcr_weights,
+        gold_accuracy,
+        gold_standard,
+    )
+    from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
     from iaa_engine.analysis._simulation import missingness_simulation
     from iaa_engine.base._choices import AGREEMENT_WEIGHTS, LEVELS, SPA_WEIGHTS
     from iaa_engine.base._policy import InvalidParameterError, UndefinedMetricWarning
@@ -196,6 +208,10 @@ __all__ = [
     "BootstrapResult",
     "GOLD_RULES",
     "GoldStandard",
+    "GoldAccuracy",
+    "gold_accuracy",
+    "AnnotatorReport",
+    "annotator_report",
     "HierarchyResult",
     "HierarchyTest",
     "LEVELS",

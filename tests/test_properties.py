@@ -300,6 +300,11 @@ NOT_METRICS = {
     "match_regions",
     "RegionMatch",
     "REGION_KINDS",
+    "GoldAccuracy",
+    "gold_accuracy",
+    # a scorecard per annotator (tables of per-annotator results): tests/test_scorecard.py
+    "AnnotatorReport",
+    "annotator_report",
     # inference on the metrics: tests/test_inference.py, tests/test_weighted.py
     "Estimate",
     "estimate",

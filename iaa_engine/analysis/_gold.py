@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import ANY, Choice, validate
+from iaa_engine.base._params import ANY, Choice, Real, validate
 from iaa_engine.base._progress import Progress
 from iaa_engine.base._results import Result
 from iaa_engine.data._model import Annotations, as_annotations
 
-__all__ = ["GOLD_RULES", "GoldStandard", "bcr_weights", "gold_standard"]
+__all__ = ["GOLD_RULES", "GoldAccuracy", "GoldStandard", "bcr_weights", "gold_accuracy", "gold_standard"]
 
 #: The rules :func:`gold_standard` accepts: ``'majority'`` (most votes), the four bias-correcting rules ``'diff'``,
 #: ``'rat'``, ``'com'`` and ``'inv'`` (weighted votes, :func:`bcr_weights`; Weeber 2025) and ``'dawid_skene'``
@@ -60,6 +60,12 @@ class GoldStandard(Result):
         EM iterations run (0 for the voting rules).
     loss_history : list of float
         Dawid-Skene: the evidence lower bound per annotation after each EM iteration (empty for the voting rules).
+    known : pandas.DataFrame or None
+        With ``known=``: one row per known item found in the data, columns ``item``, ``known`` (the given label),
+        ``gold`` (the rule's labels, tied ones joined with ``|``) and ``agrees`` (the known label is among them).
+    known_agreement : float
+        With ``known=``: the share of known items whose known label is among the rule's gold labels (1 for
+        Dawid-Skene, which keeps them fixed); NaN without known labels.
 
     References
     ----------
@@ -96,6 +102,8 @@ class GoldStandard(Result):
     posteriors: pd.DataFrame | None = None
     n_iter: int = 0
     loss_history: list = field(default_factory=list)
+    known: pd.DataFrame | None = None
+    known_agreement: float = float("nan")
 
     @validate()
     def per_item(self, sep: str = "|") -> pd.DataFrame:
@@ -179,6 +187,14 @@ class GoldStandard(Result):
                 "annotators": list(self.weights.index),
                 "categories": list(self.weights.columns),
                 "matrix": self.weights.to_numpy(),
+            }
+        if self.known is not None:
+            out["known"] = {
+                "items": [
+                    {"item": i, "known": k, "gold": g, "agrees": bool(a)}
+                    for i, k, g, a in self.known[["item", "known", "gold", "agrees"]].itertuples(index=False)
+                ],
+                "agreement": self.known_agreement,
             }
         if self.confusion is not None:
             out["priors"] = dict(zip(map(str, self.categories), cast(pd.Series, self.priors).to_numpy()))
@@ -279,6 +295,76 @@ def bcr_weights(data: Any, rule: Literal["diff", "rat", "com", "inv"]) -> pd.Dat
     return pd.DataFrame(w, index=data.annotators, columns=data.categories)
 
 
+def known_codes(data: Annotations, known: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(item codes, category codes, n_unmatched)`` of known labels given as a mapping, a Series or a DataFrame.
+
+    A DataFrame needs columns ``item`` and ``label`` (or exactly two columns, in that order). Items not in the data
+    are dropped and counted; a label that is not one of the data's categories is an error (a label read from a
+    file as text matches a category whose text is the same, so ``"1"`` matches the category ``1``). An item given
+    twice is an error.
+    """
+    if isinstance(known, pd.DataFrame):
+        cols = list(known.columns)
+        if "item" in cols and "label" in cols:
+            items, labels = known["item"].to_numpy(), known["label"].to_numpy()
+        elif len(cols) == 2:
+            items, labels = known.iloc[:, 0].to_numpy(), known.iloc[:, 1].to_numpy()
+        else:
+            raise ValueError(f"known labels as a table need columns 'item' and 'label'; got columns {cols[:6]!r}")
+    elif isinstance(known, pd.Series):
+        items, labels = known.index.to_numpy(), known.to_numpy()
+    elif isinstance(known, dict):
+        items, labels = np.array(list(known.keys()), dtype=object), np.array(list(known.values()), dtype=object)
+    else:
+        raise TypeError(
+            "known must be a mapping item -> label, a pandas Series indexed by item, or a DataFrame with columns "
+            f"'item' and 'label'; got {type(known).__name__}"
+        )
+    keep = ~pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+    items, labels = items[keep], labels[keep]
+    if pd.Index(items).has_duplicates:
+        dup = pd.Index(items)[pd.Index(items).duplicated()]
+        raise ValueError(f"known labels give item {dup[0]!r} more than once")
+    it = data.items.get_indexer(pd.Index(items))
+    if (it < 0).any():  # items read from a file as text: match the data's items by their text
+        by_text = pd.Index(data.items.astype(str)).get_indexer(pd.Index(items).astype(str))
+        it = np.where(it < 0, by_text, it)
+    cat = data.categories.get_indexer(pd.Index(labels)) if len(labels) else np.zeros(0, dtype=np.int64)
+    if (cat < 0).any():
+        by_text = pd.Index(data.categories.astype(str)).get_indexer(pd.Index(labels).astype(str))
+        cat = np.where(cat < 0, by_text, cat)
+    found = it >= 0
+    bad = found & (cat < 0)
+    if bad.any():
+        raise ValueError(
+            f"known label {labels[np.flatnonzero(bad)[0]]!r} (item {items[np.flatnonzero(bad)[0]]!r}) is not one of "
+            f"the data's categories {list(data.categories)[:10]!r}"
+        )
+    return it[found].astype(np.int64), cat[found].astype(np.int64), int((~found).sum())
+
+
+def _known_table(
+    data: Annotations, labels: pd.DataFrame, k_item: np.ndarray, k_cat: np.ndarray, sep: str = "|"
+) -> tuple[pd.DataFrame, float]:
+    """Each known item's known label beside the rule's gold labels; the share where the known label is among them."""
+    winners = labels.assign(_code=data.items.get_indexer(pd.Index(labels["item"])))
+    winners = winners[np.isin(winners["_code"].to_numpy(), k_item)]
+    win_cat = data.categories.get_indexer(pd.Index(winners["label"]))
+    win_key = winners["_code"].to_numpy() * max(data.n_categories, 1) + win_cat
+    agrees = np.isin(k_item * max(data.n_categories, 1) + k_cat, win_key)
+    joined = winners.groupby("_code", sort=False)["label"].agg(lambda v: sep.join(map(str, v)))
+    gold = joined.reindex(k_item).to_numpy()
+    table = pd.DataFrame(
+        {
+            "item": data.items.take(k_item),
+            "known": data.categories.take(k_cat),
+            "gold": gold,
+            "agrees": agrees,
+        }
+    )
+    return table, float(agrees.mean()) if agrees.size else float("nan")
+
+
 def _winners(data: Annotations, item: np.ndarray, cat: np.ndarray, score: np.ndarray, tol: float) -> pd.DataFrame:
     """Rows of the top-scoring (item, category) entries per item; entries must be sorted by item."""
     if item.size == 0:
@@ -302,11 +388,12 @@ def _winners(data: Annotations, item: np.ndarray, cat: np.ndarray, score: np.nda
     )
 
 
-@validate(rule=Choice(*GOLD_RULES))
+@validate(rule=Choice(*GOLD_RULES), known=ANY)
 def gold_standard(
     data: Any,
     *,
     rule: GoldRule = "majority",
+    known: Any = None,
     tie_tolerance: float = 1e-9,
     max_iter: int = 100,
     tol: float = 1e-5,
@@ -334,6 +421,12 @@ def gold_standard(
         than ``tol`` or after ``max_iter`` iterations. The gold label is the
         one with the largest posterior probability.
 
+    Known labels (``known=``, gold questions): Dawid-Skene keeps them fixed, as crowd-kit's
+    ``DawidSkene.fit(data, true_labels)`` does (crowd-kit 1.4.2): the posterior of a known item is the known
+    label's indicator at the start and after every E-step, so the known items teach the confusion matrices and
+    the priors and their gold label is the known one. The voting rules do not use them; every rule reports its
+    agreement with them (:attr:`GoldStandard.known`, :attr:`GoldStandard.known_agreement`).
+
     A label is tied when its score is within ``tie_tolerance`` of the item's
     best score (relative to the best score when it exceeds 1 in absolute
     value, absolute otherwise); the exercise demands that all tied labels are
@@ -346,6 +439,10 @@ def gold_standard(
         table), and all but ``majority`` need the annotations themselves.
     rule : {'majority', 'diff', 'rat', 'com', 'inv', 'dawid_skene'}, default 'majority'
         How votes are counted (see above and :data:`GOLD_RULES`).
+    known : mapping, pandas.Series or pandas.DataFrame, optional
+        Known labels of some items (gold questions): ``{item: label}``, a Series indexed by item, or a table with
+        columns ``item`` and ``label``. Items not in the data are ignored; a label that is not a category is an
+        error.
     tie_tolerance : float, default 1e-9
         Scores this close to the best (see above) tie with it; at least 0.
     max_iter : int, default 100
@@ -361,7 +458,8 @@ def gold_standard(
     GoldStandard
         ``labels`` (one row per item and winning label), and the evidence:
         ``weights`` (bias-correcting rules), or ``confusion``, ``priors``,
-        ``posteriors``, ``n_iter`` and ``loss_history`` (Dawid-Skene).
+        ``posteriors``, ``n_iter`` and ``loss_history`` (Dawid-Skene); with ``known=``, ``known`` and
+        ``known_agreement``.
 
     Raises
     ------
@@ -371,11 +469,12 @@ def gold_standard(
         ``data`` is not annotations nor convertible to them.
     ValueError
         A rule other than ``majority`` is given a count table (no annotator identities) or statistics only
-        (the annotations themselves are needed).
+        (the annotations themselves are needed), or a known label is not one of the categories.
 
     See Also
     --------
     bcr_weights : The weights of the bias-correcting rules.
+    gold_accuracy : Each annotator's accuracy on the known labels.
 
     References
     ----------
@@ -406,8 +505,35 @@ def gold_standard(
     >>> ds = ie.gold_standard(data, rule="dawid_skene", progress=False)
     >>> ds.per_item()["gold"].tolist() == gold.per_item()["gold"].tolist(), ds.n_iter
     (True, 10)
+
+    Known labels stay fixed under Dawid-Skene; majority vote reports how often it agrees with them:
+
+    >>> known = {"item_1": 2, "item_2": 1}
+    >>> ie.gold_standard(data, rule="dawid_skene", known=known, progress=False).known_agreement
+    1.0
+    >>> ie.gold_standard(data, known=known).known[["item", "known", "gold", "agrees"]]
+         item known gold  agrees
+    0  item_1     2    1   False
+    1  item_2     1    1    True
     """
     data = as_annotations(data)
+    if known is None:
+        return _gold(data, rule, tie_tolerance, max_iter, tol, progress, None)
+    k_item, k_cat, _ = known_codes(data, known)
+    gold = _gold(data, rule, tie_tolerance, max_iter, tol, progress, (k_item, k_cat))
+    table, share = _known_table(data, gold.labels, k_item, k_cat)
+    return replace(gold, known=table, known_agreement=share)
+
+
+def _gold(
+    data: Annotations,
+    rule: str,
+    tie_tolerance: float,
+    max_iter: int,
+    tol: float,
+    progress: bool | None,
+    known: tuple[np.ndarray, np.ndarray] | None,
+) -> GoldStandard:
     cats = list(data.categories)
     anns = None if data.annotators is None else list(data.annotators)
     c = data.counts
@@ -424,11 +550,16 @@ def gold_standard(
         score = np.bincount(entry, weights=per_annotation, minlength=keys.size)
         labels = _winners(data, c.item, c.category, score, tie_tolerance)
         return GoldStandard(rule, labels, cats, anns, weights=w)
-    return _dawid_skene(data, tie_tolerance, max_iter, tol, progress)
+    return _dawid_skene(data, tie_tolerance, max_iter, tol, progress, known)
 
 
 def _dawid_skene(
-    data: Annotations, tie_tolerance: float, max_iter: int, tol: float, progress: bool | None
+    data: Annotations,
+    tie_tolerance: float,
+    max_iter: int,
+    tol: float,
+    progress: bool | None,
+    known: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> GoldStandard:
     data.require_annotators("Dawid-Skene")
     if data.label is None:
@@ -439,6 +570,15 @@ def _dawid_skene(
     used = (data.annotator_stats.counts > 0)[:, :, None]  # (annotator, given label, 1)
     counts = data.counts.to_dense().astype(float)
     post = counts / counts.sum(axis=1, keepdims=True).clip(min=1)  # majority-vote proportions
+
+    def clamp(post: np.ndarray) -> np.ndarray:
+        """Known items: the posterior is the known label's indicator (crowd-kit's _correct_probas_with_golden)."""
+        if known is not None and known[0].size:
+            post[known[0]] = 0.0
+            post[known[0], known[1]] = 1.0
+        return post
+
+    post = clamp(post)
 
     def m_step(post: np.ndarray) -> np.ndarray:
         e: np.ndarray = np.stack(
@@ -467,6 +607,7 @@ def _dawid_skene(
             ll -= ll.max(axis=1, keepdims=True)
             post = np.exp(ll)
             post /= post.sum(axis=1, keepdims=True)
+            post = clamp(post)
             priors = post.mean(axis=0)
             e = m_step(post)
             full = log_lik(priors, e)
@@ -491,3 +632,168 @@ def _dawid_skene(
         n_iter=n_iter,
         loss_history=history,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class GoldAccuracy(Result):
+    """Each annotator's accuracy on the gold questions (items with known labels): the result of
+    :func:`gold_accuracy`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per annotator: ``annotator``, ``n_gold`` (gold questions answered), ``n_correct``, ``accuracy``,
+        ``lower`` and ``upper`` (Wilson's interval), ``passed`` (accuracy at least ``threshold``) and ``status``:
+        ``'pass'`` when the whole interval is at or above the threshold, ``'fail'`` when it is wholly below,
+        ``'undecided'`` otherwise (too few gold questions to tell), ``'no gold'`` without any.
+    threshold : float
+        The accuracy an annotator needs.
+    confidence : float
+        The interval's coverage.
+    n_known : int
+        Known labels found in the data.
+    n_unmatched : int
+        Known labels whose item is not in the data (ignored).
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of the
+    American Statistical Association 22(158), 209-212.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> data = ie.Annotations.from_wide([["a", "b", "a"], ["a", "a", "a"]])
+    >>> ie.gold_accuracy(data, {0: "a", 1: "b", 2: "a"}, threshold=0.5).table[["annotator", "accuracy", "passed"]]
+       annotator  accuracy  passed
+    0          0  1.000000    True
+    1          1  0.666667    True
+    """
+
+    table: pd.DataFrame
+    threshold: float
+    confidence: float
+    n_known: int
+    n_unmatched: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per annotator: :attr:`table`."""
+        return self.table
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the settings and one record per annotator."""
+        from iaa_engine.base._results import nan_to_none
+
+        return nan_to_none(
+            {
+                "threshold": self.threshold,
+                "confidence": self.confidence,
+                "n_known": self.n_known,
+                "n_unmatched": self.n_unmatched,
+                "annotators": self.table.to_dict(orient="records"),
+            }
+        )
+
+
+def per_annotation_gold(data: Annotations, gold_cat: np.ndarray) -> np.ndarray:
+    """The gold category of each annotation's item (``gold_cat`` per item, -1 for none)."""
+    return gold_cat[data.item]
+
+
+@validate(known=ANY, threshold=Real(0, 1))
+def gold_accuracy(data: Any, known: Any, *, threshold: float = 0.8, confidence: float = 0.95) -> GoldAccuracy:
+    r"""Each annotator's accuracy on the gold questions, with Wilson's interval and a pass/fail verdict.
+
+    For annotator a with :math:`n_a` answered gold questions, :math:`x_a` of them equal to the known label,
+    :math:`\hat p_a = x_a / n_a` and Wilson's (1927) score interval
+
+    .. math::
+
+        \frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n},\qquad z = z_{(1+c)/2}.
+
+    ``passed`` is :math:`\hat p_a \ge` ``threshold``; ``status`` says whether the interval settles it
+    (``'pass'``: lower end at or above the threshold; ``'fail'``: upper end below it; else ``'undecided'``).
+    This is how crowdsourcing platforms screen workers with honeypots / control tasks (CVAT ground-truth jobs,
+    Toloka control tasks), with the uncertainty of a small number of gold questions made explicit.
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        Annotations with annotator identities.
+    known : mapping, pandas.Series or pandas.DataFrame
+        Known labels: ``{item: label}``, a Series indexed by item, or a table with columns ``item`` and
+        ``label``. Items not in the data are ignored (counted in ``n_unmatched``).
+    threshold : float, default 0.8
+        The accuracy an annotator needs, in [0, 1].
+    confidence : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    GoldAccuracy
+        One row per annotator (:attr:`GoldAccuracy.table`).
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them, or ``known`` is not a mapping, Series or table.
+    ValueError
+        The data has no annotator identities, or a known label is not one of the categories.
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of the
+    American Statistical Association 22(158), 209-212.
+
+    Brown, L. D., Cai, T. T., & DasGupta, A. (2001). Interval estimation for a binomial proportion. Statistical
+    Science 16(2), 101-133.
+
+    Examples
+    --------
+    Annotator 1 answers two of three gold questions right: 2/3 with Wilson's 95 % interval (0.208, 0.939),
+    too wide to tell against a threshold of 0.8:
+
+    >>> import iaa_engine as ie
+    >>> data = ie.Annotations.from_wide([["a", "b", "a"], ["a", "a", "a"]])
+    >>> acc = ie.gold_accuracy(data, {0: "a", 1: "b", 2: "a"})
+    >>> acc.table.round(3)
+       annotator  n_gold  n_correct  accuracy  lower  upper  passed     status
+    0          0       3          3     1.000  0.439  1.000    True  undecided
+    1          1       3          2     0.667  0.208  0.939   False  undecided
+    """
+    from iaa_engine.stats._homogeneity import wilson_interval
+
+    data = as_annotations(data)
+    data.require_annotators("gold accuracy")
+    if data.label is None:
+        raise ValueError("gold accuracy needs the annotations themselves, not only statistics")
+    k_item, k_cat, unmatched = known_codes(data, known)
+    gold_cat = np.full(data.n_items, -1, dtype=np.int64)
+    gold_cat[k_item] = k_cat
+    g = gold_cat[data.item]
+    has = g >= 0
+    n_ann = cast(int, data.n_annotators)
+    ann = cast(np.ndarray, data.annotator)
+    n_gold = np.bincount(ann[has], minlength=n_ann)
+    n_correct = np.bincount(ann[has & (data.label == g)], minlength=n_ann)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acc = np.where(n_gold > 0, n_correct / np.maximum(n_gold, 1), np.nan)
+    lo, hi = wilson_interval(n_correct, n_gold, confidence)
+    status = np.where(
+        n_gold == 0, "no gold", np.where(lo >= threshold, "pass", np.where(hi < threshold, "fail", "undecided"))
+    )
+    table = pd.DataFrame(
+        {
+            "annotator": cast(pd.Index, data.annotators).to_numpy(),
+            "n_gold": n_gold,
+            "n_correct": n_correct,
+            "accuracy": acc,
+            "lower": lo,
+            "upper": hi,
+            "passed": np.where(n_gold > 0, acc >= threshold, False),
+            "status": status,
+        }
+    )
+    return GoldAccuracy(table, float(threshold), float(confidence), int(k_item.size), unmatched)

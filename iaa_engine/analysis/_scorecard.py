@@ -1,0 +1,649 @@
+r"""A scorecard per annotator: agreement with the others, accuracy against gold labels, the change in alpha without
+them, tests of their label distribution, and a flag for likely random or biased work."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+import numpy as np
+import pandas as pd
+
+from iaa_engine.base._choices import LEVELS
+from iaa_engine.base._params import ANY, Choice, NoneOr, Real, Whole, validate
+from iaa_engine.base._results import Result, nan_to_none
+from iaa_engine.data._model import Annotations, as_annotations
+from iaa_engine.stats import _differences as diff
+from iaa_engine.stats._homogeneity import (
+    kappa_from_tables,
+    marginal_homogeneity_tables,
+    normal_quantile,
+    two_sample_chi2,
+    wilson_interval,
+)
+
+__all__ = ["AnnotatorReport", "annotator_report", "alpha_without_each"]
+
+#: ``pairwise='auto'`` computes the pairwise marginal-homogeneity tests up to this many annotators.
+PAIRWISE_LIMIT = 100
+_TINY = 1e-300
+
+
+@dataclass(frozen=True, eq=False)
+class AnnotatorReport(Result):
+    """The scorecard of every annotator: the result of :func:`annotator_report`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per annotator (the columns are described in :func:`annotator_report`).
+    pairs : pandas.DataFrame or None
+        One row per pair of annotators who share an item: ``annotator_a``, ``annotator_b``, ``n_shared``,
+        ``stuart_maxwell``, ``bhapkar`` (the statistics), ``df``, ``stuart_maxwell_p``, ``bhapkar_p``; ``None`` when
+        the pairwise tests were not computed.
+    alpha : float
+        Krippendorff's alpha of all the data at ``level``.
+    level : str
+        The level of measurement of the alpha columns.
+    gold : str
+        Where the gold labels came from: ``'majority'``, ``'dawid_skene'`` or ``'known'``.
+    confidence : float
+        Coverage of the intervals.
+    settings : dict
+        The flag rule's thresholds (``competence_threshold``, ``bias_threshold``, ``bias_p``, ``min_items``).
+    notes : list of str
+        What was left out and why.
+
+    References
+    ----------
+    Hovy, D., Berg-Kirkpatrick, T., Vaswani, A., & Hovy, E. (2013). Learning whom to trust with MACE. Proceedings
+    of NAACL-HLT 2013, 1120-1130.
+
+    Examples
+    --------
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> card = ie.annotator_report(data, progress=False)
+    >>> card.table[["annotator", "n_items", "agreement", "accuracy", "alpha_change"]].round(3)
+         annotator  n_items  agreement  accuracy  alpha_change
+    0  annotator_0       15        0.8       1.0        -0.194
+    1  annotator_1       15        0.7       0.8         0.101
+    2  annotator_2       15        0.7       0.8         0.099
+    """
+
+    table: pd.DataFrame
+    pairs: pd.DataFrame | None
+    alpha: float
+    level: str
+    gold: str
+    confidence: float
+    settings: dict
+    notes: list
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per annotator: :attr:`table`."""
+        return self.table
+
+    def flagged(self) -> list:
+        """The annotators with a non-empty ``flag``."""
+        return list(self.table.loc[self.table["flag"] != "", "annotator"])
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the settings, one record per annotator and one per pair."""
+        out: dict[str, Any] = {
+            "alpha": self.alpha,
+            "level": self.level,
+            "gold": self.gold,
+            "confidence": self.confidence,
+            "settings": self.settings,
+            "annotators": self.table.to_dict(orient="records"),
+            "pairs": None if self.pairs is None else self.pairs.to_dict(orient="records"),
+            "notes": list(self.notes),
+        }
+        return nan_to_none(out)
+
+    def __str__(self) -> str:
+        cols = ["annotator", "n_items", "agreement", "kappa", "accuracy", "alpha_change", "competence", "flag"]
+        return (
+            f"Annotator scorecard (alpha {self.alpha:.4f} at the {self.level} level, gold: {self.gold})\n"
+            + self.table[cols].round(3).to_string(index=False)
+        )
+
+
+# --------------------------------------------------------------------------- building blocks (array algebra)
+
+
+#: Dense (rows × patterns) count tables up to this many cells; sparse beyond.
+_DENSE_GROUP_CELLS = 1 << 24
+
+
+def _group_counts(rows: np.ndarray, n_rows: int, cols: np.ndarray, n_cols: int) -> Any:
+    """How many annotations fall in each (row, column): dense when small, sparse CSR otherwise."""
+    if n_rows * n_cols <= _DENSE_GROUP_CELLS:
+        return np.bincount(rows * n_cols + cols, minlength=n_rows * n_cols).reshape(n_rows, n_cols).astype(float)
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_rows, n_cols))
+
+
+@dataclass(frozen=True, eq=False)
+class _Patterns:
+    r"""Items grouped by their label-count vector :math:`n_i` (its "pattern"), and annotations counted per
+    (annotator, label, pattern).
+
+    Every per-annotator sum over items of the scorecard, :math:`\sum_{i \ni a} f(n_i)`, depends on an item only
+    through its pattern, so it is a product of the (annotators × patterns) counts with a (patterns × …) table of
+    :math:`f`: one ``bincount`` over the annotations, then small matrix products. A crowd with 1-8 annotations per
+    item and 5 labels has at most 1,286 patterns, however many items.
+    """
+
+    pat: np.ndarray  # pattern of each item
+    vec: np.ndarray  # (n_pat, C) the count vector of each pattern
+    m: np.ndarray  # (n_pat,) annotations per item of the pattern
+    k_al: Any  # (A*C, n_pat) annotations by (annotator, label) and pattern
+    k_a: Any  # (A, n_pat) annotations by annotator and pattern
+
+    @classmethod
+    def of(cls, data: Annotations) -> _Patterns:
+        cnt = data.counts
+        c = max(data.n_categories, 1)
+        a_n = cast(int, data.n_annotators)
+        base = int(cnt.count.max()) + 1 if cnt.count.size else 1
+        if c * np.log2(max(base, 2)) <= 62:  # exact: the count vector as a number in base (max count + 1)
+            powers = np.int64(base) ** np.arange(c, dtype=np.int64)
+            contrib = cnt.count.astype(np.int64) * powers[cnt.category]
+            code = np.zeros(data.n_items, dtype=np.int64)
+            if cnt.item.size:  # entries are sorted by item
+                starts = np.flatnonzero(np.r_[True, cnt.item[1:] != cnt.item[:-1]])
+                code[cnt.item[starts]] = np.add.reduceat(contrib, starts)
+            _, first, pat = np.unique(code, return_index=True, return_inverse=True)
+        else:  # many labels: the rows of the dense count table
+            _, first, pat = np.unique(cnt.to_dense(), axis=0, return_index=True, return_inverse=True)
+        pat = pat.ravel().astype(np.int64)
+        n_pat = first.size
+        vec = np.zeros((n_pat, c))
+        vec[pat[cnt.item], cnt.category] = cnt.count
+        ann = cast(np.ndarray, data.annotator)
+        p_ann = pat[data.item]
+        k_al = _group_counts(ann * c + data.label, a_n * c, p_ann, n_pat)
+        k_a = _group_counts(ann, a_n, p_ann, n_pat)
+        return cls(pat, vec, vec.sum(axis=1), k_al, k_a)
+
+
+def alpha_without_each(data: Any, *, level: str | None = None) -> tuple[float, np.ndarray]:
+    r"""Krippendorff's alpha of all the data and, for every annotator, of the data without that annotator.
+
+    Not a loop over annotators: the coincidence matrix without annotator a is the full one minus the items' old
+    contributions plus their contributions without a's label. With :math:`n_i` item i's label counts,
+    :math:`m_i = \sum_c n_{ic}`, :math:`e_l` the indicator of a's label l on item i and
+    :math:`P(n) = n n^\top - \mathrm{diag}(n)`,
+
+    .. math::
+
+        O^{(-a)} = O + \sum_{i \ni a} \Big(\frac{[m_i \ge 3]}{m_i - 2} - \frac{[m_i \ge 2]}{m_i - 1}\Big) P(n_i)
+                 - \sum_{i \ni a} \frac{[m_i \ge 3]}{m_i - 2}\,\big(n_i e_l^\top + e_l n_i^\top - 2 e_l e_l^\top\big),
+
+    since :math:`P(n_i - e_l) = P(n_i) - n_i e_l^\top - e_l n_i^\top + 2 e_l e_l^\top`. The sums over a's items
+    depend on an item only through its count vector, so they are products of the annotators × count-patterns
+    table with per-pattern terms (no loop over annotations). Alpha is then :math:`1 - D_o/D_e` from
+    :math:`O^{(-a)}` and its margins (Krippendorff 2011), with the ordinal positions of the margins without a.
+
+    Returns
+    -------
+    (alpha, alpha_without) : float and ndarray of shape (n_annotators,)
+        NaN where alpha is undefined (no pairable value, or one value only).
+    """
+    data = as_annotations(data)
+    return _alpha_without(data, data.level if level is None else level, _Patterns.of(data))
+
+
+def _alpha_without(data: Annotations, level: str, pt: _Patterns) -> tuple[float, np.ndarray]:
+    a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
+    m = pt.m
+    w_old = np.where(m >= 2, 1.0 / np.maximum(m - 1.0, 1.0), 0.0)
+    w_new = np.where(m >= 3, 1.0 / np.maximum(m - 2.0, 1.0), 0.0)
+    n_items_p = np.bincount(pt.pat, minlength=m.size).astype(float)
+    idx = np.arange(c)
+    outer = pt.vec[:, :, None] * pt.vec[:, None, :]  # (n_pat, C, C)
+    outer[:, idx, idx] -= pt.vec  # P(n) = n n^T - diag(n)
+    outer = outer.reshape(m.size, c * c)
+    o_full = ((n_items_p * w_old) @ outer).reshape(c, c)
+    g = w_new - w_old
+    out = o_full[None] + (pt.k_a @ (g[:, None] * outer)).reshape(a_n, c, c)
+    q = (pt.k_al @ (w_new[:, None] * pt.vec)).reshape(a_n, c, c)  # q[a, l, k] = sum h_i n_ik over a's label-l items
+    out -= q + np.swapaxes(q, 1, 2)
+    out[:, idx, idx] += 2.0 * (pt.k_al @ w_new).reshape(a_n, c)
+    both = np.concatenate([o_full[None], out], axis=0)
+    alphas = _alpha_from_coincidences(data, both, level)
+    return float(alphas[0]), alphas[1:]
+
+
+def _alpha_from_coincidences(data: Annotations, o: np.ndarray, level: str) -> np.ndarray:
+    """``1 - D_o / D_e`` for a stack of coincidence matrices (…, C, C)."""
+    t = o.sum(axis=-1)
+    n = t.sum(axis=-1)
+    values = data.category_values(level) if level in ("interval", "ratio") else None
+    x = diff.positions_from(level, t, values, o.shape[-1])
+    if x.ndim == 1:
+        d = diff.delta(level, x[:, None], x[None, :])
+        num = np.einsum("pck,ck->p", o, d)
+        exp = np.einsum("pc,ck,pk->p", t, d, t)
+    else:
+        d = diff.delta(level, x[:, :, None], x[:, None, :])
+        num = np.einsum("pck,pck->p", o, d)
+        exp = np.einsum("pc,pck,pk->p", t, d, t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = num / n
+        d_e = exp / (n * (n - 1.0))
+        alpha = 1.0 - d_o / d_e
+    return np.where((n > 1) & (np.abs(d_e) > 1e-12), alpha, np.nan)
+
+
+def _soft_table(data: Annotations, pt: _Patterns) -> np.ndarray:
+    r"""``T[a, k, l] = sum over a's items with label k of (n_il - [k = l]) / (m_i - 1)``: annotator a against the
+    pooled others, each item weighing 1."""
+    a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
+    w = np.where(pt.m >= 2, 1.0 / np.maximum(pt.m - 1.0, 1.0), 0.0)
+    t = (pt.k_al @ (w[:, None] * pt.vec)).reshape(a_n, c, c)
+    idx = np.arange(c)
+    t[:, idx, idx] -= (pt.k_al @ w).reshape(a_n, c)
+    return t
+
+
+def _mace(data: Annotations, max_iter: int, tol: float, progress: bool | None) -> tuple[np.ndarray, np.ndarray, int]:
+    r"""MACE's EM (Hovy et al. 2013): competence :math:`\theta_a` and spamming distribution :math:`\xi_a`.
+
+    Annotator a labels item i with its true label T_i with probability :math:`\theta_a`, otherwise draws a label
+    from :math:`\xi_a`: :math:`P(l \mid t) = \theta_a [l = t] + (1 - \theta_a)\xi_{al}`; true labels uniform.
+    E-step: item posteriors; M-step: expected "knowing" counts :math:`P(T_i = l)\,\theta_a / (\theta_a +
+    (1-\theta_a)\xi_{al})` give :math:`\theta_a` and the rest :math:`\xi_a`, both with crowd-kit's smoothing
+    0.01 / K. Starts from majority-vote posteriors; stops when no :math:`\theta_a` moves by more than ``tol``.
+    """
+    from iaa_engine.base._progress import Progress
+
+    a_n, c, i_n = cast(int, data.n_annotators), max(data.n_categories, 1), data.n_items
+    # (label, item) layout: per-item reductions over labels run over C contiguous rows (fast), not along short rows
+    ann, lab, item = cast(np.ndarray, data.annotator), data.label, data.item
+    key = lab * i_n + item
+    smooth = 0.01 / c
+    cnt = data.counts
+    post = np.zeros((c, i_n))
+    post[cnt.category, cnt.item] = cnt.count / np.maximum(cnt.n_i[cnt.item], 1.0)  # majority-vote proportions
+    n_a = np.bincount(ann, minlength=a_n).astype(float)
+    al = ann * c + lab  # every per-annotation quantity is a function of (annotator, label): gather from tables
+
+    def m_step(post: np.ndarray, theta: np.ndarray, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        q = post.ravel()[key]  # P(T_i = the annotation's label)
+        know_given = theta[:, None] / np.maximum(theta[:, None] + (1.0 - theta[:, None]) * xi, _TINY)
+        know = q * know_given.ravel()[al]
+        k_a = np.bincount(ann, weights=know, minlength=a_n)
+        new_theta = (k_a + smooth) / (n_a + 2.0 * smooth)
+        spam = (n_al - np.bincount(al, weights=know, minlength=a_n * c)).reshape(a_n, c) + smooth
+        return new_theta, spam / spam.sum(axis=1, keepdims=True)
+
+    n_al = np.bincount(al, minlength=a_n * c).astype(float)
+    theta = np.full(a_n, 0.5)
+    xi = np.full((a_n, c), 1.0 / c)
+    theta, xi = m_step(post, theta, xi)
+    n_iter = 0
+    with Progress(max_iter, "MACE EM", show=progress) as bar:
+        for n_iter in range(1, max_iter + 1):
+            spam_t = np.maximum((1.0 - theta[:, None]) * xi, _TINY)
+            base_t = np.log(spam_t)
+            bonus_t = np.log(theta[:, None] + spam_t) - base_t
+            ll = np.bincount(key, weights=bonus_t.ravel()[al], minlength=c * i_n).reshape(c, i_n)
+            ll += np.bincount(item, weights=base_t.ravel()[al], minlength=i_n)[None, :]
+            ll -= ll.max(axis=0)
+            post = np.exp(ll)
+            post /= post.sum(axis=0)
+            new_theta, xi = m_step(post, theta, xi)
+            bar.update()
+            moved = float(np.max(np.abs(new_theta - theta))) if a_n else 0.0
+            theta = new_theta
+            if moved < tol:
+                break
+    return theta, xi, n_iter
+
+
+def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | None) -> tuple[np.ndarray, str]:
+    """Per item the gold category code (-1: none, or tied)."""
+    from iaa_engine.analysis._gold import gold_standard, known_codes
+
+    out = np.full(data.n_items, -1, dtype=np.int64)
+    if isinstance(gold, str) and gold == "majority":
+        cnt = data.counts
+        top = cnt.count == cnt.max_i[cnt.item]
+        n_top = np.bincount(cnt.item[top], minlength=data.n_items)
+        win = top & (n_top[cnt.item] == 1)
+        out[cnt.item[win]] = cnt.category[win]
+        return out, gold
+    if isinstance(gold, str) and gold == "dawid_skene":
+        post = cast(
+            pd.DataFrame, gold_standard(data, rule="dawid_skene", max_iter=max_iter, progress=progress).posteriors
+        )
+        p = post.to_numpy()
+        best = p.max(axis=1, keepdims=True)
+        unique = np.sum(p >= best - 1e-9, axis=1) == 1
+        out[unique] = np.argmax(p, axis=1)[unique]
+        return out, gold
+    k_item, k_cat, _ = known_codes(data, gold)
+    out[k_item] = k_cat
+    return out, "known"
+
+
+# --------------------------------------------------------------------------- the public function
+
+
+@validate(
+    gold=ANY,
+    level=NoneOr(Choice(*LEVELS)),
+    competence_threshold=Real(0, 1),
+    bias_threshold=Real(0, 1),
+    bias_p=Real(0, 1, low_open=True, high_open=True),
+    min_items=Whole(1),
+)
+def annotator_report(
+    data: Any,
+    *,
+    gold: Any = None,
+    level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
+    confidence: float = 0.95,
+    competence_threshold: float = 0.3,
+    bias_threshold: float = 0.15,
+    bias_p: float = 0.001,
+    min_items: int = 20,
+    pairwise: bool | Literal["auto"] = "auto",
+    max_iter: int = 100,
+    tol: float = 1e-3,
+    progress: bool | None = None,
+) -> AnnotatorReport:
+    r"""A scorecard per annotator: agreement with the others, accuracy against gold, alpha without them, bias tests
+    and a flag for likely random or biased work.
+
+    Every column is array algebra on the data's codes (sparse products annotators × items × categories), not a
+    loop over annotations. For annotator a, on the items a labelled that someone else labelled too (``n_pairable``;
+    items with one annotation have no agreement), with :math:`n_{il}` item i's label counts and :math:`m_i` its
+    annotations:
+
+    ``agreement``, ``kappa`` (with the pooled others)
+        The agreement table of a against the pooled others, each item weighing one,
+
+        .. math::
+
+            T^{(a)}_{kl} = \sum_{i \ni a,\ a\ \mathrm{says}\ k} \frac{n_{il} - [k = l]}{m_i - 1},
+
+        is the expected table of a against one other annotator drawn at random on each item. ``agreement`` is
+        :math:`\mathrm{tr}\,T / n` (the share of a's pairs of annotations that agree: a's part of Fleiss' observed
+        agreement, Fleiss 1971) with Wilson's interval; ``kappa`` is Cohen's (1960) kappa of T (a's own
+        margins against the others'), with the large-sample standard error of Fleiss, Cohen & Everitt (1969) and a
+        normal interval. With two annotators, both are their percentage agreement and Cohen's kappa.
+    ``accuracy``, ``gold_kappa`` (against the gold labels)
+        a's labels against the items' gold labels: ``gold=None`` or ``'majority'`` (majority vote, which counts a's
+        own vote: on items with few annotations it flatters a), ``'dawid_skene'`` (Dawid & Skene 1979), or known
+        labels (a mapping ``{item: label}``, a Series or a table with ``item`` and ``label``: accuracy on the gold
+        questions). Items whose gold label is tied are left out (``n_gold`` counts the rest). Accuracy with
+        Wilson's (1927) interval; Cohen's kappa of the label × gold table with the interval above.
+    ``alpha_without``, ``alpha_change``
+        Krippendorff's alpha at ``level`` without a's annotations, and its change :math:`\alpha_{-a} - \alpha`
+        (positive: the data agree better without a); computed for all annotators at once from the coincidence
+        matrix (:func:`alpha_without_each`).
+    ``chi2``, ``chi2_df``, ``chi2_p``, ``tvd``
+        a's label distribution against the others' labels on the same items: Pearson's chi-square on the 2 × K
+        table (a's label counts, the others' label counts on a's pairable items), and the total variation distance
+        :math:`\tfrac12\sum_k |p_{ak} - q_{ak}|` between the two distributions. The two rows share items, so they are
+        positively correlated when people agree; treating them as independent makes the test conservative.
+    ``competence``
+        MACE's (Hovy et al. 2013) competence :math:`\theta_a`: the probability that a labels by knowing rather
+        than by drawing from a spamming distribution :math:`\xi_a` (EM, true labels uniform, smoothing 0.01 / K as
+        crowd-kit's ``MACE``). About 0 for an annotator who clicks at random, near 1 for a careful one.
+    ``flag``
+        ``'random'`` when ``competence < competence_threshold`` (default 0.3), ``'biased'`` when
+        ``tvd >= bias_threshold`` (default 0.15) and ``chi2_p < bias_p`` (default 0.001), both only for an
+        annotator with at least ``min_items`` (default 20) pairable items; ``'random,biased'`` for both; empty
+        otherwise. False positives: under MACE's model, accuracy :math:`\theta + (1-\theta)/K` with a uniform
+        spamming distribution, so a genuine annotator is flagged random when their accuracy is below
+        :math:`0.3 + 0.7/K` (0.65 for two labels, 0.53 for three, 0.44 for five): barely better than chance. The
+        bias rule needs both a large difference (TVD, not only significance, which any tiny difference reaches
+        with thousands of items) and significance (not only a large difference, which a few items give by
+        chance); an annotator who was given items of a different kind than the others is compared on the same
+        items, so item mix alone does not flag them. On the simulated crowds of the tests (10⁵ annotations,
+        several seeds) no good annotator was flagged.
+
+    Per pair of annotators (``pairs``): the Stuart-Maxwell and Bhapkar tests of marginal homogeneity on their
+    shared items (:attr:`AnnotatorReport.pairs`; the statistics of ``iaa_engine.stats._homogeneity``).
+
+    Parameters
+    ----------
+    data : Annotations or convertible
+        Annotations with annotator identities and their labels.
+    gold : {'majority', 'dawid_skene'}, mapping, pandas.Series or pandas.DataFrame, optional
+        Where the gold labels come from (default: majority vote).
+    level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
+        Level of the alpha columns (default: the data's level). The other columns treat labels as categories.
+    confidence : float, default 0.95
+        Coverage of the intervals.
+    competence_threshold : float, default 0.3
+        ``'random'`` below this MACE competence.
+    bias_threshold : float, default 0.15
+        ``'biased'`` from this total variation distance on (with ``bias_p``).
+    bias_p : float, default 0.001
+        ``'biased'`` below this chi-square p-value (with ``bias_threshold``).
+    min_items : int, default 20
+        Annotators with fewer pairable items are never flagged (too little evidence).
+    pairwise : bool or 'auto', default 'auto'
+        Compute the pairwise marginal-homogeneity tests; ``'auto'``: up to 100 annotators.
+    max_iter : int, default 100
+        Largest number of EM iterations (MACE, and Dawid-Skene when ``gold='dawid_skene'``).
+    tol : float, default 1e-3
+        MACE stops when no competence moves by more than this (Dawid-Skene: its own criterion).
+    progress : bool, optional
+        Show EM progress on stderr (default: only on a terminal).
+
+    Returns
+    -------
+    AnnotatorReport
+        ``table`` with one row per annotator: ``annotator``, ``n_items``, ``n_pairable``, ``agreement``,
+        ``agreement_lower``, ``agreement_upper``, ``kappa``, ``kappa_se``, ``kappa_lower``, ``kappa_upper``,
+        ``n_gold``, ``accuracy``, ``accuracy_lower``, ``accuracy_upper``, ``gold_kappa``, ``gold_kappa_lower``,
+        ``gold_kappa_upper``, ``alpha_without``, ``alpha_change``, ``chi2``, ``chi2_df``, ``chi2_p``, ``tvd``,
+        ``competence``, ``flag``; ``pairs`` (see :class:`AnnotatorReport`).
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``data`` is not annotations nor convertible to them, or ``gold`` is neither a rule name nor known labels.
+    ValueError
+        The data has no annotator identities or holds only statistics, or a known label is not a category.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological Measurement
+    20(1), 37-46.
+
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378-382.
+
+    Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969). Large sample standard errors of kappa and weighted kappa.
+    Psychological Bulletin 72(5), 323-327.
+
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of the
+    American Statistical Association 22(158), 209-212.
+
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Hovy, D., Berg-Kirkpatrick, T., Vaswani, A., & Hovy, E. (2013). Learning whom to trust with MACE. Proceedings
+    of NAACL-HLT 2013, 1120-1130.
+
+    Stuart, A. (1955). A test for homogeneity of the marginal distributions in a two-way classification.
+    Biometrika 42(3/4), 412-416.
+
+    Bhapkar, V. P. (1966). A note on the equivalence of two test criteria for hypotheses in categorical data.
+    Journal of the American Statistical Association 61(313), 228-235.
+
+    Examples
+    --------
+    The classroom exercise: alpha (0.608) falls to 0.414 without annotator_0 and rises to about 0.71 without either
+    of the others, whose agreement with the pooled others is lower:
+
+    >>> import iaa_engine as ie
+    >>> from importlib.resources import files
+    >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
+    >>> card = ie.annotator_report(data, progress=False)
+    >>> card.table[["annotator", "agreement", "kappa", "alpha_without", "alpha_change"]].round(3)
+         annotator  agreement  kappa  alpha_without  alpha_change
+    0  annotator_0        0.8  0.703          0.414        -0.194
+    1  annotator_1        0.7  0.551          0.709         0.101
+    2  annotator_2        0.7  0.559          0.707         0.099
+    >>> round(card.alpha, 4) == round(ie.krippendorff_alpha(data), 4)
+    True
+    """
+    data = as_annotations(data)
+    data.require_annotators("the annotator scorecard")
+    if data.label is None:
+        raise ValueError("the annotator scorecard needs the annotations themselves, not only statistics")
+    if gold is not None and not isinstance(gold, (str, dict, pd.Series, pd.DataFrame)):
+        raise TypeError(
+            "gold must be 'majority', 'dawid_skene', a mapping item -> label, a Series or a DataFrame; got "
+            f"{type(gold).__name__}"
+        )
+    if isinstance(gold, str) and gold not in ("majority", "dawid_skene"):
+        from iaa_engine.base._policy import invalid
+
+        raise invalid("gold", "'majority', 'dawid_skene' or known labels (a mapping, Series or DataFrame)", gold)
+    level = data.level if level is None else level
+    a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
+    ann, lab = cast(np.ndarray, data.annotator), data.label
+    names = cast(pd.Index, data.annotators)
+    z = normal_quantile(confidence)
+    notes: list[str] = []
+
+    pairable = data.counts.n_i[data.item] >= 2
+    n_items = np.bincount(ann, minlength=a_n)
+    n_pair = np.bincount(ann, weights=pairable, minlength=a_n)
+
+    # agreement and kappa with the pooled others
+    pt = _Patterns.of(data)
+    soft = _soft_table(data, pt)
+    agree_sum = np.einsum("aii->a", soft)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agreement = np.where(n_pair > 0, agree_sum / n_pair, np.nan)
+    ag_lo, ag_hi = wilson_interval(agree_sum, n_pair, confidence)
+    kappa, kappa_se, _, _ = kappa_from_tables(soft)
+
+    # accuracy and kappa against gold
+    gold_cat, gold_name = _gold_codes(data, "majority" if gold is None else gold, max_iter, progress)
+    g = gold_cat[data.item]
+    has = g >= 0
+    gt = np.bincount(((ann * c + lab) * c + g)[has], minlength=a_n * c * c).reshape(a_n, c, c).astype(float)
+    n_gold = gt.sum(axis=(1, 2))
+    correct = np.einsum("aii->a", gt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accuracy = np.where(n_gold > 0, correct / n_gold, np.nan)
+    acc_lo, acc_hi = wilson_interval(correct, n_gold, confidence)
+    gkappa, gkappa_se, _, _ = kappa_from_tables(gt)
+
+    # alpha without each annotator
+    alpha, alpha_wo = _alpha_without(data, level, pt)
+
+    # label distribution against the others on the same items
+    pair_p = (pt.m >= 2).astype(float)
+    own = (pt.k_al @ pair_p).reshape(a_n, c)
+    others = pt.k_a @ (pair_p[:, None] * pt.vec) - own
+    chi2, chi2_df, chi2_p = two_sample_chi2(own, others)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_own = own / own.sum(axis=1, keepdims=True)
+        p_oth = others / others.sum(axis=1, keepdims=True)
+        tvd = 0.5 * np.abs(p_own - p_oth).sum(axis=1)
+
+    # competence (MACE)
+    competence, _, _ = _mace(data, max_iter, tol, progress)
+
+    enough = n_pair >= min_items
+    random_flag = enough & (competence < competence_threshold)
+    bias_flag = enough & (tvd >= bias_threshold) & (chi2_p < bias_p)
+    flag = np.where(
+        random_flag & bias_flag, "random,biased", np.where(random_flag, "random", np.where(bias_flag, "biased", ""))
+    )
+    if (~enough).any():
+        notes.append(
+            f"{int((~enough).sum())} annotator(s) with fewer than {min_items} pairable items are never flagged"
+        )
+
+    def ci(est: np.ndarray, se: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.clip(est - z * se, -1.0, 1.0), np.clip(est + z * se, -1.0, 1.0)
+
+    k_lo, k_hi = ci(kappa, kappa_se)
+    gk_lo, gk_hi = ci(gkappa, gkappa_se)
+    table = pd.DataFrame(
+        {
+            "annotator": names.to_numpy(),
+            "n_items": n_items,
+            "n_pairable": n_pair.astype(np.int64),
+            "agreement": agreement,
+            "agreement_lower": ag_lo,
+            "agreement_upper": ag_hi,
+            "kappa": kappa,
+            "kappa_se": kappa_se,
+            "kappa_lower": k_lo,
+            "kappa_upper": k_hi,
+            "n_gold": n_gold.astype(np.int64),
+            "accuracy": accuracy,
+            "accuracy_lower": acc_lo,
+            "accuracy_upper": acc_hi,
+            "gold_kappa": gkappa,
+            "gold_kappa_lower": gk_lo,
+            "gold_kappa_upper": gk_hi,
+            "alpha_without": alpha_wo,
+            "alpha_change": alpha_wo - alpha,
+            "chi2": chi2,
+            "chi2_df": chi2_df,
+            "chi2_p": chi2_p,
+            "tvd": tvd,
+            "competence": competence,
+            "flag": flag,
+        }
+    )
+    want_pairs = pairwise is True or (pairwise == "auto" and a_n <= PAIRWISE_LIMIT)
+    if pairwise == "auto" and not want_pairs:
+        notes.append(f"pairwise marginal-homogeneity tests left out above {PAIRWISE_LIMIT} annotators (pairwise=True)")
+    pairs = _pair_tests(data) if want_pairs else None
+    settings = {
+        "competence_threshold": float(competence_threshold),
+        "bias_threshold": float(bias_threshold),
+        "bias_p": float(bias_p),
+        "min_items": int(min_items),
+    }
+    return AnnotatorReport(table, pairs, alpha, level, gold_name, float(confidence), settings, notes)
+
+
+def _pair_tests(data: Annotations) -> pd.DataFrame:
+    """Stuart-Maxwell and Bhapkar on the shared items of every pair a < b that shares an item."""
+    ps = data.pair_stats
+    c = max(data.n_categories, 1)
+    a_n = cast(int, data.n_annotators)
+    names = cast(pd.Index, data.annotators)
+    keep = ps.a < ps.b
+    key = ps.a[keep] * a_n + ps.b[keep]
+    uniq, row = np.unique(key, return_inverse=True)
+    tables = np.bincount(
+        (row.ravel() * c + ps.k[keep]) * c + ps.l[keep], weights=ps.count[keep], minlength=uniq.size * c * c
+    ).reshape(uniq.size, c, c)
+    sm, df, sm_p = marginal_homogeneity_tables(tables, "stuart_maxwell")
+    bh, _, bh_p = marginal_homogeneity_tables(tables, "bhapkar")
+    a, b = np.divmod(uniq, a_n)
+    return pd.DataFrame(
+        {
+            "annotator_a": names.take(a).to_numpy(),
+            "annotator_b": names.take(b).to_numpy(),
+            "n_shared": tables.sum(axis=(1, 2)).astype(np.int64),
+            "stuart_maxwell": sm,
+            "bhapkar": bh,
+            "df": df,
+            "stuart_maxwell_p": sm_p,
+            "bhapkar_p": bh_p,
+        }
+    )

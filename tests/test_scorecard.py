@@ -1,0 +1,174 @@
+"""The annotator scorecard (annotator_report): each column worked by hand, alpha without an annotator against
+recomputation, two annotators against the pairwise coefficients, and a simulated crowd where the flag finds the
+biased and the random annotator and nobody else."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+from iaa_engine.analysis._scorecard import alpha_without_each
+
+# x, y, z label items i1..i4 with a or b:  i1: a a b   i2: a b -   i3: b b b   i4: a - a
+ROWS = [
+    ("i1", "x", "a"), ("i1", "y", "a"), ("i1", "z", "b"),
+    ("i2", "x", "a"), ("i2", "y", "b"),
+    ("i3", "x", "b"), ("i3", "y", "b"), ("i3", "z", "b"),
+    ("i4", "x", "a"), ("i4", "z", "a"),
+]  # fmt: skip
+
+
+@pytest.fixture
+def hand():
+    data = ie.Annotations.from_long(pd.DataFrame(ROWS, columns=["item", "annotator", "label"]))
+    return ie.annotator_report(data, progress=False, min_items=1).table.set_index("annotator")
+
+
+def test_agreement_and_kappa_with_pooled_others_by_hand(hand):
+    # x against the pooled others, each item weighing 1 (rows: x's label, columns: the others'):
+    #   i1 x=a, others a, b (m-1 = 2): T[a,a] += 1/2, T[a,b] += 1/2;  i2 x=a, other b: T[a,b] += 1
+    #   i3 x=b, others b, b: T[b,b] += 1;                              i4 x=a, other a: T[a,a] += 1
+    # T = [[1.5, 1.5], [0, 1]], n = 4: agreement (1.5 + 1) / 4 = 0.625
+    # kappa: margins x (3/4, 1/4), others (1.5/4, 2.5/4); p_e = 0.75*0.375 + 0.25*0.625 = 0.4375
+    #        (0.625 - 0.4375) / (1 - 0.4375) = 1/3
+    assert hand.loc["x", "n_items"] == 4 and hand.loc["x", "n_pairable"] == 4
+    assert hand.loc["x", "agreement"] == pytest.approx(0.625)
+    assert hand.loc["x", "kappa"] == pytest.approx(1 / 3)
+    assert hand.loc["x", "agreement_lower"] < 0.625 < hand.loc["x", "agreement_upper"]
+
+
+def test_accuracy_and_kappa_against_majority_by_hand(hand):
+    # majority gold: i1 a (2 to 1), i2 tied (left out), i3 b, i4 a
+    # x: a, b, a on i1, i3, i4 -> 3/3;  y: a, b on i1, i3 -> 2/2;  z: b, b, a on i1, i3, i4 -> 2/3
+    assert list(hand["n_gold"]) == [3, 2, 3]
+    assert list(hand["accuracy"]) == pytest.approx([1.0, 1.0, 2 / 3])
+    # z's label x gold table: (b, a) 1, (b, b) 1, (a, a) 1: p_o = 2/3, margins z (1/3, 2/3), gold (2/3, 1/3)
+    # p_e = 1/3*2/3 + 2/3*1/3 = 4/9; kappa = (2/3 - 4/9) / (5/9) = 0.4
+    assert hand.loc["z", "gold_kappa"] == pytest.approx(0.4)
+    assert hand.loc["z", "accuracy_lower"] < 2 / 3 < hand.loc["z", "accuracy_upper"]
+
+
+def test_alpha_change_by_hand(hand):
+    # all data: coincidences i1 (a a b): o_aa += 1, o_ab = o_ba += 1; i2: o_ab = o_ba += 1; i3: o_bb += 3;
+    #   i4: o_aa += 2 -> O = [[3, 2], [2, 3]], n = 10, n_a = n_b = 5
+    #   alpha = 1 - (4/10) / (2*5*5 / (10*9)) = 1 - 0.4 / 0.5556 = 0.28
+    # without z: i1 (a a): o_aa 2; i2 (a b): o_ab = o_ba 1; i3 (b b): o_bb 2; i4 unpairable -> n = 6, n_a = n_b = 3
+    #   alpha = 1 - (2/6) / (2*3*3 / (6*5)) = 1 - (1/3) / 0.6 = 0.4444
+    assert hand.loc["z", "alpha_without"] == pytest.approx(4 / 9)
+    assert hand.loc["z", "alpha_change"] == pytest.approx(4 / 9 - 0.28)
+
+
+def test_label_distribution_test_by_hand(hand):
+    # z on its pairable items i1, i3, i4 said b, b, a: (a 1, b 2); the others there said a a, b b, a: (a 3, b 2)
+    # 2 x 2 table [[1, 2], [3, 2]], N = 8, expected z (1.5, 1.5), others (2.5, 2.5):
+    # X2 = 2 * 0.25/1.5 + 2 * 0.25/2.5 = 0.5333, df 1; TVD = |1/3 - 3/5| = 4/15
+    assert hand.loc["z", "chi2"] == pytest.approx(0.25 / 1.5 * 2 + 0.25 / 2.5 * 2)
+    assert hand.loc["z", "chi2_df"] == 1
+    assert hand.loc["z", "tvd"] == pytest.approx(4 / 15)
+
+
+def test_pairwise_marginal_homogeneity_by_hand():
+    data = ie.Annotations.from_long(pd.DataFrame(ROWS, columns=["item", "annotator", "label"]))
+    pairs = ie.annotator_report(data, progress=False).pairs.set_index(["annotator_a", "annotator_b"])
+    # x (rows) against y on i1..i3: [[1, 1], [0, 1]]: d = 2 - 1 = 1, S = 2 + 1 - 2*1 = 1 -> Stuart-Maxwell 1
+    # (McNemar's (1 - 0)^2 / 1); Bhapkar 1 / (1 - 1/3) = 1.5
+    assert pairs.loc[("x", "y"), "n_shared"] == 3
+    assert pairs.loc[("x", "y"), "stuart_maxwell"] == pytest.approx(1.0)
+    assert pairs.loc[("x", "y"), "bhapkar"] == pytest.approx(1.5)
+
+
+def test_two_annotators_reduce_to_pairwise_coefficients():
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 3, 300)
+    a = np.where(rng.random(300) < 0.8, truth, rng.integers(0, 3, 300))
+    b = np.where(rng.random(300) < 0.7, truth, rng.integers(0, 3, 300))
+    data = ie.Annotations.from_wide([a, b])
+    card = ie.annotator_report(data, progress=False).table
+    assert card["agreement"].to_numpy() == pytest.approx([ie.percent_agreement(data)] * 2)
+    assert card["kappa"].to_numpy() == pytest.approx([ie.cohen_kappa(data)] * 2)
+    inter = pytest.importorskip("statsmodels.stats.inter_rater")
+    table = pd.crosstab(a, b).to_numpy()
+    assert card.loc[0, "kappa_se"] == pytest.approx(inter.cohens_kappa(table).std_kappa, rel=1e-10)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_alpha_without_each_equals_recomputation(level):
+    rng = np.random.default_rng(7)
+    n_items, n_ann = 60, 6
+    rows = []
+    for i in range(n_items):
+        who = rng.choice(n_ann, size=rng.integers(1, 6), replace=False)
+        base = rng.integers(1, 6)
+        rows += [(i, f"r{w}", int(np.clip(base + rng.integers(-1, 2), 1, 5))) for w in who]
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    data = ie.Annotations.from_long(df, level=level)
+    alpha, without = alpha_without_each(data)
+    assert alpha == pytest.approx(ie.krippendorff_alpha(data), abs=1e-12)
+    brute = [
+        ie.krippendorff_alpha(ie.Annotations.from_long(df[df.annotator != a], level=level)) for a in data.annotators
+    ]
+    np.testing.assert_allclose(without, brute, atol=1e-12)
+
+
+def crowd(seed: int, n_annotations: int = 100_000, per_item: int = 5, n_good: int = 8) -> pd.DataFrame:
+    """Simulated crowd: 8 good annotators (accuracy 0.75-0.9, errors uniform over the other labels), one with a
+    strong label bias (half of the time 'a' whatever the item, otherwise accuracy 0.85), one clicking at random;
+    4 labels with prior 0.4/0.3/0.2/0.1; each item labelled by 5 of the 10."""
+    rng = np.random.default_rng(seed)
+    k, n_ann = 4, n_good + 2
+    n_items = n_annotations // per_item
+    truth = rng.choice(k, size=n_items, p=[0.4, 0.3, 0.2, 0.1])
+    ann = np.argsort(rng.random((n_items, n_ann)), axis=1)[:, :per_item].ravel()
+    item = np.repeat(np.arange(n_items), per_item)
+    t = truth[item]
+    acc = np.r_[rng.uniform(0.75, 0.9, n_good), 0.85, 0.0][ann]
+    label = np.where(rng.random(t.size) < acc, t, (t + rng.integers(1, k, size=t.size)) % k)
+    label = np.where((ann == n_good) & (rng.random(t.size) < 0.5), 0, label)
+    label = np.where(ann == n_good + 1, rng.integers(0, k, size=t.size), label)
+    names = np.array([f"good{i}" for i in range(n_good)] + ["biased", "random"])
+    return pd.DataFrame({"item": item, "annotator": names[ann], "label": np.array(list("abcd"))[label]})
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_simulated_crowd_flags_the_biased_and_the_random_annotator_only(seed):
+    df = crowd(seed)
+    assert len(df) == 100_000
+    card = ie.annotator_report(df, progress=False)
+    assert sorted(card.flagged()) == ["biased", "random"]
+    table = card.table.set_index("annotator")
+    assert "biased" in table.loc["biased", "flag"] and "random" in table.loc["random", "flag"]
+    assert table.loc["random", "competence"] < 0.1 < 0.5 < table.drop(["biased", "random"])["competence"].min()
+    assert table.loc["random", "kappa"] == pytest.approx(0.0, abs=0.03)
+    # leaving out the random annotator raises alpha; leaving out a good one lowers it
+    assert table.loc["random", "alpha_change"] > 0 > table.drop(["biased", "random"])["alpha_change"].max()
+
+
+def test_gold_options_and_json():
+    df = crowd(0, n_annotations=5_000)
+    truth = df.groupby("item")["label"].agg(lambda s: s.mode().iloc[0])  # any labels: a stand-in for known gold
+    known = truth.iloc[:200]
+    by_known = ie.annotator_report(df, gold=known, progress=False)
+    assert by_known.gold == "known"
+    assert by_known.table["n_gold"].sum() == int(df["item"].isin(known.index).sum())
+    ds = ie.annotator_report(df, gold="dawid_skene", progress=False)
+    assert ds.gold == "dawid_skene" and ds.table.set_index("annotator").loc["random", "accuracy"] < 0.4
+    json.dumps(ds.to_dict())  # JSON-ready: NaN become null
+    assert "Annotator scorecard" in str(ds)
+
+
+def test_errors_at_the_boundary():
+    df = crowd(0, n_annotations=500)
+    with pytest.raises(ie.InvalidParameterError, match="gold must be"):
+        ie.annotator_report(df, gold="minority")
+    with pytest.raises(TypeError, match="gold must be"):
+        ie.annotator_report(df, gold=3)
+    with pytest.raises(ie.InvalidParameterError, match="competence_threshold"):
+        ie.annotator_report(df, competence_threshold=1.5)
+    with pytest.raises(ValueError, match="annotator"):
+        ie.annotator_report(ie.Annotations.from_counts([[2, 1], [0, 3]]))
+    with pytest.raises(ValueError, match="not one of the data's categories"):
+        ie.annotator_report(df, gold={0: "zzz"})
