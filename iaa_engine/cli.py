@@ -237,6 +237,94 @@ def _cmd_disagreements(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_known(path: str):
+    """Known labels (gold questions) from a CSV/TSV with columns item and label (or two columns), or a JSON object
+    item -> label; read as text (matched to the data's items and categories by their text)."""
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise CliError(f"--gold: no such file {path!r} (give 'majority', 'dawid-skene' or a file of known labels)")
+    if p.suffix.lower() == ".json":
+        with open(p, encoding="utf-8") as fh:
+            obj = json.load(fh)
+        if not isinstance(obj, dict):
+            raise CliError(f"--gold {path}: a JSON file of known labels must be an object item -> label")
+        return {str(k): str(v) for k, v in obj.items() if v is not None}
+    sep = "\t" if p.suffix.lower() in (".tsv", ".tab") else ","
+    frame = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
+    if not {"item", "label"} <= set(frame.columns) and frame.shape[1] != 2:
+        raise CliError(
+            f"--gold {path}: needs columns 'item' and 'label' (or exactly two columns); got {list(frame.columns)[:6]}"
+        )
+    if {"item", "label"} <= set(frame.columns):
+        frame = frame[["item", "label"]]
+    frame.columns = ["item", "label"]
+    return frame[frame["label"] != ""]
+
+
+def _cmd_annotators(args: argparse.Namespace) -> int:
+    from iaa_engine.analysis._gold import gold_accuracy
+    from iaa_engine.analysis._scorecard import annotator_report
+
+    data = load(args)
+    gold_opt = args.gold.replace("-", "_")
+    known = None if gold_opt in ("majority", "dawid_skene") else _read_known(args.gold)
+    result = annotator_report(
+        data,
+        gold=gold_opt if known is None else known,
+        pairwise=True if args.pairs else "auto",
+        max_iter=args.max_iter,
+    )
+    table = result.table
+    if known is not None:
+        verdict = gold_accuracy(data, known, threshold=args.threshold).table[["annotator", "passed", "status"]]
+        table = table.merge(verdict, on="annotator", how="left")
+    if args.format == "json":
+        out = result.to_dict()
+        if known is not None:
+            from iaa_engine.base._results import nan_to_none
+
+            out["annotators"] = nan_to_none(table.to_dict(orient="records"))
+            out["threshold"] = args.threshold
+        text = json.dumps(out, indent=2 if args.indent else None)
+    elif args.format == "csv":
+        if args.pairs:
+            if result.pairs is None:
+                raise CliError("no pairwise tests: no two annotators share an item")
+            text = result.pairs.to_csv(index=False)
+        else:
+            text = table.to_csv(index=False)
+    else:
+        from iaa_engine.base._results import printable
+
+        cols = ["annotator", "n_items", "agreement", "kappa", "accuracy", "alpha_change", "competence", "flag"]
+        cols += ["status"] if known is not None else []
+        shown = table[cols].round(3).assign(annotator=lambda f: f["annotator"].map(printable))
+        text = (
+            f"Annotator scorecard: alpha {result.alpha:.4f} ({result.level}); gold: {result.gold}"
+            + (f" (pass at {args.threshold:g})" if known is not None else "")
+            + "\n"
+            + shown.to_string(index=False)
+        )
+        if result.flagged():
+            text += "\n\nflagged: " + ", ".join(printable(a) for a in result.flagged())
+        text += "\n\n" + "\n".join(f"note: {n}" for n in result.notes) if result.notes else ""
+    if args.output:
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(
+            f"iaa: wrote the scorecard of {len(table)} annotators ({len(result.flagged())} flagged) to {args.output}",
+            file=sys.stderr,
+        )
+        return 0
+    if sys.stdout.isatty() and args.format != "table":  # the table is already escaped
+        from iaa_engine.base._results import printable
+
+        text = "\n".join(printable(line) for line in text.splitlines())
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
 def _non_negative_int(text: str) -> int:
     try:
         value = int(text)
@@ -394,6 +482,36 @@ def build_parser() -> argparse.ArgumentParser:
     dis.add_argument("--indent", action="store_true", help="indent the JSON")
     dis.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     dis.set_defaults(func=_cmd_disagreements)
+
+    ann = sub.add_parser(
+        "annotators",
+        help="a scorecard per annotator: agreement, accuracy, alpha without them, bias tests, flags",
+        description="One row per annotator: agreement and kappa with the pooled others, accuracy and kappa against "
+        "gold labels (with intervals), the change in alpha without them, their label distribution against the "
+        "others', MACE competence, and a flag for likely random or biased work; --format csv --pairs gives the "
+        "Stuart-Maxwell and Bhapkar tests per pair.",
+    )
+    ann.add_argument("path", help="the data file")
+    add_data_options(ann)
+    ann.add_argument(
+        "--gold",
+        default="majority",
+        metavar="RULE|FILE",
+        help="gold labels: 'majority' (default), 'dawid-skene', or a file of known labels (gold questions: CSV/TSV "
+        "with columns item and label, or a JSON object item -> label)",
+    )
+    ann.add_argument(
+        "--threshold",
+        type=float,
+        default=0.8,
+        help="with a file of known labels: the accuracy an annotator needs to pass (default 0.8)",
+    )
+    ann.add_argument("--format", choices=("table", "csv", "json"), default="table", help="table (default), csv or json")
+    ann.add_argument("--pairs", action="store_true", help="compute the pairwise tests (with --format csv: print them)")
+    ann.add_argument("--max-iter", type=_positive_int, default=100, help="EM iterations at most (default 100)")
+    ann.add_argument("--indent", action="store_true", help="indent the JSON")
+    ann.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    ann.set_defaults(func=_cmd_annotators)
     for ep in entry_points(group=PLUGIN_GROUP):
         try:
             ep.load()(sub)

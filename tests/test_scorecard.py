@@ -4,7 +4,13 @@ biased and the random annotator and nobody else."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -172,3 +178,42 @@ def test_errors_at_the_boundary():
         ie.annotator_report(ie.Annotations.from_counts([[2, 1], [0, 3]]))
     with pytest.raises(ValueError, match="not one of the data's categories"):
         ie.annotator_report(df, gold={0: "zzz"})
+
+
+def _iaa(*args: str) -> subprocess.CompletedProcess:
+    exe = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
+    assert exe, "the iaa console script is not installed"
+    env = {k: v for k, v in os.environ.items() if k != "IAA_DEBUG"}
+    return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_cli_annotators_table_csv_json_and_known_labels(tmp_path):
+    df = crowd(0, n_annotations=20_000)
+    path = tmp_path / "crowd.csv"
+    df.to_csv(path, index=False)
+    out = _iaa("annotators", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "flagged: biased, random" in out.stdout
+    csv = pd.read_csv(io.StringIO(_iaa("annotators", str(path), "--format", "csv").stdout))
+    lib = ie.annotator_report(ie.read(path), progress=False).table
+    np.testing.assert_allclose(csv["alpha_change"], lib["alpha_change"], rtol=1e-9)
+    assert list(csv["flag"].fillna("")) == list(lib["flag"])
+    pairs = pd.read_csv(io.StringIO(_iaa("annotators", str(path), "--format", "csv", "--pairs").stdout))
+    assert len(pairs) == 45 and {"stuart_maxwell", "bhapkar_p"} <= set(pairs.columns)
+    # gold questions from a file: the first 300 items' true label is their majority label here
+    known = df.drop_duplicates("item").head(300)[["item"]].assign(label="a")
+    known.to_csv(tmp_path / "known.csv", index=False)
+    res = json.loads(
+        _iaa(
+            "annotators", str(path), "--gold", str(tmp_path / "known.csv"), "--threshold", "0.3", "--format", "json"
+        ).stdout
+    )
+    assert res["gold"] == "known" and res["threshold"] == 0.3
+    by_name = {r["annotator"]: r for r in res["annotators"]}
+    acc = ie.gold_accuracy(ie.read(path), known, threshold=0.3).table.set_index("annotator")
+    assert by_name["biased"]["status"] == acc.loc["biased", "status"] == "pass"
+    assert by_name["good0"]["accuracy"] == pytest.approx(acc.loc["good0", "accuracy"])
+    bad = _iaa("annotators", str(path), "--gold", str(tmp_path / "missing.csv"))
+    assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr
+    bad = _iaa("annotators", str(path), "--gold", str(tmp_path / "known.csv"), "--threshold", "2")
+    assert bad.returncode == 2 and "threshold must be" in bad.stderr
