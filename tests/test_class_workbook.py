@@ -321,6 +321,7 @@ def test_labels_outside_the_categories_are_refused_like_the_engine(recalculated,
     for key in ("fleiss_kappa", "p_bar", "p_e", "krippendorff_alpha", "percent_agreement"):
         assert res[R[key]].value == "#N/A", (name, key, res[R[key]].value)
     assert rec["Pairs"][f"K{gen.PAIR_FIRST}"].value == "#N/A"
+    assert res.cell(row=gen.P_K_ROW, column=3).value == "#N/A"
 
 
 def test_data_validation_refuses_typed_labels_outside_the_list():
