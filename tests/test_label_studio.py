@@ -26,7 +26,7 @@ iaa_label_studio = pytest.importorskip("iaa_label_studio", reason="the plugin is
 
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
-from iaa_label_studio.convert import convert, parse_config, span_units  # noqa: E402
+from iaa_label_studio.convert import NO_REGION, convert, parse_config, span_units  # noqa: E402
 
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 TOKEN = lst.TOKEN
@@ -186,9 +186,14 @@ def test_seed_002_spans_give_the_datasaur_alpha():
         ],
     }
     conv = convert([task], parse_config(config), annotator_names={1: "A", 2: "Reviewer"})
-    data = ie.Annotations.from_long(conv.controls["ner"].table)
-    assert data.n_items == 8 and int(np.sum(data.counts.n_i >= 2)) == 6
-    assert ie.krippendorff_alpha(data) == pytest.approx(0.56, abs=0.005)
+    table = conv.controls["ner"].table
+    # Datasaur's convention leaves out what only one annotator marked: the '(no region)' values the connector adds
+    datasaur = ie.Annotations.from_long(table[table["label"] != NO_REGION])
+    assert datasaur.n_items == 8 and int(np.sum(datasaur.counts.n_i >= 2)) == 6
+    assert ie.krippendorff_alpha(datasaur) == pytest.approx(0.56, abs=0.005)
+    # the connector counts the two spans each marked alone as disagreements: lower
+    data = ie.Annotations.from_long(table)
+    assert int(np.sum(data.counts.n_i >= 2)) == 8 and ie.krippendorff_alpha(data) < 0.56 - 0.05
 
 
 def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
@@ -340,6 +345,9 @@ def _rng_project(api, seed: int = 3, n_tasks: int = 24):
             ],
         }
     )
+    # who annotated each task (the spans' units give every one of them a value): the odd annotator is one
+    expected["present"] = [{"task": x["task"], "annotator": x["annotator"]} for x in expected["sentiment"]]
+    expected["present"].append({"task": 3, "annotator": "odd@example.com"})
     pid = lst.make_project(api, f"every tag {seed}", CONFIG, tasks)
     ids = sorted(t["id"] for t in api.tasks(pid))
     frames = {}
@@ -348,6 +356,16 @@ def _rng_project(api, seed: int = 3, n_tasks: int = 24):
         f["task"] = [ids[t] for t in f["task"]]
         frames[k] = f
     return pid, frames
+
+
+def _ner_units(frames) -> pd.DataFrame:
+    """Spans, exact boundaries: a unit per (task, start, end); every annotator of the task who did not mark it gets
+    '(no region)' (a missed span is a disagreement)."""
+    ner = frames["ner"].assign(span=frames["ner"]["span"].astype(str))
+    grid = ner[["task", "span"]].drop_duplicates().merge(frames["present"].drop_duplicates(), on="task")
+    f = grid.merge(ner[["task", "span", "annotator", "label"]], on=["task", "span", "annotator"], how="left")
+    f["label"] = f["label"].astype(object).where(f["label"].notna(), NO_REGION)
+    return f.assign(item=[f"{t}#{s}" for t, s in zip(f["task"], f["span"])])
 
 
 @pytest.fixture(scope="module")
@@ -372,7 +390,7 @@ def test_report_json_equals_iaa_engine_for_every_tag(server, every_tag):
     assert got["controls"]["tax"] == json.loads(json.dumps(tax.to_dict()))
     assert got["controls"]["tax"]["hierarchy"]["alpha_parent"] is not None
     # spans, exact boundaries: a unit per (task, start, end)
-    ner = frames["ner"].assign(item=[f"{t}#{s}" for t, s in zip(frames["ner"]["task"], frames["ner"]["span"])])
+    ner = _ner_units(frames)
     want = ie.report(ie.Annotations.from_long(ner[["item", "annotator", "label"]])).to_dict()
     for key in ("n_annotations", "n_annotators", "krippendorff_alpha", "fleiss_kappa", "spa"):
         assert got["controls"]["ner"][key] == json.loads(json.dumps(want[key])), key
@@ -436,10 +454,13 @@ def test_report_text_and_iou_and_environment(server, every_tag):
     assert TOKEN not in out.stdout + out.stderr
     exact = json.loads(run("report", "--project", str(pid), "--json", env=env).stdout)
     loose = json.loads(run("report", "--project", str(pid), "--json", "--iou", "0.5", env=env).stdout)
-    assert exact["controls"]["ner"]["n_annotations"] == loose["controls"]["ner"]["n_annotations"]
-    # the third annotator's span ends one character later: a unit of its own with exact boundaries, matched with IoU
+    # the third annotator's span ends one character later: a unit of its own with exact boundaries (where the other
+    # two have '(no region)'), matched with IoU
     assert loose["controls"]["ner"]["n_items"] < exact["controls"]["ner"]["n_items"]
-    assert loose["controls"]["ner"]["n_items_excluded"] < exact["controls"]["ner"]["n_items_excluded"]
+    assert loose["controls"]["ner"]["n_annotations"] < exact["controls"]["ner"]["n_annotations"]
+    assert loose["controls"]["ner"]["krippendorff_alpha"] > exact["controls"]["ner"]["krippendorff_alpha"]
+    rm_exact, rm_loose = exact["details"]["ner"]["region_matching"], loose["details"]["ner"]["region_matching"]
+    assert rm_loose["f1_overall"] > rm_exact["f1_overall"] and rm_exact["threshold"] == 1.0
     assert "IoU >= 0.5" in loose["details"]["ner"]["notes"][0]
 
 
@@ -496,7 +517,7 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
     # the score is the core's item agreement of the primary control (the first: sentiment)
     sent = ie.Annotations.from_long(frames["sentiment"].rename(columns={"task": "item"}))
     want = ie.item_agreement(sent)
-    ner = frames["ner"].assign(item=[f"{t}#{s}" for t, s in zip(frames["ner"]["task"], frames["ner"]["span"])])
+    ner = _ner_units(frames)
     gold = ie.gold_standard(sent).labels
     n_gold = 0
     for t in tasks1:

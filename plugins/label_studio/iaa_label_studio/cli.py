@@ -217,6 +217,18 @@ def render_text(analysis) -> str:
                 f"  Krippendorff's alpha with partial credit ({r.partial_credit['distance']}): "
                 f"{fmt(r.partial_credit['krippendorff_alpha'])}"
             )
+        rm = d.get("region_matching")
+        if rm:
+            lines.append(
+                f"  Region matching ({rm['n_regions']} regions in {rm['n_units']} units, {rm['n_missed']} missed): "
+                f"F1 {fmt(rm['f1_overall'])}; per pair (b against a): precision, recall, F1"
+            )
+            for p in rm["pairs"]:
+                pair = f"{p['annotator_a']} / {p['annotator_b']}"
+                lines.append(
+                    f"    {pair:<40} {fmt(p['precision'])}  {fmt(p['recall'])}  {fmt(p['f1'])}"
+                    f"  ({p['n_matched']} of {p['n_regions_a']} and {p['n_regions_b']} matched)"
+                )
         if r.vs_others:
             lines.append("  Each annotator against the others (pairs with every other annotation of the same items)")
             for who, v in r.vs_others.items():

@@ -1,21 +1,37 @@
 """Label Studio JSON -> the core's data model (pure conversion: no network, no statistics).
 
-A project's label config names its control tags; each supported tag becomes one
-long table ``item, annotator, label`` that :meth:`iaa_engine.Annotations.from_long`
-reads. Results that do not fit the config are counted with a reason and never used.
+The project's label config is read with the SDK's :class:`label_studio_sdk.label_interface.LabelInterface`; each
+supported control tag becomes one long table ``item, annotator, label`` that
+:meth:`iaa_engine.Annotations.from_long` reads. Results that do not fit the config are counted with a reason and
+never used.
 
-==========  ==============================================================  =========
-tag         label of one annotation                                          level
-==========  ==============================================================  =========
-Choices     the chosen value (single) or the sorted tuple of values          nominal
-            (``choice="multiple"``: exact match of the set)
-Rating      the number of stars                                              ordinal
-Number      the number                                                       interval
-Labels      per span unit (spans matched across annotators, exact            nominal
-            boundaries or IoU >= threshold) the span's label(s)
-Taxonomy    the selected path (a tuple), or the sorted tuple of paths        nominal
-TextArea    the text (lines joined, surrounding white space trimmed): exact  nominal
-==========  ==============================================================  =========
+================  ===========================================================================  =========
+tag               label of one annotation                                                        level
+================  ===========================================================================  =========
+Choices           the chosen value (single) or the sorted tuple of values                        nominal
+                  (``choice="multiple"``: exact match of the set)
+Rating            the number of stars                                                            ordinal
+Number            the number                                                                     interval
+Taxonomy          the selected path (a tuple), or the sorted tuple of paths                      nominal
+TextArea          the text (lines joined, surrounding white space trimmed): exact                nominal
+Labels, regions   per *unit* (regions of the task's annotators matched by the core's             nominal
+                  :func:`iaa_engine.match_regions`) the region's label(s), and
+                  ``"(no region)"`` for every annotator of the task who did not mark it
+================  ===========================================================================  =========
+
+Regions (each tag's result ``value`` -> the geometry the core matches):
+
+* ``Labels`` on ``Text``: character offsets ``start, end`` (interval IoU; exact boundaries by default);
+* ``Labels`` on ``Audio``: seconds ``start, end``; ``TimeSeriesLabels``: ``start, end`` (numbers, or times read as
+  seconds; ``instant`` regions have ``start == end``); interval IoU;
+* ``Labels`` on ``Video`` (``{"sequence": [...], "labels"}``): the frames from the first to the last keyframe of the
+  sequence, end inclusive (interval IoU on frames; the boxes inside are not compared); ``TimelineLabels``: each of
+  its ``ranges`` (frames, end inclusive);
+* ``RectangleLabels`` ``x, y, width, height, rotation`` (percent of the image, degrees about the top-left corner),
+  ``EllipseLabels`` ``x, y, radiusX, radiusY, rotation`` (about the centre), ``PolygonLabels`` ``points``: in pixels
+  when the result carries ``original_width``/``original_height`` (so that rotations are right), else in percent;
+* ``KeyPointLabels`` ``x, y``: distance as a share of the image diagonal (default 2 %);
+* ``BrushLabels`` ``{"format": "rle", "rle": [...]}``: decoded with the SDK's ``decode_rle`` (mask IoU).
 """
 
 from __future__ import annotations
@@ -27,7 +43,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+import iaa_engine as ie
 
 __all__ = [
     "Control",
@@ -37,10 +56,12 @@ __all__ = [
     "convert",
     "human_annotations",
     "SUPPORTED",
+    "REGION_TAGS",
+    "NO_REGION",
     "span_units",
 ]
 
-#: result type (lower case) -> the tag that writes it
+#: result type (lower case) -> the tag that writes it (every tag whose agreement is computed)
 SUPPORTED = {
     "choices": "Choices",
     "labels": "Labels",
@@ -48,9 +69,44 @@ SUPPORTED = {
     "number": "Number",
     "taxonomy": "Taxonomy",
     "textarea": "TextArea",
+    "rectanglelabels": "RectangleLabels",
+    "polygonlabels": "PolygonLabels",
+    "ellipselabels": "EllipseLabels",
+    "keypointlabels": "KeyPointLabels",
+    "brushlabels": "BrushLabels",
+    "timeserieslabels": "TimeSeriesLabels",
+    "timelinelabels": "TimelineLabels",
 }
-COLUMNS = ["task", "item", "annotator", "label", "ground_truth", "annotation", "start", "end", "text"]
+#: region tags -> the core's kind of region (``labels`` depends on the object: text, audio or video)
+REGION_TAGS = {
+    "labels": "span",
+    "timeserieslabels": "span",
+    "timelinelabels": "span",
+    "rectanglelabels": "box",
+    "polygonlabels": "polygon",
+    "ellipselabels": "ellipse",
+    "keypointlabels": "keypoint",
+    "brushlabels": "mask",
+}
+#: objects ``Labels`` can mark regions on
+_LABELS_OBJECTS = {"text": "text", "audio": "audio", "audioplus": "audio", "video": "video"}
+#: the object tags (lower case) each other region tag is matched on
+_REGION_OBJECTS = {
+    "rectanglelabels": {"image"},
+    "polygonlabels": {"image"},
+    "ellipselabels": {"image"},
+    "keypointlabels": {"image"},
+    "brushlabels": {"image"},
+    "timeserieslabels": {"timeseries"},
+    "timelinelabels": {"video"},
+}
+NO_REGION = "(no region)"
+COLUMNS = ["task", "item", "annotator", "label", "ground_truth", "annotation", "start", "end", "text", "value"]
 _NOT_SUPPORTED_NOTE = "agreement for {tag} is not supported (no matching rule for this tag); its results are ignored"
+#: the default IoU for regions other than text spans (text spans: exact boundaries unless a threshold is given)
+REGION_IOU = 0.5
+#: the default largest distance between two matching key points, as a share of the image diagonal
+KEYPOINT_DISTANCE = 0.02
 
 
 @dataclass
@@ -66,13 +122,25 @@ class Control:
     minimum: float | None = None
     maximum: float | None = None
     paths: set[tuple] | None = None  # Taxonomy paths (and their prefixes) in the config, None if open
+    object_tag: str = ""  # the tag of the object it labels ("Text", "Image", "Audio", ...)
 
     @property
     def kind(self) -> str:
         return self.tag.lower()
 
     @property
+    def region(self) -> str | None:
+        """The core's kind of region for a region tag, else None."""
+        if self.kind == "labels":
+            return "span" if _LABELS_OBJECTS.get(self.object_tag.lower()) else None
+        if self.kind in _REGION_OBJECTS and self.object_tag.lower() not in _REGION_OBJECTS[self.kind]:
+            return None
+        return REGION_TAGS.get(self.kind)
+
+    @property
     def supported(self) -> bool:
+        if self.kind == "labels" or self.kind in _REGION_OBJECTS:
+            return self.region is not None
         return self.kind in SUPPORTED
 
     @property
@@ -84,7 +152,7 @@ def _taxonomy_paths(node: ET.Element, prefix: tuple = ()) -> set[tuple]:
     out: set[tuple] = set()
     for child in node:
         if child.tag == "Choice":
-            value = child.get("value") or child.get("alias") or ""
+            value = child.get("alias") or child.get("value") or ""
             path = prefix + (value,)
             out.add(path)
             out |= _taxonomy_paths(child, path)
@@ -92,54 +160,47 @@ def _taxonomy_paths(node: ET.Element, prefix: tuple = ()) -> set[tuple]:
 
 
 def parse_config(xml: str) -> list[Control]:
-    """Every control tag of a label config, in document order (supported or not)."""
+    """Every control tag of a label config, in document order (supported or not), read with the SDK's
+    ``LabelInterface`` (names, targets, labels with their aliases, attributes, object tags). Only a Taxonomy's
+    nested paths are read from the XML itself: the SDK lists a taxonomy's choices flat."""
+    from label_studio_sdk.label_interface import LabelInterface
+
     try:
-        root = ET.fromstring(xml)
-    except ET.ParseError as exc:
+        li = LabelInterface(xml)
+    except Exception as exc:  # the SDK raises its own XML and config errors
         raise ValueError(f"the project's label config is not valid XML: {exc}") from None
     controls: list[Control] = []
-    known = {
-        "choices",
-        "labels",
-        "rating",
-        "number",
-        "taxonomy",
-        "textarea",
-        "rectanglelabels",
-        "polygonlabels",
-        "keypointlabels",
-        "brushlabels",
-        "ellipselabels",
-        "hypertextlabels",
-        "paragraphlabels",
-        "timeserieslabels",
-        "rectangle",
-        "polygon",
-        "keypoint",
-        "brush",
-        "ellipse",
-        "pairwise",
-        "ranker",
-        "relations",
-        "datetime",
-        "magicwand",
-        "videorectangle",
-    }
-    for el in root.iter():
-        name = el.get("name")
-        if el.tag.lower() not in known or not name:
+    taxonomy_nodes: dict[str, ET.Element] = {}
+    for tag in li.controls:
+        name = tag.name
+        if not name:
             continue
-        c = Control(name=name, tag=el.tag, to_name=el.get("toName", ""))
-        if c.kind in ("choices", "labels"):
-            c.values = [ch.get("value") or ch.get("alias") or "" for ch in el if ch.tag in ("Choice", "Label")]
-            c.multiple = c.kind == "choices" and el.get("choice", "single") == "multiple"
+        to_name = ",".join(tag.to_name or [])
+        obj = ""
+        if tag.to_name:
+            try:
+                obj = li.get_object(tag.to_name[0]).tag or ""
+            except Exception:  # a toName that names no object: the tag cannot be read
+                obj = ""
+        c = Control(name=name, tag=tag.tag, to_name=to_name, object_tag=obj)
+        attr = tag.attr or {}
+        if c.kind == "choices" or c.region is not None:
+            c.values = list(tag.labels or [])
+            # results store a label's alias when it has one; its value is accepted too
+            for lab in (tag.labels_attrs or {}).values():
+                v = (getattr(lab, "attr", None) or {}).get("value")
+                if v and v not in c.values:
+                    c.values.append(v)
+            c.multiple = c.kind == "choices" and attr.get("choice", "single") == "multiple"
         elif c.kind == "rating":
-            c.max_rating = int(float(el.get("maxRating", "5")))
+            c.max_rating = int(float(attr.get("maxRating", "5")))
         elif c.kind == "number":
-            c.minimum = float(el.get("min")) if el.get("min") not in (None, "") else None
-            c.maximum = float(el.get("max")) if el.get("max") not in (None, "") else None
+            c.minimum = float(attr["min"]) if attr.get("min") not in (None, "") else None
+            c.maximum = float(attr["max"]) if attr.get("max") not in (None, "") else None
         elif c.kind == "taxonomy":
-            paths = _taxonomy_paths(el)
+            if not taxonomy_nodes:
+                taxonomy_nodes = {el.get("name", ""): el for el in ET.fromstring(xml).iter("Taxonomy")}
+            paths = _taxonomy_paths(taxonomy_nodes[name]) if name in taxonomy_nodes else set()
             c.paths = paths or None  # a taxonomy loaded from an API has no paths in the XML: accept any
             c.multiple = True
         controls.append(c)
@@ -220,62 +281,130 @@ def _value(control: Control, value: Mapping[str, Any]) -> tuple[Any, str | None]
             return None, "wrong shape (expected 'text' as a list of strings)"
         text = "\n".join(s.strip() for s in tx).strip()
         return (text if text else None), (None if text else "empty text")
-    raise AssertionError(kind)  # pragma: no cover - Labels are handled by span_units
+    raise AssertionError(kind)  # pragma: no cover - regions are handled by _region
 
 
-def _span(control: Control, value: Mapping[str, Any]) -> tuple[tuple | None, str | None]:
-    start, end = _number(value.get("start")), _number(value.get("end"))
-    labels = value.get("labels")
-    if start is None or end is None or end < start:
-        return None, "wrong shape (a span needs numeric 'start' <= 'end')"
+# --------------------------------------------------------------------------- regions
+
+
+def _labels_of(control: Control, value: Mapping[str, Any]) -> tuple[Any, str | None]:
+    labels = value.get(control.kind)
+    if labels is None:
+        labels = value.get("labels")
     if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
-        return None, "wrong shape (expected a non-empty 'labels' list of strings)"
+        return None, f"wrong shape (expected a non-empty '{control.kind}' list of strings)"
     bad = [x for x in labels if control.values and x not in control.values]
     if bad:
         return None, f"unknown label {bad[0]!r}"
-    label = labels[0] if len(labels) == 1 else tuple(sorted(set(labels)))
-    return (start, end, label), None
+    return (labels[0] if len(labels) == 1 else tuple(sorted(set(labels)))), None
 
 
-def iou(a: tuple[float, float], b: tuple[float, float]) -> float:
-    """Intersection over union of two intervals (boundary matching is conversion, not a statistic)."""
-    inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
-    union = max(a[1], b[1]) - min(a[0], b[0])
-    return 1.0 if union == 0 and a == b else (inter / union if union > 0 else 0.0)
+def _seconds(v: Any) -> float | None:
+    """A time-series or audio position: a number, or a date/time text read as seconds since the epoch."""
+    x = _number(v)
+    if x is not None:
+        return float(x)
+    if isinstance(v, str) and v.strip():
+        try:
+            t = pd.Timestamp(v)
+        except (ValueError, TypeError):
+            return None
+        if t is pd.NaT:
+            return None
+        return t.value / 1e9
+    return None
+
+
+def _scale(res: Mapping[str, Any]) -> tuple[float, float]:
+    """Percent -> pixels factors from the result's original image size (1, 1 when absent)."""
+    w, h = _number(res.get("original_width")), _number(res.get("original_height"))
+    if w and h and w > 0 and h > 0:
+        return w / 100.0, h / 100.0
+    return 1.0, 1.0
+
+
+def _region(control: Control, res: Mapping[str, Any], value: Mapping[str, Any]) -> tuple[list[dict], str | None]:
+    """The geometry of one region result as rows for :func:`iaa_engine.match_regions` (a TimelineLabels result
+    may hold several ranges), or ``([], reason)``."""
+    kind, region = control.kind, control.region
+    if region == "span" and kind == "labels" and _LABELS_OBJECTS.get(control.object_tag.lower()) == "video":
+        seq = value.get("sequence")
+        frames = [_number(k.get("frame")) for k in seq if isinstance(k, dict)] if isinstance(seq, list) else []
+        frames = [f for f in frames if f is not None]
+        if not frames:
+            return [], "wrong shape (expected a 'sequence' of keyframes with 'frame')"
+        return [{"start": float(min(frames)), "end": float(max(frames)) + 1.0}], None
+    if kind == "timelinelabels":
+        ranges = value.get("ranges")
+        out = []
+        for r in ranges if isinstance(ranges, list) else []:
+            s, e = (_number(r.get("start")), _number(r.get("end"))) if isinstance(r, dict) else (None, None)
+            if s is None or e is None or e < s:
+                return [], "wrong shape (expected 'ranges' of frames with 'start' <= 'end')"
+            out.append({"start": float(s), "end": float(e) + 1.0})
+        return (out, None) if out else ([], "wrong shape (expected 'ranges' of frames with 'start' <= 'end')")
+    if region == "span":
+        conv = _seconds if kind == "timeserieslabels" else _number
+        s, e = conv(value.get("start")), conv(value.get("end"))
+        if kind == "timeserieslabels" and value.get("instant") and s is not None:
+            e = s
+        if s is None or e is None or e < s:
+            return [], "wrong shape (a span needs numeric 'start' <= 'end')"
+        return [{"start": s, "end": e}], None
+    sx, sy = _scale(res)
+    if region == "box":
+        g = [_number(value.get(k)) for k in ("x", "y", "width", "height")]
+        rot = _number(value.get("rotation", 0)) if value.get("rotation") is not None else 0.0
+        if any(v is None for v in g) or rot is None or g[2] < 0 or g[3] < 0:
+            return [], "wrong shape (a box needs numeric 'x', 'y' and non-negative 'width', 'height')"
+        return [{"x": g[0] * sx, "y": g[1] * sy, "width": g[2] * sx, "height": g[3] * sy, "rotation": rot}], None
+    if region == "ellipse":
+        g = [_number(value.get(k)) for k in ("x", "y", "radiusX", "radiusY")]
+        rot = _number(value.get("rotation", 0)) if value.get("rotation") is not None else 0.0
+        if any(v is None for v in g) or rot is None or g[2] < 0 or g[3] < 0:
+            return [], "wrong shape (an ellipse needs numeric 'x', 'y' and non-negative 'radiusX', 'radiusY')"
+        return [{"x": g[0] * sx, "y": g[1] * sy, "radius_x": g[2] * sx, "radius_y": g[3] * sy, "rotation": rot}], None
+    if region == "polygon":
+        pts = value.get("points")
+        ok = isinstance(pts, list) and len(pts) >= 3
+        ok = ok and all(isinstance(p, list) and len(p) == 2 and all(_number(v) is not None for v in p) for p in pts)
+        if not ok:
+            return [], "wrong shape (a polygon needs at least 3 'points' [x, y])"
+        return [{"points": [[p[0] * sx, p[1] * sy] for p in pts]}], None
+    if region == "keypoint":
+        x, y = _number(value.get("x")), _number(value.get("y"))
+        if x is None or y is None:
+            return [], "wrong shape (a key point needs numeric 'x', 'y')"
+        diag = math.hypot(100.0 * sx, 100.0 * sy)  # distances as a share of the image diagonal
+        return [{"x": x * sx / diag, "y": y * sy / diag}], None
+    if region == "mask":
+        if value.get("format", "rle") != "rle" or not isinstance(value.get("rle"), list) or not value["rle"]:
+            return [], "wrong shape (expected a brush mask with 'format': 'rle' and an 'rle' list)"
+        from label_studio_sdk.converter.brush import decode_rle
+
+        try:
+            pixels = decode_rle(value["rle"])
+        except Exception:
+            return [], "brush mask: the RLE could not be decoded"
+        return [{"mask": np.asarray(pixels)[3::4] > 0}], None  # the alpha channel of the RGBA image
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _region_threshold(control: Control, iou_threshold: float | None, keypoint_threshold: float) -> float:
+    if control.region == "keypoint":
+        return keypoint_threshold
+    if iou_threshold is not None:
+        return iou_threshold
+    return 1.0 if control.kind == "labels" and control.object_tag.lower() == "text" else REGION_IOU
 
 
 def span_units(spans: list[tuple[Any, float, float, Any]], threshold: float | None) -> list[tuple[int, Any, Any]]:
-    """Group one task's spans ``(annotator, start, end, label)`` into units.
-
-    ``threshold=None``: exact boundaries, a unit is one (start, end). Otherwise
-    spans are taken in (start, end, annotator) order and each joins the unit whose
-    first span overlaps it best with IoU >= threshold and that has no span of the
-    same annotator yet, or starts a new unit. Returns ``(unit, annotator, label)``;
-    units are numbered by their first span.
-    """
-    out: list[tuple[int, Any, Any]] = []
-    if threshold is None:
-        keys: dict[tuple, int] = {}
-        for ann, s, e, lab in sorted(spans, key=lambda x: (x[1], x[2], str(x[0]))):
-            out.append((keys.setdefault((s, e), len(keys)), ann, lab))
-        return out
-    anchors: list[tuple[float, float]] = []
-    members: list[set] = []
-    for ann, s, e, lab in sorted(spans, key=lambda x: (x[1], x[2], str(x[0]))):
-        best, best_iou = -1, -1.0
-        for u, anchor in enumerate(anchors):
-            if ann in members[u]:
-                continue
-            v = iou(anchor, (s, e))
-            if v >= threshold and v > best_iou:
-                best, best_iou = u, v
-        if best < 0:
-            anchors.append((s, e))
-            members.append(set())
-            best = len(anchors) - 1
-        members[best].add(ann)
-        out.append((best, ann, lab))
-    return out
+    """Group one task's spans ``(annotator, start, end, label)`` into units with :func:`iaa_engine.match_regions`
+    (``threshold=None``: exact boundaries). Returns ``(unit, annotator, label)`` per span, in the input's order."""
+    f = pd.DataFrame(spans, columns=["annotator", "start", "end", "label"]).assign(item=0)
+    m = ie.match_regions(f, kind="span", threshold=1.0 if threshold is None else threshold)
+    got = m.units[m.units["region"] >= 0].set_index("region")["unit"]
+    return [(int(got[i]), who, lab) for i, (who, _, _, lab) in enumerate(spans)]
 
 
 @dataclass
@@ -283,10 +412,12 @@ class ControlData:
     """One control tag's annotations as a long table, with what was set aside."""
 
     control: Control
-    table: pd.DataFrame  # COLUMNS: one row per (item, annotator); start/end/text only for spans
+    table: pd.DataFrame  # COLUMNS: one row per (item, annotator); start/end/text/value only for regions
     invalid: Counter = field(default_factory=Counter)  # reason -> number of results
     n_tasks: int = 0
     notes: list[str] = field(default_factory=list)
+    #: regions: the core's matching (units, precision / recall / F1 per annotator pair), else None
+    matching: ie.RegionMatch | None = None
 
     @property
     def n_invalid(self) -> int:
@@ -310,6 +441,7 @@ def convert(
     exclude_users: Iterable[int] = (),
     annotator_names: Mapping[Any, str] | None = None,
     iou_threshold: float | None = None,
+    keypoint_threshold: float = KEYPOINT_DISTANCE,
 ) -> Converted:
     """Long tables per supported control; results for unknown controls are counted by ``from_name``.
 
@@ -319,22 +451,29 @@ def convert(
     controls : :func:`parse_config`
     exclude_users : user ids whose annotations are ignored (the plugin's own user)
     annotator_names : user id -> display name (default ``"user <id>"``)
-    iou_threshold : None for exact span boundaries, else the IoU a span needs to join a unit
+    iou_threshold : the IoU two regions need to match; None: exact boundaries for text spans, 0.5 for the others
+    keypoint_threshold : the largest distance between matching key points, as a share of the image diagonal
     """
     names = dict(annotator_names or {})
     by_name = {c.name: c for c in controls}
     rows: dict[str, list[tuple]] = {c.name: [] for c in controls if c.supported}
     invalid: dict[str, Counter] = {c.name: Counter() for c in controls if c.supported}
     unknown: Counter = Counter()
-    spans: dict[tuple, list] = defaultdict(list)  # (control, task) -> [(annotator, start, end, label, gt, ann id)]
+    regions: dict[str, list[dict]] = defaultdict(list)
+    present: list[tuple] = []  # (task, annotator, ground truth, annotation id): who annotated each task
     n_tasks = 0
     for task in tasks:
         n_tasks += 1
         tid = task["id"]
+        seen_ann: set = set()
         for ann in human_annotations(task, exclude_users):
             uid = user_id(ann.get("completed_by"))
             who = names.get(uid, f"user {uid}")
             gt = bool(ann.get("ground_truth"))
+            first_of_annotator = who not in seen_ann
+            if first_of_annotator:
+                seen_ann.add(who)
+                present.append((tid, who, gt, ann.get("id")))
             seen: set[str] = set()
             for res in ann.get("result") or []:
                 fname = res.get("from_name") if isinstance(res, dict) else None
@@ -346,15 +485,32 @@ def convert(
                     continue
                 rtype = str(res.get("type", "")).lower()
                 value = res.get("value")
-                if rtype != c.kind or not isinstance(value, dict):
+                allowed = {c.kind, "videorectangle"} if c.region == "span" and c.kind == "labels" else {c.kind}
+                if rtype not in allowed or not isinstance(value, dict):
                     invalid[c.name][f"result type {res.get('type')!r} does not match the {c.tag} tag"] += 1
                     continue
-                if c.kind == "labels":
-                    span, why = _span(c, value)
+                if c.region is not None:
+                    if not first_of_annotator:
+                        invalid[c.name]["another annotation by the same annotator on the task (first kept)"] += 1
+                        continue
+                    label, why = _labels_of(c, value)
+                    geoms, why = _region(c, res, value) if why is None else ([], why)
                     if why:
                         invalid[c.name][why] += 1
-                    else:
-                        spans[(c.name, tid)].append((who, *span, gt, ann.get("id"), value.get("text")))
+                        continue
+                    for g in geoms:
+                        regions[c.name].append(
+                            {
+                                "task": tid,
+                                "annotator": who,
+                                "label": label,
+                                "ground_truth": gt,
+                                "annotation": ann.get("id"),
+                                "text": value.get("text") if isinstance(value.get("text"), str) else None,
+                                "value": value,
+                                **g,
+                            }
+                        )
                     continue
                 if c.name in seen:
                     invalid[c.name]["more than one result for the tag in one annotation"] += 1
@@ -364,36 +520,35 @@ def convert(
                     invalid[c.name][why] += 1
                     continue
                 seen.add(c.name)
-                rows[c.name].append((tid, tid, who, label, gt, ann.get("id"), None, None, None))
-    for (cname, tid), sp in spans.items():
-        # one span per (annotator, boundaries): a second identical span of the same annotator is set aside
-        kept: dict[tuple, tuple] = {}
-        for who, s, e, lab, gt, aid, text in sp:
-            if (who, s, e) in kept:
-                invalid[cname]["duplicate span (same annotator, same boundaries)"] += 1
-                continue
-            kept[(who, s, e)] = (lab, gt, aid, text)
-        ordered = sorted(kept.items(), key=lambda kv: (kv[0][1], kv[0][2], str(kv[0][0])))
-        units = span_units([(who, s, e, lab) for (who, s, e), (lab, _, _, _) in ordered], iou_threshold)
-        for (unit, who, lab), ((_, s, e), (_, gt, aid, text)) in zip(units, ordered):
-            rows[cname].append((tid, f"{tid}#{unit}", who, lab, gt, aid, s, e, text))
+                rows[c.name].append((tid, tid, who, label, gt, ann.get("id"), None, None, None, None))
+    presence = pd.DataFrame(present, columns=["task", "annotator", "ground_truth", "annotation"])
     result = Converted(unknown=unknown, n_tasks=n_tasks)
     for c in controls:
         if not c.supported:
-            result.notes.append(f"{c.name} ({c.tag}): " + _NOT_SUPPORTED_NOTE.format(tag=c.tag))
+            why = _NOT_SUPPORTED_NOTE.format(tag=c.tag)
+            if c.kind == "labels" or c.kind in _REGION_OBJECTS:
+                on = sorted(_REGION_OBJECTS.get(c.kind, {"Text", "Audio", "Video"}))
+                why = (
+                    f"agreement for {c.tag} on {c.object_tag or 'an unknown object'} is not supported (its regions "
+                    f"are matched on {', '.join(o if o[0].isupper() else o.title() for o in on)}); its results are "
+                    "ignored"
+                )
+            result.notes.append(f"{c.name} ({c.tag}): " + why)
             continue
-        table = pd.DataFrame(rows[c.name], columns=COLUMNS)
-        cd = ControlData(c, table, invalid[c.name], n_tasks)
+        matching = None
+        notes: list[str] = []
+        if c.region is not None:
+            table, matching, more = _region_table(
+                c, regions.get(c.name, []), presence, invalid[c.name], iou_threshold, keypoint_threshold
+            )
+            notes += more
+        else:
+            table = pd.DataFrame(rows[c.name], columns=COLUMNS)
+        cd = ControlData(c, table, invalid[c.name], n_tasks, notes, matching)
         if c.kind == "textarea":
             cd.notes.append(
                 "TextArea is compared by exact match of the text (white space trimmed); the "
                 "partial-credit alpha uses the normalised edit distance"
-            )
-        if c.kind == "labels":
-            cd.notes.append(
-                "spans matched "
-                + ("by exact boundaries" if iou_threshold is None else f"with IoU >= {iou_threshold:g}")
-                + "; a span no other annotator matched is a unit with one annotation (excluded)"
             )
         result.controls[c.name] = cd
     if unknown:
@@ -402,3 +557,85 @@ def convert(
             f"({', '.join(sorted(unknown)[:5])}); not used"
         )
     return result
+
+
+def _region_table(
+    c: Control,
+    found: list[dict],
+    presence: pd.DataFrame,
+    invalid: Counter,
+    iou_threshold: float | None,
+    keypoint_threshold: float,
+) -> tuple[pd.DataFrame, ie.RegionMatch | None, list[str]]:
+    """The units of one region control (the core's :func:`iaa_engine.match_regions`) as the control's long table:
+    one row per (unit, annotator of the task), ``NO_REGION`` for a unit the annotator did not mark."""
+    threshold = _region_threshold(c, iou_threshold, keypoint_threshold)
+    kind = c.region
+    assert kind is not None
+    if kind == "keypoint":
+        rule = f"key points matched within {threshold:g} of the image diagonal"
+    elif threshold == 1.0 and kind == "span":
+        rule = "spans matched by exact boundaries"
+    else:
+        rule = f"regions matched with IoU >= {threshold:g}"
+    notes = [
+        f"{rule} (optimal assignment, annotators in turn); a region an annotator of the task did not mark is a "
+        f"disagreement for that annotator ({NO_REGION!r})"
+    ]
+    if not found:
+        return pd.DataFrame(columns=COLUMNS), None, notes
+    frame = pd.DataFrame(found)
+    if kind == "span":  # one span per (annotator, boundaries): a second identical one is set aside
+        dup = frame.duplicated(["task", "annotator", "start", "end"], keep="first").to_numpy()
+        if dup.any():
+            invalid["duplicate span (same annotator, same boundaries)"] += int(dup.sum())
+            frame = frame.loc[~dup].reset_index(drop=True)
+    if kind == "mask":  # every mask of a task must have the task's image size
+        size = frame["mask"].map(len)
+        common = size.groupby(frame["task"]).transform(lambda s: s.mode().iloc[0])
+        bad = (size != common).to_numpy()
+        if bad.any():
+            invalid["brush mask of another size than the task's other masks"] += int(bad.sum())
+            frame = frame.loc[~bad].reset_index(drop=True)
+    pres = presence.rename(columns={"task": "item"})[["item", "annotator"]]
+    m = ie.match_regions(
+        frame.rename(columns={"task": "item"}).drop(columns=["value"]),
+        kind=kind,
+        threshold=threshold,
+        present=pres,
+        no_region=NO_REGION,
+    )
+    u = m.units
+    # only the tasks with at least one region have units; every annotator of such a task has a row per unit
+    reg = u["region"].to_numpy()
+    got = reg >= 0
+    pick = np.where(got, reg, 0)
+    who = presence.drop_duplicates(["task", "annotator"]).set_index(["task", "annotator"])
+    keys = pd.MultiIndex.from_arrays([u["item"].to_numpy(), u["annotator"].to_numpy()])
+    gt = who["ground_truth"].reindex(keys).fillna(False).to_numpy(dtype=bool)
+    aid = who["annotation"].reindex(keys).to_numpy(dtype=object)
+
+    def col(name: str) -> np.ndarray:
+        if name not in frame.columns:
+            return np.full(len(u), None, dtype=object)
+        v = frame[name].to_numpy(dtype=object)[pick]
+        v[~got] = None
+        return v
+
+    start, end = (col("start"), col("end")) if kind == "span" else (np.full(len(u), None), np.full(len(u), None))
+    table = pd.DataFrame(
+        {
+            "task": u["item"].to_numpy(),
+            "item": [f"{t}#{k}" for t, k in zip(u["item"], u["unit"])],
+            "annotator": u["annotator"].to_numpy(),
+            "label": u["label"].to_numpy(dtype=object),
+            "ground_truth": gt,
+            "annotation": aid,
+            "start": start,
+            "end": end,
+            "text": col("text"),
+            "value": col("value"),
+        },
+        columns=COLUMNS,
+    )
+    return table, m, notes

@@ -23,7 +23,7 @@ import iaa_engine as ie
 from iaa_engine.base import Progress
 
 from .api import Api, LabelStudioError
-from .convert import Control, ControlData, Converted, convert, parse_config
+from .convert import NO_REGION, Control, ControlData, Converted, convert, parse_config
 from .state import PullState, StateStore, counts_differ, slim_task
 
 __all__ = ["Project", "ControlResult", "Analysis", "pull", "analyse", "GROUND_TRUTH"]
@@ -195,7 +195,9 @@ class ControlResult:
                 "multiple": self.control.multiple,
                 "n_tasks": cd.n_tasks,
                 "n_tasks_with_annotations": int(cd.table["task"].nunique()) if len(cd.table) else 0,
-                "n_results_used": int(len(cd.table)) - self.n_duplicates,
+                "n_results_used": int((cd.table["label"].astype(object) != NO_REGION).sum()) - self.n_duplicates
+                if len(cd.table)
+                else 0,
                 "n_results_invalid": sum(invalid.values()),
                 "invalid": invalid,
                 "n_gold_tasks": len(self.gold),
@@ -203,9 +205,19 @@ class ControlResult:
                 "annotators_vs_others": self.vs_others,
                 "ground_truth": self.vs_ground_truth,
                 "partial_credit": self.partial_credit,
+                "region_matching": _region_matching(cd),
                 "notes": self.notes,
             }
         )
+
+
+def _region_matching(cd: ControlData) -> dict | None:
+    """Regions: how well each pair of annotators' regions match (the core's precision / recall / F1), or None."""
+    m = cd.matching
+    if m is None:
+        return None
+    d = m.to_dict()
+    return {k: d[k] for k in ("kind", "threshold", "n_regions", "n_units", "n_missed", "f1_overall", "pairs")}
 
 
 @dataclass
@@ -358,25 +370,33 @@ def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, 
     ties = int(per_item["tie"].sum())
     winners = gs.labels[~gs.labels["tie"]].set_index("item")["label"]
     gold: dict[int, list] = {}
-    if c.kind != "labels":
+    if c.region is None:
         for item, label in winners.items():
             gold.setdefault(int(item), []).append(_result(c, _gold_value(c, label), f"iaa-{c.name}"))
         return gold, ties
-    # spans: a unit is gold when more than half of the task's annotators marked it; boundaries and text of the
-    # most common (start, end) among its spans
-    n_task_ann = table.groupby("task")["annotator"].nunique()
-    size = table.groupby("item")["annotator"].size()
-    for item, part in table.groupby("item", sort=False):
-        tid = int(part["task"].iloc[0])
-        if item not in winners.index or 2 * size[item] <= n_task_ann[tid]:
+    # regions: a unit is gold when its majority label is a label, not "(no region)" (every annotator of the task has
+    # a value for every unit); text spans take the most common (start, end) and its text, other regions the value
+    # of the first region carrying the winning label
+    marked = table[table["label"].astype(object) != NO_REGION]
+    for item, part in marked.groupby("item", sort=False):
+        if item not in winners.index or winners[item] == NO_REGION:
             continue
+        tid = int(part["task"].iloc[0])
         label = winners[item]
-        bounds = Counter(zip(part["start"], part["end"])).most_common(1)[0][0]
-        text = part.loc[(part["start"] == bounds[0]) & (part["end"] == bounds[1]), "text"].iloc[0]
-        value = {"start": bounds[0], "end": bounds[1], "labels": list(label) if isinstance(label, tuple) else [label]}
-        if isinstance(text, str):
-            value["text"] = text
-        gold.setdefault(tid, []).append(_result(c, value, f"iaa-{c.name}-{bounds[0]}-{bounds[1]}"))
+        labels = list(label) if isinstance(label, tuple) else [label]
+        if c.kind == "labels" and c.object_tag.lower() == "text":
+            bounds = Counter(zip(part["start"], part["end"])).most_common(1)[0][0]
+            text = part.loc[(part["start"] == bounds[0]) & (part["end"] == bounds[1]), "text"].iloc[0]
+            value = {"start": bounds[0], "end": bounds[1], "labels": labels}
+            if isinstance(text, str):
+                value["text"] = text
+            rid = f"iaa-{c.name}-{bounds[0]}-{bounds[1]}"
+        else:
+            same = part[part["label"].map(lambda v: v == label)]
+            value = dict(same["value"].iloc[0] if len(same) else part["value"].iloc[0])
+            value[c.kind if c.kind in value else "labels"] = labels
+            rid = f"iaa-{c.name}-{str(item).rsplit('#', 1)[-1]}"
+        gold.setdefault(tid, []).append(_result(c, value, rid))
     return gold, ties
 
 

@@ -1,0 +1,338 @@
+"""Regions in the Label Studio connector (issue 13, items 2, 3 and the LabelInterface part of 7).
+
+A missed region is a disagreement (an explicit '(no region)' for every annotator of the task who did not mark a
+unit), for text spans and for every region tag; precision / recall / F1 per annotator pair next to alpha. The
+label config is read with the SDK's LabelInterface. Conversion is checked on recorded JSON, then on a REAL Label
+Studio server (an NER project and an image project) through `iaa label-studio report`, as a user runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+
+pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
+
+from label_studio_sdk.converter.brush import mask2rle  # noqa: E402
+
+from iaa_label_studio import testing as lst  # noqa: E402
+from iaa_label_studio.api import Api  # noqa: E402
+from iaa_label_studio.convert import NO_REGION, convert, parse_config  # noqa: E402
+
+IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
+    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+def res(name: str, kind: str, value: dict, to: str = "text", **extra) -> dict:
+    return {"from_name": name, "to_name": to, "type": kind, "value": value, **extra}
+
+
+NER = """<View><Text name="text" value="$text"/>
+<Labels name="ner" toName="text"><Label value="PER"/><Label value="ORG"/><Label value="LOC"/></Labels></View>"""
+
+#: the issue's case: A marks 4 entities, B marks 1 of them
+A_SPANS = [(0, 5, "PER"), (10, 15, "ORG"), (20, 25, "LOC"), (30, 35, "PER")]
+B_SPANS = [(0, 5, "PER")]
+
+
+def _ner_task(tid, marks):
+    return {
+        "id": tid,
+        "annotations": [
+            {
+                "id": 10 * tid + k,
+                "completed_by": who,
+                "result": [res("ner", "labels", {"start": s, "end": e, "labels": [lab]}) for s, e, lab in spans],
+            }
+            for k, (who, spans) in enumerate(marks)
+        ],
+    }
+
+
+def _old_alpha(table: pd.DataFrame) -> float:
+    """The connector before: units only one annotator marked left out (no '(no region)' values)."""
+    kept = table[table["label"] != NO_REGION]
+    kept = kept[kept.groupby("item")["annotator"].transform("size") >= 2]
+    return ie.percent_agreement(ie.Annotations.from_long(kept[["item", "annotator", "label"]]))
+
+
+# --------------------------------------------------------------------------- recorded JSON
+
+
+def test_the_issues_case_missed_spans_lower_the_score():
+    """A: PER[0,5) ORG[10,15) LOC[20,25) PER[30,35); B: PER[0,5). Four units: (PER, PER), (ORG, none),
+    (LOC, none), (PER, none). Coincidences: o_PER,PER = 2; each of the three other units adds one ordered pair each
+    way between its label and 'none': n = 8, n_PER = 3, n_ORG = n_LOC = 1, n_none = 3.
+    D_o = 6 / 8; D_e = (n² - Σ n_c²) / (n (n - 1)) = (64 - 9 - 1 - 1 - 9) / 56 = 44 / 56;
+    alpha = 1 - (6/8) / (44/56) = 1 - 42/44 = 1/22 = 0.04545...
+    Before, only the unit both marked counted: percent agreement 1.0 (alpha undefined: one category)."""
+    conv = convert([_ner_task(1, [(1, A_SPANS), (2, B_SPANS)])], parse_config(NER), annotator_names={1: "A", 2: "B"})
+    cd = conv.controls["ner"]
+    data = ie.Annotations.from_long(cd.table[["item", "annotator", "label"]])
+    assert data.n_items == 4 and len(cd.table) == 8 and (cd.table["label"] == NO_REGION).sum() == 3
+    assert ie.krippendorff_alpha(data) == pytest.approx(1 / 22, abs=1e-12)
+    assert _old_alpha(cd.table) == 1.0
+    p = cd.matching.pairs.iloc[0]
+    assert (p.annotator_a, p.annotator_b, p.n_matched, p.precision, p.recall, p.f1) == ("A", "B", 1, 1.0, 0.25, 0.4)
+    assert "exact boundaries" in cd.notes[0] and NO_REGION in cd.notes[0]
+
+
+def test_parse_config_with_the_sdks_label_interface():
+    config = """<View><Text name="text" value="$text"/><Image name="img" value="$image"/>
+      <Labels name="ner" toName="text"><Label value="Person" alias="PER"/><Label value="ORG"/></Labels>
+      <Choices name="c" toName="text" choice="multiple"><Choice value="a"/><Choice value="b"/></Choices>
+      <Taxonomy name="tax" toName="text"><Choice value="A"><Choice value="A1"/></Choice></Taxonomy>
+      <RectangleLabels name="box" toName="img"><Label value="Car"/></RectangleLabels>
+      <RectangleLabels name="wrong" toName="text"><Label value="Car"/></RectangleLabels>
+      <HyperText name="h" value="$html"/><HyperTextLabels name="hl" toName="h"><Label value="X"/></HyperTextLabels>
+      <VideoRectangle name="vr" toName="img"/></View>"""
+    cs = {c.name: c for c in parse_config(config)}
+    assert cs["ner"].values == ["PER", "ORG", "Person"] and cs["ner"].region == "span"  # alias first, value accepted
+    assert cs["c"].multiple and cs["tax"].paths == {("A",), ("A", "A1")}
+    assert cs["box"].region == "box" and cs["box"].object_tag == "Image"
+    assert not cs["wrong"].supported and not cs["hl"].supported and not cs["vr"].supported
+    conv = convert([], list(cs.values()))
+    notes = " | ".join(conv.notes)
+    assert "wrong (RectangleLabels): agreement for RectangleLabels on Text is not supported" in notes
+    assert "hl (HyperTextLabels)" in notes and "vr (VideoRectangle)" in notes
+    with pytest.raises(ValueError, match="not valid XML"):
+        parse_config("<View><Text")
+
+
+TIME = """<View>
+  <Audio name="audio" value="$audio"/><Labels name="speech" toName="audio"><Label value="Speech"/></Labels>
+  <TimeSeries name="ts" value="$csv" timeColumn="t"><Channel column="y"/></TimeSeries>
+  <TimeSeriesLabels name="tsl" toName="ts"><Label value="Up"/></TimeSeriesLabels>
+  <Video name="video" value="$video"/><Labels name="vl" toName="video"><Label value="Car"/></Labels>
+  <TimelineLabels name="tl" toName="video"><Label value="Run"/></TimelineLabels>
+</View>"""
+
+
+def test_audio_time_series_and_video_regions_by_interval_iou():
+    a = [
+        res("speech", "labels", {"start": 1.0, "end": 3.0, "labels": ["Speech"]}, "audio"),
+        res("speech", "labels", {"start": 10.0, "end": 11.0, "labels": ["Speech"]}, "audio"),
+        res("tsl", "timeserieslabels", {"start": 0, "end": 10, "instant": False, "timeserieslabels": ["Up"]}, "ts"),
+        res(
+            "vl",
+            "videorectangle",
+            {"sequence": [{"frame": 1, "x": 1}, {"frame": 10, "x": 2}], "labels": ["Car"]},
+            "video",
+        ),  # fmt: skip
+        res("tl", "timelinelabels", {"ranges": [{"start": 1, "end": 4}], "timelinelabels": ["Run"]}, "video"),
+    ]
+    b = [
+        res("speech", "labels", {"start": 1.5, "end": 3.0, "labels": ["Speech"]}, "audio"),  # IoU 1.5/2 = 0.75
+        res("tsl", "timeserieslabels", {"start": 4, "end": 10, "timeserieslabels": ["Up"]}, "ts"),  # IoU 0.6
+        res("vl", "videorectangle", {"sequence": [{"frame": 3}, {"frame": 12}], "labels": ["Car"]}, "video"),
+        res("tl", "timelinelabels", {"ranges": [{"start": 3, "end": 4}], "timelinelabels": ["Run"]}, "video"),
+    ]
+    task = {
+        "id": 5,
+        "annotations": [{"id": 1, "completed_by": 1, "result": a}, {"id": 2, "completed_by": 2, "result": b}],
+    }
+    conv = convert([task], parse_config(TIME), annotator_names={1: "a", 2: "b"})
+    got = {n: cd.matching.pairs.iloc[0] for n, cd in conv.controls.items()}
+    # speech: 1 of a's 2 segments matched (IoU 0.75 >= 0.5); the other is a's alone
+    assert (got["speech"].n_matched, got["speech"].n_regions_a, got["speech"].n_regions_b) == (1, 2, 1)
+    assert conv.controls["speech"].table["label"].tolist().count(NO_REGION) == 1
+    assert got["tsl"].n_matched == 1  # [0, 10) and [4, 10): 6 / 10
+    # video: frames 1..10 -> [1, 11), 3..12 -> [3, 13): IoU 8 / 12 = 0.667; timeline [1, 5) and [3, 5): 2/4 = 0.5
+    assert got["vl"].n_matched == 1 and got["tl"].n_matched == 1
+    tight = convert([task], parse_config(TIME), annotator_names={1: "a", 2: "b"}, iou_threshold=0.7)
+    m = {n: int(cd.matching.pairs.iloc[0].n_matched) for n, cd in tight.controls.items()}
+    assert m == {"speech": 1, "tsl": 0, "vl": 0, "tl": 0}
+
+
+def test_duplicate_annotations_and_bad_region_results_are_counted():
+    task = _ner_task(1, [(1, A_SPANS[:1]), (2, B_SPANS)])
+    again = [res("ner", "labels", {"start": 7, "end": 9, "labels": ["PER"]})]
+    task["annotations"].append({"id": 99, "completed_by": 1, "result": again})
+    task["annotations"][0]["result"] += [
+        res("ner", "labels", {"start": 0, "end": 5, "labels": ["PER"]}),  # the same span twice
+        res("ner", "labels", {"start": 9, "end": 2, "labels": ["PER"]}),
+        res("ner", "labels", {"start": 1, "end": 2, "labels": ["???"]}),
+    ]
+    cd = convert([task], parse_config(NER), annotator_names={1: "A", 2: "B"}).controls["ner"]
+    assert cd.invalid == {
+        "another annotation by the same annotator on the task (first kept)": 1,
+        "duplicate span (same annotator, same boundaries)": 1,
+        "wrong shape (a span needs numeric 'start' <= 'end')": 1,
+        "unknown label '???'": 1,
+    }
+    assert cd.matching.f1_overall == 1.0
+
+
+# --------------------------------------------------------------------------- a real server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = lst.server_or_skip(tmp_path_factory.mktemp("label-studio-regions"))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    return Api(server.client())
+
+
+def _report(server, pid, *extra) -> dict:
+    out = run("report", "--url", server.url, "--token", lst.TOKEN, "--project", str(pid), "--json", *extra)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_ner_project_missed_spans_lower_the_score(server, api):
+    users = lst.make_users(api, ["a@example.com", "b@example.com", "c@example.com"])
+    a, b, c = (users[e] for e in ("a@example.com", "b@example.com", "c@example.com"))
+
+    def ann(uid, spans):
+        rs = [
+            res("ner", "labels", {"start": s, "end": e, "text": "x" * (e - s), "labels": [lab]}) for s, e, lab in spans
+        ]
+        return {"completed_by": uid, "result": rs}
+
+    tasks = [
+        {"data": {"text": "x" * 40}, "annotations": [ann(a, A_SPANS), ann(b, B_SPANS)]},  # the issue's case
+        {
+            "data": {"text": "x" * 40},
+            "annotations": [ann(a, [(0, 5, "PER")]), ann(b, [(0, 5, "PER")]), ann(c, [])],
+        },  # c marked nothing: a miss  # fmt: skip
+        {"data": {"text": "x" * 40}, "annotations": [ann(a, [(2, 8, "ORG")]), ann(c, [(2, 8, "LOC")])]},
+    ]
+    pid = lst.make_project(api, "ner regions", NER, tasks)
+    got = _report(server, pid)
+    # the units by hand: t1 (PER,PER) (ORG,-) (LOC,-) (PER,-); t2 (PER,PER,-); t3 (ORG,LOC)
+    rows = [("1a", "a", "PER"), ("1a", "b", "PER"), ("1b", "a", "ORG"), ("1b", "b", NO_REGION)]
+    rows += [("1c", "a", "LOC"), ("1c", "b", NO_REGION), ("1d", "a", "PER"), ("1d", "b", NO_REGION)]
+    rows += [("2a", "a", "PER"), ("2a", "b", "PER"), ("2a", "c", NO_REGION), ("3a", "a", "ORG"), ("3a", "c", "LOC")]
+    hand = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    ner = got["controls"]["ner"]
+    assert ner["n_items"] == 6 and ner["n_annotations"] == 13
+    assert ner["krippendorff_alpha"] == pytest.approx(ie.krippendorff_alpha(hand), abs=1e-12)
+    # per pair by hand: a-b on t1, t2: a 5 spans, b 2, 2 matched; a-c on t2, t3: a 2, c 1, 1 matched (t3: same
+    # boundaries, another label); b-c on t2: b 1, c 0
+    rm = got["details"]["ner"]["region_matching"]
+    pairs = {(p["annotator_a"], p["annotator_b"]): p for p in rm["pairs"]}
+    ab, ac, bc = (pairs[(f"{x}@example.com", f"{y}@example.com")] for x, y in ("ab", "ac", "bc"))
+    assert (ab["n_regions_a"], ab["n_regions_b"], ab["n_matched"], ab["f1"]) == (5, 2, 2, pytest.approx(4 / 7))
+    assert (ac["n_regions_a"], ac["n_regions_b"], ac["n_matched"], ac["f1"]) == (2, 1, 1, pytest.approx(2 / 3))
+    assert (bc["n_matched"], bc["recall"], bc["precision"]) == (0, 0.0, None)  # c marked nothing: 0/0
+    assert rm["f1_overall"] == pytest.approx(2 * 3 / (7 + 3 + 1), abs=1e-12)
+    # the old connector on the same data: the spans only one annotator marked were left out
+    old = pd.DataFrame([r for r in rows if r[2] != NO_REGION], columns=["item", "annotator", "label"])
+    old = old[old.groupby("item")["annotator"].transform("size") >= 2]
+    old_alpha = ie.krippendorff_alpha(ie.Annotations.from_long(old))
+    assert ner["krippendorff_alpha"] < old_alpha - 0.3
+    text = run("report", "--url", server.url, "--token", lst.TOKEN, "--project", str(pid)).stdout
+    assert "Region matching (9 regions in 6 units, 4 missed): F1 0.5455" in text
+
+
+IMAGE = """<View><Image name="img" value="$image"/>
+  <RectangleLabels name="box" toName="img"><Label value="Car"/><Label value="Bus"/></RectangleLabels>
+  <PolygonLabels name="poly" toName="img"><Label value="Roof"/></PolygonLabels>
+  <KeyPointLabels name="kp" toName="img"><Label value="Eye"/></KeyPointLabels>
+  <EllipseLabels name="ell" toName="img"><Label value="Cell"/></EllipseLabels>
+  <BrushLabels name="brush" toName="img"><Label value="Sky"/></BrushLabels>
+</View>"""
+
+
+def test_image_project_every_region_tag_against_a_hand_matching(server, api):
+    users = lst.make_users(api, ["p@example.com", "q@example.com", "r@example.com"])
+    p, q, r = (users[e] for e in ("p@example.com", "q@example.com", "r@example.com"))
+    size = {"original_width": 200, "original_height": 100}
+
+    def img(name, kind, value, **extra):
+        return res(name, kind, value, "img", **{**size, **extra})
+
+    def box(x, y, w, h, rot=0, lab="Car"):
+        return img("box", "rectanglelabels", {"x": x, "y": y, "width": w, "height": h, "rotation": rot,
+                                              "rectanglelabels": [lab]})  # fmt: skip
+
+    sky = np.zeros((10, 10), np.uint8)
+    sky[0:5] = 255  # 50 pixels
+    sky_q = np.zeros((10, 10), np.uint8)
+    sky_q[0:4] = 255  # 40 pixels, all inside p's: IoU 0.8
+
+    def brush(mask):
+        return res("brush", "brushlabels", {"format": "rle", "rle": mask2rle(mask), "brushlabels": ["Sky"]}, "img",
+                   original_width=10, original_height=10)  # fmt: skip
+
+    tri = [[0, 0], [40, 0], [0, 40]]
+    square = [[0, 0], [40, 0], [40, 40], [0, 40]]  # in pixels: the triangle is half the square: IoU 0.5
+    task1 = [
+        # boxes (percent of 200 x 100 px): p [10, 30] x [10, 30] %, q shifted by 5 %: IoU (15·20) / (800 - 300)
+        # = 0.6 in percent and in pixels (an axis scaling keeps ratios of areas); r no box
+        (p, [box(10, 10, 20, 20), img("poly", "polygonlabels", {"points": tri, "polygonlabels": ["Roof"]}),
+             img("kp", "keypointlabels", {"x": 50, "y": 50, "width": 1, "keypointlabels": ["Eye"]}),
+             img("ell", "ellipselabels", {"x": 50, "y": 50, "radiusX": 10, "radiusY": 5, "rotation": 0,
+                                          "ellipselabels": ["Cell"]}), brush(sky)]),
+        (q, [box(15, 10, 20, 20), img("poly", "polygonlabels", {"points": square, "polygonlabels": ["Roof"]}),
+             # 1 % of 200 px = 2 px from p's: 2 / 223.6 of the diagonal < 0.02
+             img("kp", "keypointlabels", {"x": 51, "y": 50, "width": 1, "keypointlabels": ["Eye"]}),
+             img("ell", "ellipselabels", {"x": 50, "y": 50, "radiusX": 10, "radiusY": 5, "rotation": 90,
+                                          "ellipselabels": ["Cell"]}), brush(sky_q)]),
+        # r: a key point 10 % (20 px, 0.089 of the diagonal) away: no match
+        (r, [img("kp", "keypointlabels", {"x": 60, "y": 50, "width": 1, "keypointlabels": ["Eye"]})]),
+    ]  # fmt: skip
+    # task 2: a box and the same box turned 90 degrees about its top-left corner (in pixels [100, 140] x [10, 30]
+    # and [80, 100] x [10, 50]): they only touch, IoU 0: two units, each missed by the other annotator
+    task2 = [(p, [box(50, 10, 20, 20)]), (q, [box(50, 10, 20, 20, rot=90)])]
+    tasks = [
+        {"data": {"image": "https://example.com/1.png"},
+         "annotations": [{"completed_by": u, "result": rs} for u, rs in task1]},
+        {"data": {"image": "https://example.com/2.png"},
+         "annotations": [{"completed_by": u, "result": rs} for u, rs in task2]},
+    ]  # fmt: skip
+    pid = lst.make_project(api, "image regions", IMAGE, tasks)
+    got = _report(server, pid)
+    d = got["details"]
+    assert not [n for n in got["notes"] if "not supported" in n]
+
+    def pair(control, x, y):
+        rm = d[control]["region_matching"]
+        return next(v for v in rm["pairs"] if (v["annotator_a"], v["annotator_b"]) == (f"{x}@example.com",
+                                                                                       f"{y}@example.com"))  # fmt: skip
+
+    # boxes: p-q matched on task 1 (IoU 0.6), not on task 2 (IoU 0): 1 of 2 each; p-r and q-r: r marked no box
+    assert (pair("box", "p", "q")["n_matched"], pair("box", "p", "q")["f1"]) == (1, 0.5)
+    assert pair("box", "p", "r")["recall"] == 0.0 and pair("box", "p", "r")["n_regions_b"] == 0
+    want_box = [("1", "p", "Car"), ("1", "q", "Car"), ("1", "r", NO_REGION), ("2a", "p", "Car"), ("2a", "q", NO_REGION)]
+    want_box += [("2b", "p", NO_REGION), ("2b", "q", "Car")]
+    hand = ie.Annotations.from_long(pd.DataFrame(want_box, columns=["item", "annotator", "label"]))
+    assert got["controls"]["box"]["n_items"] == 3
+    assert got["controls"]["box"]["krippendorff_alpha"] == pytest.approx(ie.krippendorff_alpha(hand), abs=1e-12)
+    # polygon: triangle and square, IoU 0.5 exactly: matched at the default 0.5, not at 0.51
+    assert pair("poly", "p", "q")["n_matched"] == 1
+    strict = _report(server, pid, "--iou", "0.51")["details"]
+    assert next(v for v in strict["poly"]["region_matching"]["pairs"])["n_matched"] == 0
+    # key points: p-q 2 px apart match, r 20 px away matches neither
+    kp = [pair("kp", x, y)["n_matched"] for x, y in ("pq", "pr", "qr")]
+    assert kp == [1, 0, 0]
+    assert d["kp"]["region_matching"]["n_units"] == 2
+    # ellipse turned 90 degrees about its centre, in pixels radii (20, 5) vs (20, 5) turned: a cross, IoU well below
+    # 0.5 (the overlap is about a square of 2·5 x 2·5 inside the ellipses: ~ 0.14)
+    assert pair("ell", "p", "q")["n_matched"] == 0
+    # brush: IoU 40 / 50 = 0.8
+    assert pair("brush", "p", "q")["n_matched"] == 1 and d["brush"]["region_matching"]["n_units"] == 1
+    # at IoU 0.85 the masks no longer match
+    assert (
+        next(iter(_report(server, pid, "--iou", "0.85")["details"]["brush"]["region_matching"]["pairs"]))["n_matched"]
+        == 0
+    )
