@@ -48,6 +48,7 @@ MATRIX_A = [
 DATA_ROW = 21  # the matrix in B21:P23, annotators in rows
 DATA = f"$B${DATA_ROW}:$P${DATA_ROW + 2}"
 FIRST_EXAMPLE = 27
+EXPECTED = "H"  # the column of the values iaa-engine gives (merged H:I)
 # (label, formula, the iaa_engine call that gives the same value)
 EXAMPLES = [
     ("Fleiss' kappa", f'=FLEISS({DATA},"rows")', "fleiss_kappa(d)"),
@@ -221,7 +222,7 @@ def build():
         c = ws.cell(row=DATA_ROW - 1, column=2 + j, value=f"item {j + 1}")
         c.fill, c.border, c.font = head, box, Font(bold=True, size=9)
     hr = FIRST_EXAMPLE - 1
-    for col, text in (("A", "coefficient"), ("B", "add-in formula (grey)"), ("G", "iaa-engine gives")):
+    for col, text in (("A", "coefficient"), ("B", "add-in formula (grey)"), (EXPECTED, "iaa-engine gives")):
         ws[f"{col}{hr}"] = text
         ws[f"{col}{hr}"].font = Font(bold=True)
         ws[f"{col}{hr}"].fill = head
@@ -231,12 +232,13 @@ def build():
         c = ws[f"B{r}"]
         c.value = formula
         c.fill, c.border, c.number_format = grey, box, "0.0000"
-        ws.merge_cells(f"B{r}:F{r}")
-        c = ws[f"G{r}"]
+        ws.merge_cells(f"B{r}:G{r}")
+        c = ws[f"{EXPECTED}{r}"]
         c.value = round(value, 12)
         c.number_format, c.border = "0.0000", box
-        ws[f"H{r}"] = formula[1:]  # the formula as text, to read before the functions are imported
-        ws[f"H{r}"].font = Font(color="7F7F7F", size=9)
+        ws.merge_cells(f"{EXPECTED}{r}:I{r}")
+        ws[f"J{r}"] = formula[1:]  # the formula as text, to read before the functions are imported
+        ws[f"J{r}"].font = Font(color="7F7F7F", size=9)
     end = FIRST_EXAMPLE + len(EXAMPLES) + 1
     ws[f"A{end}"] = (
         '#NAME? in the grey cells: the functions are not imported yet (step 6). "#VALUE!" as text: see the error '
@@ -246,7 +248,6 @@ def build():
     ws.column_dimensions["A"].width = 36
     for j in range(2, 17):
         ws.column_dimensions[chr(64 + j)].width = 7
-    ws.column_dimensions["G"].width = 16
     ws.page_setup.orientation = "landscape"
     ws.page_setup.fitToWidth = 1
     ws.page_setup.fitToHeight = 0
@@ -254,6 +255,10 @@ def build():
     conf = wb["_xlwings.conf"]
     assert conf["A6"].value == "UDF Modules"
     conf["B6"] = MODULE
+    conf.page_setup.orientation = "landscape"  # xlwings's long instruction lines: one page, not three
+    conf.page_setup.fitToWidth = 1
+    conf.page_setup.fitToHeight = 0
+    conf.sheet_properties.pageSetUpPr.fitToPage = True
     return wb
 
 

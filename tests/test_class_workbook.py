@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -334,3 +335,21 @@ def test_data_validation_refuses_typed_labels_outside_the_list():
     # a pasted label skips validation: the conditional format marks it red (Codes = -1)
     rules = [r for cf in ws.conditional_formatting for r in cf.rules if r.type == "expression"]
     assert any(f"Codes!C{gen.FIRST_ROW}=-1" in r.formula[0] for r in rules)
+
+
+def test_rendered_to_pdf(tmp_path):
+    """LibreOffice prints the visible sheets (Start, Data, Results, Items, Pairs; Codes is hidden) on a handful of
+    pages: the Start sheet on one portrait page, Results on one (its chart beside the tables), Pairs without its
+    count columns. pdftoppm turns them into PNGs when IAA_TEMPLATE_RENDER_DIR is set (for a look)."""
+    import os
+    import shutil
+    import subprocess
+
+    (pdf,) = convert([BOOK], "pdf", tmp_path / "pdf", tmp_path)
+    text = pdf.read_bytes()
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", text))
+    assert 8 <= pages <= 20, pages
+    keep = os.environ.get("IAA_TEMPLATE_RENDER_DIR")
+    if keep and shutil.which("pdftoppm"):
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        subprocess.run(["pdftoppm", "-png", "-r", "70", str(pdf), str(Path(keep) / "class")], check=True, timeout=120)

@@ -116,7 +116,7 @@ def test_the_worked_examples_are_iaa_engines_values():
     matrix = [[ws.cell(row=gen.DATA_ROW + i, column=2 + j).value for j in range(15)] for i in range(3)]
     assert matrix == gen.MATRIX_A
     d = ie.Annotations.from_wide(matrix)
-    typed = [ws[f"G{gen.FIRST_EXAMPLE + k}"].value for k in range(len(gen.EXAMPLES))]
+    typed = [ws[f"{gen.EXPECTED}{gen.FIRST_EXAMPLE + k}"].value for k in range(len(gen.EXAMPLES))]
     want = [
         ie.fleiss_kappa(d),
         ie.cohen_kappa(d, 0, 1),
@@ -138,3 +138,15 @@ def test_committed_workbook_matches_the_generator():
         for row in ws.iter_rows():
             for c in row:
                 assert committed[ws.title][c.coordinate].value == c.value, (ws.title, c.coordinate)
+
+
+def test_libreoffice_opens_and_prints_it(tmp_path):
+    """A real spreadsheet program reads the macro workbook: LibreOffice prints its two sheets on two pages (the
+    instructions and examples, xlwings's settings sheet) and keeps the worked values."""
+    from tests.test_excel_template import convert
+
+    (pdf,) = convert([BOOK], "pdf", tmp_path / "pdf", tmp_path)
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes())) == 2
+    (xlsx,) = convert([BOOK], "xlsx", tmp_path / "xlsx", tmp_path)
+    ws = openpyxl.load_workbook(xlsx, data_only=True)["iaa-engine"]
+    assert round(ws[f"{gen.EXPECTED}{gen.FIRST_EXAMPLE}"].value, 4) == 0.5994
