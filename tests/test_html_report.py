@@ -21,6 +21,8 @@ from iaa_engine.reporting._html import render_html_report, write_html_report
 EXAMPLES = Path(ie.__file__).parent / "examples"
 N_BOOT = 200
 FIGURES = ("fig-kappa", "fig-items", "fig-by-n", "fig-coincidence", "fig-forest")
+#: The annotator scorecard's chart (section "Annotators", before the pictures) when the data has annotators.
+WITH_SCORECARD = ("fig-annotators", *FIGURES)
 HOSTILE = "<script>alert(1)</script>"
 
 # HTML elements that never have an end tag.
@@ -154,7 +156,7 @@ def test_well_formed_html5(crowd_text):
 
 def test_the_five_pictures_of_the_crowd_example(crowd_text):
     p = parse(crowd_text)
-    assert p.svg_ids == [f"{f}-svg" for f in FIGURES]
+    assert p.svg_ids == [f"{f}-svg" for f in WITH_SCORECARD]
     assert "Not drawn" not in crowd_text
     for fig in FIGURES:
         svg = re.search(rf'<svg[^>]*id="{fig}-svg".*?</svg>', crowd_text, re.S).group(0)
@@ -178,7 +180,7 @@ def test_the_five_pictures_of_the_crowd_example(crowd_text):
 def test_few_annotators_get_numbers_in_the_heatmap(tmp_path):
     data = ie.read(EXAMPLES / "classroom.csv")
     text = write_html_report(data, tmp_path / "c.html", n_boot=50).read_text(encoding="utf-8")
-    assert parse(text).svg_ids == [f"{f}-svg" for f in FIGURES]
+    assert parse(text).svg_ids == [f"{f}-svg" for f in WITH_SCORECARD]
     k = ie.cohen_kappa_matrix(data).values
     heat = re.search(r'<svg[^>]*id="fig-kappa-svg".*?</svg>', text, re.S).group(0)
     assert f">{k[0, 1]:.2f}</text>" in heat and f">{k[1, 2]:.2f}</text>" in heat
@@ -280,7 +282,7 @@ def test_hostile_names_are_escaped(crowd, tmp_path):
     assert "&lt;i&gt;My&lt;/i&gt; &amp; report" in text
     p = parse(text)
     assert p.errors == [] and p.stack == []
-    assert p.svg_ids == [f"{f}-svg" for f in FIGURES]
+    assert p.svg_ids == [f"{f}-svg" for f in WITH_SCORECARD]
     assert not any(t in ("script", "img", "b", "i") for t, _ in p.tags)
 
 
@@ -403,8 +405,8 @@ def test_the_browser_dom_holds_the_five_pictures(crowd_html, tmp_path):
     out = run_chromium(tmp_path, "--dump-dom", crowd_html.resolve().as_uri())
     assert out.returncode == 0, out.stderr[-2000:]
     dom = out.stdout
-    assert dom.count("<svg") == 5
-    for fig in FIGURES:
+    assert dom.count("<svg") == 6  # the five pictures and the annotator scorecard's chart
+    for fig in WITH_SCORECARD:
         assert f'id="{fig}-svg"' in dom
     assert dom.count("<rect") > 1600  # the 40 × 40 heatmap is there
     assert "Fleiss' kappa" in dom

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -217,3 +218,15 @@ def test_cli_annotators_table_csv_json_and_known_labels(tmp_path):
     assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr
     bad = _iaa("annotators", str(path), "--gold", str(tmp_path / "known.csv"), "--threshold", "2")
     assert bad.returncode == 2 and "threshold must be" in bad.stderr
+
+
+def test_html_report_has_the_scorecard_chart_and_table(tmp_path):
+    df = crowd(0, n_annotations=5_000)
+    text = ie.write_html_report(df, tmp_path / "r.html", n_boot=0, progress=False).read_text(encoding="utf-8")
+    section = text[text.index('<h2 id="annotators">') : text.index('<h2 id="pictures">')]
+    assert "2 of 10 annotators flagged: biased, random." in section
+    assert 'id="fig-annotators-svg"' in section and "kappa [95% interval]" in section
+    card = ie.annotator_report(df, progress=False).table.set_index("annotator")
+    row = re.search(r"<tr><td>random</td>.*?</tr>", section).group(0)
+    assert f"{card.loc['random', 'kappa']:.3f}" in row and "random,biased" in row
+    assert section.index(">biased<") < section.index(">good0<")  # flagged first

@@ -119,11 +119,19 @@ _DENSE_GROUP_CELLS = 1 << 24
 
 
 def _group_counts(rows: np.ndarray, n_rows: int, cols: np.ndarray, n_cols: int) -> Any:
-    """How many annotations fall in each (row, column): dense when small, sparse CSR otherwise."""
-    if n_rows * n_cols <= _DENSE_GROUP_CELLS:
-        return np.bincount(rows * n_cols + cols, minlength=n_rows * n_cols).reshape(n_rows, n_cols).astype(float)
+    """How many annotations fall in each (row, column), as a sparse CSR matrix (rows × columns).
+
+    Counted with one ``bincount`` when the table is small enough to count densely (then built from the non-zero
+    cells, already in order: no sort), with a sort otherwise.
+    """
     import scipy.sparse as sp
 
+    if n_rows * n_cols <= _DENSE_GROUP_CELLS:
+        dense = np.bincount(rows * n_cols + cols, minlength=n_rows * n_cols)
+        cells = np.flatnonzero(dense)
+        r, c = np.divmod(cells, n_cols)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=n_rows))])
+        return sp.csr_matrix((dense[cells].astype(float), c, indptr), shape=(n_rows, n_cols))
     return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_rows, n_cols))
 
 

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.analysis._disagreements import Disagreements, disagreements
+from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
 from iaa_engine.base._params import PARAMS, AnyOf, Exactly, Instance, NoneOr, validate
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
@@ -74,6 +75,11 @@ NAME_MAX_CHARS = 18
 ADJUDICATE_ITEMS = 25
 ADJUDICATE_PAIRS = 40
 PAIR_ITEMS_SHOWN = 12
+#: Up to this many annotations the page ranks the items with the Dawid-Skene entropy too (its EM costs more than the
+#: rest of the page on large data; ``iaa disagreements FILE`` always uses it).
+HTML_DAWID_SKENE_MAX = 200_000
+#: The annotator scorecard's chart and table show this many annotators (flagged first, then the lowest kappa).
+SCORECARD_ROWS = 40
 
 
 _GROUP_TITLES = {"raw": "Raw agreement", "chance": "Chance-corrected agreement", "bias": "Annotator bias"}
@@ -316,13 +322,87 @@ def _pair_links(dis: Disagreements | None, categories: Sequence[Any]) -> list[li
     return links
 
 
+def _clip(name: Any, limit: int = 2 * NAME_MAX_CHARS) -> str:
+    text = str(name)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _annotators_section(card: AnnotatorReport) -> str:
+    """Each annotator's kappa with the pooled others and its interval (a chart), and their scorecard (a table)."""
+    t = card.table
+    order = np.lexsort((t["kappa"].to_numpy(dtype=float), (t["flag"] == "").to_numpy()))
+    shown = t.iloc[order[:SCORECARD_ROWS]]
+    pct = f"{card.confidence:.0%}"
+    svg = interval_plot(
+        list(shown["annotator"]),
+        shown["kappa"].to_numpy(dtype=float),
+        shown["kappa_lower"].to_numpy(dtype=float),
+        shown["kappa_upper"].to_numpy(dtype=float),
+        highlight=list(shown["flag"] != ""),
+        id_prefix="fig-annotators",
+        title=f"Each annotator's kappa with the pooled others, with {pct} intervals",
+        include=(0.0, 1.0),
+        value_header=f"kappa [{pct} interval]",
+        x_title="Cohen's kappa of the annotator against the pooled others",
+        label_title="annotator",
+        missing_text="undefined",
+    )
+    more = f" The {SCORECARD_ROWS} shown: flagged first, then the lowest kappa." if len(t) > len(shown) else ""
+    caption = (
+        f"One row per annotator: Cohen's kappa of their labels against the other annotators' labels on the same "
+        f"items (dot), with its {pct} interval (line; Fleiss, Cohen & Everitt's standard error). Flagged annotators "
+        "are highlighted." + more
+    )
+
+    def num(v: Any, digits: int = 3) -> str:
+        return _num_cell(float(v), digits) if v is not None else '<td class="num">–</td>'
+
+    rows = []
+    for r in shown.itertuples(index=False):
+        rows.append(
+            f"<tr><td>{_esc(_clip(r.annotator))}</td>"
+            f'<td class="num">{int(r.n_items):,}</td>{num(r.agreement)}{num(r.kappa)}{num(r.accuracy)}'
+            f"{num(r.alpha_change)}{num(r.competence)}<td>{_esc(r.flag) or '–'}</td></tr>"
+        )
+    flagged = card.flagged()
+    s = card.settings
+    lead = (
+        f"{len(flagged)} of {len(t):,} annotators flagged"
+        + (": " + ", ".join(_esc(_clip(a)) for a in flagged[:12]) if flagged else "")
+        + f". <strong>random</strong>: MACE competence below {s['competence_threshold']:g} (labels barely related to the "
+        f"items); <strong>biased</strong>: label distribution at least {s['bias_threshold']:g} (total variation) from the "
+        f"others' on the same items, chi-square p below {s['bias_p']:g}. Accuracy is against the {_esc(card.gold)} "
+        "gold labels; the alpha change is alpha without the annotator minus alpha (positive: the data agree better "
+        "without them). <code>iaa annotators FILE</code> gives every column, the intervals and the pairwise "
+        "Stuart-Maxwell and Bhapkar tests."
+    )
+    return (
+        '<h2 id="annotators">Annotators</h2>'
+        f'<p class="lead">{lead}</p>'
+        + _figure("fig-annotators", "Agreement of each annotator with the others", svg, caption)
+        + '<table class="metrics annotators"><thead><tr><th>annotator</th><th class="num">items</th>'
+        '<th class="num">agreement</th><th class="num">kappa</th><th class="num">accuracy</th>'
+        '<th class="num">alpha change</th><th class="num">competence</th><th>flag</th></tr></thead><tbody>'
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+
+
 def _adjudicate_section(dis: Disagreements) -> str:
     """The items to adjudicate (anchors ``item-<rank>``) and the confused label pairs (anchors ``pair-<rank>``)."""
     out = [
         '<h2 id="adjudicate">What to adjudicate</h2>',
         f'<p class="lead">{dis.n_disagreeing:,} of {dis.n_pairable:,} items with two or more annotations have '
-        "annotations that do not all agree. They are ranked by " + _esc("; then ".join(dis.ranking)) + ". "
-        "Entropy is the Dawid-Skene posterior's (0: the model is sure of the label, 1: it cannot tell).</p>",
+        "annotations that do not all agree. They are ranked by "
+        + _esc("; then ".join(dis.ranking))
+        + ". "
+        + (
+            "Entropy is the Dawid-Skene posterior's (0: the model is sure of the label, 1: it cannot tell)."
+            if dis.dawid_skene
+            else f"Without the Dawid-Skene entropy above {HTML_DAWID_SKENE_MAX:,} annotations (or without annotator "
+            "identities); <code>iaa disagreements FILE</code> ranks with it."
+        )
+        + "</p>",
     ]
     items = dis.items.head(ADJUDICATE_ITEMS)
     listed = set(items["rank"].tolist())
@@ -370,7 +450,7 @@ def _adjudicate_section(dis: Disagreements) -> str:
                 links.append(f'<a class="item-link" href="#item-{int(rank)}">{_esc(name)}</a>')
             else:
                 links.append(f'<span class="item-link">{_esc(name)}</span>')
-        more = len(behind) - PAIR_ITEMS_SHOWN
+        more = int(r.n_items) - len(links)
         if more > 0:
             links.append(f"and {more:,} more")
         rows.append(
@@ -800,7 +880,19 @@ def render_html_report(
         if n_boot:
             boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
     rows = _metric_rows(rep, boot)
-    dis = disagreements(data, progress=progress) if data.has_item_counts else None
+    dis = None
+    if data.has_item_counts:
+        dis = disagreements(
+            data,
+            top=max(ADJUDICATE_ITEMS, ADJUDICATE_PAIRS),
+            items_per_pair=PAIR_ITEMS_SHOWN,
+            dawid_skene="auto" if data.n_annotations <= HTML_DAWID_SKENE_MAX else False,
+            progress=progress,
+        )
+
+    card = None
+    if data.has_item_counts and data.annotators is not None and data.label is not None:
+        card = annotator_report(data, progress=progress) if (data.n_annotators or 0) >= 2 else None
 
     from iaa_engine.base._version import __version__
 
@@ -836,6 +928,7 @@ def render_html_report(
         _metrics_table(rows, boot),
         _estimates_section(rep),
         _adjudicate_section(dis) if dis is not None else "",
+        _annotators_section(card) if card is not None else "",
         '<h2 id="pictures">Pictures</h2>',
         _pictures(data, rep, rows, boot, dis),
         notes,
