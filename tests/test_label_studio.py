@@ -27,6 +27,7 @@ iaa_label_studio = pytest.importorskip("iaa_label_studio", reason="the plugin is
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
 from iaa_label_studio.convert import NO_REGION, convert, parse_config, span_units  # noqa: E402
+from iaa_label_studio.sync import canonical  # noqa: E402
 
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 TOKEN = lst.TOKEN
@@ -232,21 +233,32 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     assert not [c for c in changes if c.kind.endswith("annotation") and c.target in human]
     kinds = sorted((c.kind, c.task, c.target) for c in changes)
     assert kinds == [
-        ("create_prediction", 1, None),
+        ("create_prediction", 1, None),  # the gold, as a prediction (iaa-engine-gold)
+        ("create_prediction", 1, None),  # the agreement score
         ("delete_annotation", 1, 5),
         ("delete_prediction", 2, 7),
         ("update_annotation", 1, 4),
         ("update_data", 1, None),
-        ("update_project", None, None),
     ]
+    assert not [c for c in changes if c.kind == "update_project"]  # the project's model_version is left alone
     lean = plan(analyse(project), bot_id=bot, gold=False, field=None)  # --no-gold --no-field: scores only
-    assert sorted(c.kind for c in lean) == ["create_prediction", "delete_prediction", "update_project"]
+    assert sorted(c.kind for c in lean) == ["create_prediction", "delete_prediction"]
+    asked = plan(analyse(project), bot_id=bot, set_model_version=True)
+    assert [c.body for c in asked if c.kind == "update_project"] == [{"model_version": "iaa-engine-agreement"}]
     upd = next(c for c in changes if c.kind == "update_data")
-    assert upd.body == ({"text": "x", "own": 1}, {"iaa_agreement": pytest.approx(1 / 3)})
+    # only the connector's fields: rounded to 3 decimals, the gold's place, the review flag
+    assert upd.body == {"iaa_agreement": 0.333, "iaa_gold": "annotation", "iaa_needs_adjudication": "no"}
+    gold_pred = next(
+        c.body for c in changes if c.kind == "create_prediction" and c.body["model_version"] != "iaa-engine-agreement"
+    )
+    assert gold_pred["model_version"] == "iaa-engine-gold" and gold_pred["result"][0]["value"] == {"choices": ["a"]}
     # the state after these writes plans nothing
     tasks[0]["annotations"] = tasks[0]["annotations"][:3] + [ann(4, bot, "a")]
-    tasks[0]["data"]["iaa_agreement"] = 1 / 3
-    tasks[0]["predictions"] = [{"id": 8, "model_version": "iaa-engine-agreement", "score": 1 / 3}]
+    tasks[0]["data"].update(upd.body)
+    tasks[0]["predictions"] = [
+        {"id": 8, "model_version": "iaa-engine-agreement", "score": 0.333},
+        {"id": 9, "model_version": "iaa-engine-gold", "score": None, "result": gold_pred["result"]},
+    ]
     tasks[1]["predictions"] = []
     project = Project(
         1,
@@ -256,7 +268,7 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
         tasks,
         {1: "u1", 2: "u2", 3: "u3"},
         bot,
-        {"model_version": "iaa-engine-agreement"},
+        {},
     )
     assert plan(analyse(project), bot_id=bot) == []
 
@@ -503,6 +515,7 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
     pid, frames = _rng_project(api, seed=11, n_tasks=20)
     tasks0, _, human0 = _state(api, pid)
     data0 = {t["id"]: t["data"] for t in tasks0}
+    model_version0 = api.project(pid)["model_version"]
     args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path)]
     dry = run("sync", *args, "--dry-run")
     assert dry.returncode == 0, dry.stderr
@@ -519,17 +532,17 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
     want = ie.item_agreement(sent)
     ner = _ner_units(frames)
     gold = ie.gold_standard(sent).labels
-    n_gold = 0
+    n_gold = n_tied = 0
     for t in tasks1:
         tid = t["id"]
         ours = [a for a in t["annotations"] if a["completed_by"] == bot_id]
         preds = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-agreement"]
         n_human = len([a for a in t["annotations"] if a["completed_by"] != bot_id and not a["was_cancelled"]])
         agreement = want.get(tid, math.nan)
-        if np.isfinite(agreement):
-            assert len(preds) == 1 and preds[0]["score"] == pytest.approx(agreement, abs=1e-12)
-            assert t["data"]["iaa_agreement"] == pytest.approx(agreement, abs=1e-12)
-            assert t["data"]["iaa_agreement_sentiment"] == pytest.approx(agreement, abs=1e-12)
+        if np.isfinite(agreement):  # rounded to 3 decimals, stored as a JSON number
+            assert len(preds) == 1 and preds[0]["score"] == round(agreement, 3)
+            assert type(t["data"]["iaa_agreement"]) is float and t["data"]["iaa_agreement"] == round(agreement, 3)
+            assert t["data"]["iaa_agreement_sentiment"] == round(agreement, 3)
         else:
             assert preds == [] and t["data"].get("iaa_agreement") is None
         for k, v in data0[tid].items():
@@ -542,17 +555,23 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
             if len(units)
             else None
         )
-        assert t["data"].get("iaa_agreement_ner") == (None if want_ner is None else pytest.approx(want_ner, abs=1e-12))
+        assert t["data"].get("iaa_agreement_ner") == (None if want_ner is None else round(want_ner, 3))
         g = gold[(gold["item"] == tid) & ~gold["tie"]]
-        if n_human >= 2 and len(g):
-            assert len(ours) == 1
+        gold_preds = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"]
+        if n_human >= 2 and len(g):  # the project's overlap is 1: the humans are done, the gold is an annotation too
+            assert len(ours) == 1 and len(gold_preds) == 1 and t["data"]["iaa_gold"] == "annotation"
             sent_res = [x for x in ours[0]["result"] if x["from_name"] == "sentiment"]
             assert sent_res[0]["value"] == {"choices": [g["label"].iloc[0]]}
+            assert canonical(gold_preds[0]["result"]) == canonical(ours[0]["result"])
             n_gold += 1
         elif n_human < 2:
-            assert ours == []
-    assert n_gold >= 5
-    assert api.project(pid)["model_version"] == "iaa-engine-agreement"
+            assert ours == [] and gold_preds == [] and "iaa_gold" not in t["data"]
+        tied = bool(gold[gold["item"] == tid]["tie"].any())
+        if n_human >= 2:  # a tie in sentiment (or another control) leaves the gold undecided: flagged for review
+            assert t["data"]["iaa_needs_adjudication"] in (["yes"] if tied else ["yes", "no"])
+            n_tied += tied
+    assert n_gold >= 5 and n_tied >= 1
+    assert api.project(pid)["model_version"] == model_version0  # never changed unless asked
     files = [Path(f) for f in s1["files"]]
     assert files[0].exists() and json.loads(files[0].read_text())["project"] == pid
     assert files[1].suffix == ".html" and "<svg" in files[1].read_text()
@@ -598,7 +617,7 @@ def test_sync_updates_after_a_human_change_and_only_its_own_writes(server, api, 
     assert s["done"] == {"update_prediction": 1, "update_data": 1}  # 1/3 agreement; gold stays the majority
     assert s["unchanged_tasks"] == s["n_tasks"] - 1
     after = next(x for x in api.tasks(pid) if x["id"] == t["id"])
-    assert after["data"]["iaa_agreement"] == pytest.approx(1 / 3, abs=1e-12)
+    assert after["data"]["iaa_agreement"] == 0.333
     assert _state(api, pid)[2] == human_after_edit
 
 
@@ -683,6 +702,145 @@ def test_a_re_sync_reads_only_what_changed_and_agrees_with_a_full_read(server, a
     assert run("report", *args[:6], "--no-state", "--state-dir", str(other)).returncode == 0 and not other.exists()
 
 
+SENT = (
+    '<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text"><Choice value="pos"/>'
+    '<Choice value="neg"/></Choices></View>'
+)
+
+
+def _sent(label: str) -> list:
+    return [r("sentiment", "choices", {"choices": [label]})]
+
+
+def test_overlap_is_respected_and_only_the_connectors_own_objects_change(server, api, tmp_path):
+    """Issue 13, item 1: in a project asking for 3 annotations per task, a task with 2 keeps being served (not
+    labelled, counts unchanged, the next task an annotator gets); its gold is a prediction (iaa-engine-gold),
+    which Label Studio does not count. A task with 3 gets the gold annotation too. The project's model_version,
+    someone else's prediction, the task's other data and every human annotation stay as they were; a task that
+    falls below the overlap again loses the gold annotation."""
+    u = list(lst.make_users(api, ANNOTATORS).values())
+    pid = lst.make_project(
+        api,
+        "overlap",
+        SENT,
+        [
+            {
+                "data": {"text": "two", "own": [1]},
+                "annotations": [{"completed_by": x, "result": _sent("pos")} for x in u[:2]],
+            },
+            {
+                "data": {"text": "three", "own": [2]},
+                "annotations": [{"completed_by": x, "result": _sent("pos")} for x in u],
+            },
+        ],
+    )
+    api.update_project(pid, {"maximum_annotations": 3})
+    below, done = sorted(t["id"] for t in api.tasks(pid))
+    api.import_predictions(
+        pid, [{"task": below, "result": _sent("neg"), "score": 0.25, "model_version": "their-model"}]
+    )
+    api.update_project(pid, {"model_version": "their-model"})  # the admin's own pre-labelling model
+    project0 = api.project(pid)
+    tasks0, _, human0 = _state(api, pid)
+    theirs0 = [p for t in tasks0 for p in t["predictions"]]
+    args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
+    out = run("sync", *args, "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["overlap"] == 3
+    tasks, bot_id, human = _state(api, pid)
+    t_below, t_done = (next(t for t in tasks if t["id"] == i) for i in (below, done))
+    # the task below the overlap: still unlabelled, its counts unchanged, still served
+    assert t_below["is_labeled"] is False and t_below["total_annotations"] == 2
+    assert [a["completed_by"] for a in t_below["annotations"] if a["completed_by"] == bot_id] == []
+    gold_pred = [p for p in t_below["predictions"] if p["model_version"] == "iaa-engine-gold"]
+    assert len(gold_pred) == 1 and gold_pred[0]["result"][0]["value"] == {"choices": ["pos"]}
+    assert t_below["data"] == {
+        "text": "two",
+        "own": [1],
+        "iaa_agreement": 1.0,
+        "iaa_gold": "prediction",
+        "iaa_needs_adjudication": "no",
+    }
+    nxt = api.request("GET", f"api/projects/{pid}/next")
+    assert nxt["id"] == below  # the admin has annotated nothing: the unfinished task is the one served
+    # the finished task: the gold annotation as well
+    assert t_done["is_labeled"] is True and t_done["data"]["iaa_gold"] == "annotation"
+    assert len([a for a in t_done["annotations"] if a["completed_by"] == bot_id]) == 1
+    # nothing of anyone else's changed
+    project = api.project(pid)
+    assert project["model_version"] == "their-model" == project0["model_version"]
+    assert project["maximum_annotations"] == 3 and human == human0
+    theirs = [p for t in tasks for p in t["predictions"] if p["model_version"] == "their-model"]
+    assert theirs == theirs0
+    # a human annotation of the finished task is deleted: below the overlap again, the gold annotation goes
+    api.delete_annotation(next(a["id"] for a in t_done["annotations"] if a["completed_by"] == u[2]))
+    out = run("sync", *args, "--json")
+    assert json.loads(out.stdout)["done"] == {"delete_annotation": 1, "update_data": 1}, out.stdout
+    t_done = api.task(done)
+    assert t_done["is_labeled"] is False and t_done["total_annotations"] == 2
+    assert t_done["data"]["iaa_gold"] == "prediction" and t_done["data"]["own"] == [2]
+    assert [p["model_version"] for p in t_done["predictions"]] == ["iaa-engine-gold", "iaa-engine-agreement"]
+    assert [p for t in _state(api, pid)[0] for p in t["predictions"] if p["model_version"] == "their-model"] == theirs0
+    assert run("sync", *args, "--json").stdout.count('"planned": {}') == 1
+    # only when asked does the project's model_version change
+    out = run("sync", *args, "--json", "--set-model-version")
+    assert json.loads(out.stdout)["done"] == {"update_project": 1}
+    assert api.project(pid)["model_version"] == "iaa-engine-agreement"
+
+
+def test_task_data_is_written_from_the_servers_current_data_never_from_the_saved_state(server, api, tmp_path):
+    """Issue 13, item 1: the saved state holds each task's data as read; an edit the state cannot see (the Data
+    Manager's add_data_field leaves updated_at and the counters alone) must survive a sync that writes the
+    connector's fields into the same tasks, request by request (read-modify-write) and in bulk."""
+    u = list(lst.make_users(api, ANNOTATORS).values())
+    labels = [("pos", "pos", "pos" if i % 2 else "neg") for i in range(10)]  # agreement 1.0 or 1/3
+    tasks = [
+        {
+            "data": {"text": f"t{i}"},
+            "annotations": [{"completed_by": x, "result": _sent(lab)} for x, lab in zip(u, labs)],
+        }
+        for i, labs in enumerate(labels)
+    ]
+    for bulk in (False, True):
+        pid = lst.make_project(api, f"rmw {bulk}", SENT, tasks)
+        args = [
+            "--url",
+            server.url,
+            "--token",
+            TOKEN,
+            "-p",
+            str(pid),
+            "--summary",
+            str(tmp_path),
+            "--no-html",
+            "--state-dir",
+            str(tmp_path / f"state{bulk}"),
+        ]
+        first = run("sync", *args, "--no-field", "--json")
+        assert first.returncode == 0, first.stderr
+        ids = [t["id"] for t in api.tasks(pid)]
+        api.request(
+            "POST",
+            "api/dm/actions",
+            params={"id": "add_data_field", "project": pid},
+            json={
+                "selectedItems": {"all": False, "included": ids},
+                "value_name": "reviewer_note",
+                "value_type": "String",
+                "value": "edited after the state was saved",
+            },
+        )
+        second = run("sync", *args, "--json", *([] if bulk else ["--no-bulk"]))
+        assert second.returncode == 0, second.stderr
+        s2 = json.loads(second.stdout)
+        assert s2["pull"]["mode"] == "incremental" and s2["pull"]["read"] == 0  # the state did not see the edit
+        assert s2["done"] == {"update_data": 10}
+        assert s2["writes"]["data"].startswith("add_data_field" if bulk else "per task")
+        for t in api.tasks(pid):
+            assert t["data"]["reviewer_note"] == "edited after the state was saved", t["data"]
+            assert t["data"]["iaa_agreement"] in (1.0, 0.333) and t["data"]["text"].startswith("t")
+
+
 def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_duplicates(server, api, tmp_path):
     """Runs last in this module: it stops and restarts the module's server. The second sync starts from the saved
     state of the interrupted one: what the interrupted run wrote must be read again, not assumed."""
@@ -718,7 +876,8 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
         while time.monotonic() < deadline:  # wait until the writes are well under way, then pull the plug
             text = err.read_text()
             done = [int(m) for m in re.findall(r"writing\b[^\r\n]*?(\d+)/\d+", text)]  # tqdm: "writing: 13%|… 20/150"
-            if done and done[-1] >= 20 or proc.poll() is not None:
+            # 300 predictions (gold and score) go in one import first, then the gold annotations one by one
+            if done and done[-1] >= 320 or proc.poll() is not None:
                 break
             time.sleep(0.05)
         server.stop()

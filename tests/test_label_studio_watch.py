@@ -149,8 +149,8 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
         )
         # a real webhook: a third annotator labels task 2 (pos, neg, pos -> P = 1/3, gold pos)
         api.create_annotation(t2, res("pos"), u3)
-        assert wait_for(lambda: score(api, t2)[0] == pytest.approx(1 / 3), 30), log.read_text()
-        assert score(api, t2)[1] == [pytest.approx(1 / 3)]
+        assert wait_for(lambda: score(api, t2)[0] == 0.333, 30), log.read_text()  # rounded to 3 decimals
+        assert score(api, t2)[1] == [0.333]
         bot = api.plugin_user(create=False)["id"]
 
         def gold():
@@ -175,6 +175,59 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
     assert proc.returncode == 0, log.read_text()
     assert api.webhooks(pid) == []  # removed on exit
     assert lst.TOKEN not in log.read_text() and SECRET not in log.read_text()
+
+
+def test_no_stale_score_after_deletions_under_watch(server, api, tmp_path):
+    """Issue 13, item 1: a prediction's score changes in place (same id); the saved state must not keep the old
+    one. Under `watch`, annotations are added and deleted; after each step the prediction, the data field and
+    the saved state agree with the agreement of what is on the server."""
+    from iaa_label_studio.state import StateStore
+
+    users = lst.make_users(api, ["s1@example.com", "s2@example.com", "s3@example.com"])
+    u1, u2, u3 = users.values()
+    pid = lst.make_project(
+        api,
+        "stale",
+        CONFIG,
+        [
+            {
+                "data": {"text": "a"},
+                "annotations": [
+                    {"completed_by": u1, "result": res("pos")},
+                    {"completed_by": u2, "result": res("pos")},
+                    {"completed_by": u3, "result": res("neg")},
+                ],
+            }
+        ],
+    )
+    (tid,) = [t["id"] for t in api.tasks(pid)]
+    state_dir = tmp_path / "state"
+    proc, port, log = start_watch(server, pid, tmp_path, "--poll", "0", "--state-dir", str(state_dir))
+    store = StateStore(state_dir)
+
+    def saved_score():
+        st = store.load(server.url, pid)
+        preds = st.tasks[tid]["predictions"] if st else []
+        return [p["score"] for p in preds if p["model_version"] == "iaa-engine-agreement"]
+
+    def settled(want):
+        return score(api, tid) == (want, [want]) and saved_score() == [want]
+
+    try:
+        assert wait_for(lambda: settled(0.333), 30), (score(api, tid), saved_score(), log.read_text())
+        neg = next(a for a in api.task(tid)["annotations"] if uid(a) == u3)
+        api.delete_annotation(neg["id"])  # pos, pos: 1.0
+        assert wait_for(lambda: settled(1.0), 30), (score(api, tid), saved_score(), log.read_text())
+        again = api.create_annotation(tid, res("neg"), u3)  # pos, pos, neg: 1/3
+        assert wait_for(lambda: settled(0.333), 30), (score(api, tid), saved_score(), log.read_text())
+        api.delete_annotation(again["id"])  # back to 1.0: the step that found the stale 0.333 before
+        assert wait_for(lambda: settled(1.0), 30), (score(api, tid), saved_score(), log.read_text())
+        api.delete_annotation(next(a for a in api.task(tid)["annotations"] if uid(a) == u2)["id"])  # one left
+        assert wait_for(lambda: score(api, tid) == (None, []) and saved_score() == [], 30), log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0, log.read_text()
 
 
 def test_polling_reconciles_what_no_webhook_announced(server, api, tmp_path):

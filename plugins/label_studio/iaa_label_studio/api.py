@@ -21,7 +21,8 @@ __all__ = ["LabelStudioError", "Api", "connect", "redact_url", "scrub", "PLUGIN_
 
 #: The plugin's own user: every annotation it writes is completed by this user.
 PLUGIN_EMAIL = "iaa-engine-bot@localhost"
-PLUGIN_FIRST, PLUGIN_LAST = "iaa-engine", "(gold labels; not a human)"
+#: its display name in Label Studio ("iaa-engine gold": short enough for the "Annotated by" column)
+PLUGIN_FIRST, PLUGIN_LAST = "iaa-engine", "gold"
 
 
 class LabelStudioError(Exception):
@@ -310,9 +311,18 @@ class Api:
     # ------------------------------------------------------------------ writing
 
     def plugin_user(self, create: bool = True) -> dict | None:
-        """The plugin's own user (created when missing and ``create``)."""
+        """The plugin's own user (created when missing and ``create``; its display name set when it differs)."""
         for u in self.users():
             if str(u.get("email", "")).lower() == PLUGIN_EMAIL:
+                if create and (u.get("first_name"), u.get("last_name")) != (PLUGIN_FIRST, PLUGIN_LAST):
+                    try:  # the connector's own user: a readable name ("iaa-engine gold")
+                        u = self.request(
+                            "PATCH",
+                            f"api/users/{int(u['id'])}",
+                            json={"first_name": PLUGIN_FIRST, "last_name": PLUGIN_LAST},
+                        )
+                    except LabelStudioError:
+                        pass  # another user's profile may be read-only to this token: the name is cosmetic
                 return u
         if not create:
             return None
@@ -349,8 +359,46 @@ class Api:
     def delete_prediction(self, prediction_id: int) -> None:
         self.request("DELETE", f"api/predictions/{int(prediction_id)}", ok404=True)
 
-    def update_task_data(self, task_id: int, data: dict) -> dict:
+    def merge_task_data(self, task_id: int, fields: dict) -> dict | None:
+        """Read-modify-write of one task's ``data``: the server's CURRENT data is read right before the write and
+        only ``fields`` change in it (a value None removes the key). ``PATCH /api/tasks/{id}`` replaces ``data``
+        wholesale, so nothing but the data just read may be sent. None when the task no longer exists."""
+        task = self.task(task_id)
+        if task is None:
+            return None
+        data = dict(task.get("data") or {})
+        for k, v in fields.items():
+            if v is None:
+                data.pop(k, None)
+            else:
+                data[k] = v
+        if data == (task.get("data") or {}):
+            return task
         return self.request("PATCH", f"api/tasks/{int(task_id)}", json={"data": data})
+
+    def action(self, project_id: int, action: str, task_ids: Iterable[int], **body: Any) -> dict:
+        """Run the Data Manager action ``action`` on the tasks ``task_ids`` (``POST /api/dm/actions``)."""
+        selected = {"all": False, "included": [int(t) for t in task_ids]}
+        return (
+            self.request(
+                "POST",
+                "api/dm/actions",
+                params={"id": action, "project": int(project_id)},
+                json={"selectedItems": selected, **body},
+            )
+            or {}
+        )
+
+    def views(self, project_id: int) -> list[dict]:
+        """The project's saved Data Manager tabs."""
+        data = self.request("GET", "api/dm/views", params={"project": int(project_id)}) or []
+        return data.get("results", data) if isinstance(data, dict) else data
+
+    def create_view(self, project_id: int, data: dict) -> dict:
+        return self.request("POST", "api/dm/views", json={"project": int(project_id), "data": data})
+
+    def update_view(self, view_id: int, project_id: int, data: dict) -> dict:
+        return self.request("PATCH", f"api/dm/views/{int(view_id)}", json={"project": int(project_id), "data": data})
 
     def update_project(self, project_id: int, body: dict) -> dict:
         return self.request("PATCH", f"api/projects/{int(project_id)}", json=body)

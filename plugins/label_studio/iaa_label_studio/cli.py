@@ -75,9 +75,11 @@ def register(subparsers: Any) -> None:
     syn = sub.add_parser(
         "sync",
         help="compute and write gold labels and agreement back to the project",
-        description="Per task: the gold label as an annotation by the plugin's own user, the task's "
-        "agreement as a prediction score and as a task data field. Idempotent; never "
-        "changes a human's annotation.",
+        description="Per task: the gold label as a prediction (model version iaa-engine-gold) and, where the "
+        "human annotations already reach the project's overlap, as an annotation by the plugin's own user "
+        "('iaa-engine gold'); the task's agreement as a prediction score and as task data fields (agreement, "
+        "gold status, needs adjudication). Idempotent; never changes a human's annotation, nor how the "
+        "project serves its tasks.",
     )
     _common(syn)
     syn.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
@@ -89,7 +91,24 @@ def register(subparsers: Any) -> None:
         default="iaa-engine-agreement",
         help="model_version of the agreement predictions (default iaa-engine-agreement)",
     )
-    syn.add_argument("--no-gold", action="store_true", help="do not write gold-label annotations")
+    syn.add_argument(
+        "--no-gold", action="store_true", help="do not write gold labels (neither predictions nor annotations)"
+    )
+    syn.add_argument(
+        "--set-model-version",
+        action="store_true",
+        help="also make the agreement predictions the project's model_version, so that the Data Manager's "
+        "prediction score column shows them; this setting also picks the predictions annotators get as "
+        "pre-labels (off by default: the project's settings are never changed unless asked)",
+    )
+    syn.add_argument(
+        "--no-bulk",
+        action="store_true",
+        help="write request by request (default: new predictions in one import, gold annotations by the Data "
+        "Manager action predictions_to_annotations when the token is the plugin's service account, data "
+        "fields by add_data_field)",
+    )
+    syn.add_argument("--no-tabs", action="store_true", help="do not create the Data Manager tabs 'IAA: ...'")
     syn.add_argument(
         "--no-field",
         action="store_true",
@@ -270,6 +289,9 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         progress=args.progress,
         state=_state(args),
         full=args.full,
+        set_model_version=args.set_model_version,
+        bulk=not args.no_bulk,
+        tabs=not args.no_tabs,
     )
     if args.json:
         print(json.dumps(summary, indent=2, default=str))

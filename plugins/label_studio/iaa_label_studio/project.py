@@ -120,7 +120,7 @@ def _with_predictions(api: Api, project_id: int, tasks: list[dict], known: dict[
     """Replace the prediction ids the JSON export lists by the predictions (``known`` ones, else fetched)."""
     missing = [t for t in tasks if any(not isinstance(x, dict) and x not in known for x in t.get("predictions") or [])]
     if missing:
-        if len(missing) <= 20:
+        if len(missing) <= 100:
             fetched = [q for t in missing for q in api.predictions(task_id=t["id"])]
         else:
             fetched = api.predictions(project_id=project_id)
@@ -145,8 +145,9 @@ def _pull_changes(
         return None, {"reason": f"{len(changed)} of {len(prev.tasks)} tasks changed"}
     bar = Progress(len(changed), "reading changed tasks", show=progress)
     try:
-        known = {q["id"]: q for t in prev.tasks.values() for q in t["predictions"]}
-        fresh = _with_predictions(api, project_id, api.tasks_export(project_id, sorted(changed)), known)
+        # the predictions of a changed task are read again, never taken from the saved state by id: a
+        # prediction's score and result change in place (same id) when it is updated
+        fresh = _with_predictions(api, project_id, api.tasks_export(project_id, sorted(changed)), {})
         bar.update(len(fresh))
     finally:
         bar.close()
@@ -363,13 +364,24 @@ def _partial_credit(c: Control, table: pd.DataFrame, notes: list[str]) -> dict |
     return {"distance": distance, "krippendorff_alpha": _nan_to_none(float(alpha))}
 
 
+class GoldLabels(dict):
+    """Task id -> the gold results of one control; ``tied``: the tasks where a tie left (part of) the gold
+    undecided (no label is written for a tied item: the gold keeps none of the tied labels; those tasks need
+    adjudication)."""
+
+    tied: frozenset = frozenset()
+
+
 def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, int]:
     """Majority gold label per task (per span unit for Labels); ties are not written and are counted."""
     gs = ie.gold_standard(data, rule="majority")
     per_item = gs.per_item()
     ties = int(per_item["tie"].sum())
     winners = gs.labels[~gs.labels["tie"]].set_index("item")["label"]
-    gold: dict[int, list] = {}
+    gold = GoldLabels()
+    tied_items = per_item.loc[per_item["tie"].to_numpy(dtype=bool), "item"]
+    item_task = table.drop_duplicates("item").set_index("item")["task"]
+    gold.tied = frozenset(int(t) for t in item_task.reindex(tied_items.to_numpy()).dropna())
     if c.region is None:
         for item, label in winners.items():
             gold.setdefault(int(item), []).append(_result(c, _gold_value(c, label), f"iaa-{c.name}"))

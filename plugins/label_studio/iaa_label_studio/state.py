@@ -41,9 +41,9 @@ from .convert import user_id
 
 __all__ = ["StateStore", "PullState", "default_state_dir", "slim_task", "FORMAT", "MAX_STATE_BYTES", "NO_STATE"]
 
-FORMAT = 1
+FORMAT = 2  # 2: predictions keep their result (the gold predictions are compared with it)
 _ANN_KEYS = ("id", "completed_by", "result", "was_cancelled", "ground_truth", "updated_at")
-_PRED_KEYS = ("id", "model_version", "score")
+_PRED_KEYS = ("id", "model_version", "score", "result")
 #: the largest decompressed state read (a gzip bomb stops here); ~2 kB per task with three annotations
 MAX_STATE_BYTES = 1 << 30
 #: the pull reason when there is no saved state at all

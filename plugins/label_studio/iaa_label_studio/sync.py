@@ -1,16 +1,31 @@
-"""Write gold labels and agreement back to a project, idempotently and without touching a human's annotation.
+"""Write gold labels and agreement back to a project, idempotently, without side effects on how it is served.
 
-Per task, from the current state of the server (so a re-run, or a run after a
-crash, only does what is still missing):
+Per task, from the current state of the server (so a re-run, or a run after a crash, only does what is still
+missing; only the connector's own objects are ever updated or deleted):
 
-* the gold label(s) as one annotation completed by the plugin's own user
-  (:data:`iaa_label_studio.api.PLUGIN_EMAIL`): created, updated when it changed,
-  left alone when equal; duplicates of the plugin's own annotation are removed;
-* the task's agreement as a prediction with ``model_version`` (bulk import for new
-  ones; the project's ``model_version`` is set so the Data Manager shows the score);
-* the agreement as a task data field (read-merge-write of ``data``).
+* the gold label(s) as a prediction with model version :data:`GOLD_VERSION` (``iaa-engine-gold``): Label Studio
+  does not count predictions toward a task's overlap, so a task the annotators have not finished stays served;
+* the gold label(s) also as one annotation completed by the plugin's own user
+  (:data:`iaa_label_studio.api.PLUGIN_EMAIL`, shown as "iaa-engine gold"), but only on tasks whose human
+  annotations already reach the project's overlap (``maximum_annotations``; cancelled ones count only when the
+  project counts skipped tasks as done): there the task is complete whatever the connector does, elsewhere an
+  annotation would complete it and stop it being served. A task that falls below the overlap again (a human
+  annotation deleted) loses the gold annotation; the gold prediction stays;
+* the task's agreement as a prediction score (model version ``iaa-engine-agreement``);
+* task data fields (numbers rounded to 3 decimals, strings): the agreement (``iaa_agreement``, per control
+  ``iaa_agreement_<control>`` when there are several), where the gold is (``iaa_gold``: ``annotation``,
+  ``prediction`` or ``none``) and whether the task needs adjudication (``iaa_needs_adjudication``: ``yes`` when
+  a tie left a gold label undecided: the gold then keeps none of the tied labels). Data is written by
+  read-modify-write of the server's current data (never from a cached copy), or by the Data Manager action
+  ``add_data_field``, which sets one key on the server.
 
-Only the plugin's own annotations and predictions are ever updated or deleted.
+The project's ``model_version`` (which also picks the predictions annotators get as pre-labels) is changed only
+when asked (``set_model_version=True``, ``--set-model-version``).
+
+Writes go in bulk where the server offers it (see :mod:`iaa_label_studio.bulk`): all new predictions in one
+import; new gold annotations by the Data Manager action ``predictions_to_annotations`` when the token is the
+plugin's own service account (the action makes the caller the author); data fields by ``add_data_field`` once
+per distinct value. Anything else, and everything on a server without those actions, goes request by request.
 """
 
 from __future__ import annotations
@@ -20,7 +35,7 @@ import math
 import os
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -29,12 +44,36 @@ from typing import Any
 
 from iaa_engine.base import Progress
 
-from .api import Api
+from .api import PLUGIN_EMAIL, Api
 from .convert import human_annotations, user_id
 from .project import Analysis, analyse, pull
 from .state import StateStore
 
-__all__ = ["Change", "plan", "apply", "sync", "save_summary", "render_summary", "canonical"]
+__all__ = [
+    "Change",
+    "plan",
+    "apply",
+    "sync",
+    "save_summary",
+    "render_summary",
+    "canonical",
+    "GOLD_VERSION",
+    "SCORE_VERSION",
+    "DIGITS",
+    "GOLD_FIELD",
+    "REVIEW_FIELD",
+]
+
+#: model version of the gold predictions (never counted toward a task's overlap)
+GOLD_VERSION = "iaa-engine-gold"
+#: model version of the agreement predictions (their score is the task's agreement)
+SCORE_VERSION = "iaa-engine-agreement"
+#: decimals of the agreement written to task data and prediction scores
+DIGITS = 3
+#: task data field: where the task's gold is (``annotation``, ``prediction``, ``none``)
+GOLD_FIELD = "iaa_gold"
+#: task data field: ``yes`` when a tie left (part of) the task's gold undecided
+REVIEW_FIELD = "iaa_needs_adjudication"
 
 
 def canonical(result: list | None) -> list:
@@ -49,7 +88,9 @@ def canonical(result: list | None) -> list:
 @dataclass
 class Change:
     """One write: ``kind`` in create_annotation, update_annotation, delete_annotation, create_prediction,
-    update_prediction, delete_prediction, update_data, update_project."""
+    update_prediction, delete_prediction, update_data, update_project. ``update_data`` carries the fields to set
+    (``{name: value}``, None removes the field): they are merged into the task's data as it is on the server
+    at the time of the write."""
 
     kind: str
     task: int | None
@@ -60,10 +101,15 @@ class Change:
         what = self.kind.replace("_", " ")
         where = f"task {self.task}" if self.task is not None else "project"
         extra = ""
-        if self.kind.endswith("prediction") and isinstance(self.body, dict) and "score" in self.body:
-            extra = f" score {self.body['score']:.4f}"
+        if self.kind.endswith("prediction") and isinstance(self.body, dict):
+            if self.body.get("score") is not None:
+                extra = f" score {self.body['score']:g}"
+            elif self.body.get("model_version"):
+                extra = f" {self.body['model_version']}"
         if self.kind == "update_data":
-            extra = " " + ", ".join(f"{k}={v if v is None else round(v, 4)}" for k, v in self.body[1].items())
+            extra = " " + ", ".join(f"{k}={v}" for k, v in self.body.items())
+        if self.kind == "update_project":
+            extra = " " + ", ".join(f"{k}={v!r}" for k, v in self.body.items())
         return f"{what} ({where}{', id ' + str(self.target) if self.target else ''}){extra}"
 
 
@@ -71,74 +117,116 @@ def _num(v: Any) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
 
 
+def _rounded(v: Any) -> float | None:
+    x = _num(v)
+    return None if x is None else round(x, DIGITS)
+
+
+def overlap_of(project_raw: dict) -> tuple[int, bool]:
+    """``(overlap, cancelled_count)``: the annotations a task needs before Label Studio stops serving it
+    (``maximum_annotations``, at least 1) and whether cancelled (skipped) annotations count toward it (the
+    project's ``skip_queue`` is ``IGNORE_SKIPPED``). With an overlap cohort below 100 % some tasks need only one
+    annotation: the project's maximum is used for all, which errs on the side of not completing a task."""
+    try:
+        overlap = max(1, int(project_raw.get("maximum_annotations") or 1))
+    except (TypeError, ValueError):
+        overlap = 1
+    return overlap, project_raw.get("skip_queue") == "IGNORE_SKIPPED"
+
+
 def plan(
     analysis: Analysis,
     *,
     bot_id: int | None,
     field: str | None = "iaa_agreement",
-    model_version: str = "iaa-engine-agreement",
+    model_version: str = SCORE_VERSION,
+    gold_version: str = GOLD_VERSION,
     gold: bool = True,
     min_annotations: int = 2,
+    set_model_version: bool = False,
 ) -> list[Change]:
-    """Every write needed to bring the project to the computed state (nothing for what is already there)."""
+    """Every write needed to bring the project to the computed state (nothing for what is already there).
+
+    Only the connector's own objects are named: annotations completed by ``bot_id``, predictions of
+    ``model_version`` and ``gold_version``, and the connector's data fields.
+    """
     changes: list[Change] = []
     project = analysis.project
     controls = [n for n, r in analysis.controls.items() if r.data is not None]
     per_control = len(controls) > 1
+    overlap, cancelled_count = overlap_of(project.raw)
+    tied: set[int] = set()
+    for name in controls:
+        tied |= set(getattr(analysis.controls[name].gold, "tied", ()))
+    mine = {model_version, gold_version}
     for task in project.tasks:
         tid = int(task["id"])
         anns = task.get("annotations") or []
         ours = [a for a in anns if bot_id is not None and user_id(a.get("completed_by")) == bot_id]
-        n_human = len(
-            {user_id(a.get("completed_by")) for a in human_annotations(task, [] if bot_id is None else [bot_id])}
+        humans = human_annotations(task, [] if bot_id is None else [bot_id])
+        n_human = len({user_id(a.get("completed_by")) for a in humans})
+        n_done = len(humans) + (
+            sum(1 for a in anns if a.get("was_cancelled") and user_id(a.get("completed_by")) != bot_id)
+            if cancelled_count
+            else 0
         )
-        # gold annotation
+        preds = [p for p in task.get("predictions") or [] if isinstance(p, dict)]
+        by_version = {v: [p for p in preds if p.get("model_version") == v] for v in mine}
+        # the gold: a prediction wherever there is one; an annotation only where the humans reached the overlap
         desired: list = []
         if gold and n_human >= min_annotations:
             for name in controls:
                 desired += analysis.controls[name].gold.get(tid, [])
-        if not gold:
-            pass  # --no-gold: the plugin's annotations are left as they are
-        elif desired:
-            if not ours:
-                changes.append(Change("create_annotation", tid, body=desired))
-            elif canonical(ours[0].get("result")) != canonical(desired):
-                changes.append(Change("update_annotation", tid, ours[0]["id"], desired))
-            changes += [Change("delete_annotation", tid, a["id"]) for a in ours[1:]]
-        else:
-            changes += [Change("delete_annotation", tid, a["id"]) for a in ours]
+        if gold:
+            gp = by_version[gold_version]
+            if desired:
+                body = {"task": tid, "result": desired, "model_version": gold_version}
+                if not gp:
+                    changes.append(Change("create_prediction", tid, body=body))
+                elif canonical(gp[0].get("result")) != canonical(desired):
+                    changes.append(Change("update_prediction", tid, gp[0]["id"], {"result": desired}))
+                changes += [Change("delete_prediction", tid, p["id"]) for p in gp[1:]]
+            else:
+                changes += [Change("delete_prediction", tid, p["id"]) for p in gp]
+            if desired and n_done >= overlap:
+                if not ours:
+                    changes.append(Change("create_annotation", tid, body=desired))
+                elif canonical(ours[0].get("result")) != canonical(desired):
+                    changes.append(Change("update_annotation", tid, ours[0]["id"], desired))
+                changes += [Change("delete_annotation", tid, a["id"]) for a in ours[1:]]
+            else:
+                changes += [Change("delete_annotation", tid, a["id"]) for a in ours]
         # agreement prediction
-        score = _num(analysis.task_score(tid))
-        preds = [
-            p for p in task.get("predictions") or [] if isinstance(p, dict) and p.get("model_version") == model_version
-        ]
+        score = _rounded(analysis.task_score(tid))
+        sp = by_version[model_version]
         if score is not None:
             body = {"task": tid, "result": [], "score": score, "model_version": model_version}
-            if not preds:
+            if not sp:
                 changes.append(Change("create_prediction", tid, body=body))
-            elif _num(preds[0].get("score")) is None or abs(_num(preds[0].get("score")) - score) > 1e-12:
-                changes.append(Change("update_prediction", tid, preds[0]["id"], {"score": score}))
-            changes += [Change("delete_prediction", tid, p["id"]) for p in preds[1:]]
+            elif _num(sp[0].get("score")) is None or abs(_num(sp[0].get("score")) - score) > 1e-9:
+                changes.append(Change("update_prediction", tid, sp[0]["id"], {"score": score}))
+            changes += [Change("delete_prediction", tid, p["id"]) for p in sp[1:]]
         else:
-            changes += [Change("delete_prediction", tid, p["id"]) for p in preds]
-        # task data field(s): read-merge-write (field None: no data field, e.g. --no-field)
+            changes += [Change("delete_prediction", tid, p["id"]) for p in sp]
+        # task data fields (field None: none at all, e.g. --no-field)
         if field is None:
             continue
-        values = {field: score}
+        values: dict[str, Any] = {field: score}
         if per_control:
             for name in controls:
-                values[f"{field}_{name}"] = _num(analysis.controls[name].task_agreement.get(tid, math.nan))
+                values[f"{field}_{name}"] = _rounded(analysis.controls[name].task_agreement.get(tid, math.nan))
+        agreed = n_human >= min_annotations and any(tid in analysis.controls[n].task_agreement.index for n in controls)
+        if gold:
+            status = None
+            if agreed:
+                status = "annotation" if desired and n_done >= overlap else "prediction" if desired else "none"
+            values[GOLD_FIELD] = status
+        values[REVIEW_FIELD] = ("yes" if tid in tied else "no") if agreed else None
         data = task.get("data") or {}
         update = {k: v for k, v in values.items() if not (k not in data and v is None) and not _same(data.get(k), v)}
         if update:
-            changes.append(Change("update_data", tid, body=(data, update)))
-    has_scores = any(c.kind == "create_prediction" for c in changes) or any(
-        p.get("model_version") == model_version
-        for t in project.tasks
-        for p in t.get("predictions") or []
-        if isinstance(p, dict)
-    )
-    if has_scores and project.raw.get("model_version") != model_version:
+            changes.append(Change("update_data", tid, body=update))
+    if set_model_version and project.raw.get("model_version") != model_version:
         changes.append(Change("update_project", None, body={"model_version": model_version}))
     return changes
 
@@ -146,16 +234,38 @@ def plan(
 def _same(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
-    return isinstance(a, (int, float)) and abs(float(a) - float(b)) <= 1e-12
+    if isinstance(b, str) or isinstance(a, str):
+        return a == b
+    return isinstance(a, (int, float)) and not isinstance(a, bool) and abs(float(a) - float(b)) <= 1e-9
 
 
 def apply(
-    api: Api, project_id: int, changes: list[Change], *, bot_id: int, workers: int = 4, progress: bool | None = None
+    api: Api,
+    project_id: int,
+    changes: list[Change],
+    *,
+    bot_id: int,
+    caller_id: int | None = None,
+    workers: int = 4,
+    progress: bool | None = None,
+    bulk: bool = True,
+    gold_version: str = GOLD_VERSION,
+    info: dict | None = None,
 ) -> Counter:
-    """Perform the writes; new predictions in bulk, the rest in parallel. Returns counts per kind."""
+    """Perform the writes. Returns counts per kind; ``info`` (a dict) receives how they were made.
+
+    Order: updates and deletions of the connector's own objects (request by request, in parallel); all new
+    predictions in ONE import (each import recounts the whole project); new gold annotations (in bulk by
+    ``predictions_to_annotations`` when the caller is the plugin's user ``bot_id``, else one request per
+    task); task data (``add_data_field`` per distinct value, else read-modify-write per task); the project last.
+    """
+    from . import bulk as _bulk
+
     done: Counter = Counter()
+    info = {} if info is None else info
+    info.setdefault("annotations", "none")
+    info.setdefault("data", "none")
     bar = Progress(len(changes), "writing", show=progress)
-    creates = [c.body for c in changes if c.kind == "create_prediction"]
 
     def one(c: Change) -> str:
         if c.kind == "create_annotation":
@@ -169,30 +279,67 @@ def apply(
         elif c.kind == "delete_prediction":
             api.delete_prediction(c.target)
         elif c.kind == "update_data":
-            # read-merge-write: PATCH replaces data wholesale, so send the data read by the pull with our fields
-            api.update_task_data(c.task, {**c.body[0], **c.body[1]})
+            api.merge_task_data(c.task, c.body)  # read-modify-write of the server's current data
         return c.kind
 
-    rest = [c for c in changes if c.kind not in ("update_project", "create_prediction")]
-    try:
+    def parallel(items: list[Change]) -> None:
+        if not items:
+            return
         pool = ThreadPoolExecutor(max_workers=max(1, workers))
         try:
-            futures = [pool.submit(one, c) for c in rest]
+            futures = [pool.submit(one, c) for c in items]
             for fut in as_completed(futures):
                 done[fut.result()] += 1  # the first failure stops everything not yet started
                 bar.update()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-        for i in range(0, len(creates), 1000):
-            chunk = creates[i : i + 1000]
-            api.import_predictions(project_id, chunk)
-            done["create_prediction"] += len(chunk)
-            bar.update(len(chunk))
-        for c in changes:  # last: the server accepts a model_version only once a prediction carries it
-            if c.kind == "update_project":
-                api.update_project(project_id, c.body)
-                done[c.kind] += 1
-                bar.update()
+
+    by_kind: dict[str, list[Change]] = defaultdict(list)
+    for c in changes:
+        by_kind[c.kind].append(c)
+    try:
+        parallel(by_kind["delete_prediction"] + by_kind["update_prediction"] + by_kind["delete_annotation"])
+        parallel(by_kind["update_annotation"])
+        creates = [c.body for c in by_kind["create_prediction"]]
+        if creates:  # one call: the server recounts the whole project per import
+            api.import_predictions(project_id, creates)
+            done["create_prediction"] += len(creates)
+            bar.update(len(creates))
+        new = by_kind["create_annotation"]
+        if new:
+            left = new
+            if bulk and caller_id is not None and caller_id == bot_id:
+                left, why = _bulk.gold_annotations(api, project_id, new, bot_id=bot_id, gold_version=gold_version)
+                n_bulk = len(new) - len(left)
+                done["create_annotation"] += n_bulk
+                bar.update(n_bulk)
+                info["annotations"] = "predictions_to_annotations" + (f" ({len(left)} per request)" if left else "")
+                if why:
+                    info["annotations_fallback"] = why
+            else:
+                info["annotations"] = "per request" + (
+                    "" if caller_id == bot_id else " (the token is not the plugin's service account)"
+                )
+            parallel(left)
+        data = by_kind["update_data"]
+        if data:
+            rest = data
+            if bulk:
+                rest, n_calls, why = _bulk.data_fields(api, project_id, data)
+                n_bulk = len(data) - len(rest)
+                done["update_data"] += n_bulk
+                bar.update(n_bulk)
+                if n_calls:
+                    info["data"] = f"add_data_field ({n_calls} calls)" + (f", {len(rest)} per task" if rest else "")
+                else:
+                    info["data"] = "per task" + (f" ({why})" if why else "")
+            else:
+                info["data"] = "per task"
+            parallel(rest)
+        for c in by_kind["update_project"]:  # last: the server accepts a model_version only once a prediction has it
+            api.update_project(project_id, c.body)
+            done[c.kind] += 1
+            bar.update()
     finally:
         bar.close()
     return done
@@ -206,7 +353,7 @@ def sync(
     primary: str | None = None,
     dry_run: bool = False,
     field: str | None = "iaa_agreement",
-    model_version: str = "iaa-engine-agreement",
+    model_version: str = SCORE_VERSION,
     gold: bool = True,
     workers: int = 4,
     summary_dir: str | Path | None = None,
@@ -216,33 +363,58 @@ def sync(
     state: StateStore | None = None,
     full: bool = False,
     refresh: Iterable[int] = (),
+    set_model_version: bool = False,
+    bulk: bool = True,
+    tabs: bool = True,
 ) -> dict:
     """Pull, compute, plan and (unless ``dry_run``) write. Returns the summary (also saved under ``summary_dir``).
 
     With a ``state`` store the pull reads only what changed since the previous run (``full=True``: everything;
     ``refresh``: these tasks in any case), and after writing, the written tasks are read back: the state stays
     current and the summary's ``after`` says what a new plan would still write (nothing, unless somebody
-    changed the project meanwhile).
+    changed the project meanwhile). ``set_model_version``: also make the agreement predictions the project's
+    ``model_version`` (the Data Manager then shows their score; it also picks the predictions annotators get as
+    pre-labels, so it is never done unless asked). ``bulk=False``: every write request by request. ``tabs``:
+    create the Data Manager tabs of :mod:`iaa_label_studio.tabs` when missing (with the data fields only).
     """
     t0 = time.perf_counter()
+    me = api.whoami() or {}
+    service = str(me.get("email", "")).lower() == PLUGIN_EMAIL  # the token is the plugin's service account
     bot = api.plugin_user(create=not dry_run)
     bot_id = bot["id"] if bot else None
     project = pull(api, project_id, plugin_user=bot_id, progress=progress, state=state, full=full, refresh=refresh)
     t_pull = time.perf_counter() - t0
     analysis = analyse(project, iou_threshold=iou_threshold, primary=primary)
     t_compute = time.perf_counter() - t0 - t_pull
-    opts = dict(bot_id=bot_id, field=field, model_version=model_version, gold=gold)
+    opts = dict(bot_id=bot_id, field=field, model_version=model_version, gold=gold, set_model_version=set_model_version)
     changes = plan(analysis, **opts)
     planned = Counter(c.kind for c in changes)
     done: Counter = Counter()
     after: dict[str, Any] | None = None
+    how: dict[str, Any] = {"service_account": service, "bulk": bulk}
+    t_w = time.perf_counter()
     if not dry_run and changes:
-        done = apply(api, project_id, changes, bot_id=bot_id, workers=workers, progress=progress)
+        done = apply(
+            api,
+            project_id,
+            changes,
+            bot_id=bot_id,
+            caller_id=me.get("id"),
+            workers=workers,
+            progress=progress,
+            bulk=bulk,
+            info=how,
+        )
         if state is not None:  # read back what was written (keeps the state current) and plan again
             touched = {c.task for c in changes if c.task is not None}
             back = pull(api, project_id, plugin_user=bot_id, progress=progress, state=state, refresh=touched)
             left = plan(analyse(back, iou_threshold=iou_threshold, primary=primary), **opts)
             after = {"pull": back.pull_info, "left": dict(Counter(c.kind for c in left))}
+    t_write = time.perf_counter() - t_w
+    if not dry_run and tabs and field is not None:
+        from .tabs import ensure_tabs
+
+        how["tabs"] = ensure_tabs(api, project_id, analysis, field=field, gold=gold)
     t_end = time.perf_counter()
     summary: dict[str, Any] = {
         "project": project_id,
@@ -250,15 +422,24 @@ def sync(
         "n_tasks": len(project.tasks),
         "plugin_user": {"id": bot_id, "email": bot.get("email") if bot else None},
         "model_version": model_version,
+        "gold_version": GOLD_VERSION,
         "field": field,
+        "overlap": overlap_of(project.raw)[0],
         "primary_control": analysis.primary,
         "pull": project.pull_info,
         "planned": dict(planned),
         "done": dict(done),
+        "writes": how,
         "after": after,
         "unchanged_tasks": len(project.tasks) - len({c.task for c in changes if c.task is not None}),
         "examples": [c.describe() for c in changes[:20]],
-        "seconds": {"pull": t_pull, "compute": t_compute, "pull_and_compute": t_pull + t_compute, "total": t_end - t0},
+        "seconds": {
+            "pull": t_pull,
+            "compute": t_compute,
+            "pull_and_compute": t_pull + t_compute,
+            "write": t_write,
+            "total": t_end - t0,
+        },
         "agreement": analysis.to_json(),
     }
     if summary_dir is not None and not dry_run:

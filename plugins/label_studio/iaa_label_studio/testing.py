@@ -152,6 +152,44 @@ class LabelStudioServer:
 
         return LabelStudio(base_url=self.url, api_key=self.token)
 
+    def service_account(self, email: str, password: str) -> str:
+        """The API token of the existing user ``email``, obtained as an admin on the server's host would: set its
+        password with ``label-studio reset_password`` (the server's own command, same data directory), log in
+        through the login form, read ``GET /api/current-user/token``."""
+        out = subprocess.run(
+            [str(self.exe), "reset_password", "--username", email, "--password", password],
+            env=_env(self.base, self.ssrf),
+            cwd=self.base,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if "Password successfully changed" not in out.stdout and "same as current" not in out.stdout:
+            raise ServerUnavailable(f"reset_password failed: {(out.stdout + out.stderr)[-400:]}")
+        import http.cookiejar
+        import re
+        import urllib.parse
+
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        page = opener.open(self.url + "/user/login/", timeout=30).read().decode()
+        csrf = next((c.value for c in jar if c.name == "csrftoken"), None)
+        m = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+        form = {"email": email, "password": password, "csrfmiddlewaretoken": m.group(1) if m else csrf or ""}
+        req = urllib.request.Request(
+            self.url + "/user/login/",
+            data=urllib.parse.urlencode(form).encode(),
+            headers={"Referer": self.url + "/user/login/", "X-CSRFToken": csrf or ""},
+        )
+        opener.open(req, timeout=30).read()
+        with opener.open(self.url + "/api/current-user/token", timeout=30) as r:
+            import json
+
+            token = json.loads(r.read()).get("token")
+        if not token:
+            raise ServerUnavailable(f"no API token for {email}")
+        return token
+
     def __enter__(self) -> LabelStudioServer:
         return self
 
