@@ -204,7 +204,7 @@ def _assign(ok: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if ok.size == 0 or not ok.any():
         return np.empty(0, int), np.empty(0, int)
     big = float(min(ok.shape)) + 1.0
-    weight = np.where(ok, big + np.clip(score, 0.0, 1.0), 0.0)
+    weight = np.where(ok, big + score, 0.0)  # allowed pairs score in [0, 1]
     r, c = linear_sum_assignment(weight, maximize=True)
     keep = ok[r, c]
     return r[keep], c[keep]
@@ -493,9 +493,8 @@ def match_regions(
         if "mask" not in frame.columns:
             raise ValueError("regions of kind 'mask' need the column mask (a boolean array per region)")
         masks = sorted_frame["mask"].tolist()
-        score = np.concatenate(
-            [_mask_scores(masks[starts[k] : starts[k + 1]]).ravel() for k in range(n_items) if sizes[k]] or [[]]
-        )
+        blocks = [_mask_scores(masks[starts[k] : starts[k + 1]]).ravel() for k in range(n_items) if sizes[k]]
+        score = np.concatenate(blocks) if blocks else np.zeros(0)
     else:
         score = _pair_scores(sorted_frame, kind, float(threshold), pi, pj)
         if kind not in ("span", "keypoint") and len(score):  # computed for i < j only: mirror
@@ -512,7 +511,7 @@ def match_regions(
 
     unit = np.full(n, -1, dtype=np.int64)
     n_units_item = np.zeros(n_items, dtype=np.int64)
-    matched = np.zeros((n_ann, n_ann), dtype=np.int64)
+    matched: np.ndarray = np.zeros((n_ann, n_ann), dtype=np.int64)
     for k in np.flatnonzero(sizes):  # per item: the matching is inherently one assignment problem per item
         s0, m = starts[k], sizes[k]
         block = slice(pstart[k], pstart[k + 1])
@@ -542,7 +541,7 @@ def match_regions(
         for (a0, a1), (b0, b1) in itertools.combinations(groups, 2):  # each pair of annotators matched directly
             r, _ = _assign(OK[a0:a1, b0:b1], S[a0:a1, b0:b1])
             matched[a_item[a0], a_item[b0]] += len(r)
-    matched = matched + matched.T
+    matched = np.asarray(matched + matched.T, dtype=np.int64)
 
     # units and the explicit "no region" of every other annotator of the item: a units × annotators grid
     ustart = np.concatenate([[0], np.cumsum(n_units_item)])
