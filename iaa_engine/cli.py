@@ -212,6 +212,7 @@ def _cmd_disagreements(args: argparse.Namespace) -> int:
     result = disagreements(
         data,
         top=args.top or None,
+        items_per_pair=args.items_per_pair or None,
         dawid_skene="auto" if args.dawid_skene else False,
         max_iter=args.max_iter,
     )
@@ -470,6 +471,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dis.add_argument("--format", choices=("table", "csv", "json"), default="table", help="table (default), csv or json")
     dis.add_argument("--pairs", action="store_true", help="with --format csv: the label pairs instead of the items")
+    dis.add_argument(
+        "--items-per-pair",
+        type=_non_negative_int,
+        default=20,
+        metavar="K",
+        help="list the K items with the largest share behind each pair (default 20; 0: all)",
+    )
     dis.add_argument(
         "--no-dawid-skene",
         dest="dawid_skene",

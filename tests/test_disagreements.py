@@ -119,6 +119,14 @@ def test_top_cuts_the_lists_not_the_ranking(hand):
     assert set(top.pair_items["pair"]) == {1, 2}
 
 
+def test_items_per_pair_keeps_the_largest_shares(hand):
+    capped = ie.disagreements(_table(LABELS), dawid_skene=False, items_per_pair=2)
+    assert capped.pair_items[capped.pair_items["pair"] == 1]["item"].tolist() == ["i5", "i2"]
+    assert capped.pairs["n_items"].tolist() == hand.pairs["n_items"].tolist() == [4, 2, 1]  # still counts them all
+    assert capped.pair_items.groupby("pair").size().tolist() == [2, 2, 1]
+    assert not any("Dawid-Skene" in k for k in hand.ranking)  # the ranking names the keys it used
+
+
 def test_dawid_skene_entropy_is_the_posteriors():
     data = ie.read(EXAMPLES / "crowd.csv")
     d = ie.disagreements(data, progress=False)

@@ -48,7 +48,8 @@ class Disagreements(Result):
     pair_items : pandas.DataFrame
         The items behind each listed pair: ``pair`` (its rank), ``item``, ``item_rank`` (its rank in
         :attr:`items`, 0 when not listed), ``observed`` (the item's share of :math:`o_{ab}`,
-        :math:`n_{ia} n_{ib} / (n_i - 1)`), largest first.
+        :math:`n_{ia} n_{ib} / (n_i - 1)`), largest first, then in the data's order (at most ``items_per_pair``
+        per pair).
     categories : list
         The categories (the rows and columns of the coincidence matrix).
     n_pairable : int
@@ -210,12 +211,14 @@ def _entry_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @validate(
     top=NoneOr(Whole(1)),
+    items_per_pair=NoneOr(Whole(1)),
     dawid_skene=AnyOf(Flag(), Choice("auto"), what="True, False or 'auto'"),
 )
 def disagreements(
     data: Any,
     *,
     top: int | None = None,
+    items_per_pair: int | None = None,
     dawid_skene: bool | Literal["auto"] = "auto",
     max_iter: int = 100,
     progress: bool | None = None,
@@ -257,6 +260,9 @@ def disagreements(
         The annotations (per-item counts are needed; a count table is read without Dawid-Skene).
     top : int, optional
         List only the ``top`` first items and pairs (default: all). The ranking is over all of them.
+    items_per_pair : int, optional
+        List only this many items behind each pair, those with the largest share first (default: all;
+        ``n_items`` counts them all).
     dawid_skene : bool or 'auto', default 'auto'
         Compute the Dawid-Skene posterior for the entropy key; ``'auto'``: when the data has annotators and the
         annotations themselves (not a count table).
@@ -432,8 +438,22 @@ def disagreements(
     pair_rank = np.zeros(n_cat * n_cat, dtype=np.int64)
     pair_rank[pcells] = np.arange(1, pcells.size + 1)
     pr = pair_rank[key]
+    # the items behind each listed pair: by pair, then the item's share of the pair's coincidences (largest first),
+    # then the data's item order. Grouped by pair with one stable counting sort; within a pair only the
+    # ``items_per_pair`` largest shares are sorted (one step per listed pair, not per annotation).
     sel = np.flatnonzero(pr > 0)
-    sel = sel[np.lexsort((c.item[left[sel]], -w[sel], pr[sel]))]
+    sel = sel[np.argsort(pr[sel].astype(np.int16 if pcells.size < 2**15 else np.int64), kind="stable")]
+    bounds = np.searchsorted(pr[sel], np.arange(1, pcells.size + 2))
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        group = sel[lo:hi]
+        if items_per_pair is not None and group.size > items_per_pair:
+            cut = -np.partition(-w[group], items_per_pair - 1)[items_per_pair - 1]  # the k-th largest share
+            tied = group[w[group] == cut]
+            above = group[w[group] > cut]
+            group = np.concatenate([above, tied[np.argsort(left[tied])][: items_per_pair - above.size]])
+        parts.append(group[np.lexsort((left[group], -w[group]))])
+    sel = np.concatenate(parts) if parts else sel
     it = c.item[left[sel]]
     pair_items = pd.DataFrame(
         {"pair": pr[sel], "item": data.items.take(it), "item_rank": rank_of[it], "observed": w[sel]}
@@ -447,4 +467,5 @@ def disagreements(
         n_pairable=int(pairable.sum()),
         n_disagreeing=n_disagreeing,
         dawid_skene=use_ds,
+        ranking=RANKING if use_ds else tuple(k for k in RANKING if "Dawid-Skene" not in k),
     )
