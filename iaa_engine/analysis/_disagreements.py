@@ -59,6 +59,8 @@ class Disagreements(Result):
         top ones).
     dawid_skene : bool
         Whether the Dawid-Skene posterior was computed.
+    ranking : tuple of str
+        The sort keys used, in order (:data:`RANKING`, without the entropy when Dawid-Skene was not run).
 
     References
     ----------
@@ -283,7 +285,8 @@ def disagreements(
     TypeError
         ``data`` is not annotations nor convertible to them.
     ValueError
-        The data holds only sums over items (no per-item counts), or ``dawid_skene=True`` on a count table.
+        The data holds only sums over items (no per-item counts) or fractional counts, or ``dawid_skene=True`` on a
+        count table.
 
     See Also
     --------
@@ -320,6 +323,10 @@ def disagreements(
     0     neg     pos       2.0       2.0    1.0        2
     """
     data = as_annotations(data)
+    if data.fractional:
+        raise ValueError(
+            "disagreements needs whole annotations; this count table holds fractional weights (nothing to adjudicate)"
+        )
     if not data.has_item_counts:
         raise ValueError(
             "disagreements needs per-item counts; this data holds only sums over items (summarised on a cluster)"

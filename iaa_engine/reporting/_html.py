@@ -881,7 +881,7 @@ def render_html_report(
             boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
     rows = _metric_rows(rep, boot)
     dis = None
-    if data.has_item_counts:
+    if data.has_item_counts and not data.fractional:  # fractional weights: nothing to adjudicate
         dis = disagreements(
             data,
             top=max(ADJUDICATE_ITEMS, ADJUDICATE_PAIRS),
