@@ -495,6 +495,24 @@ def test_errors_are_one_line_and_never_show_the_token(server, every_tag):
     assert "LABEL_STUDIO_URL" in cases["no url"].stderr
 
 
+def test_a_personal_access_token_is_exchanged_through_the_sdks_public_client(server, api, every_tag):
+    """Issue 13, item 7: a personal access token (a JWT refresh token) works: the SDK's public client
+    (``client.tokens.refresh``) gets the access token; a legacy token is sent as it is. No private attribute."""
+    from iaa_label_studio.api import Connection
+
+    pid, _ = every_tag
+    pat = api.request("POST", "api/token/")["token"]
+    assert pat.count(".") == 2  # a JWT
+    jwt_api = Api(Connection(server.url, pat))
+    assert jwt_api.whoami()["email"] == lst.USER and jwt_api._authorization().startswith("Bearer ")
+    assert api._authorization() == f"Token {TOKEN}"
+    out = run("report", "--url", server.url, "--token", pat, "-p", str(pid), "--json")
+    assert out.returncode == 0, out.stderr
+    assert pat not in out.stdout + out.stderr and json.loads(out.stdout)["controls"]["sentiment"]["n_items"] > 0
+    bad = run("report", "--url", server.url, "--token", pat[:-4] + "abcd", "-p", str(pid))
+    assert bad.returncode != 0 and "refused" in bad.stderr and pat[:-4] not in bad.stderr
+
+
 # --------------------------------------------------------------------------- sync
 
 

@@ -1,11 +1,16 @@
-"""The few Label Studio endpoints the connector uses, as plain JSON, through a passed-in SDK client.
+"""The few Label Studio endpoints the connector uses, as plain JSON; the SDK used as a library.
 
-Requests go through the ``label_studio_sdk.LabelStudio`` client's own HTTP layer
-(its base URL, authentication and timeouts) but return the server's JSON as is:
-the SDK's models would re-serialise annotations, and the connector must compare
-and keep them byte for byte. Every failure becomes :class:`LabelStudioError` with
-a one-line message that never contains the token, nor credentials written into the URL
-(``http://user:password@host``): :func:`redact_url` is the only form of the URL ever shown or stored.
+Why not the SDK's resource methods for everything: they parse the server's answers into models and would
+re-serialise annotations, while the connector compares and keeps them byte for byte. So the JSON endpoints go
+through a plain ``httpx.Client`` that :class:`Api` owns, and the SDK's public client (``label_studio_sdk.
+LabelStudio``, built on the same connection pool through its public ``httpx_client`` argument, available as
+``Api.client``) does what the SDK knows better: exchanging a personal access token (a JWT refresh token) for an
+access token (``client.tokens.refresh``). Nothing reaches into the SDK's private attributes. The label config is
+read with the SDK's ``LabelInterface`` (:mod:`iaa_label_studio.convert`).
+
+Every failure becomes :class:`LabelStudioError` with a one-line message that never contains the token, nor
+credentials written into the URL (``http://user:password@host``): :func:`redact_url` is the only form of the URL
+ever shown or stored.
 """
 
 from __future__ import annotations
@@ -15,9 +20,9 @@ import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["LabelStudioError", "Api", "connect", "redact_url", "scrub", "PLUGIN_EMAIL"]
+__all__ = ["LabelStudioError", "Api", "Connection", "connect", "redact_url", "scrub", "PLUGIN_EMAIL"]
 
 #: The plugin's own user: every annotation it writes is completed by this user.
 PLUGIN_EMAIL = "iaa-engine-bot@localhost"
@@ -72,35 +77,82 @@ def scrub(text: str, url: str | None) -> str:
     return text
 
 
-def connect(url: str | None, token: str | None):
-    """A ``label_studio_sdk.LabelStudio`` client; missing URL or token is an error that names the options."""
+class Connection(NamedTuple):
+    """Where a server is and the token to use (``Api(Connection(url, token))`` or ``Api(url, token)``)."""
+
+    url: str
+    token: str
+
+
+def connect(url: str | None, token: str | None) -> Connection:
+    """A checked :class:`Connection`; a missing URL or token is an error that names the options."""
     if not url:
         raise LabelStudioError("no Label Studio URL: pass --url or set LABEL_STUDIO_URL")
     if not token:
         raise LabelStudioError("no API token: pass --token or set LABEL_STUDIO_API_KEY")
     if not url.startswith(("http://", "https://")):
         raise LabelStudioError(f"the Label Studio URL must start with http:// or https://; got {redact_url(url)!r}")
-    from label_studio_sdk import LabelStudio
+    import httpx
 
     try:
-        return LabelStudio(base_url=url.rstrip("/"), api_key=token, timeout=60)
+        httpx.URL(url)
     except Exception as exc:  # e.g. an invalid URL: said in one line, without the credentials
         raise LabelStudioError(scrub(f"cannot use the Label Studio URL {url!r}: {exc}", url).splitlines()[0]) from None
+    return Connection(url.rstrip("/"), token)
+
+
+def _refresh_token(token: str) -> bool:
+    """Whether ``token`` is a personal access token (a JWT refresh token) rather than a legacy token."""
+    if token.count(".") != 2:
+        return False
+    try:
+        import jwt  # PyJWT, a dependency of the SDK
+
+        return jwt.decode(token, options={"verify_signature": False}).get("token_type") == "refresh"
+    except Exception:
+        return False
 
 
 class Api:
-    """JSON access to one server through an SDK client (``Api(LabelStudio(...))``)."""
+    """JSON access to one server: ``Api(url, token)`` or ``Api(Connection(url, token))``."""
 
-    def __init__(self, client: Any, *, retries: int = 2) -> None:
-        self.client = client
-        self.retries = retries
-        wrapper = client._client_wrapper  # the SDK's configured HTTP layer (base URL, auth headers, timeout)
-        self._http = wrapper.httpx_client
-        self._raw_url = wrapper.get_base_url()
+    def __init__(
+        self, where: Connection | str, token: str | None = None, *, retries: int = 2, timeout: float = 60.0
+    ) -> None:
+        import httpx
+        from label_studio_sdk import LabelStudio
+
+        if isinstance(where, Connection) or (isinstance(where, tuple) and len(where) == 2):
+            url, token = where
+        elif isinstance(where, str) and token:
+            url = where
+        else:
+            raise TypeError("Api(url, token) or Api(Connection(url, token))")
+        self.retries = int(retries)
+        self._raw_url = str(url).rstrip("/")
+        self._token = str(token)
+        self._http = httpx.Client(base_url=self._raw_url + "/", timeout=timeout, follow_redirects=True)
+        #: the SDK's public client on the same connection pool
+        self.client = LabelStudio(base_url=self._raw_url, api_key=self._token, timeout=timeout, httpx_client=self._http)
+        self._jwt = _refresh_token(self._token)
+        self._access: str | None = None
         #: the server's URL as shown and stored: without credentials (:func:`redact_url`)
         self.base_url = redact_url(self._raw_url)
         #: the server's clock at its latest answer (HTTP ``Date`` header, whole seconds), or None
         self.server_date: datetime | None = None
+
+    def _authorization(self, renew: bool = False) -> str:
+        if not self._jwt:
+            return f"Token {self._token}"
+        if self._access is None or renew:  # a personal access token: the SDK exchanges it for an access token
+            try:
+                self._access = self.client.tokens.refresh(refresh=self._token).access
+            except Exception as exc:
+                raise LabelStudioError(
+                    f"Label Studio at {self.base_url} refused the personal access token ({type(exc).__name__}); "
+                    "check --token / LABEL_STUDIO_API_KEY"
+                ) from None
+        return f"Bearer {self._access}"
 
     def request(
         self, method: str, path: str, *, params: dict | None = None, json: Any = None, ok404: bool = False
@@ -113,23 +165,41 @@ class Api:
     def _request(self, method: str, path: str, *, params: dict | None, json: Any, ok404: bool) -> Any:
         import httpx
 
-        try:
-            r = self._http.request(
-                path.lstrip("/"),
-                method=method,
-                params=params,
-                json=json,
-                request_options={"max_retries": 0 if method == "POST" else self.retries},
-            )
-        except httpx.TimeoutException:
-            raise LabelStudioError(
-                f"Label Studio at {self.base_url} did not answer in time ({method} {path})"
-            ) from None
-        except httpx.HTTPError as exc:
-            raise LabelStudioError(
-                f"cannot reach Label Studio at {self.base_url}: {type(exc).__name__}"
-                f"{': ' + str(exc).splitlines()[0] if str(exc) else ''}"
-            ) from None
+        attempts = 1 + (0 if method == "POST" else self.retries)
+        renewed = False
+        for attempt in range(attempts):
+            try:
+                r = self._http.request(
+                    method,
+                    path.lstrip("/"),
+                    params=params,
+                    json=json,
+                    headers={"Authorization": self._authorization()},
+                )
+            except httpx.TimeoutException:
+                if attempt + 1 < attempts:
+                    continue
+                raise LabelStudioError(
+                    f"Label Studio at {self.base_url} did not answer in time ({method} {path})"
+                ) from None
+            except httpx.HTTPError as exc:
+                if attempt + 1 < attempts and not isinstance(exc, httpx.ConnectError):
+                    time.sleep(0.5 * (attempt + 1))
+                    continue
+                raise LabelStudioError(
+                    f"cannot reach Label Studio at {self.base_url}: {type(exc).__name__}"
+                    f"{': ' + str(exc).splitlines()[0] if str(exc) else ''}"
+                ) from None
+            if r.status_code == 401 and self._jwt and not renewed:  # the access token expired: once more
+                renewed = True
+                self._authorization(renew=True)
+                r = self._http.request(
+                    method, path.lstrip("/"), params=params, json=json, headers={"Authorization": self._authorization()}
+                )
+            if r.status_code in (429, 502, 503, 504) and attempt + 1 < attempts:
+                time.sleep(0.5 * (attempt + 1))
+                continue
+            break
         date = r.headers.get("date")
         if date:
             try:

@@ -1,7 +1,7 @@
 """A real Label Studio server for tests and benchmarks: installed in its own cached venv, started on loopback.
 
-    with LabelStudioServer.start(tmp_dir) as server:   # migrated template copied, free port, /health waited for
-        client = server.client()
+    with start_test_server(tmp_dir) as server:   # migrated template copied, free port, /health waited for
+        api = Api(server.client())
 
 The server package is never installed into the project's environment:
 ``scripts/ls-server-venv.sh`` creates ``~/.cache/iaa-engine/label-studio-venv-<version>`` once.
@@ -148,9 +148,10 @@ class LabelStudioServer:
             self.proc.wait(timeout=10)
 
     def client(self):
-        from label_studio_sdk import LabelStudio
+        """Where the server is and its admin token: ``Api(server.client())``."""
+        from .api import Connection
 
-        return LabelStudio(base_url=self.url, api_key=self.token)
+        return Connection(self.url, self.token)
 
     def service_account(self, email: str, password: str) -> str:
         """The API token of the existing user ``email``, obtained as an admin on the server's host would: set its
