@@ -294,11 +294,20 @@ def test_image_project_every_region_tag_against_a_hand_matching(server, api):
     # task 2: a box and the same box turned 90 degrees about its top-left corner (in pixels [100, 140] x [10, 30]
     # and [80, 100] x [10, 50]): they only touch, IoU 0: two units, each missed by the other annotator
     task2 = [(p, [box(50, 10, 20, 20)]), (q, [box(50, 10, 20, 20, rot=90)])]
+
+    def kp(x, y):
+        return img("kp", "keypointlabels", {"x": x, "y": y, "width": 1, "keypointlabels": ["Eye"]})
+
+    # task 3: key points compared in pixels (200 x 100, diagonal 223.6 px): 3 % down is 3 px, 0.013 of the
+    # diagonal: both pairs match (compared in percent, 3 / 141.4 = 0.021 of the diagonal, neither would)
+    task3 = [(p, [kp(50, 50), kp(20, 50)]), (q, [kp(50, 53), kp(20, 53)])]
     tasks = [
         {"data": {"image": "https://example.com/1.png"},
          "annotations": [{"completed_by": u, "result": rs} for u, rs in task1]},
         {"data": {"image": "https://example.com/2.png"},
          "annotations": [{"completed_by": u, "result": rs} for u, rs in task2]},
+        {"data": {"image": "https://example.com/3.png"},
+         "annotations": [{"completed_by": u, "result": rs} for u, rs in task3]},
     ]  # fmt: skip
     pid = lst.make_project(api, "image regions", IMAGE, tasks)
     got = _report(server, pid)
@@ -323,9 +332,10 @@ def test_image_project_every_region_tag_against_a_hand_matching(server, api):
     strict = _report(server, pid, "--iou", "0.51")["details"]
     assert next(v for v in strict["poly"]["region_matching"]["pairs"])["n_matched"] == 0
     # key points: p-q 2 px apart match, r 20 px away matches neither
-    kp = [pair("kp", x, y)["n_matched"] for x, y in ("pq", "pr", "qr")]
-    assert kp == [1, 0, 0]
-    assert d["kp"]["region_matching"]["n_units"] == 2
+    # key points: on task 1 p-q 2 px apart match, r 20 px away matches neither; on task 3 both pairs match
+    kps = [pair("kp", x, y)["n_matched"] for x, y in ("pq", "pr", "qr")]
+    assert kps == [3, 0, 0] and (pair("kp", "p", "q")["n_regions_a"], pair("kp", "p", "q")["n_regions_b"]) == (3, 3)
+    assert d["kp"]["region_matching"]["n_units"] == 2 + 2
     # ellipse turned 90 degrees about its centre, in pixels radii (20, 5) vs (20, 5) turned: a cross, IoU well below
     # 0.5 (the overlap is about a square of 2·5 x 2·5 inside the ellipses: ~ 0.14)
     assert pair("ell", "p", "q")["n_matched"] == 0
