@@ -26,7 +26,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="T",
-        help="Labels (spans): match spans across annotators with IoU >= T (0 < T <= 1); default: exact boundaries",
+        help="regions: match them across annotators with IoU >= T (0 < T <= 1); default: exact boundaries for "
+        "text spans, 0.5 for time and image regions (key points: within 2%% of the image diagonal)",
     )
     a.add_argument(
         "--score-control",
