@@ -384,6 +384,41 @@ def test_identical_annotations_agree_perfectly(rows, n_copies):
 # --------------------------------------------------------------------------- errors at the boundary
 
 
+box_sets = st.lists(
+    st.tuples(
+        st.sampled_from(["i1", "i2"]),
+        st.sampled_from(["ann", "bob", "cy"]),
+        st.integers(0, 20),
+        st.integers(0, 20),
+        st.integers(1, 10),
+        st.integers(1, 10),
+        st.sampled_from([0.0, 0.0, 30.0]),
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(box_sets, st.randoms(use_true_random=False), st.sampled_from(["box", "keypoint"]))
+def test_boxes_and_key_points_pairwise_quality_is_order_free_and_identical_copies_agree(rows, rnd, kind):
+    f = frame(rows, ["item", "annotator", "x", "y", "width", "height", "rotation"]).assign(label="car")
+    threshold = 0.3 if kind == "box" else 4.0
+    m = ie.match_regions(f, kind=kind, threshold=threshold)
+    perm = list(range(len(f)))
+    rnd.shuffle(perm)
+    key = {"ann": "zed", "bob": "amy", "cy": "kim"}
+    m2 = ie.match_regions(f.iloc[perm].assign(annotator=lambda d: d["annotator"].map(key)), kind=kind,
+                          threshold=threshold)  # fmt: skip
+    a = m.f1.to_frame().rename(index=key, columns=key)
+    pd.testing.assert_frame_equal(a.loc[m2.f1.annotators, m2.f1.annotators], m2.f1.to_frame(), check_exact=True)
+    one = f[f["annotator"] == f["annotator"].iloc[0]].drop_duplicates(["item", "x", "y", "width", "height"])
+    copies = pd.concat([one.assign(annotator=f"a{k}") for k in range(3)], ignore_index=True)
+    same = ie.match_regions(copies, kind=kind, threshold=threshold)
+    # identical copies: every region matches its copy (the assignment takes the most matches)
+    assert (same.pairs["n_matched"] == same.pairs["n_regions_a"]).all() and same.f1_overall == 1.0
+
+
 def test_errors_say_what_is_wrong():
     spans = frame([("t", "a", "X", 5, 3)], ["item", "annotator", "label", "start", "end"])
     with pytest.raises(ValueError, match="ends before it starts"):
@@ -401,6 +436,8 @@ def test_errors_say_what_is_wrong():
     with pytest.raises(ValueError, match="at least 3 points"):
         ie.match_regions(frame([("t", "a", "X", [[0, 0], [1, 1]])], ["item", "annotator", "label", "points"]),
                          kind="polygon")  # fmt: skip
+    with pytest.raises(ValueError, match="holds no region"):
+        ie.match_regions(spans.iloc[:0], kind="span")
     with pytest.raises(ie.InvalidParameterError, match="^present must be a DataFrame"):
         ie.match_regions(spans.assign(end=9), kind="span", present=[("t", "a")])
 

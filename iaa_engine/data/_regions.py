@@ -405,9 +405,9 @@ def match_regions(
     Raises
     ------
     ValueError
-        A missing column or non-finite coordinate, a span that ends before it starts, a negative size, a polygon
-        with fewer than three points, masks of different shapes in one item, a label equal to ``no_region``, an
-        IoU threshold above 1, or no threshold for key points.
+        An empty table, a missing column or non-finite coordinate, a span that ends before it starts, a negative
+        size, a polygon with fewer than three points, masks of different shapes in one item, a label equal to
+        ``no_region``, an IoU threshold above 1, or no threshold for key points.
     ImportError
         Polygons, ellipses and rotated boxes without shapely.
 
@@ -455,6 +455,8 @@ def match_regions(
     if kind in _IOU_KINDS and threshold > 1:
         raise invalid("threshold", "an IoU in (0, 1] for regions of kind " + repr(kind), threshold)
     frame = regions.reset_index(drop=True)
+    if frame.empty:
+        raise ValueError("regions holds no region (an empty table): nothing to match")
     if frame[item].isna().any() or frame[annotator].isna().any():
         raise ValueError("every region needs an item and an annotator (missing values found)")
     if frame[label].isna().any():
