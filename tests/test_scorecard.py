@@ -244,9 +244,9 @@ def _mace_log_likelihood(data: ie.Annotations, theta: np.ndarray, xi: np.ndarray
 
 
 def test_mace_competence_fits_at_least_as_well_as_crowd_kit():
-    """crowd-kit 1.4.2's MACE (EM, best of 2 random restarts of 60 iterations) maximises the same likelihood from random starts; ours
-    starts from majority-vote posteriors. On the simulated crowd ours reaches a likelihood at least as high, and
-    both put the random annotator at the bottom."""
+    """crowd-kit 1.4.2's MACE (EM, best of 2 random restarts of 60 iterations) maximises the same likelihood from
+    random starts; ours starts from majority-vote posteriors. On the simulated crowd ours reaches a likelihood at
+    least as high, and both put the random annotator at the bottom."""
     ck = pytest.importorskip("crowdkit.aggregation")
     from iaa_engine.analysis._scorecard import _mace
 

@@ -276,7 +276,7 @@ def _mace(data: Annotations, max_iter: int, tol: float, progress: bool | None) -
     key = lab * i_n + item
     smooth = 0.01 / c
     cnt = data.counts
-    post = np.zeros((c, i_n))
+    post: np.ndarray = np.zeros((c, i_n))
     post[cnt.category, cnt.item] = cnt.count / np.maximum(cnt.n_i[cnt.item], 1.0)  # majority-vote proportions
     n_a = np.bincount(ann, minlength=a_n).astype(float)
     al = ann * c + lab  # every per-annotation quantity is a function of (annotator, label): gather from tables

@@ -369,12 +369,12 @@ def _annotators_section(card: AnnotatorReport) -> str:
     lead = (
         f"{len(flagged)} of {len(t):,} annotators flagged"
         + (": " + ", ".join(_esc(_clip(a)) for a in flagged[:12]) if flagged else "")
-        + f". <strong>random</strong>: MACE competence below {s['competence_threshold']:g} (labels barely related to the "
-        f"items); <strong>biased</strong>: label distribution at least {s['bias_threshold']:g} (total variation) from the "
-        f"others' on the same items, chi-square p below {s['bias_p']:g}. Accuracy is against the {_esc(card.gold)} "
-        "gold labels; the alpha change is alpha without the annotator minus alpha (positive: the data agree better "
-        "without them). <code>iaa annotators FILE</code> gives every column, the intervals and the pairwise "
-        "Stuart-Maxwell and Bhapkar tests."
+        + f". <strong>random</strong>: MACE competence below {s['competence_threshold']:g} (labels barely related "
+        f"to the items); <strong>biased</strong>: label distribution at least {s['bias_threshold']:g} (total "
+        f"variation) from the others' on the same items, chi-square p below {s['bias_p']:g}. Accuracy is against "
+        f"the {_esc(card.gold)} gold labels; the alpha change is alpha without the annotator minus alpha "
+        "(positive: the data agree better without them). <code>iaa annotators FILE</code> gives every column, the "
+        "intervals and the pairwise Stuart-Maxwell and Bhapkar tests."
     )
     return (
         '<h2 id="annotators">Annotators</h2>'
