@@ -1,0 +1,223 @@
+"""The first sync in bulk (issue 13, items 4 and 5) against a REAL Label Studio server.
+
+A dedicated service account (the plugin's user, given a password with ``label-studio reset_password`` on the
+server's host, logged in, its token read from ``/api/current-user/token``: what the README asks of an admin) runs
+the sync: the gold predictions and the scores in one import, the gold annotations by the Data Manager action
+``predictions_to_annotations`` (authored by the caller), the data fields by ``add_data_field``. The result must be
+exactly what the per-request path writes, no human annotation may change by a byte, and a re-sync writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
+
+from iaa_label_studio import testing as lst  # noqa: E402
+from iaa_label_studio.api import PLUGIN_EMAIL, Api, Connection, LabelStudioError  # noqa: E402
+from iaa_label_studio.sync import canonical  # noqa: E402
+from iaa_label_studio.tabs import AGREEMENT_TAB, REVIEW_TAB  # noqa: E402
+
+IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
+CONFIG = (
+    '<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
+    '<Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>'
+)
+ANNOTATORS = ["b1@example.com", "b2@example.com", "b3@example.com"]
+
+
+def res(label: str) -> list:
+    return [{"from_name": "sentiment", "to_name": "text", "type": "choices", "value": {"choices": [label]}}]
+
+
+def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
+    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = lst.server_or_skip(tmp_path_factory.mktemp("label-studio-bulk"))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    return Api(server.client())
+
+
+@pytest.fixture(scope="module")
+def service_token(server, api):
+    """The plugin's service account, created as the README tells an admin to."""
+    api.plugin_user(create=True)
+    return server.service_account(PLUGIN_EMAIL, "a-long-service-password-42")
+
+
+def _tasks(api, n: int = 60, seed: int = 7) -> list[dict]:
+    """n tasks; every third has two annotations (below the overlap of 3), the others three; ties happen."""
+    users = list(lst.make_users(api, ANNOTATORS).values())
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        k = 2 if i % 3 == 0 else 3
+        labels = rng.choice(["pos", "neg", "neu"], size=k, p=[0.6, 0.3, 0.1])
+        out.append(
+            {
+                "data": {"text": f"task {i}", "meta_field": {"i": i}},
+                "annotations": [{"completed_by": u, "result": res(str(lab))} for u, lab in zip(users, labels)],
+            }
+        )
+    return out
+
+
+def _project(api, title: str, tasks: list[dict]) -> int:
+    pid = lst.make_project(api, title, CONFIG, tasks)
+    api.update_project(pid, {"maximum_annotations": 3})
+    return pid
+
+
+def _snapshot(api, pid: int, bot_id: int) -> dict:
+    tasks = sorted(api.tasks(pid), key=lambda t: t["id"])
+    human = {
+        a["id"]: json.dumps({k: v for k, v in a.items() if k != "created_ago"}, sort_keys=True)
+        for t in tasks
+        for a in t["annotations"]
+        if a["completed_by"] != bot_id
+    }
+    return {"tasks": tasks, "human": human}
+
+
+def _written(tasks: list[dict], bot_id: int) -> list:
+    """What the connector wrote, per task in order, comparable across two projects."""
+    out = []
+    for t in tasks:
+        ours = [canonical(a["result"]) for a in t["annotations"] if a["completed_by"] == bot_id]
+        preds = sorted(
+            (p["model_version"], p["score"], canonical(p["result"]))
+            for p in t["predictions"]
+            if p["model_version"].startswith("iaa-engine")
+        )
+        out.append((t["data"], ours, preds, t["is_labeled"], t["total_annotations"]))
+    return out
+
+
+def test_the_first_sync_in_bulk_is_the_service_accounts_and_equals_the_per_request_path(
+    server, api, service_token, tmp_path
+):
+    tasks = _tasks(api)
+    bulk_pid = _project(api, "bulk", tasks)
+    slow_pid = _project(api, "per request", tasks)
+    bot = Api(Connection(server.url, service_token))
+    me = bot.whoami()
+    assert me["email"] == PLUGIN_EMAIL and me["first_name"] == "iaa-engine" and me["last_name"] == "gold"
+    bot_id = me["id"]
+    before = _snapshot(api, bulk_pid, bot_id)
+    common = ["--summary", str(tmp_path), "--no-html", "--json"]
+    out = run("sync", "--url", server.url, "--token", service_token, "-p", str(bulk_pid), *common, "--no-state")
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)
+    assert s["writes"]["service_account"] is True
+    assert s["writes"]["annotations"] == "predictions_to_annotations", s["writes"]
+    assert s["writes"]["data"].startswith("add_data_field ("), s["writes"]
+    n_gold = s["done"]["create_annotation"]
+    assert n_gold >= 20 and s["done"] == s["planned"]
+    after = _snapshot(api, bulk_pid, bot_id)
+    assert after["human"] == before["human"]  # every human annotation byte for byte
+    ours = [a for t in after["tasks"] for a in t["annotations"] if a["completed_by"] == bot_id]
+    assert len(ours) == n_gold and all(a["parent_prediction"] is not None for a in ours)  # from the gold predictions
+    # the same project written request by request with the admin's token: the same end state
+    out = run("sync", "--url", server.url, "--token", lst.TOKEN, "-p", str(slow_pid), *common, "--no-bulk")
+    assert out.returncode == 0, out.stderr
+    slow = json.loads(out.stdout)
+    assert slow["writes"]["annotations"].startswith("per request") and slow["writes"]["data"] == "per task"
+    slow_tasks = _snapshot(api, slow_pid, bot_id)["tasks"]
+    assert _written(after["tasks"], bot_id) == _written(slow_tasks, bot_id)
+    # tasks below the overlap stayed unlabelled, with their two annotations
+    below = [t for t in after["tasks"] if len([a for a in t["annotations"] if a["completed_by"] != bot_id]) == 2]
+    assert below and all(not t["is_labeled"] and t["total_annotations"] == 2 for t in below)
+    # a re-sync writes nothing: without a saved state, then with one (first run saves it, second reads it)
+    state = ["--state-dir", str(tmp_path / "state")]
+    for extra in (["--no-state"], state, state):
+        out = run("sync", "--url", server.url, "--token", service_token, "-p", str(bulk_pid), *common, *extra)
+        again = json.loads(out.stdout)
+        assert again["planned"] == {} and again["done"] == {}, (extra, again["planned"])
+    assert again["pull"]["mode"] == "incremental"
+    assert _snapshot(api, bulk_pid, bot_id)["human"] == before["human"]
+
+
+def test_the_agreement_column_is_a_rounded_number_and_the_tabs_filter_what_needs_review(
+    server, api, service_token, tmp_path
+):
+    pid = _project(api, "tabs", _tasks(api, n=24, seed=3))
+    args = ["--url", server.url, "--token", service_token, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
+    for _ in range(2):  # twice: the tabs are created once
+        out = run("sync", *args, "--json", "--no-state")
+        assert out.returncode == 0, out.stderr
+    views = api.views(pid)
+    titles = sorted(v["data"]["title"] for v in views)
+    assert titles == sorted([AGREEMENT_TAB, REVIEW_TAB])
+    tasks = list(api.tasks(pid))
+    agreements = [t["data"].get("iaa_agreement") for t in tasks]
+    assert all(type(a) is float and a == round(a, 3) for a in agreements if a is not None)  # JSON numbers
+    assert {0.333, 1.0} <= set(agreements)
+    # the raw JSON text of one task: a number, not a string
+    raw = api._http.get(f"api/tasks/{tasks[0]['id']}", headers={"Authorization": f"Token {lst.TOKEN}"}).text
+    assert '"iaa_agreement":' in raw.replace(" ", "") and '"iaa_agreement":"' not in raw.replace(" ", "")
+    by_title = {v["data"]["title"]: v for v in views}
+    # the agreement tab: every task, lowest agreement first (numeric ordering declared by the tab)
+    listed = api.request("GET", "api/tasks", params={"project": pid, "view": by_title[AGREEMENT_TAB]["id"]})
+    values = [t["data"].get("iaa_agreement") for t in listed["tasks"]]
+    numbers = [v for v in values if v is not None]
+    assert numbers == sorted(numbers) and len(listed["tasks"]) == len(tasks)
+    # the review tab: exactly the tasks flagged, and they are the tied ones (no gold label written)
+    flagged = api.request("GET", "api/tasks", params={"project": pid, "view": by_title[REVIEW_TAB]["id"]})["tasks"]
+    want = {t["id"] for t in tasks if t["data"].get("iaa_needs_adjudication") == "yes"}
+    assert {t["id"] for t in flagged} == want and want
+    for t in tasks:
+        votes = [a["result"][0]["value"]["choices"][0] for a in t["annotations"] if a["completed_by"] != _bot(api)]
+        counts = sorted((votes.count(v) for v in set(votes)), reverse=True)
+        tie = len(counts) > 1 and counts[0] == counts[1]
+        assert (t["id"] in want) == tie, (votes, t["data"])
+        assert t["data"]["iaa_gold"] == ("none" if tie else "prediction" if len(votes) < 3 else "annotation")
+    # the bot's readable name
+    me = next(u for u in api.users() if u["email"] == PLUGIN_EMAIL)
+    assert (me["first_name"], me["last_name"]) == ("iaa-engine", "gold")
+
+
+def _bot(api) -> int:
+    return api.plugin_user(create=False)["id"]
+
+
+def test_a_server_without_the_bulk_actions_gets_every_write_request_by_request(server, api, service_token, monkeypatch):
+    """Detect and fall back: when the Data Manager actions answer with an error (an older or trimmed server), the
+    same writes are made one by one and the summary says why."""
+    from iaa_label_studio.sync import sync
+
+    pid = _project(api, "no actions", _tasks(api, n=12, seed=5))
+    calls = []
+
+    def refuse(self, project_id, action, task_ids, **body):
+        calls.append(action)
+        raise LabelStudioError(f"Label Studio answered HTTP 400 to POST /api/dm/actions: Can't find '{action}'")
+
+    monkeypatch.setattr(Api, "action", refuse)
+    bot = Api(Connection(server.url, service_token))
+    s = sync(bot, pid, html=False, tabs=False)
+    assert sorted(set(calls)) == ["add_data_field", "predictions_to_annotations"]
+    assert (
+        s["writes"]["annotations"].startswith("predictions_to_annotations (")
+        and "per request" in s["writes"]["annotations"]
+    )
+    assert "Can't find" in s["writes"]["annotations_fallback"] and s["writes"]["data"].startswith("per task")
+    assert s["done"] == s["planned"]
+    again = sync(bot, pid, html=False, tabs=False)
+    assert again["planned"] == {}
