@@ -6,8 +6,9 @@ times round-robin (run i of every variant before run i + 1 of any, so a slow spe
 all alike), median reported:
 
 * the ``iaa report FILE`` path: ``ie.report(ie.read(FILE))`` (reading, encoding, every metric);
-* the ``iaa disagreements FILE`` path: ``ie.disagreements(ie.read(FILE), top=20)`` (its default ``--top``), and the
-  whole list (``top=None``); both with the Dawid-Skene posterior (the default);
+* the ``iaa disagreements FILE`` path: ``ie.disagreements(ie.read(FILE), top=20, items_per_pair=20)`` (its
+  defaults), and the whole list (``top=None``, every item behind every pair); both with the Dawid-Skene posterior
+  (the default), and the command's path without it (``--no-dawid-skene``);
 * the same two commands as a user runs them (``iaa report FILE`` and ``iaa disagreements FILE`` as subprocesses:
   imports, reading, computing, printing);
 * for information, on ``Annotations`` already built (a fresh one per run, built untimed): ``ie.report(data)``
@@ -60,8 +61,12 @@ def run_size(n: int, path: Path, bench: bl.Bench, repeat: int) -> dict[str, Any]
     file_variants: dict[str, tuple[str, Callable[[], Any]]] = {
         "report_file": ("iaa report path: report(read(FILE))", lambda: ie.report(ie.read(path))),
         "dis_file_top": (
-            "iaa disagreements path: disagreements(read(FILE), top=20)",
-            lambda: ie.disagreements(ie.read(path), top=20, progress=False),
+            "iaa disagreements path: disagreements(read(FILE), top=20, items_per_pair=20)",
+            lambda: ie.disagreements(ie.read(path), top=20, items_per_pair=20, progress=False),
+        ),
+        "dis_file_nods": (
+            "the same, dawid_skene=False (--no-dawid-skene)",
+            lambda: ie.disagreements(ie.read(path), top=20, items_per_pair=20, dawid_skene=False),
         ),
         "dis_file_all": (
             "disagreements(read(FILE)), the whole list",
@@ -99,6 +104,7 @@ def run_size(n: int, path: Path, bench: bl.Bench, repeat: int) -> dict[str, Any]
     for ours, ref, note in (
         ("dis_file_top", "report_file", "the iaa disagreements path (top 20) over the iaa report path"),
         ("dis_file_all", "report_file", "the whole list over the iaa report path"),
+        ("dis_file_nods", "report_file", "the iaa disagreements path without Dawid-Skene"),
         ("dis_cli", "report_cli", "the two commands as a user runs them"),
         ("dis_built", "report_built", "on built data (information: Dawid-Skene's EM against the metrics alone)"),
         ("dis_built_nods", "report_built", "on built data, without Dawid-Skene (information)"),
