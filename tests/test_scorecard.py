@@ -264,3 +264,18 @@ def test_mace_competence_fits_at_least_as_well_as_crowd_kit():
     assert _mace_log_likelihood(data, theta, xi) >= _mace_log_likelihood(data, theta_ref, xi_ref) - 1e-6
     names = list(data.annotators)
     assert names[int(np.argmin(theta))] == names[int(np.argmin(theta_ref))] == "random"
+
+
+def test_an_annotator_who_shares_no_item_gets_nan_not_a_verdict():
+    rows = [("a", "x", "p"), ("a", "y", "q"), ("b", "x", "p"), ("b", "y", "p"), ("c", "z", "q"), ("d", "z", "p")]
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    with __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("error")  # no RuntimeWarning from a 0/0 on the way
+        card = ie.annotator_report(df, progress=False, min_items=1)
+    z = card.table.set_index("annotator").loc["z"]
+    assert z["n_items"] == 2 and z["n_pairable"] == 0 and z["n_gold"] == 0
+    assert np.isnan(z["agreement"]) and np.isnan(z["kappa"]) and np.isnan(z["accuracy"]) and np.isnan(z["competence"])
+    assert z["flag"] == ""
+    # alpha without z is alpha itself (z's items have one annotation each: nothing pairable changes)
+    assert z["alpha_without"] == pytest.approx(card.alpha)
+    assert json.loads(card.to_json())["annotators"][2]["competence"] is None

@@ -323,7 +323,7 @@ def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | No
         cnt = data.counts
         top = cnt.count == cnt.max_i[cnt.item]
         n_top = np.bincount(cnt.item[top], minlength=data.n_items)
-        win = top & (n_top[cnt.item] == 1)
+        win = top & (n_top[cnt.item] == 1) & (cnt.n_i[cnt.item] >= 2)  # one vote is no gold for its own author
         out[cnt.item[win]] = cnt.category[win]
         return out, gold
     if isinstance(gold, str) and gold == "dawid_skene":
@@ -332,7 +332,7 @@ def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | No
         )
         p = post.to_numpy()
         best = p.max(axis=1, keepdims=True)
-        unique = np.sum(p >= best - 1e-9, axis=1) == 1
+        unique = (np.sum(p >= best - 1e-9, axis=1) == 1) & (data.counts.n_i >= 2)
         out[unique] = np.argmax(p, axis=1)[unique]
         return out, gold
     k_item, k_cat, _ = known_codes(data, gold)
@@ -390,8 +390,9 @@ def annotator_report(
         a's labels against the items' gold labels: ``gold=None`` or ``'majority'`` (majority vote, which counts a's
         own vote: on items with few annotations it flatters a), ``'dawid_skene'`` (Dawid & Skene 1979), or known
         labels (a mapping ``{item: label}``, a Series or a table with ``item`` and ``label``: accuracy on the gold
-        questions). Items whose gold label is tied are left out (``n_gold`` counts the rest). Accuracy with
-        Wilson's (1927) interval; Cohen's kappa of the label × gold table with the interval above.
+        questions). Items whose gold label is tied are left out, and with majority or Dawid-Skene gold the items
+        with a single annotation too (their gold would be the annotator's own label); ``n_gold`` counts the rest.
+        Accuracy with Wilson's (1927) interval; Cohen's kappa of the label × gold table with the interval above.
     ``alpha_without``, ``alpha_change``
         Krippendorff's alpha at ``level`` without a's annotations, and its change :math:`\alpha_{-a} - \alpha`
         (positive: the data agree better without a); computed for all annotators at once from the coincidence
@@ -404,7 +405,8 @@ def annotator_report(
     ``competence``
         MACE's (Hovy et al. 2013) competence :math:`\theta_a`: the probability that a labels by knowing rather
         than by drawing from a spamming distribution :math:`\xi_a` (EM, true labels uniform, smoothing 0.01 / K as
-        crowd-kit's ``MACE``). About 0 for an annotator who clicks at random, near 1 for a careful one.
+        crowd-kit's ``MACE``). About 0 for an annotator who clicks at random, near 1 for a careful one; NaN for an
+        annotator who shares no item with anyone.
     ``flag``
         ``'random'`` when ``competence < competence_threshold`` (default 0.3), ``'biased'`` when
         ``tvd >= bias_threshold`` (default 0.15) and ``chi2_p < bias_p`` (default 0.001), both only for an
@@ -569,6 +571,7 @@ def annotator_report(
 
     # competence (MACE)
     competence, _, _ = _mace(data, max_iter, tol, progress)
+    competence = np.where(n_pair > 0, competence, np.nan)  # nobody to compare with: not identified
 
     enough = n_pair >= min_items
     random_flag = enough & (competence < competence_threshold)
