@@ -161,7 +161,7 @@ def _encode_typed_labels(
                 cats = pd.Index(cats.to_numpy().astype(np.int64)) if np.all(cats == np.round(cats)) else cats
             except ValueError:
                 pass
-        codes = pd.Categorical(labels, categories=cats).codes.astype(np.int64)
+        codes = cats.get_indexer(labels).astype(np.int64)  # -1 where not a category (no pandas-4 warning)
         unknown = codes < 0
         if unknown.any():
             bad = pd.unique(labels[unknown])[:5]
