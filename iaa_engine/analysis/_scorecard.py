@@ -285,9 +285,9 @@ def _mace(data: Annotations, max_iter: int, tol: float, progress: bool | None) -
         q = post.ravel()[key]  # P(T_i = the annotation's label)
         know_given = theta[:, None] / np.maximum(theta[:, None] + (1.0 - theta[:, None]) * xi, _TINY)
         know = q * know_given.ravel()[al]
-        k_a = np.bincount(ann, weights=know, minlength=a_n)
-        new_theta = (k_a + smooth) / (n_a + 2.0 * smooth)
-        spam = (n_al - np.bincount(al, weights=know, minlength=a_n * c)).reshape(a_n, c) + smooth
+        k_al = np.bincount(al, weights=know, minlength=a_n * c).reshape(a_n, c)
+        new_theta = (k_al.sum(axis=1) + smooth) / (n_a + 2.0 * smooth)
+        spam = n_al.reshape(a_n, c) - k_al + smooth
         return new_theta, spam / spam.sum(axis=1, keepdims=True)
 
     n_al = np.bincount(al, minlength=a_n * c).astype(float)
