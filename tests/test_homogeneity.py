@@ -55,10 +55,24 @@ def test_vision_matches_statsmodels_and_irr():
         assert p == pytest.approx(ref.pvalue, rel=1e-9)
     assert marginal_homogeneity_tables(VISION, "stuart_maxwell")[0] == pytest.approx(_irr_stuart_maxwell(VISION))
     assert marginal_homogeneity_tables(VISION, "bhapkar")[0] == pytest.approx(_irr_bhapkar(VISION), rel=1e-12)
-    # the published values: Stuart-Maxwell 11.957 (Stuart 1955; Agresti 2002, §10.3), Bhapkar 11.976; irr's printed
-    # example (https://rdrr.io/cran/irr/man/bhapkar.html) shows "Subjects = 7477, Raters = 2, Chisq = 12..."
+    # the published values: Stuart-Maxwell 11.957 (Stuart 1955; Agresti 2002, §10.3), Bhapkar 11.976
     assert round(float(marginal_homogeneity_tables(VISION, "stuart_maxwell")[0]), 3) == 11.957
     assert round(float(marginal_homogeneity_tables(VISION, "bhapkar")[0]), 3) == 11.976
+
+
+def test_reproduces_irr_printed_example_output():
+    """R irr 0.84's printed example ``bhapkar(vision)`` (https://rdrr.io/cran/irr/man/bhapkar.html):
+    " Subjects = 7477 / Raters = 2 / Chisq = 12". irr's ``print.irrlist`` writes values with ``format(x, digits=3)``
+    (three significant digits, trailing zeros dropped: 11.976 prints as 12), the statistic line as ``Chisq(3) = 12``
+    and the p-value the same way; Python's ``%.3g`` is that format. The page shows the output up to "Chisq = 12";
+    the p-values below are what the same print makes of statsmodels' values (``stuart.maxwell.mh(vision)``'s printed
+    output is not on its page)."""
+    for method, p_printed in (("bhapkar", "0.00747"), ("stuart_maxwell", "0.00753")):
+        stat, df, p = marginal_homogeneity_tables(VISION, method)
+        assert int(VISION.sum()) == 7477
+        assert f"Chisq = {float(stat):.3g}" == "Chisq = 12"
+        assert f"Chisq({int(df)}) = {float(stat):.3g}" == "Chisq(3) = 12"
+        assert f"p-value = {float(p):.3g}" == f"p-value = {p_printed}"
 
 
 def test_reproduces_printed_r_output_nonpar():
