@@ -48,15 +48,20 @@ import xlwings as xw
 import iaa_engine as ie
 
 __all__ = [
+    "ANNOTATORS",
     "ANNOTATOR_BIAS",
     "BCR_WEIGHTS",
     "COHEN",
     "COHEN_WEIGHTED",
+    "CONFUSED_PAIRS",
+    "DISAGREEMENTS",
     "FLEISS",
     "FLEISS_WEIGHTED",
     "GOLD",
+    "GOLD_ACCURACY",
     "GWET_AC1",
     "GWET_WEIGHTED",
+    "IAA_BENCHMARK",
     "IAA_ESTIMATE",
     "IAA_REPORT",
     "INTRACLASS",
@@ -255,9 +260,15 @@ def _cell(v: Any) -> Any:
     return v
 
 
-def _name(v: Any, fallback: str) -> Any:
-    v = _cell(v)
-    return fallback if v is None else v
+def _name(v: Any, fallback: Any) -> Any:
+    """A name (annotator, item, category): a number stays a number, and numeric text too unless it is spelled
+    differently from the number (``"007"``, ``"1.50"``: an id with leading zeros keeps them)."""
+    c = _cell(v)
+    if c is None:
+        return fallback
+    if isinstance(v, str) and not isinstance(c, str) and str(c) != v.strip():
+        return v.strip()
+    return c
 
 
 def _blank(v: Any) -> bool:
@@ -854,3 +865,353 @@ def IAA_ESTIMATE(
         ["p-value", _scalar(e.p_value)],
         ["Items", int(e.n_items)],
     ]
+
+
+# ----------------------------------------------------------------------------- after the number: what to do next
+
+DOC_TOP = "List only this many (default: all). The ranking is over all of them."
+DOC_ITEMS_PER_PAIR = "List at most this many items behind each pair, the largest contributions first (default: all)."
+DOC_GOLD = (
+    'Gold labels: "majority" (default), "dawid_skene", or a range of known labels: one cell per item aligned '
+    "with the items (blank = not known), or a two-column table of item names and labels."
+)
+DOC_KNOWN = (
+    "Known labels (gold questions): one cell per item aligned with the items of data (blank = not known), "
+    "or a two-column table of item names and labels."
+)
+DOC_MIN_ITEMS = "Annotators with fewer items shared with others are never flagged (default 20)."
+DOC_THRESHOLD = "The accuracy an annotator needs, between 0 and 1 (default 0.8)."
+DOC_SCALE = '"landis_koch" (default), "fleiss", "altman" or "krippendorff" (0.667 / 0.800).'
+DOC_BENCH_THRESHOLD = "The probability the reading must reach, in (0, 1] (default 0.95)."
+DOC_METRIC_BENCH = DOC_METRIC.replace(', or an ICC form such as "ICC(2,1)"', "") + " An ICC has no standard error."
+GOLD_RULES_SCORECARD = ("majority", "dawid_skene")
+BENCHMARK_SCALES = tuple(ie.BENCHMARK_SCALES)
+_SCALE_TITLES = {"landis_koch": "Landis-Koch", "fleiss": "Fleiss", "altman": "Altman", "krippendorff": "Krippendorff"}
+
+
+def _out(v: Any) -> Any:
+    """One value of a spilled table: numbers as float/int, undefined as ``#DIV/0!``, names as they are."""
+    if v is None:
+        return UNDEFINED
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return _scalar(float(v))
+    return v if isinstance(v, str) else str(v)
+
+
+def _whole(value: Any, name: str, low: int = 1) -> int | None:
+    """A whole number option (blank: None)."""
+    if _is_error(value):
+        raise _ExcelError(value.strip().upper(), f"{name} is the error value {value}")
+    c = _cell(value)
+    if c is None:
+        return None
+    if isinstance(c, bool) or not isinstance(c, int) or c < low:
+        raise _ExcelError("#VALUE!", f"{name} must be a whole number of at least {low}; got {value!r}")
+    return c
+
+
+def _fraction(value: Any, name: str, default: float, *, low_open: bool = False) -> float:
+    """A number option in [0, 1] (or (0, 1]); blank: the default."""
+    if _is_error(value):
+        raise _ExcelError(value.strip().upper(), f"{name} is the error value {value}")
+    c = _cell(value)
+    if c is None:
+        return default
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not (0 < c <= 1 if low_open else 0 <= c <= 1):
+        span = "above 0 and at most 1" if low_open else "between 0 and 1"
+        raise _ExcelError("#VALUE!", f"{name} must be a number {span}; got {value!r}")
+    return float(c)
+
+
+def _known(value: Any, items: list[Any], what: str = "known") -> dict[Any, Any]:
+    """Known labels from a range -> {item name: label}.
+
+    One line (a row or a column): one cell per item of the data range, in its order, blank = not known. Two
+    columns: item names (as the data's headers name them, or positions without headers) and labels; a first row
+    reading ``item``/``label`` is a header. Labels are read as the data's cells are (``'2`` is the number 2).
+    """
+    if isinstance(value, str) and _is_error(value):
+        raise _ExcelError(value.strip().upper(), f"{what} is the error value {value}")
+    try:
+        grid = _grid(value)
+    except _ExcelError as e:
+        if e.value == UNDEFINED:
+            raise _ExcelError("#VALUE!", f"{what} holds no labels") from None
+        raise
+    n_rows, n_cols = len(grid), len(grid[0])
+    out: dict[Any, Any] = {}
+    if n_rows == 1 or n_cols == 1:
+        line = grid[0] if n_rows == 1 else [r[0] for r in grid]
+        if len(line) > len(items):
+            raise _ExcelError(
+                "#VALUE!",
+                f"{what} has {len(line)} cells in a line but the range has {len(items)} items: give one cell per "
+                "item, aligned with the items (without their header), or a two-column table of item and label",
+            )
+        for it, v in zip(items, line):
+            label = _cell(v)
+            if label is not None:
+                out[it] = label
+    elif n_cols == 2:
+        rows = grid
+        first = [str(_cell(v)).lower() if _cell(v) is not None else "" for v in grid[0]]
+        if first == ["item", "label"]:
+            rows = grid[1:]
+        for r in rows:
+            it, label = _name(r[0], None), _cell(r[1])
+            if label is None:
+                continue
+            if it is None:
+                raise _ExcelError("#VALUE!", f"{what}: the label {label!r} has no item name beside it")
+            if it in out:
+                raise _ExcelError("#VALUE!", f"{what} gives item {it!r} more than once")
+            out[it] = label
+    else:
+        raise _ExcelError(
+            "#VALUE!",
+            f"{what} is {n_rows} x {n_cols}: give one line of labels aligned with the items, or two columns "
+            "(item, label)",
+        )
+    if not out:
+        raise _ExcelError("#VALUE!", f"{what} holds no labels")
+    return out
+
+
+def _known_found(d: ie.Annotations, known: dict[Any, Any], what: str = "known") -> None:
+    """#N/A when none of the known items is an item of the data (matched as the core matches them)."""
+    acc = ie.gold_accuracy(d, known)
+    if acc.n_known == 0:
+        raise _ExcelError(
+            "#N/A",
+            f"none of the {len(known)} items of {what} is an item of the range with annotations "
+            f"(e.g. {next(iter(known))!r}); name items as the range's header does, or by position without headers",
+        )
+    if acc.n_unmatched:
+        log.info("%s: %d known item(s) are not items of the range and are ignored", what, acc.n_unmatched)
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("gold", "raw", doc=DOC_GOLD)
+@xw.arg("level", err_to_str=True, doc=DOC_LEVEL + " Used for the alpha columns.")
+@xw.arg("min_items", err_to_str=True, doc=DOC_MIN_ITEMS)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def ANNOTATORS(data, gold=None, level=None, min_items=None, layout=None, headers=None):
+    """A scorecard per annotator (agreement and kappa with the others, accuracy vs gold, alpha without them,
+    flag); spills a table with a header row."""
+    lev = _option(level, "level", ie.LEVELS, "nominal")
+    least = _whole(min_items, "min_items")
+    d, items, _ = _read(data, layout, headers, allow_counts=False, level=lev)
+    g = _raw(gold)
+    if g is None or (isinstance(g, str) and not _is_error(g)):
+        rule = _option(None if g is None else g.replace("-", "_"), "gold", GOLD_RULES_SCORECARD, "majority")
+        source: Any = rule
+    else:
+        source = _known(gold, items, "gold")
+        _known_found(d, source, "gold")
+    kw = {} if least is None else {"min_items": least}
+    card = ie.annotator_report(d, gold=source, level=lev, pairwise=False, progress=False, **kw)
+    pct = f"{card.confidence * 100:g}%"
+    columns = [
+        ("Annotator", "annotator"),
+        ("Items", "n_items"),
+        ("Shared items", "n_pairable"),
+        ("Agreement", "agreement"),
+        (f"Agreement lower {pct}", "agreement_lower"),
+        (f"Agreement upper {pct}", "agreement_upper"),
+        ("Kappa", "kappa"),
+        (f"Kappa lower {pct}", "kappa_lower"),
+        (f"Kappa upper {pct}", "kappa_upper"),
+        (f"Gold items ({card.gold})", "n_gold"),
+        ("Accuracy", "accuracy"),
+        (f"Accuracy lower {pct}", "accuracy_lower"),
+        (f"Accuracy upper {pct}", "accuracy_upper"),
+        ("Gold kappa", "gold_kappa"),
+        (f"Alpha without [{card.level}]", "alpha_without"),
+        ("Alpha change", "alpha_change"),
+        ("Label TVD", "tvd"),
+        ("Label chi-square p", "chi2_p"),
+        ("Competence (MACE)", "competence"),
+        ("Flag", "flag"),
+    ]
+    t = card.table
+    out: list[list[Any]] = [[label for label, _ in columns]]
+    for row in zip(*(t[key].tolist() for _, key in columns)):
+        out.append([_out(v) for v in row])
+    return out
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("top", err_to_str=True, doc=DOC_TOP)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def DISAGREEMENTS(data, top=None, layout=None, headers=None):
+    """The items to adjudicate, most unsettled first (agreement, tie, Dawid-Skene entropy) with their labels;
+    spills a table with a header row."""
+    n = _whole(top, "top")
+    d, _, lay = _read(data, layout, headers)
+    res = ie.disagreements(d, top=n, progress=False)
+    f = res.to_frame()
+    out: list[list[Any]] = [
+        ["Rank", "Item", "Annotations", "Agreement", "Tied", "Entropy (Dawid-Skene)", "Labels", "Annotators"]
+    ]
+    for r in f.itertuples(index=False):
+        out.append(
+            [
+                int(r.rank),
+                _out(r.item),
+                int(r.n_annotations),
+                _out(r.agreement),
+                bool(r.tie),
+                _out(r.entropy) if res.dawid_skene else "#N/A",
+                r.labels,
+                "#N/A" if lay == "counts" else r.annotators,
+            ]
+        )
+    return out
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("top", err_to_str=True, doc=DOC_TOP)
+@xw.arg("items_per_pair", err_to_str=True, doc=DOC_ITEMS_PER_PAIR)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@xw.arg("sep", err_to_str=True, doc='Separator between the items of a pair (default "|").')
+@_excel_safe
+def CONFUSED_PAIRS(data, top=None, items_per_pair=None, layout=None, headers=None, sep=None):
+    """The label pairs annotators confuse most (coincidences over chance), with the items behind each; spills a
+    table with a header row."""
+    n = _whole(top, "top")
+    per_pair = _whole(items_per_pair, "items_per_pair")
+    if _is_error(sep):
+        raise _ExcelError(sep.strip().upper(), f"sep is the error value {sep}")
+    joiner = "|" if sep is None else str(sep)
+    d, _, _ = _read(data, layout, headers)
+    res = ie.disagreements(d, top=n, items_per_pair=per_pair, dawid_skene=False, progress=False)
+    behind = res.pair_items.groupby("pair", sort=False)["item"].agg(lambda v: joiner.join(map(str, v)))
+    out: list[list[Any]] = [
+        ["Rank", "Label A", "Label B", "Observed", "Expected", "Ratio", "Share", "Items", "Items behind"]
+    ]
+    for r in res.pairs.itertuples(index=False):
+        out.append(
+            [
+                int(r.rank),
+                _out(r.label_a),
+                _out(r.label_b),
+                _out(r.observed),
+                _out(r.expected),
+                _out(r.ratio),
+                _out(r.share),
+                int(r.n_items),
+                behind.get(r.rank, ""),
+            ]
+        )
+    return out
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("known", "raw", doc=DOC_KNOWN)
+@xw.arg("threshold", err_to_str=True, doc=DOC_THRESHOLD)
+@xw.arg("confidence", err_to_str=True, doc=DOC_CONFIDENCE)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT_NO_COUNTS)
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def GOLD_ACCURACY(data, known=None, threshold=None, confidence=None, layout=None, headers=None):
+    """Each annotator's accuracy on the gold questions with Wilson's interval and pass/fail; spills a table with a
+    header row."""
+    thr = _fraction(threshold, "threshold", 0.8)
+    conf = _confidence(confidence)
+    if _raw(known) is None:
+        raise _ExcelError("#VALUE!", "give the known labels (gold questions) as the second argument")
+    d, items, _ = _read(data, layout, headers, allow_counts=False)
+    labels = _known(known, items)
+    _known_found(d, labels)
+    acc = ie.gold_accuracy(d, labels, threshold=thr, confidence=conf)
+    pct = f"{conf * 100:g}%"
+    out: list[list[Any]] = [
+        ["Annotator", "Gold questions", "Correct", "Accuracy", f"Lower {pct}", f"Upper {pct}", "Passed", "Status"]
+    ]
+    for r in acc.table.itertuples(index=False):
+        out.append(
+            [
+                _out(r.annotator),
+                int(r.n_gold),
+                int(r.n_correct),
+                _out(r.accuracy),
+                _out(r.lower),
+                _out(r.upper),
+                bool(r.passed),
+                r.status,
+            ]
+        )
+    return out
+
+
+@xw.func
+@xw.arg("data", "raw", doc=DOC_DATA)
+@xw.arg("metric", err_to_str=True, doc=DOC_METRIC_BENCH)
+@xw.arg("scale", err_to_str=True, doc=DOC_SCALE)
+@xw.arg("weights", err_to_str=True, doc=DOC_WEIGHTS_EST)
+@xw.arg("threshold", err_to_str=True, doc=DOC_BENCH_THRESHOLD)
+@xw.arg("annotator_a", err_to_str=True, doc=DOC_ANN_EST)
+@xw.arg("annotator_b", err_to_str=True, doc=DOC_ANN_EST)
+@xw.arg("layout", err_to_str=True, doc=DOC_LAYOUT + " Not for multi_kappa, cohen_kappa or scott_pi.")
+@xw.arg("headers", err_to_str=True, doc=DOC_HEADERS)
+@_excel_safe
+def IAA_BENCHMARK(
+    data,
+    metric=None,
+    scale=None,
+    weights=None,
+    threshold=None,
+    annotator_a=None,
+    annotator_b=None,
+    layout=None,
+    headers=None,
+):
+    """A coefficient read on a benchmark scale with the probability of each band (Gwet's probabilistic
+    benchmarking); spills the reading and its probability above the bands."""
+    m, is_icc = _metric(metric)
+    if is_icc:
+        raise _ExcelError(
+            "#VALUE!",
+            f"{m} has no standard error (its interval comes from the F distribution): read a kappa-family "
+            "coefficient or krippendorff_alpha on a scale",
+        )
+    sc = _option(scale.replace("-", "_") if isinstance(scale, str) else scale, "scale", BENCHMARK_SCALES, "landis_koch")
+    thr = _fraction(threshold, "threshold", 0.95, low_open=True)
+    w = _option(weights, "weights", ie.AGREEMENT_WEIGHTS, "identity")
+    pair = m in PAIR_METRICS
+    if (annotator_a is not None or annotator_b is not None) and not pair:
+        raise _ExcelError("#VALUE!", f"annotator_a and annotator_b are for cohen_kappa and scott_pi, not {m}")
+    d, _, _ = _read(data, layout, headers, allow_counts=not pair and m != "multi_kappa")
+    a, b = _pick_pair(d, annotator_a, annotator_b) if pair else (None, None)
+    e = ie.estimate(d, m, weights=w, annotator_a=a, annotator_b=b)
+    r = ie.benchmark_reading(e, scale=sc, threshold=thr)
+    title = _SCALE_TITLES.get(sc, sc)
+    lowest = ie.BENCHMARK_SCALES[sc][-1][2]  # "Poor or better" says nothing: the lowest band is read as itself
+    out: list[list[Any]] = [
+        [f"Estimate ({e.metric})", _scalar(r.estimate), "Standard error", _scalar(r.se), ""],
+        [
+            f"Reading ({title})",
+            "#N/A" if r.reading is None else r.reading if r.reading == lowest else f"{r.reading} or better",
+            "Probability",
+            _scalar(r.probability),
+            "",
+        ],
+        ["Point estimate in", "#N/A" if r.point_band is None else r.point_band, "Threshold", r.threshold, ""],
+        [f"Band ({title})", "Lower", "Upper", "Probability", "Cumulative"],
+    ]
+    for lo, hi, name, p, c in r.bands.itertuples(index=False, name=None):
+        out.append([name, float(lo), float(hi), _scalar(p), _scalar(c)])
+    return out

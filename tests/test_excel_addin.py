@@ -106,15 +106,20 @@ def classroom() -> ie.Annotations:
 # ----------------------------------------------------------------------------- metadata (function wizard)
 
 FUNCTIONS = [
+    "ANNOTATORS",
     "ANNOTATOR_BIAS",
     "BCR_WEIGHTS",
     "COHEN",
     "COHEN_WEIGHTED",
+    "CONFUSED_PAIRS",
+    "DISAGREEMENTS",
     "FLEISS",
     "FLEISS_WEIGHTED",
     "GOLD",
+    "GOLD_ACCURACY",
     "GWET_AC1",
     "GWET_WEIGHTED",
+    "IAA_BENCHMARK",
     "IAA_ESTIMATE",
     "IAA_REPORT",
     "INTRACLASS",
@@ -457,6 +462,8 @@ def test_layout_help_says_auto_is_the_default():
                 "BCR_WEIGHTS",
                 "COHEN_WEIGHTED",
                 "INTRACLASS",
+                "ANNOTATORS",
+                "GOLD_ACCURACY",
             )
         ), name
         data_doc = next(p["description"] for p in f["parameters"] if p["name"] == "data")
