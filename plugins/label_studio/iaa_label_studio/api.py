@@ -334,9 +334,12 @@ class Api:
         data = self.request("GET", "api/predictions", params=params) or []
         return data.get("results", []) if isinstance(data, dict) else data
 
-    def updated_since(self, project_id: int, since: datetime, page_size: int = 5000) -> list[tuple[int, str]]:
+    def updated_since(
+        self, project_id: int, since: datetime, page_size: int = 5000, *, count_only: bool = False
+    ) -> Any:
         """``(task id, updated_at)`` of every task whose ``updated_at`` is later than ``since`` (a Data Manager
-        filter: the server does the selection, so nothing changed costs one quick call)."""
+        filter: the server does the selection, so nothing changed costs one quick call); ``count_only``: how
+        many there are (one task serialised, whatever the number)."""
         value = since.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         query = _json.dumps(
             {
@@ -350,6 +353,8 @@ class Api:
         )
         out: list[tuple[int, str]] = []
         page = 1
+        if count_only:
+            page_size = 1
         while True:
             data = self.request(
                 "GET",
@@ -365,6 +370,9 @@ class Api:
                 ok404=True,
             )
             items = (data or {}).get("tasks", []) if isinstance(data, dict) else (data or [])
+            if count_only:
+                total = data.get("total") if isinstance(data, dict) else None
+                return int(total) if isinstance(total, int) else len(items)
             out += [(int(t["id"]), str(t.get("updated_at"))) for t in items]
             total = data.get("total") if isinstance(data, dict) else None
             if not items or total is None or len(out) >= total:

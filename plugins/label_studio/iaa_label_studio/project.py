@@ -139,9 +139,16 @@ def _pull_changes(
 ) -> tuple[list[dict] | None, dict]:
     """The previous read updated with the tasks changed since; ``(None, {"reason": ...})`` when it cannot be."""
     project_id = int(p["id"])
-    listed = api.updated_since(project_id, prev.watermark - MARGIN)
+    too_many = max(200, FULL_SHARE * len(prev.tasks))
+    if len(refresh) > too_many:  # e.g. the read-back after a first sync: no need to list what changed
+        return None, {"reason": f"{len(refresh)} of {len(prev.tasks)} tasks to read again"}
+    since = prev.watermark - MARGIN
+    n_listed = api.updated_since(project_id, since, count_only=True)  # listing costs ~3 ms per task: count first
+    if n_listed > too_many:
+        return None, {"reason": f"{n_listed} of {len(prev.tasks)} tasks changed"}
+    listed = api.updated_since(project_id, since) if n_listed else []
     changed = {tid for tid, up in listed if prev.tasks.get(tid, {}).get("updated_at") != up} | refresh
-    if len(changed) > 200 and len(changed) > FULL_SHARE * len(prev.tasks):
+    if len(changed) > too_many:
         return None, {"reason": f"{len(changed)} of {len(prev.tasks)} tasks changed"}
     bar = Progress(len(changed), "reading changed tasks", show=progress)
     try:
