@@ -385,7 +385,9 @@ def annotator_report(
         :math:`\mathrm{tr}\,T / n` (the share of a's pairs of annotations that agree: a's part of Fleiss' observed
         agreement, Fleiss 1971) with Wilson's interval; ``kappa`` is Cohen's (1960) kappa of T (a's own
         margins against the others'), with the large-sample standard error of Fleiss, Cohen & Everitt (1969) and a
-        normal interval. With two annotators, both are their percentage agreement and Cohen's kappa.
+        normal interval (with more than two annotators T holds expected counts, and the standard error treats it as
+        a table of the n items: an approximation). With two annotators, both are their percentage agreement and
+        Cohen's kappa.
     ``accuracy``, ``gold_kappa`` (against the gold labels)
         a's labels against the items' gold labels: ``gold=None`` or ``'majority'`` (majority vote, which counts a's
         own vote: on items with few annotations it flatters a), ``'dawid_skene'`` (Dawid & Skene 1979), or known
