@@ -188,6 +188,7 @@ def _iaa(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=120)
 
 
+@pytest.mark.slow  # six runs of the console script (~2 s of start-up each)
 def test_cli_annotators_table_csv_json_and_known_labels(tmp_path):
     df = crowd(0, n_annotations=20_000)
     path = tmp_path / "crowd.csv"
