@@ -357,9 +357,10 @@ def match_regions(
         & \text{if } a \text{ annotated the item but marked nothing in } u \end{cases}
 
     so a missed region is a disagreement (as in Label Studio Enterprise), and a region only one annotator of the
-    item saw is not dropped. The units do not depend on the order of the rows. They can depend on the names of the
-    annotators only when matching is ambiguous (a chain r ~ s ~ q with r ≁ q across three annotators); with two
-    annotators they are the optimal pairwise matching.
+    item saw is not dropped. The units do not depend on the order of the rows (an annotator's regions are taken in
+    order of their geometry and label; polygons and masks, which have no such order, in row order, which matters only
+    for exact ties). They can depend on the names of the annotators only when matching is ambiguous (a chain
+    r ~ s ~ q with r ≁ q across three annotators); with two annotators they are the optimal pairwise matching.
 
     **Pairwise matching quality**, each pair of annotators matched directly on every item both annotated
     (independent of any order): with :math:`m_{ab}` matched pairs and :math:`n_a, n_b` the regions of each on
