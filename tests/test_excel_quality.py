@@ -346,6 +346,7 @@ def test_benchmark_weighted_and_pairs():
 
 ERRORS = [
     ("ANNOTATORS", (A, "best"), VALUE, "gold must be one of"),
+    ("ANNOTATORS", (A, excel_error("#N/A")), NA, "error value #N/A"),
     ("ANNOTATORS", (A, None, "fuzzy"), VALUE, "level must be one of"),
     ("ANNOTATORS", (A, None, None, 0.0), VALUE, "min_items must be a whole number"),
     ("ANNOTATORS", (A, [[1.0] * 16]), VALUE, "16 cells in a line but the range has 15 items"),

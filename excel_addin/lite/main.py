@@ -986,9 +986,9 @@ def _known(value: Any, items: list[Any], what: str = "known") -> dict[Any, Any]:
     return out
 
 
-def _known_found(d: ie.Annotations, known: dict[Any, Any], what: str = "known") -> None:
-    """#N/A when none of the known items is an item of the data (matched as the core matches them)."""
-    acc = ie.gold_accuracy(d, known)
+def _known_found(acc: Any, known: dict[Any, Any], what: str = "known") -> None:
+    """#N/A when none of the known items is an item of the data (``acc``: the core's ``gold_accuracy`` on them,
+    which matches items by value, then by text)."""
     if acc.n_known == 0:
         raise _ExcelError(
             "#N/A",
@@ -1019,7 +1019,7 @@ def ANNOTATORS(data, gold=None, level=None, min_items=None, layout=None, headers
         source: Any = rule
     else:
         source = _known(gold, items, "gold")
-        _known_found(d, source, "gold")
+        _known_found(ie.gold_accuracy(d, source), source, "gold")
     kw = {} if least is None else {"min_items": least}
     card = ie.annotator_report(d, gold=source, level=lev, pairwise=False, progress=False, **kw)
     pct = f"{card.confidence * 100:g}%"
@@ -1140,8 +1140,8 @@ def GOLD_ACCURACY(data, known=None, threshold=None, confidence=None, layout=None
         raise _ExcelError("#VALUE!", "give the known labels (gold questions) as the second argument")
     d, items, _ = _read(data, layout, headers, allow_counts=False)
     labels = _known(known, items)
-    _known_found(d, labels)
     acc = ie.gold_accuracy(d, labels, threshold=thr, confidence=conf)
+    _known_found(acc, labels)
     pct = f"{conf * 100:g}%"
     out: list[list[Any]] = [
         ["Annotator", "Gold questions", "Correct", "Accuracy", f"Lower {pct}", f"Upper {pct}", "Passed", "Status"]
