@@ -145,7 +145,7 @@ class BenchmarkReading(Result):
         return f"BenchmarkReading({self.metric or 'value'}: {self.text()})"
 
 
-def _phi(x: np.ndarray) -> np.ndarray:
+def _phi(x: np.ndarray | float) -> np.ndarray:
     from scipy import special
 
     return np.asarray(special.ndtr(x), dtype=float)

@@ -866,8 +866,8 @@ def render_html_report(
     >>> page = ie.render_html_report(data, report=ie.report(data), title="Classroom exercise")
     >>> page.splitlines()[0], "<title>Classroom exercise</title>" in page
     ('<!DOCTYPE html>', True)
-    >>> page.count("<svg")  # heatmap, item agreement (two), coincidences; no forest plot without intervals
-    4
+    >>> page.count("<svg")  # heatmap, item agreement (two), coincidences, annotators; no forest plot without intervals
+    5
     """
     n_boot = n_boot or 0  # None or 0: no bootstrap
     if report is not None:  # computed once by the caller: the page only draws it
@@ -1034,8 +1034,8 @@ def write_html_report(
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     out = ie.write_html_report(data, pathlib.Path(tmp) / "report.html", n_boot=200, seed=1)
     ...     text = out.read_text(encoding="utf-8")
-    >>> out.name, text.count("<svg")  # the five pictures, with the forest plot of the intervals
-    ('report.html', 5)
+    >>> out.name, text.count("<svg")  # the six pictures, with the forest plot of the intervals
+    ('report.html', 6)
     """
     text = render_html_report(
         data, level=level, weights=weights, n_boot=n_boot, seed=seed, title=title, progress=progress, report=report
