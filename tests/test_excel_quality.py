@@ -194,6 +194,21 @@ def test_disagreements_on_sparse_text_ids_keep_their_leading_zeros():
     assert call("DISAGREEMENTS", SPARSE_T, 10.0, "rows", True) == out
 
 
+def test_disagreements_of_a_count_table():
+    """A count table has no annotators: no Dawid-Skene entropy and no who-said-what (#N/A), the rest as the core."""
+    counts = SEED001.counts.to_dense().astype(float).tolist()
+    res = core(
+        ie.disagreements,
+        ie.Annotations.from_counts(pd.DataFrame(counts, index=range(1, 16), columns=[1, 2, 3])),
+        progress=False,
+    )
+    out = call("DISAGREEMENTS", counts, None, "counts")
+    assert not res.dawid_skene and len(out) == len(res.items) + 1 == 7
+    for mine, row in zip(out[1:], res.to_frame().to_dict(orient="records")):
+        assert mine[:5] == [row["rank"], row["item"], row["n_annotations"], pytest.approx(row["agreement"]), row["tie"]]
+        assert mine[5] == NA and mine[7] == NA and mine[6] == row["labels"]
+
+
 def test_disagreements_hand_worked():
     """t2 splits 1:1 (agreement 0, tied), t3 is 2:1 (1/3), t1 unanimous (not listed): the core's docstring case."""
     rng = [["", "a", "b", "c"], ["t1", "pos", "pos", None], ["t2", "neg", "pos", None], ["t3", "neg", "neg", "pos"],
@@ -278,6 +293,8 @@ def test_gold_accuracy_equals_the_core_on_sparse_text_ids():
     # the same labels as a line aligned with the items (one cell per item row, blank = no gold question)
     line = [[known.get(it)] for it in WIDE.index]
     assert call("GOLD_ACCURACY", SPARSE, line, 0.6, None, None, True) == out
+    # one annotator per row: the known line is a row along the items
+    assert call("GOLD_ACCURACY", SPARSE_T, [[known.get(it) for it in WIDE.index]], 0.6, None, "rows", True) == out
     # "7" is not "007": ids with leading zeros are matched as text
     assert call("GOLD_ACCURACY", SPARSE, [["7", "neg"], ["8", "pos"]], None, None, None, True) == [[NA]]
 
@@ -372,6 +389,17 @@ ERRORS = [
     ("IAA_BENCHMARK", (A, "fleiss_kappa", None, None, None, 1.0, 2.0), VALUE, "are for cohen_kappa and scott_pi"),
     ("IAA_BENCHMARK", (A, "cohen_kappa", None, None, None, 1.0, 7.0), NA, "not an annotator name"),
 ]
+
+
+def test_text_names_with_leading_zeros_are_names_not_positions():
+    """An annotator "002" named as "002" is that annotator, not the second one; 2 is the second one."""
+    rng = [["", "002", "001", "x"]] + [[f"{i:03d}", *r] for i, r in enumerate(A_T)]
+    d = ie.Annotations.from_wide(
+        pd.DataFrame([r[1:] for r in rng[1:]], columns=["002", "001", "x"]), annotators_as="columns"
+    )
+    assert call("COHEN", rng, "002", "x", None, True) == [[pytest.approx(ie.cohen_kappa(d, "002", "x"))]]
+    assert call("COHEN", rng, 2.0, 3.0, None, True) == [[pytest.approx(ie.cohen_kappa(d, "001", "x"))]]
+    assert [r[0] for r in call("ANNOTATORS", rng, None, None, None, None, True)[1:]] == ["002", "001", "x"]
 
 
 @pytest.mark.parametrize("func,args,error,reason", ERRORS, ids=[f"{e[0]}-{e[3][:24]}" for e in ERRORS])

@@ -523,8 +523,9 @@ def _pick(data: ie.Annotations, who: Any, what: str) -> Any:
     if _is_error(who):
         raise _ExcelError(who.strip().upper(), f"{what} is the error value {who}")
     key = _cell(who)
-    if key in names:
-        return key
+    for k in (_name(who, None), key):  # a text name such as "007" as spelled, then as a number
+        if k in names:
+            return k
     if isinstance(key, str) and key in map(str, names):
         return names[list(map(str, names)).index(key)]
     if isinstance(key, int) and not isinstance(key, bool) and 1 <= key <= len(names):
