@@ -362,7 +362,7 @@ def test_benchmark_weighted_and_pairs():
 # ----------------------------------------------------------------------------- errors with their reason
 
 ERRORS = [
-    ("ANNOTATORS", (A, "best"), VALUE, "gold must be one of"),
+    ("ANNOTATORS", (A, "best"), VALUE, 'gold must be "majority", "dawid_skene" or a range of known labels'),
     ("ANNOTATORS", (A, excel_error("#N/A")), NA, "error value #N/A"),
     ("ANNOTATORS", (A, None, "fuzzy"), VALUE, "level must be one of"),
     ("ANNOTATORS", (A, None, None, 0.0), VALUE, "min_items must be a whole number"),

@@ -1016,8 +1016,12 @@ def ANNOTATORS(data, gold=None, level=None, min_items=None, layout=None, headers
     d, items, _ = _read(data, layout, headers, allow_counts=False, level=lev)
     g = _raw(gold)
     if g is None or (isinstance(g, str) and not _is_error(g)):
-        rule = _option(None if g is None else g.replace("-", "_"), "gold", GOLD_RULES_SCORECARD, "majority")
-        source: Any = rule
+        rule = None if g is None else g.strip().lower().replace("-", "_")
+        if rule not in (None, "", *GOLD_RULES_SCORECARD):
+            raise _ExcelError(
+                "#VALUE!", f'gold must be "majority", "dawid_skene" or a range of known labels; got {gold!r}'
+            )
+        source: Any = rule or "majority"
     else:
         source = _known(gold, items, "gold")
         _known_found(ie.gold_accuracy(d, source), source, "gold")
