@@ -7,6 +7,7 @@ from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from iaa_engine.base._params import ANY, Choice, Real, validate
 from iaa_engine.base._progress import Progress
@@ -580,20 +581,20 @@ def _dawid_skene(
 
     post = clamp(post)
 
+    # One sparse (item x annotator.label) indicator S: the M-step's expected counts are S^T . post and the E-step's
+    # log-likelihoods S . log e, two sparse products per iteration (repeated annotations count as often as given).
+    indicator = sparse.csr_matrix((np.ones(item.size), (item, pair)), shape=(n_items, n_ann * n_cat), dtype=float)
+    indicator_t = indicator.T.tocsr()
+
     def m_step(post: np.ndarray) -> np.ndarray:
-        e: np.ndarray = np.stack(
-            [np.bincount(pair, weights=post[item, t], minlength=n_ann * n_cat) for t in range(n_cat)], axis=-1
-        ).reshape(n_ann, n_cat, n_cat)  # (annotator, given, true)
+        e: np.ndarray = np.asarray(indicator_t @ post).reshape(n_ann, n_cat, n_cat)  # (annotator, given, true)
         e = np.where(used, np.maximum(e, _EPS), 0.0)
         return e / e.sum(axis=1, keepdims=True)
 
     def log_lik(priors: np.ndarray, e: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
             log_e = np.where(used, np.log(np.where(used, e, 1.0)), 0.0)
-        per_annotation = log_e[ann, lab, :]  # (annotations, true)
-        ll = np.stack(
-            [np.bincount(item, weights=per_annotation[:, t], minlength=n_items) for t in range(n_cat)], axis=-1
-        )
+        ll = np.asarray(indicator @ log_e.reshape(n_ann * n_cat, n_cat))  # (item, true)
         return ll + np.log(np.maximum(priors, _EPS))[None, :]
 
     priors = post.mean(axis=0)
