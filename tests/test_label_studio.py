@@ -730,6 +730,7 @@ def _sent(label: str) -> list:
     return [r("sentiment", "choices", {"choices": [label]})]
 
 
+@pytest.mark.slow
 def test_overlap_is_respected_and_only_the_connectors_own_objects_change(server, api, tmp_path):
     """Issue 13, item 1: in a project asking for 3 annotations per task, a task with 2 keeps being served (not
     labelled, counts unchanged, the next task an annotator gets); its gold is a prediction (iaa-engine-gold),
@@ -806,6 +807,7 @@ def test_overlap_is_respected_and_only_the_connectors_own_objects_change(server,
     assert api.project(pid)["model_version"] == "iaa-engine-agreement"
 
 
+@pytest.mark.slow
 def test_task_data_is_written_from_the_servers_current_data_never_from_the_saved_state(server, api, tmp_path):
     """Issue 13, item 1: the saved state holds each task's data as read; an edit the state cannot see (the Data
     Manager's add_data_field leaves updated_at and the counters alone) must survive a sync that writes the

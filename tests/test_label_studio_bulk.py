@@ -26,6 +26,8 @@ from iaa_label_studio.api import PLUGIN_EMAIL, Api, Connection, LabelStudioError
 from iaa_label_studio.sync import canonical  # noqa: E402
 from iaa_label_studio.tabs import AGREEMENT_TAB, REVIEW_TAB  # noqa: E402
 
+pytestmark = pytest.mark.slow  # each test syncs projects on a real server (tens of seconds)
+
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 CONFIG = (
     '<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'

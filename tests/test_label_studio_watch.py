@@ -177,6 +177,7 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
     assert lst.TOKEN not in log.read_text() and SECRET not in log.read_text()
 
 
+@pytest.mark.slow
 def test_no_stale_score_after_deletions_under_watch(server, api, tmp_path):
     """Issue 13, item 1: a prediction's score changes in place (same id); the saved state must not keep the old
     one. Under `watch`, annotations are added and deleted; after each step the prediction, the data field and
