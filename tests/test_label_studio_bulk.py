@@ -223,3 +223,35 @@ def test_a_server_without_the_bulk_actions_gets_every_write_request_by_request(s
     assert s["done"] == s["planned"]
     again = sync(bot, pid, html=False, tabs=False)
     assert again["planned"] == {}
+
+
+def test_a_bulk_sync_interrupted_after_the_import_is_finished_by_the_next_run(server, api, service_token, monkeypatch):
+    """Resumable: a first sync that dies right after the prediction import (before the gold annotations and the
+    data fields) leaves gold predictions without annotations; the next run finds exactly what is missing, writes
+    it in bulk, and the project ends as a clean first sync leaves it (no duplicate)."""
+    from iaa_label_studio import bulk
+    from iaa_label_studio.sync import sync
+
+    tasks = _tasks(api, n=15, seed=11)
+    pid, clean = _project(api, "interrupted", tasks), _project(api, "clean", tasks)
+    bot = Api(Connection(server.url, service_token))
+    bot_id = bot.whoami()["id"]
+
+    def die(*args, **kwargs):
+        raise LabelStudioError("the connection dropped")
+
+    with monkeypatch.context() as m:
+        m.setattr(bulk, "gold_annotations", die)
+        with pytest.raises(LabelStudioError, match="dropped"):
+            sync(bot, pid, html=False, tabs=False)
+    half = _snapshot(api, pid, bot_id)["tasks"]
+    assert not [a for t in half for a in t["annotations"] if a["completed_by"] == bot_id]
+    assert [p for t in half for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"]
+    s = sync(bot, pid, html=False, tabs=False)
+    assert "create_prediction" not in s["planned"] and s["planned"]["create_annotation"] >= 5, s["planned"]
+    assert s["writes"]["annotations"] == "predictions_to_annotations"
+    sync(bot, clean, html=False, tabs=False)
+    assert _written(_snapshot(api, pid, bot_id)["tasks"], bot_id) == _written(
+        _snapshot(api, clean, bot_id)["tasks"], bot_id
+    )
+    assert sync(bot, pid, html=False, tabs=False)["planned"] == {}
