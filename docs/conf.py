@@ -89,6 +89,7 @@ GROUPS = {
     ],
     "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights", "gold_accuracy", "GoldAccuracy"],
     "Annotator scorecard": ["annotator_report", "AnnotatorReport"],
+    "Models beside humans": ["model_agreement", "ModelAgreement"],
     "What to adjudicate": ["disagreements", "Disagreements"],
     "Uncertainty": [
         "estimate",

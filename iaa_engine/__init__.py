@@ -75,6 +75,8 @@ _EXPORTS = {
     "ANALYTIC_METRICS": ".inference._analytic",
     "Estimate": ".base._results",
     "icc": ".metrics._icc",
+    "model_agreement": ".analysis._models",
+    "ModelAgreement": ".analysis._models",
     "ICC_FORMS": ".metrics._icc",
     "ICC_NAMES": ".metrics._icc",
     "AGREEMENT_WEIGHTS": ".base._choices",
@@ -138,6 +140,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         gold_standard,
     )
     from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
+    from iaa_engine.analysis._models import ModelAgreement, model_agreement
     from iaa_engine.analysis._simulation import missingness_simulation
     from iaa_engine.base._choices import AGREEMENT_WEIGHTS, LEVELS, SPA_WEIGHTS
     from iaa_engine.base._policy import InvalidParameterError, UndefinedMetricWarning
@@ -212,6 +215,8 @@ __all__ = [
     "gold_accuracy",
     "AnnotatorReport",
     "annotator_report",
+    "ModelAgreement",
+    "model_agreement",
     "HierarchyResult",
     "HierarchyTest",
     "LEVELS",

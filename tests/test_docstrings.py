@@ -37,7 +37,7 @@ FORMULAS = {
     "annotator_bias", "krippendorff_alpha", "coincidence_matrix", "alpha_variance", "spa_standard_error",
     "bootstrap", "bcr_weights", "label_agreement", "hierarchy_test", "frequency_strata", "estimate",
     "percent_agreement_weighted", "icc", "bangdiwala_b", "fleiss_kappa_by_category", "match_regions",
-    "annotator_report", "gold_accuracy",
+    "annotator_report", "gold_accuracy", "model_agreement",
     "disagreements", "benchmark_reading",
 }  # fmt: skip
 

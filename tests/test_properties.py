@@ -305,6 +305,9 @@ NOT_METRICS = {
     # a scorecard per annotator (tables of per-annotator results): tests/test_scorecard.py
     "AnnotatorReport",
     "annotator_report",
+    # models beside humans (a second set compared with the first): tests/test_models.py
+    "ModelAgreement",
+    "model_agreement",
     # inference on the metrics: tests/test_inference.py, tests/test_weighted.py
     "Estimate",
     "estimate",
