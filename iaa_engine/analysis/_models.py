@@ -52,6 +52,11 @@ class ModelAgreement(Result):
     notes : list of str
         What was left out and why.
 
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5),
+    378–382.
+
     Examples
     --------
     >>> import pandas as pd, iaa_engine as ie
