@@ -14,12 +14,15 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import json
+import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -188,3 +191,28 @@ def test_every_picture_is_made_by_the_script_and_every_link_resolves():
             headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), re.M)
             slugs = {re.sub(r"[^\w\- ]", "", h.lower()).strip().replace(" ", "-") for h in headings}
             assert anchor in slugs, (target, anchor)
+
+
+@pytest.mark.slow
+def test_the_script_still_cuts_the_same_pictures_out_of_the_page(tmp_path):
+    """``scripts/screenshots.py`` end to end (~20 s): the committed pictures match what it makes of today's page."""
+    if shutil.which("chromium") is None and not os.access("/usr/bin/chromium", os.X_OK):
+        reason = "chromium is not installed (apt-get install chromium, or bash scripts/system-deps.sh)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; CI must install it with scripts/system-deps.sh")
+        pytest.skip(reason)
+    from PIL import Image
+
+    mod = screenshots_module()
+    sizes = mod.write_pictures(ROOT / "docs" / "team-lead", tmp_path)
+    assert set(sizes) == set(mod.SHOTS)
+    for name, (width, height) in sizes.items():
+        committed = Image.open(ROOT / "docs" / "images" / f"{name}.png")
+        # a section the script no longer finds leaves the whole page: many times taller
+        assert width == committed.width and abs(height - committed.height) <= 0.1 * committed.height, (
+            name,
+            (width, height),
+            committed.size,
+        )
+        made = np.asarray(Image.open(tmp_path / f"{name}.png").convert("L"))
+        assert (made < 128).mean() > 0.005, name  # text and lines, not a blank page
