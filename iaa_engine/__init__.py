@@ -139,8 +139,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         gold_accuracy,
         gold_standard,
     )
-    from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
     from iaa_engine.analysis._models import ModelAgreement, model_agreement
+    from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
     from iaa_engine.analysis._simulation import missingness_simulation
     from iaa_engine.base._choices import AGREEMENT_WEIGHTS, LEVELS, SPA_WEIGHTS
     from iaa_engine.base._policy import InvalidParameterError, UndefinedMetricWarning
