@@ -141,9 +141,13 @@ class ItemCounts:
     def from_dense(cls, table: np.ndarray) -> ItemCounts:
         """From a dense (n_items, n_categories) array of counts (whole numbers as int64; fractional ones kept)."""
         table = np.asarray(table)
-        table = table.astype(np.int64) if np.array_equal(table, np.round(table)) else table.astype(float)
-        it, cat = np.nonzero(table)
-        return cls(it.astype(np.int64), cat.astype(np.int64), table[it, cat], table.shape[0], table.shape[1])
+        it, cat = np.nonzero(table)  # only the non-zero cells are converted: no full-size temporaries
+        values = table[it, cat]
+        if np.issubdtype(values.dtype, np.integer) or np.array_equal(values, np.round(values)):
+            values = values.astype(np.int64)
+        else:
+            values = values.astype(float)
+        return cls(it.astype(np.int64), cat.astype(np.int64), values, table.shape[0], table.shape[1])
 
     @classmethod
     def combine(cls, parts: list[ItemCounts]) -> ItemCounts:
