@@ -246,7 +246,13 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     assert [c.body for c in asked if c.kind == "update_project"] == [{"model_version": "iaa-engine-agreement"}]
     upd = next(c for c in changes if c.kind == "update_data")
     # only the connector's fields: rounded to 3 decimals, the gold's place, the review flag
-    assert upd.body == {"iaa_agreement": 0.333, "iaa_gold": "annotation", "iaa_needs_adjudication": "no"}
+    assert upd.body == {
+        "iaa_agreement": 0.333,
+        "iaa_gold": "annotation",
+        "iaa_needs_adjudication": "no",
+        "iaa_needs_review": "yes",  # its annotations do not all agree (quality.py)
+        "iaa_confused": "a / b",
+    }
     gold_pred = next(
         c.body for c in changes if c.kind == "create_prediction" and c.body["model_version"] != "iaa-engine-agreement"
     )
@@ -778,6 +784,7 @@ def test_overlap_is_respected_and_only_the_connectors_own_objects_change(server,
         "iaa_agreement": 1.0,
         "iaa_gold": "prediction",
         "iaa_needs_adjudication": "no",
+        "iaa_needs_review": "no",  # unanimous: nothing to review, no confused pair (no iaa_confused field)
     }
     nxt = api.request("GET", f"api/projects/{pid}/next")
     assert nxt["id"] == below  # the admin has annotated nothing: the unfinished task is the one served

@@ -24,7 +24,7 @@ pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (mak
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import PLUGIN_EMAIL, Api, Connection, LabelStudioError  # noqa: E402
 from iaa_label_studio.sync import canonical  # noqa: E402
-from iaa_label_studio.tabs import AGREEMENT_TAB, REVIEW_TAB  # noqa: E402
+from iaa_label_studio.tabs import AGREEMENT_TAB, DISAGREEMENT_TAB, REVIEW_TAB  # noqa: E402
 
 pytestmark = pytest.mark.slow  # each test syncs projects on a real server (tens of seconds)
 
@@ -166,7 +166,7 @@ def test_the_agreement_column_is_a_rounded_number_and_the_tabs_filter_what_needs
         assert out.returncode == 0, out.stderr
     views = api.views(pid)
     titles = sorted(v["data"]["title"] for v in views)
-    assert titles == sorted([AGREEMENT_TAB, REVIEW_TAB])
+    assert titles == sorted([AGREEMENT_TAB, REVIEW_TAB, DISAGREEMENT_TAB])
     tasks = list(api.tasks(pid))
     agreements = [t["data"].get("iaa_agreement") for t in tasks]
     assert all(type(a) is float and a == round(a, 3) for a in agreements if a is not None)  # JSON numbers

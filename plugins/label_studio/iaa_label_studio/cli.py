@@ -48,6 +48,17 @@ def _common(p: argparse.ArgumentParser) -> None:
     st.add_argument("--no-state", action="store_true", help="keep no state: every run reads every task")
 
 
+def _models_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--models",
+        metavar="V1,V2",
+        type=lambda s: [v.strip() for v in s.split(",") if v.strip()],
+        default=None,
+        help="prediction model versions that join as model raters: each model's agreement with each annotator, "
+        "the pooled humans and the gold, per tag, beside the humans' own agreement (which never includes them)",
+    )
+
+
 def register(subparsers: Any) -> None:
     """Add ``label-studio`` with its sub-commands to the ``iaa`` command line."""
     ls = subparsers.add_parser(
@@ -71,6 +82,7 @@ def register(subparsers: Any) -> None:
         help="JSON: per control tag the JSON of `iaa report --json` (controls), plus details",
     )
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
+    _models_option(rep)
     rep.set_defaults(func=_cmd_report)
 
     syn = sub.add_parser(
@@ -125,6 +137,7 @@ def register(subparsers: Any) -> None:
     )
     syn.add_argument("--no-html", action="store_true", help="do not write the HTML report")
     syn.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _models_option(syn)
     syn.set_defaults(func=_cmd_sync)
 
     w = sub.add_parser(
@@ -211,7 +224,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     api = _connect(args)
     project = pull(api, args.project, progress=args.progress, state=_state(args), full=args.full)
-    analysis = analyse(project, iou_threshold=args.iou, primary=args.score_control)
+    analysis = analyse(project, iou_threshold=args.iou, primary=args.score_control, models=args.models)
     if args.json:
         print(json.dumps(analysis.to_json(), indent=2 if args.indent else None, default=str))
     else:
@@ -221,6 +234,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def render_text(analysis) -> str:
     from .project import fmt
+    from .quality import render as render_quality
 
     p = analysis.project
     lines = [f"Label Studio project {p.id} {p.title!r}: {len(p.tasks)} tasks", ""]
@@ -262,6 +276,7 @@ def render_text(analysis) -> str:
                 )
                 ck = "undefined" if v["cohen_kappa"] != v["cohen_kappa"] else f"{v['cohen_kappa']:.4f}"
                 lines.append(f"    {who:<32} agreement {pa}  kappa {ck}  ({v['n_shared']} shared items)")
+        lines += render_quality(d.get("quality"))
         for n in r.notes:
             lines.append(f"  note: {n}")
         lines.append("")
@@ -293,6 +308,7 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         set_model_version=args.set_model_version,
         bulk=not args.no_bulk,
         tabs=not args.no_tabs,
+        models=args.models,
     )
     if args.json:
         print(json.dumps(summary, indent=2, default=str))

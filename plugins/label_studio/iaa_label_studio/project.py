@@ -24,6 +24,7 @@ from iaa_engine.base import Progress
 
 from .api import Api, LabelStudioError
 from .convert import NO_REGION, Control, ControlData, Converted, convert, parse_config
+from .quality import Quality, check_models, control_quality, model_tables
 from .state import PullState, StateStore, counts_differ, slim_task
 
 __all__ = ["Project", "ControlResult", "Analysis", "pull", "analyse", "GROUND_TRUTH"]
@@ -189,6 +190,8 @@ class ControlResult:
     vs_others: dict = field(default_factory=dict)
     #: Krippendorff's alpha with partial credit between labels (sets, taxonomy paths, texts), or None
     partial_credit: dict | None = None
+    #: the scorecard, gold questions, model raters and disagreements (:mod:`iaa_label_studio.quality`)
+    quality: Quality | None = None
 
     def details(self) -> dict:
         cd = self.converted
@@ -214,6 +217,7 @@ class ControlResult:
                 "ground_truth": self.vs_ground_truth,
                 "partial_credit": self.partial_credit,
                 "region_matching": _region_matching(cd),
+                "quality": self.quality.to_dict() if self.quality is not None else None,
                 "notes": self.notes,
             }
         )
@@ -289,7 +293,7 @@ def _result(control: Control, value: dict, rid: str) -> dict:
     }
 
 
-def _analyse_control(cd: ControlData, *, hierarchy: bool) -> ControlResult:
+def _analyse_control(cd: ControlData, *, hierarchy: bool, models: pd.DataFrame | None = None) -> ControlResult:
     c = cd.control
     table = cd.table
     notes = list(cd.notes)
@@ -343,6 +347,7 @@ def _analyse_control(cd: ControlData, *, hierarchy: bool) -> ControlResult:
         n_dup,
         _nan_to_none(vs_others),
         partial,
+        control_quality(c, data, table, models),
     )
 
 
@@ -444,9 +449,20 @@ def _vs_ground_truth(table: pd.DataFrame, level: str) -> dict:
 
 
 def analyse(
-    project: Project, *, iou_threshold: float | None = None, primary: str | None = None, hierarchy: bool = True
+    project: Project,
+    *,
+    iou_threshold: float | None = None,
+    primary: str | None = None,
+    hierarchy: bool = True,
+    models: Iterable[str] | None = None,
+    own_versions: Iterable[str] | None = None,
 ) -> Analysis:
-    """Convert every task and compute the agreement of every supported control tag."""
+    """Convert every task and compute the agreement of every supported control tag.
+
+    ``models``: prediction model versions that join as model raters (:func:`iaa_engine.model_agreement` per tag,
+    beside the humans, whose own agreement never includes them); ``own_versions``: the connector's model versions,
+    never accepted as raters (default: its gold and agreement versions).
+    """
     exclude = [project.plugin_user] if project.plugin_user is not None else []
     conv = convert(
         project.tasks,
@@ -455,7 +471,20 @@ def analyse(
         annotator_names=project.users,
         iou_threshold=iou_threshold,
     )
-    results = {name: _analyse_control(cd, hierarchy=hierarchy) for name, cd in conv.controls.items()}
+    tables: dict = {}
+    if models is not None:
+        if own_versions is None:
+            from .sync import GOLD_VERSION, SCORE_VERSION
+
+            own_versions = (GOLD_VERSION, SCORE_VERSION)
+        names = check_models(project.tasks, list(models), own_versions)
+        tables, more = model_tables(project.tasks, project.controls, names)
+        conv.notes += [f"model raters: {n}" for n in more]
+        empty = pd.DataFrame(columns=["item", "annotator", "label"])
+    results = {
+        name: _analyse_control(cd, hierarchy=hierarchy, models=None if models is None else tables.get(name, empty))
+        for name, cd in conv.controls.items()
+    }
     if primary is not None and primary not in results:
         raise ValueError(
             f"--score-control must name a supported control tag of the project: "

@@ -15,7 +15,9 @@ missing; only the connector's own objects are ever updated or deleted):
 * task data fields (numbers rounded to 3 decimals, strings): the agreement (``iaa_agreement``, per control
   ``iaa_agreement_<control>`` when there are several), where the gold is (``iaa_gold``: ``annotation``,
   ``prediction`` or ``none``) and whether the task needs adjudication (``iaa_needs_adjudication``: ``yes`` when
-  a tie left a gold label undecided: the gold then keeps none of the tied labels). Data is written by
+  a tie left a gold label undecided: the gold then keeps none of the tied labels), and what to adjudicate
+  (``iaa_needs_review``: ``yes`` when the task's annotations do not all agree; ``iaa_confused``: its most confused
+  label pair; :mod:`iaa_label_studio.quality`). Data is written by
   read-modify-write of the server's current data (never from a cached copy), or by the Data Manager action
   ``add_data_field``, which sets one key on the server.
 
@@ -47,6 +49,8 @@ from iaa_engine.base import Progress
 from .api import PLUGIN_EMAIL, Api
 from .convert import human_annotations, user_id
 from .project import Analysis, analyse, pull
+from .quality import render as render_quality
+from .quality import review_values
 from .state import StateStore
 
 __all__ = [
@@ -222,6 +226,7 @@ def plan(
                 status = "annotation" if desired and n_done >= overlap else "prediction" if desired else "none"
             values[GOLD_FIELD] = status
         values[REVIEW_FIELD] = ("yes" if tid in tied else "no") if agreed else None
+        values.update(review_values(analysis, tid, agreed))  # iaa_needs_review, iaa_confused (quality.py)
         data = task.get("data") or {}
         update = {k: v for k, v in values.items() if not (k not in data and v is None) and not _same(data.get(k), v)}
         if update:
@@ -366,6 +371,7 @@ def sync(
     set_model_version: bool = False,
     bulk: bool = True,
     tabs: bool = True,
+    models: Iterable[str] | None = None,
 ) -> dict:
     """Pull, compute, plan and (unless ``dry_run``) write. Returns the summary (also saved under ``summary_dir``).
 
@@ -376,6 +382,8 @@ def sync(
     ``model_version`` (the Data Manager then shows their score; it also picks the predictions annotators get as
     pre-labels, so it is never done unless asked). ``bulk=False``: every write request by request. ``tabs``:
     create the Data Manager tabs of :mod:`iaa_label_studio.tabs` when missing (with the data fields only).
+    ``models``: prediction model versions that join as model raters (:mod:`iaa_label_studio.quality`; never the
+    connector's own versions).
     """
     t0 = time.perf_counter()
     me = api.whoami() or {}
@@ -384,7 +392,8 @@ def sync(
     bot_id = bot["id"] if bot else None
     project = pull(api, project_id, plugin_user=bot_id, progress=progress, state=state, full=full, refresh=refresh)
     t_pull = time.perf_counter() - t0
-    analysis = analyse(project, iou_threshold=iou_threshold, primary=primary)
+    raters = dict(models=models, own_versions=(model_version, GOLD_VERSION))  # model raters (quality.py)
+    analysis = analyse(project, iou_threshold=iou_threshold, primary=primary, **raters)
     t_compute = time.perf_counter() - t0 - t_pull
     opts = dict(bot_id=bot_id, field=field, model_version=model_version, gold=gold, set_model_version=set_model_version)
     changes = plan(analysis, **opts)
@@ -408,7 +417,7 @@ def sync(
         if state is not None:  # read back what was written (keeps the state current) and plan again
             touched = {c.task for c in changes if c.task is not None}
             back = pull(api, project_id, plugin_user=bot_id, progress=progress, state=state, refresh=touched)
-            left = plan(analyse(back, iou_threshold=iou_threshold, primary=primary), **opts)
+            left = plan(analyse(back, iou_threshold=iou_threshold, primary=primary, **raters), **opts)
             after = {"pull": back.pull_info, "left": dict(Counter(c.kind for c in left))}
     t_write = time.perf_counter() - t_w
     if not dry_run and tabs and field is not None:
@@ -423,6 +432,7 @@ def sync(
         "plugin_user": {"id": bot_id, "email": bot.get("email") if bot else None},
         "model_version": model_version,
         "gold_version": GOLD_VERSION,
+        "model_raters": list(models) if models else None,
         "field": field,
         "overlap": overlap_of(project.raw)[0],
         "primary_control": analysis.primary,
@@ -525,6 +535,8 @@ def render_summary(s: dict) -> str:
             f"  {name}: Krippendorff's alpha {'undefined' if ka is None else f'{ka:.4f}'}, "
             f"{rep['n_items']} items, {rep['n_annotators']} annotators"
         )
+        details = (s["agreement"].get("details") or {}).get(name) or {}
+        lines += ["  " + line for line in render_quality(details.get("quality"))]  # scorecard, gold, models
     for f in s.get("files", []):
         lines.append(f"summary saved to {f}")
     return "\n".join(lines)

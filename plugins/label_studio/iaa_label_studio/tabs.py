@@ -4,7 +4,10 @@
   columns numeric, which is what makes the Data Manager sort them numerically), with the gold status and the
   "needs adjudication" flag as columns;
 * ``IAA: needs adjudication``: the same columns, filtered on ``iaa_needs_adjudication = yes`` (tasks where a tie
-  left a gold label undecided).
+  left a gold label undecided);
+* ``IAA: to review``: the tasks whose annotations do not all agree (``iaa_needs_review = yes``, from the core's
+  :func:`iaa_engine.disagreements`), lowest agreement first (the list's first key), with the most confused label
+  pair (``iaa_confused``) as a column.
 
 A tab with the same title is left as it is (an admin may have changed its columns or filters); deleting it
 makes the next sync create it again.
@@ -16,10 +19,11 @@ from typing import Any
 
 from .api import Api
 
-__all__ = ["ensure_tabs", "tab_definitions", "AGREEMENT_TAB", "REVIEW_TAB"]
+__all__ = ["ensure_tabs", "tab_definitions", "AGREEMENT_TAB", "REVIEW_TAB", "DISAGREEMENT_TAB"]
 
 AGREEMENT_TAB = "IAA: agreement"
 REVIEW_TAB = "IAA: needs adjudication"
+DISAGREEMENT_TAB = "IAA: to review"
 
 #: Data Manager columns hidden in the tabs (noise next to the agreement)
 _HIDDEN = [
@@ -64,9 +68,13 @@ def tab_definitions(field: str, controls: list[str], *, gold: bool = True) -> li
         "type": "String",
         "value": "yes",
     }
+    from .quality import NEEDS_REVIEW
+
+    disagree = {**review, "filter": f"filter:tasks:data.{NEEDS_REVIEW}"}
     return [
         {**base, "title": AGREEMENT_TAB, "filters": {"conjunction": "and", "items": []}},
         {**base, "title": REVIEW_TAB, "filters": {"conjunction": "and", "items": [review]}},
+        {**base, "title": DISAGREEMENT_TAB, "filters": {"conjunction": "and", "items": [disagree]}},
     ]
 
 

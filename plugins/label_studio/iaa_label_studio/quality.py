@@ -1,0 +1,319 @@
+"""After the number: gold questions, model raters, the annotator scorecard and what to adjudicate, per control tag.
+
+Every statistic comes from the core; this module only chooses the data and presents the results:
+
+* **Gold questions.** Annotations marked *ground truth* in Label Studio give the known labels of their items
+  (:func:`known_labels`). They stay in the humans' data (the humans' agreement is computed as before); the core's
+  :func:`iaa_engine.gold_standard` reports its agreement with them (``known=``) and
+  :func:`iaa_engine.gold_accuracy` scores every annotator on them, each annotator's answers on the gold questions
+  being their *other* annotations of those items (a ground-truth annotation is not its own author's answer).
+* **Model raters.** The predictions of the model versions an admin names (:func:`model_tables`) become the second
+  set of :func:`iaa_engine.model_agreement`: each model against each annotator, the pooled humans and the gold
+  (the majority gold the connector writes; with ground truth, also the known labels). The humans' data never
+  includes them. The connector's own model versions are never raters. Region tags are not supported yet (their
+  units are matched among the humans; a model's regions would need the same matching).
+* **The scorecard.** :func:`iaa_engine.annotator_report` on the humans' data (gold: majority).
+* **What to adjudicate.** :func:`iaa_engine.disagreements` (without Dawid-Skene: the ranking's first keys are the
+  item agreement and the tie); per task :func:`review_values` gives the Data Manager fields :data:`NEEDS_REVIEW`
+  (``yes`` when an item of the task has annotations that do not all agree) and :data:`CONFUSED` (the most confused
+  label pair, by the core's chance-normalised ratio, among the pairs that met on the task).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+import iaa_engine as ie
+
+__all__ = [
+    "Quality",
+    "known_labels",
+    "model_tables",
+    "check_models",
+    "control_quality",
+    "review_values",
+    "render",
+    "NEEDS_REVIEW",
+    "CONFUSED",
+    "GROUND_TRUTH_REF",
+]
+
+#: task data field: ``yes`` when some item of the task has annotations that do not all agree (else ``no``)
+NEEDS_REVIEW = "iaa_needs_review"
+#: task data field: the task's most confused label pair, ``"a / b"`` (per control ``name: a / b`` when several)
+CONFUSED = "iaa_confused"
+#: the reference name of a model's rows against the ground-truth (known) labels
+GROUND_TRUTH_REF = "(ground truth)"
+#: the prefix of a model's annotator key in the conversion (never a Label Studio user id)
+_MODEL = "model:"
+
+
+@dataclass
+class Quality:
+    """What the core says about one control tag beyond its agreement."""
+
+    known: pd.Series  # item -> known label (ground truth)
+    n_known_conflicts: int = 0
+    gold_known: ie.GoldStandard | None = None
+    gold_accuracy: ie.GoldAccuracy | None = None
+    scorecard: ie.AnnotatorReport | None = None
+    models: ie.ModelAgreement | None = None
+    model_notes: list[str] = field(default_factory=list)
+    disagreements: ie.Disagreements | None = None
+    #: task id -> {"needs_review": bool, "confused": str | None}
+    tasks: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"n_known": int(len(self.known)), "n_known_conflicts": self.n_known_conflicts}
+        if self.gold_known is not None:
+            out["gold_vs_known"] = _finite(self.gold_known.known_agreement)
+        out["gold_accuracy"] = self.gold_accuracy.to_dict() if self.gold_accuracy is not None else None
+        out["annotators"] = self.scorecard.to_dict() if self.scorecard is not None else None
+        out["models"] = self.models.to_dict() if self.models is not None else None
+        if self.model_notes:
+            out["model_notes"] = list(self.model_notes)
+        d = self.disagreements
+        if d is not None:
+            pairs = d.pairs.head(20)
+            out["disagreements"] = {
+                "n_pairable": int(d.n_pairable),
+                "n_disagreeing": int(d.n_disagreeing),
+                "n_tasks_to_review": sum(1 for v in self.tasks.values() if v["needs_review"]),
+                "confused_pairs": [
+                    {k: (_finite(v) if isinstance(v, float) else _plain(v)) for k, v in r.items()}
+                    for r in pairs.to_dict(orient="records")
+                ],
+            }
+        else:
+            out["disagreements"] = None
+        return out
+
+
+def _finite(v: Any) -> float | None:
+    return float(v) if v is not None and math.isfinite(float(v)) else None
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        return v.item()
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+def known_labels(table: pd.DataFrame) -> tuple[pd.Series, int]:
+    """Item -> known label from the ground-truth rows of a control's table; items whose ground-truth annotations
+    disagree are left out (their number is returned). None when every annotation is ground truth (Label Studio
+    marks imported annotations so unless told otherwise)."""
+    empty = pd.Series(dtype=object)
+    if table.empty or not table["ground_truth"].any() or table["ground_truth"].all():
+        return empty, 0
+    gt = table.loc[table["ground_truth"].to_numpy(dtype=bool), ["item", "label"]]
+    n_labels = gt.groupby("item", sort=False)["label"].agg(lambda s: len(set(s)))
+    conflicts = n_labels.index[n_labels.to_numpy() > 1]
+    gt = gt[~gt["item"].isin(conflicts)].drop_duplicates("item")
+    return pd.Series(gt["label"].to_numpy(dtype=object), index=gt["item"].to_numpy()), int(len(conflicts))
+
+
+def check_models(tasks: Iterable[Mapping[str, Any]], models: Sequence[str], exclude: Iterable[str]) -> list[str]:
+    """The named model versions, checked: none of the connector's own, each with predictions in the project."""
+    names = [str(m).strip() for m in models if str(m).strip()]
+    if not names:
+        raise ValueError("--models needs at least one model version (comma-separated)")
+    own = sorted(set(names) & set(exclude))
+    if own:
+        raise ValueError(
+            f"--models: {', '.join(own)} is the connector's own model version (its gold or scores), never a rater"
+        )
+    have = {str(p.get("model_version")) for t in tasks for p in t.get("predictions") or [] if isinstance(p, dict)}
+    missing = [m for m in names if m not in have]
+    if missing:
+        usable = sorted(have - set(exclude))
+        raise ValueError(
+            f"--models: no prediction of model version {', '.join(map(repr, missing))} in the project; its "
+            f"model versions: {', '.join(map(repr, usable)) or 'none'}"
+        )
+    return list(dict.fromkeys(names))
+
+
+def model_tables(tasks: Iterable[Mapping[str, Any]], controls: list, models: Sequence[str]) -> tuple[dict, list]:
+    """Per non-region control: the predictions of ``models`` as a long table ``item, annotator, label`` (the
+    annotator is the model version), converted exactly as the humans' annotations are
+    (:func:`iaa_label_studio.convert.convert`); a task's first prediction of a version is used. Returns
+    ``(tables, notes)``."""
+    from .convert import convert
+
+    wanted = set(models)
+    pseudo, extra = [], 0
+    for t in tasks:
+        anns, seen = [], set()
+        for p in t.get("predictions") or []:
+            v = p.get("model_version") if isinstance(p, dict) else None
+            if v not in wanted:
+                continue
+            if v in seen:
+                extra += 1
+                continue
+            seen.add(v)
+            anns.append({"id": p.get("id"), "completed_by": _MODEL + v, "result": p.get("result") or []})
+        pseudo.append({"id": t["id"], "annotations": anns})
+    plain = [c for c in controls if c.supported and c.region is None]
+    conv = convert(pseudo, plain, annotator_names={_MODEL + m: m for m in models})
+    notes = [f"{extra} more prediction(s) of the same model version on a task: the first one is used"] if extra else []
+    tables = {}
+    for name, cd in conv.controls.items():
+        if cd.n_invalid:
+            notes.append(f"{name}: {cd.n_invalid} prediction result(s) do not fit the label config: not used")
+        tables[name] = cd.table[["item", "annotator", "label"]]
+    return tables, notes
+
+
+def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, models: pd.DataFrame | None) -> Quality:
+    """The scorecard, the gold questions, the model raters and the disagreements of one control (the humans'
+    long ``table`` as analysed, one row per item and annotator)."""
+    known, conflicts = known_labels(table)
+    q = Quality(known, conflicts)
+    quiet = warnings.catch_warnings()
+    with quiet:
+        warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if len(known):
+            q.gold_known = ie.gold_standard(data, rule="majority", known=known)
+            # the ground-truth annotations become one pseudo-annotator (so that every category stays one, even a
+            # known label nobody else chose), whose row is dropped: a ground-truth annotation is not its author's
+            # answer to the gold question
+            gt = table["ground_truth"].to_numpy(dtype=bool)
+            answers = table[["item", "annotator", "label"]].copy()
+            answers.loc[gt, "annotator"] = GROUND_TRUTH_REF
+            answered = ie.Annotations.from_long(answers, duplicates="first")
+            acc = ie.gold_accuracy(answered, known)
+            rows = acc.table[acc.table["annotator"].astype(object) != GROUND_TRUTH_REF].reset_index(drop=True)
+            q.gold_accuracy = dataclasses.replace(acc, table=rows)
+        if data.annotators is not None and len(data.annotators) >= 2:
+            q.scorecard = ie.annotator_report(data, progress=False)
+        if models is not None:
+            if control.region is not None:
+                q.model_notes.append("model raters are not supported for region tags yet")
+            elif len(models):
+                humans = table[["item", "annotator", "label"]]
+                res = ie.model_agreement(humans, models, progress=False)
+                if len(known):
+                    on_known = ie.model_agreement(humans, models, gold=known, progress=False).table
+                    on_known = on_known[on_known["kind"] == "gold"].assign(reference=GROUND_TRUTH_REF)
+                    res = dataclasses.replace(res, table=pd.concat([res.table, on_known], ignore_index=True))
+                q.models = res
+            else:
+                q.model_notes.append("no prediction of the named model versions fits this tag")
+        q.disagreements = ie.disagreements(data, dawid_skene=False)
+    q.tasks = _per_task(control, q.disagreements, table)
+    return q
+
+
+def _label_text(control: Any, v: Any) -> str:
+    if isinstance(v, tuple):
+        if v and all(isinstance(x, str) for x in v):
+            return "/".join(v) if control.kind == "taxonomy" else "+".join(v)
+        return ", ".join(_label_text(control, x) for x in v)
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _per_task(control: Any, d: ie.Disagreements, table: pd.DataFrame) -> dict:
+    """Task id -> needs review (an item of the task is listed) and its most confused pair (lowest pair rank)."""
+    item_task = table.drop_duplicates("item").set_index("item")["task"]
+    tasks = {int(t): {"needs_review": False, "confused": None} for t in item_task.unique()}
+    flagged = item_task.reindex(d.items["item"].to_numpy()).dropna()
+    for t in flagged.unique():
+        tasks[int(t)]["needs_review"] = True
+    if len(d.pair_items):
+        pi = d.pair_items.assign(task=item_task.reindex(d.pair_items["item"].to_numpy()).to_numpy())
+        best = pi.dropna(subset=["task"]).sort_values("pair", kind="stable").drop_duplicates("task")
+        pairs = d.pairs.set_index("rank")
+        for t, rank in zip(best["task"], best["pair"]):
+            a, b = pairs.loc[rank, "label_a"], pairs.loc[rank, "label_b"]
+            tasks[int(t)]["confused"] = f"{_label_text(control, a)} / {_label_text(control, b)}"
+    return tasks
+
+
+def review_values(analysis: Any, task_id: int, agreed: bool) -> dict:
+    """The task's review fields for :func:`iaa_label_studio.sync.plan`: ``{NEEDS_REVIEW: 'yes'|'no', CONFUSED:
+    text or None}``; both None for a task without agreement (``agreed`` False)."""
+    if not agreed:
+        return {NEEDS_REVIEW: None, CONFUSED: None}
+    qs = [(n, r.quality) for n, r in analysis.controls.items() if getattr(r, "quality", None) is not None]
+    needs, confused = False, []
+    for name, q in qs:
+        v = q.tasks.get(int(task_id))
+        if v is None:
+            continue
+        needs = needs or v["needs_review"]
+        if v["confused"]:
+            confused.append(f"{name}: {v['confused']}" if len(qs) > 1 else v["confused"])
+    return {NEEDS_REVIEW: "yes" if needs else "no", CONFUSED: "; ".join(confused) or None}
+
+
+def _f(v: Any, digits: int = 3) -> str:
+    return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.{digits}f}"
+
+
+def render(d: Mapping[str, Any] | None) -> list[str]:
+    """Text lines (indented) for the ``quality`` part of a control's details: the scorecard, the gold
+    questions, the model raters and the most confused pairs."""
+    if not d:
+        return []
+    lines: list[str] = []
+    card = d.get("annotators")
+    if card and card.get("annotators"):
+        lines.append(
+            "  Annotators (scorecard: agreement and kappa with the pooled others, accuracy against the majority gold, "
+            "change in alpha without them, flag)"
+        )
+        lines.append(f"    {'annotator':<32} {'items':>6} {'agree':>6} {'kappa':>6} {'acc':>6} {'d_alpha':>7}  flag")
+        for r in card["annotators"]:
+            lines.append(
+                f"    {str(r['annotator']):<32} {r['n_items']:>6} {_f(r.get('agreement')):>6} {_f(r.get('kappa')):>6} "
+                f"{_f(r.get('accuracy')):>6} {_f(r.get('alpha_change')):>7}  {r.get('flag') or ''}"
+            )
+    ga = d.get("gold_accuracy")
+    if ga and ga.get("annotators"):
+        lines.append(
+            f"  Gold questions ({d['n_known']} ground-truth items; threshold {ga['threshold']:g}, "
+            f"{ga['confidence']:.0%} Wilson interval)"
+            + (f"; the majority gold agrees with {_f(d.get('gold_vs_known'))} of them" if "gold_vs_known" in d else "")
+        )
+        for r in ga["annotators"]:
+            if not r["n_gold"]:  # answered no gold question (e.g. the author of the ground truth)
+                continue
+            lines.append(
+                f"    {str(r['annotator']):<32} {r['n_correct']}/{r['n_gold']} = {_f(r['accuracy'])} "
+                f"[{_f(r['lower'])}, {_f(r['upper'])}] {r['status']}"
+            )
+    m = d.get("models")
+    if m and m.get("rows"):
+        lines.append(f"  Models beside the humans (humans among themselves: agreement {_f(m.get('human_agreement'))})")
+        for r in m["rows"]:
+            lines.append(
+                f"    {str(r['model']):<20} vs {str(r['reference']):<32} agreement {_f(r.get('agreement'))} "
+                f"kappa {_f(r.get('kappa'))}  (n {_f(r.get('n'), 0) if r.get('n') is not None else '-'})"
+            )
+    for n in d.get("model_notes") or []:
+        lines.append(f"  note (models): {n}")
+    dis = d.get("disagreements")
+    if dis and dis.get("confused_pairs"):
+        lines.append(
+            f"  To adjudicate: {dis['n_tasks_to_review']} task(s) with disagreeing annotations; most confused label "
+            "pairs (observed / chance-expected coincidences)"
+        )
+        for r in dis["confused_pairs"][:5]:
+            lines.append(
+                f"    {str(r['label_a'])} / {str(r['label_b'])}: ratio {_f(r.get('ratio'))}, {r['n_items']} item(s)"
+            )
+    return lines

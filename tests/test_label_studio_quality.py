@@ -1,0 +1,267 @@
+"""Label Studio after the number (issue 17): ground truth as gold questions, model versions as raters, the
+annotator scorecard in the summary, and what to adjudicate as Data Manager fields and a saved tab.
+
+Against a real Label Studio server (the module's fixture starts one); every number is compared with the core
+(``iaa_engine``) computed in the test from the tasks' JSON as the server returns them, and with hand-worked values.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+
+pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
+
+from iaa_label_studio import testing as lst  # noqa: E402
+from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
+from iaa_label_studio.quality import CONFUSED, NEEDS_REVIEW  # noqa: E402
+from iaa_label_studio.tabs import DISAGREEMENT_TAB  # noqa: E402
+
+IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
+
+CONFIG = """<View><Text name="text" value="$text"/>
+<Choices name="sent" toName="text"><Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>"""
+PEOPLE = ["qa@example.com", "qb@example.com", "qc@example.com", "qd@example.com"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
+    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+def res(label: str) -> list[dict]:
+    return [{"from_name": "sent", "to_name": "text", "type": "choices", "value": {"choices": [label]}}]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = lst.server_or_skip(tmp_path_factory.mktemp("label-studio-quality"))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    return Api(server.client())
+
+
+#: per task: the labels of qa, qb, qc ("" = did not annotate), qd's ground-truth label ("" = none), and the
+#: predictions of the two model versions (v1 copies qa; v2 always says "pos")
+ROWS = [
+    ("pos", "pos", "pos", "pos"),
+    ("pos", "pos", "neg", "pos"),
+    ("neg", "neg", "neg", "neg"),
+    ("neg", "pos", "neg", "neg"),
+    ("neu", "neu", "pos", ""),
+    ("pos", "neg", "", ""),
+    ("neu", "neu", "neu", ""),
+    ("pos", "neu", "neg", ""),
+    ("neg", "neg", "", ""),
+    ("pos", "", "", ""),
+]
+
+
+def _tasks(users: dict[str, int]) -> list[dict]:
+    out = []
+    for i, (a, b, c, gt) in enumerate(ROWS):
+        anns = [
+            {"completed_by": users[who], "result": res(lab), "ground_truth": False}
+            for who, lab in zip(PEOPLE, (a, b, c))
+            if lab
+        ]
+        if gt:
+            anns.append({"completed_by": users[PEOPLE[3]], "result": res(gt), "ground_truth": True})
+        preds = [
+            {"model_version": "v1", "result": res(a)},
+            {"model_version": "v2", "result": res("pos")},
+            {"model_version": "iaa-engine-agreement", "result": [], "score": 0.5},  # the connector's own
+        ]
+        out.append({"data": {"text": f"q{i}"}, "annotations": anns, "predictions": preds})
+    return out
+
+
+@pytest.fixture(scope="module")
+def project(api):
+    users = lst.make_users(api, PEOPLE)
+    return lst.make_project(api, "quality", CONFIG, _tasks(users))
+
+
+def _frames(api, pid: int) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """From the tasks' JSON as the server gives them: the humans (item, annotator e-mail, label, ground truth)
+    and the predictions of v1 and v2 (item, model version, label)."""
+    emails = {u["id"]: u["email"] for u in api.users()}
+    humans, models = [], []
+    for t in api.tasks(pid):
+        for a in t["annotations"]:
+            who = a["completed_by"]["id"] if isinstance(a["completed_by"], dict) else a["completed_by"]
+            humans.append((t["id"], emails[who], a["result"][0]["value"]["choices"][0], bool(a["ground_truth"])))
+        for p in t["predictions"]:
+            if p["model_version"] in ("v1", "v2"):
+                models.append((t["id"], p["model_version"], p["result"][0]["value"]["choices"][0]))
+    h = pd.DataFrame(humans, columns=["item", "annotator", "label", "ground_truth"])
+    m = pd.DataFrame(models, columns=["item", "annotator", "label"])
+    known = dict(h.loc[h["ground_truth"], ["item", "label"]].itertuples(index=False))
+    return h, m, known
+
+
+def _report(server, pid, *extra) -> dict:
+    out = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--json", "--no-state", *extra)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _close(a: dict, b: dict) -> None:
+    """Two JSON records equal: the same keys, numbers to 1e-12, the rest exactly."""
+    assert set(a) == set(b), (a, b)
+    for k, v in b.items():
+        if isinstance(v, float) and isinstance(a[k], (int, float)):
+            assert a[k] == pytest.approx(v, abs=1e-12), (k, a, b)
+        else:
+            assert a[k] == v, (k, a, b)
+
+
+def test_models_beside_humans_leave_the_humans_agreement_unchanged(server, api, project):
+    pid = project
+    alone = _report(server, pid)
+    both = _report(server, pid, "--models", "v1,v2")
+    # the humans' agreement: every number identical with and without model raters
+    assert both["controls"] == alone["controls"]
+    for key in ("annotators_vs_others", "ground_truth", "n_results_used", "n_gold_tasks"):
+        assert both["details"]["sent"][key] == alone["details"]["sent"][key]
+    assert both["details"]["sent"]["quality"]["annotators"] == alone["details"]["sent"]["quality"]["annotators"]
+    assert alone["details"]["sent"]["quality"]["models"] is None
+    # the model rows: the core on the same data, built here from the tasks' JSON
+    h, m, known = _frames(api, pid)
+    humans = h[["item", "annotator", "label"]]
+    want = ie.model_agreement(humans, m, progress=False).to_dict()
+    on_known = ie.model_agreement(humans, m, gold=known, progress=False).to_dict()
+    got = both["details"]["sent"]["quality"]["models"]
+    gold_rows = [dict(r, reference="(ground truth)") for r in on_known["rows"] if r["kind"] == "gold"]
+    assert len(got["rows"]) == len(want["rows"]) + len(gold_rows) == 2 * (4 + 2 + 1)
+    for a, b in zip(got["rows"], want["rows"] + gold_rows):
+        _close(a, b)
+    assert got["human_agreement"] == pytest.approx(want["human_agreement"], abs=1e-12)
+    # by hand: v1 copies qa on all 10 tasks; v2 ("pos" everywhere) agrees with qa on 5 of 10 tasks
+    rows = {(r["model"], r["reference"]): r for r in got["rows"]}
+    assert (rows[("v1", "qa@example.com")]["n"], rows[("v1", "qa@example.com")]["agreement"]) == (10, 1.0)
+    assert rows[("v2", "qa@example.com")]["agreement"] == pytest.approx(0.5)
+    # against the ground truth (qd, 4 tasks: pos, pos, neg, neg): v1 says pos, pos, neg, neg; v2 pos on all
+    assert rows[("v1", "(ground truth)")]["agreement"] == 1.0 and rows[("v1", "(ground truth)")]["n"] == 4
+    assert rows[("v2", "(ground truth)")]["agreement"] == 0.5
+    # the connector's own versions are never raters; an unknown version is named with the ones there are
+    own = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--models", "iaa-engine-agreement")
+    assert own.returncode == 2 and "connector's own model version" in own.stderr
+    bad = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--models", "v3")
+    assert bad.returncode == 2 and "'v3'" in bad.stderr and "'v1', 'v2'" in bad.stderr
+    text = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--models", "v1,v2").stdout
+    assert "Models beside the humans" in text and "v2                   vs (gold)" in text
+
+
+def test_ground_truth_becomes_the_gold_questions(server, api, project):
+    got = _report(server, project)["details"]["sent"]["quality"]
+    h, _, known = _frames(api, project)
+    assert got["n_known"] == 4 and len(known) == 4
+    acc = {r["annotator"]: r for r in got["gold_accuracy"]["annotators"]}
+    # by hand, on the 4 ground-truth tasks (pos, pos, neg, neg): qa 4/4; qb pos pos neg pos: 3/4;
+    # qc pos neg neg neg: 3/4; qd wrote the ground truth and answered nothing
+    assert (acc["qa@example.com"]["n_correct"], acc["qa@example.com"]["n_gold"]) == (4, 4)
+    assert (acc["qb@example.com"]["n_correct"], acc["qb@example.com"]["n_gold"]) == (3, 4)
+    assert (acc["qc@example.com"]["n_correct"], acc["qc@example.com"]["n_gold"]) == (3, 4)
+    assert "qd@example.com" not in acc
+    # Wilson's 95 % interval for 3/4: (0.3006, 0.9544)
+    assert (acc["qb@example.com"]["lower"], acc["qb@example.com"]["upper"]) == pytest.approx(
+        (0.30064, 0.95440), abs=1e-4
+    )
+    # the same as the core on the annotations that answer the gold questions
+    answers = h.loc[~h["ground_truth"], ["item", "annotator", "label"]]
+    core = ie.gold_accuracy(answers, known).table.set_index("annotator")
+    for who, r in acc.items():
+        assert r["accuracy"] == pytest.approx(core.loc[who, "accuracy"], abs=1e-12)
+        assert r["lower"] == pytest.approx(core.loc[who, "lower"], abs=1e-12)
+    # the majority gold (written to the project) against the known labels: the core's gold_standard(known=)
+    gs = ie.gold_standard(h[["item", "annotator", "label"]], known=known)
+    assert got["gold_vs_known"] == pytest.approx(gs.known_agreement, abs=1e-12)
+
+
+def test_the_scorecard_is_in_the_summary_text_and_files(server, api, project, tmp_path):
+    out = run(
+        "sync", "--url", server.url, "--token", lst.TOKEN, "-p", str(project), "--summary", str(tmp_path),
+        "--no-html", "--no-state", "--models", "v1",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    saved = json.loads((tmp_path / f"iaa-ls-{project}.json").read_text())
+    card = saved["agreement"]["details"]["sent"]["quality"]["annotators"]
+    h, _, _ = _frames(api, project)
+    h = h[h["annotator"] != PLUGIN_EMAIL]  # the connector's gold annotations are never counted
+    want = ie.annotator_report(h[["item", "annotator", "label"]], progress=False).to_dict()
+    mine = {r["annotator"]: r for r in card["annotators"]}
+    assert set(mine) == set(PEOPLE)
+    for b in want["annotators"]:
+        _close(mine[b["annotator"]], b)
+    assert saved["model_raters"] == ["v1"] and saved["agreement"]["details"]["sent"]["quality"]["models"]["rows"]
+    text = out.stdout
+    assert "Annotators (scorecard" in text
+    for who in PEOPLE:
+        assert who in text  # named as everywhere else in the report: their e-mail addresses
+
+
+def test_tasks_to_adjudicate_are_flagged_and_a_resync_writes_nothing(server, api, tmp_path):
+    users = lst.make_users(api, PEOPLE[:3])
+    u = [users[e] for e in PEOPLE[:3]]
+    seeded = [
+        ("pos", "pos", "pos"),  # unanimous: no
+        ("pos", "pos", "neg"),  # 2 : 1: yes, pos / neg
+        ("pos", "neg", ""),  # a tie: yes, pos / neg
+        ("neu", "neu", "neg"),  # yes, neg / neu
+        ("pos", "", ""),  # one annotation: no agreement, no field
+        ("neg", "neg", ""),  # no
+        ("neu", "pos", "neu"),  # yes, pos / neu
+    ]
+    tasks = [
+        {
+            "data": {"text": f"r{i}", "own": i},
+            "annotations": [
+                {"completed_by": who, "result": res(lab), "ground_truth": False} for who, lab in zip(u, row) if lab
+            ],
+        }
+        for i, row in enumerate(seeded)
+    ]
+    pid = lst.make_project(api, "adjudicate", CONFIG, tasks)
+    args = ["--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--no-html", "--json"]
+    first = run("sync", *args, "--summary", str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    got = {t["data"]["own"]: t["data"] for t in api.tasks(pid)}
+    assert {i: d.get(NEEDS_REVIEW) for i, d in got.items()} == {
+        0: "no", 1: "yes", 2: "yes", 3: "yes", 4: None, 5: "no", 6: "yes"
+    }  # fmt: skip
+    # each disagreeing task here has one pair of labels: that pair, by hand
+    pairs = {i: frozenset(d[CONFUSED].split(" / ")) if d.get(CONFUSED) else None for i, d in got.items()}
+    assert pairs == {
+        0: None, 1: {"pos", "neg"}, 2: {"pos", "neg"}, 3: {"neg", "neu"}, 4: None, 5: None, 6: {"pos", "neu"}
+    }  # fmt: skip
+    assert all(d["text"] == f"r{i}" and d["own"] == i for i, d in got.items())  # the task's own data kept
+    # the pairs' order is the core's (labels in category order, as ie.disagreements gives them)
+    long = [(i, who, lab) for i, row in enumerate(seeded) for who, lab in zip("abc", row) if lab]
+    d = ie.disagreements(pd.DataFrame(long, columns=["item", "annotator", "label"]), dawid_skene=False)
+    assert set(d.items["item"]) == {i for i, v in got.items() if v.get(NEEDS_REVIEW) == "yes"}
+    # a second sync, with and without the saved state: nothing to write
+    for extra in ([], ["--no-state"]):
+        again = run("sync", *args, *extra, "--summary", str(tmp_path))
+        assert again.returncode == 0, again.stderr
+        s = json.loads(again.stdout)
+        assert s["planned"] == {} and s["done"] == {}, s["planned"]
+    # the saved tab: exactly the tasks to review, lowest agreement first, with the confused pair
+    views = {v["data"]["title"]: v for v in api.views(pid)}
+    listed = api.request("GET", "api/tasks", params={"project": pid, "view": views[DISAGREEMENT_TAB]["id"]})["tasks"]
+    assert {t["data"]["own"] for t in listed} == {1, 2, 3, 6}
+    agreement = [t["data"]["iaa_agreement"] for t in listed]
+    assert agreement == sorted(agreement) and agreement[0] == 0.0  # the tie first (1 : 1 has agreement 0)
