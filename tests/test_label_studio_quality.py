@@ -26,6 +26,8 @@ from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
 from iaa_label_studio.quality import CONFUSED, NEEDS_REVIEW  # noqa: E402
 from iaa_label_studio.tabs import DISAGREEMENT_TAB  # noqa: E402
 
+pytestmark = pytest.mark.slow  # each test reads or syncs projects on a real server (tens of seconds)
+
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 
 CONFIG = """<View><Text name="text" value="$text"/>
