@@ -416,9 +416,7 @@ def _adjudicate_section(dis: Disagreements) -> str:
             else ann["annotator"].map(str) + " = " + ann["label"].map(str)
         )
         who = said.map(_esc).groupby(ann["rank"], sort=False).agg(", ".join)
-        counts = ann.groupby(["rank", "label"], sort=False).size().rename("n").reset_index()
-        best = counts[counts["n"] == counts.groupby("rank")["n"].transform("max")]
-        gold = best.groupby("rank", sort=False)["label"].agg(lambda s: " | ".join(map(str, s)))
+        gold = dis.to_frame().set_index("rank")["gold"].str.replace("|", " | ", regex=False)  # in category order
         rows = []
         for r in items.itertuples(index=False):
             rows.append(
