@@ -26,8 +26,6 @@ from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
 from iaa_label_studio.quality import CONFUSED, NEEDS_REVIEW  # noqa: E402
 from iaa_label_studio.tabs import DISAGREEMENT_TAB  # noqa: E402
 
-pytestmark = pytest.mark.slow  # each test reads or syncs projects on a real server (tens of seconds)
-
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 
 CONFIG = """<View><Text name="text" value="$text"/>
@@ -42,6 +40,90 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 def res(label: str) -> list[dict]:
     return [{"from_name": "sent", "to_name": "text", "type": "choices", "value": {"choices": [label]}}]
+
+
+# --------------------------------------------------------------------------- without a server
+
+
+def _project(config: str, tasks: list[dict]):
+    from iaa_label_studio.convert import parse_config
+    from iaa_label_studio.project import Project
+
+    return Project(1, "t", config, parse_config(config), tasks, {1: "a", 2: "b", 3: "c"}, None)
+
+
+def test_spans_missed_by_an_annotator_are_a_confusion_with_no_region():
+    """NER, by hand: task 1, a marks PER at 0-5 and ORG at 10-15, b marks PER at 0-5 only: the unit 10-15 is
+    (ORG, "(no region)"); task 2 agrees. So task 1 needs review, confused "(no region) / ORG"; task 2 does not."""
+    from iaa_label_studio.project import analyse
+    from iaa_label_studio.quality import review_values
+
+    config = """<View><Text name="text" value="$text"/>
+    <Labels name="ner" toName="text"><Label value="PER"/><Label value="ORG"/></Labels></View>"""
+
+    def span(s, e, lab):
+        return {
+            "from_name": "ner",
+            "to_name": "text",
+            "type": "labels",
+            "value": {"start": s, "end": e, "labels": [lab]},
+        }
+
+    tasks = [
+        {"id": 1, "annotations": [
+            {"id": 11, "completed_by": 1, "result": [span(0, 5, "PER"), span(10, 15, "ORG")]},
+            {"id": 12, "completed_by": 2, "result": [span(0, 5, "PER")]},
+        ]},
+        {"id": 2, "annotations": [
+            {"id": 21, "completed_by": 1, "result": [span(0, 5, "ORG")]},
+            {"id": 22, "completed_by": 2, "result": [span(0, 5, "ORG")]},
+        ]},
+    ]  # fmt: skip
+    a = analyse(_project(config, tasks))
+    # the pair's labels in the core's category order
+    assert review_values(a, 1, True) == {NEEDS_REVIEW: "yes", CONFUSED: "(no region) / ORG"}
+    assert review_values(a, 2, True) == {NEEDS_REVIEW: "no", CONFUSED: None}
+    assert review_values(a, 2, False) == {NEEDS_REVIEW: None, CONFUSED: None}  # no agreement: no field
+    with pytest.raises(ValueError, match="no prediction of model version 'v1'"):
+        analyse(_project(config, tasks), models=["v1"])
+
+
+def test_free_text_with_a_label_per_text_gets_a_note_not_a_huge_array():
+    """A TextArea whose every text is its own label: the scorecard's and the disagreements' label x label arrays
+    would not fit in memory (6000 labels); both are skipped with a note, and no review field is claimed."""
+    from iaa_label_studio.project import analyse
+    from iaa_label_studio.quality import review_values
+
+    config = """<View><Text name="text" value="$text"/><TextArea name="note" toName="text"/></View>"""
+    tasks = [
+        {
+            "id": t,
+            "annotations": [
+                {
+                    "id": 10 * t + u,
+                    "completed_by": u,
+                    "result": [
+                        {
+                            "from_name": "note",
+                            "to_name": "text",
+                            "type": "textarea",
+                            "value": {"text": [f"t{t} {u % 2}"]},
+                        }
+                    ],  # fmt: skip
+                }
+                for u in (1, 2, 3)
+            ],
+        }
+        for t in range(1, 3001)
+    ]
+    a = analyse(_project(config, tasks))
+    q = a.controls["note"].details()["quality"]
+    assert q["annotators"] is None and q["disagreements"] is None
+    assert any("6000 distinct labels" in n for n in q["notes"])
+    assert review_values(a, 1, True) == {NEEDS_REVIEW: None, CONFUSED: None}
+
+
+# --------------------------------------------------------------------------- a real server
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +213,7 @@ def _close(a: dict, b: dict) -> None:
             assert a[k] == v, (k, a, b)
 
 
+@pytest.mark.slow  # a real server (tens of seconds)
 def test_models_beside_humans_leave_the_humans_agreement_unchanged(server, api, project):
     pid = project
     alone = _report(server, pid)
@@ -168,6 +251,7 @@ def test_models_beside_humans_leave_the_humans_agreement_unchanged(server, api, 
     assert "Models beside the humans" in text and "v2                   vs (gold)" in text
 
 
+@pytest.mark.slow  # a real server (tens of seconds)
 def test_ground_truth_becomes_the_gold_questions(server, api, project):
     got = _report(server, project)["details"]["sent"]["quality"]
     h, _, known = _frames(api, project)
@@ -194,10 +278,11 @@ def test_ground_truth_becomes_the_gold_questions(server, api, project):
     assert got["gold_vs_known"] == pytest.approx(gs.known_agreement, abs=1e-12)
 
 
+@pytest.mark.slow  # a real server (tens of seconds)
 def test_the_scorecard_is_in_the_summary_text_and_files(server, api, project, tmp_path):
     out = run(
         "sync", "--url", server.url, "--token", lst.TOKEN, "-p", str(project), "--summary", str(tmp_path),
-        "--no-html", "--no-state", "--models", "v1",
+        "--no-state", "--models", "v1",
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     saved = json.loads((tmp_path / f"iaa-ls-{project}.json").read_text())
@@ -210,12 +295,16 @@ def test_the_scorecard_is_in_the_summary_text_and_files(server, api, project, tm
     for b in want["annotators"]:
         _close(mine[b["annotator"]], b)
     assert saved["model_raters"] == ["v1"] and saved["agreement"]["details"]["sent"]["quality"]["models"]["rows"]
+    # the HTML summary: the core's report of the tag, with its scorecard table naming the same annotators
+    page = (tmp_path / f"iaa-ls-{project}.html").read_text()
+    assert '<h2 id="annotators">Annotators' in page and all(who in page for who in PEOPLE)
     text = out.stdout
     assert "Annotators (scorecard" in text
     for who in PEOPLE:
         assert who in text  # named as everywhere else in the report: their e-mail addresses
 
 
+@pytest.mark.slow  # a real server (tens of seconds)
 def test_tasks_to_adjudicate_are_flagged_and_a_resync_writes_nothing(server, api, tmp_path):
     users = lst.make_users(api, PEOPLE[:3])
     u = [users[e] for e in PEOPLE[:3]]

@@ -51,6 +51,10 @@ NEEDS_REVIEW = "iaa_needs_review"
 CONFUSED = "iaa_confused"
 #: the reference name of a model's rows against the ground-truth (known) labels
 GROUND_TRUTH_REF = "(ground truth)"
+#: memory budget of the core's label x label arrays: the scorecard's are about items x labels x labels floats
+#: (alpha without each annotator), the disagreements' labels x labels; beyond it (e.g. a TextArea, whose every
+#: text is a label) the part is skipped with a note
+MEMORY_BUDGET = 1 << 28
 #: the prefix of a model's annotator key in the conversion (never a Label Studio user id)
 _MODEL = "model:"
 
@@ -69,6 +73,7 @@ class Quality:
     disagreements: ie.Disagreements | None = None
     #: task id -> {"needs_review": bool, "confused": str | None}
     tasks: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"n_known": int(len(self.known)), "n_known_conflicts": self.n_known_conflicts}
@@ -79,6 +84,8 @@ class Quality:
         out["models"] = self.models.to_dict() if self.models is not None else None
         if self.model_notes:
             out["model_notes"] = list(self.model_notes)
+        if self.notes:
+            out["notes"] = list(self.notes)
         d = self.disagreements
         if d is not None:
             pairs = d.pairs.head(20)
@@ -196,8 +203,12 @@ def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, mod
             acc = ie.gold_accuracy(answered, known)
             rows = acc.table[acc.table["annotator"].astype(object) != GROUND_TRUTH_REF].reset_index(drop=True)
             q.gold_accuracy = dataclasses.replace(acc, table=rows)
+        k = int(data.n_categories)
         if data.annotators is not None and len(data.annotators) >= 2:
-            q.scorecard = ie.annotator_report(data, progress=False)
+            if data.n_items * k * k * 8 <= MEMORY_BUDGET:
+                q.scorecard = ie.annotator_report(data, progress=False)
+            else:
+                q.notes.append(f"annotator scorecard not computed: {k} distinct labels on {data.n_items} items")
         if models is not None:
             if control.region is not None:
                 q.model_notes.append("model raters are not supported for region tags yet")
@@ -211,8 +222,11 @@ def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, mod
                 q.models = res
             else:
                 q.model_notes.append("no prediction of the named model versions fits this tag")
-        q.disagreements = ie.disagreements(data, dawid_skene=False)
-    q.tasks = _per_task(control, q.disagreements, table)
+        if k * k * 64 <= MEMORY_BUDGET:
+            q.disagreements = ie.disagreements(data, dawid_skene=False)
+            q.tasks = _per_task(control, q.disagreements, table)
+        else:
+            q.notes.append(f"disagreements (what to adjudicate) not computed: {k} distinct labels")
     return q
 
 
@@ -246,9 +260,13 @@ def _per_task(control: Any, d: ie.Disagreements, table: pd.DataFrame) -> dict:
 def review_values(analysis: Any, task_id: int, agreed: bool) -> dict:
     """The task's review fields for :func:`iaa_label_studio.sync.plan`: ``{NEEDS_REVIEW: 'yes'|'no', CONFUSED:
     text or None}``; both None for a task without agreement (``agreed`` False)."""
-    if not agreed:
+    qs = [
+        (n, r.quality)
+        for n, r in analysis.controls.items()
+        if getattr(r, "quality", None) is not None and r.quality.disagreements is not None
+    ]
+    if not agreed or not qs:  # no agreement, or no disagreement list computed (too many distinct labels)
         return {NEEDS_REVIEW: None, CONFUSED: None}
-    qs = [(n, r.quality) for n, r in analysis.controls.items() if getattr(r, "quality", None) is not None]
     needs, confused = False, []
     for name, q in qs:
         v = q.tasks.get(int(task_id))
@@ -306,6 +324,8 @@ def render(d: Mapping[str, Any] | None) -> list[str]:
             )
     for n in d.get("model_notes") or []:
         lines.append(f"  note (models): {n}")
+    for n in d.get("notes") or []:
+        lines.append(f"  note: {n}")
     dis = d.get("disagreements")
     if dis and dis.get("confused_pairs"):
         lines.append(
