@@ -282,6 +282,10 @@ def _f(v: Any, digits: int = 3) -> str:
     return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.{digits}f}"
 
 
+def _pct(v: Any) -> str:
+    return "-" if v is None or not math.isfinite(v) else f"{v:.0%}"
+
+
 def render(d: Mapping[str, Any] | None) -> list[str]:
     """Text lines (indented) for the ``quality`` part of a control's details: the scorecard, the gold
     questions, the model raters and the most confused pairs."""
@@ -305,7 +309,11 @@ def render(d: Mapping[str, Any] | None) -> list[str]:
         lines.append(
             f"  Gold questions ({d['n_known']} ground-truth items; threshold {ga['threshold']:g}, "
             f"{ga['confidence']:.0%} Wilson interval)"
-            + (f"; the majority gold agrees with {_f(d.get('gold_vs_known'))} of them" if "gold_vs_known" in d else "")
+            + (
+                f"; the majority gold agrees with {_pct(d.get('gold_vs_known'))} of them"
+                if "gold_vs_known" in d
+                else ""
+            )
         )
         for r in ga["annotators"]:
             if not r["n_gold"]:  # answered no gold question (e.g. the author of the ground truth)
@@ -317,7 +325,8 @@ def render(d: Mapping[str, Any] | None) -> list[str]:
     m = d.get("models")
     if m and m.get("rows"):
         lines.append(f"  Models beside the humans (humans among themselves: agreement {_f(m.get('human_agreement'))})")
-        for r in m["rows"]:
+        order = list(dict.fromkeys(r["model"] for r in m["rows"]))
+        for r in sorted(m["rows"], key=lambda r: order.index(r["model"])):  # each model's rows together
             lines.append(
                 f"    {str(r['model']):<20} vs {str(r['reference']):<32} agreement {_f(r.get('agreement'))} "
                 f"kappa {_f(r.get('kappa'))}  (n {_f(r.get('n'), 0) if r.get('n') is not None else '-'})"
