@@ -198,3 +198,138 @@ def test_absurd_bootstrap_sizes_are_refused_at_once(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == "iaa: error: n_boot must be a whole number from 2 to 100000; got 1000000000"
     assert cli.main(["report", str(path), "--ci", "--n-boot", "100"]) == 0
+
+
+# --------------------------------------------------------------------------- the annotator scorecard and the
+# disagreement list with thousands of labels (a Label Studio TextArea: 3,000 tasks asked for 74.5 GiB)
+
+SCORECARD = """
+import json, numpy as np, pandas as pd, iaa_engine as ie
+rng = np.random.default_rng(SEED)
+FRAME
+data = ie.Annotations.from_long(frame, duplicates="first")
+card = ie.annotator_report(data, progress=False)
+dis = ie.disagreements(data, top=20)
+kept = data.to_long()
+some = list(data.annotators[:3])
+print(json.dumps({"item": kept["item"].astype(str).tolist(), "annotator": kept["annotator"].astype(str).tolist(),
+                  "label": kept["label"].astype(str).tolist(), "n_categories": data.n_categories,
+                  "table": card.table.drop(columns="flag").to_dict(orient="list"), "alpha": card.alpha,
+                  "notes": card.notes, "pairs": card.pairs is None, "dis_pairs": dis.pairs.to_dict(orient="list"),
+                  "dis_n": dis.n_disagreeing, "dis_ds": dis.dawid_skene,
+                  "alpha_wo_refit": {a: ie.krippendorff_alpha(ie.Annotations.from_long(
+                      kept[kept.annotator != a][["item", "annotator", "label"]])) for a in some}}))
+"""
+
+SIX_THOUSAND = """
+n_items, n_lab = 6000, 6000
+truth = rng.integers(0, n_lab, n_items)
+lab = np.where(rng.random(3 * n_items) < 0.6, np.repeat(truth, 3), rng.integers(0, n_lab, 3 * n_items))
+keep = rng.random(3 * n_items) < 0.9  # some items with two annotations, a few with one
+frame = pd.DataFrame({"item": np.repeat(np.arange(n_items), 3), "annotator": np.tile(["a", "b", "c"], n_items),
+                      "label": lab.astype(str)})[keep]
+"""
+
+THOUSAND = """
+n = 200_000
+truth = rng.integers(0, 1000, 40_000)
+item = rng.integers(0, 40_000, n)
+lab = np.where(rng.random(n) < 0.5, truth[item], rng.integers(0, 1000, n))
+frame = pd.DataFrame({"item": item, "annotator": rng.integers(0, 1000, n).astype(str), "label": lab})
+"""
+
+
+def _nominal_alpha(df):
+    """Krippendorff's nominal alpha from the long table (Krippendorff 2011, pairable values only)."""
+    counts = df.groupby(["item", "label"]).size()
+    m = counts.groupby(level=0).sum()
+    pairable = m[m >= 2].index
+    counts = counts[counts.index.get_level_values(0).isin(pairable)].astype(float)
+    m = m[pairable].astype(float)
+    sumsq = (counts**2).groupby(level=0).sum()
+    n = m.sum()
+    d_o = ((m * m - sumsq) / (m - 1.0)).sum() / n
+    n_c = counts.groupby(level=1).sum()
+    d_e = (n * n - (n_c**2).sum()) / (n * (n - 1.0))
+    return 1.0 - d_o / d_e
+
+
+def _check_scorecard(out):
+    import pandas as pd
+
+    df = pd.DataFrame({"item": out["item"], "annotator": out["annotator"], "label": out["label"]})
+    table = pd.DataFrame(out["table"]).set_index("annotator")
+    assert out["alpha"] == pytest.approx(_nominal_alpha(df), abs=1e-10)
+    for a, refit in out["alpha_wo_refit"].items():  # the core's alpha, refitted without a
+        assert table.loc[a, "alpha_without"] == pytest.approx(refit, abs=1e-10)
+        assert table.loc[a, "alpha_without"] == pytest.approx(_nominal_alpha(df[df.annotator != a]), abs=1e-10)
+    # agreement and kappa with the pooled others, from the counts: a's label-k item weighs (n_ik - 1)/(m_i - 1)
+    # on the diagonal; the others' margin of label l gets (n_il - [l = k])/(m_i - 1)
+    n_il = df.groupby(["item", "label"]).size().rename("n_il").reset_index()
+    m_i = df.groupby("item").size().rename("m")
+    own = df.join(m_i, on="item")
+    own = own[own.m >= 2].merge(n_il, on=["item", "label"])
+    agree = ((own.n_il - 1) / (own.m - 1)).groupby(own.annotator).sum()
+    n_pair = own.groupby("annotator").size()
+    assert table.loc[n_pair.index, "n_pairable"].to_numpy() == pytest.approx(n_pair.to_numpy())
+    assert table.loc[agree.index, "agreement"].to_numpy() == pytest.approx((agree / n_pair).to_numpy(), abs=1e-12)
+    oth = own[["annotator", "item", "label", "m"]].merge(n_il, on="item", suffixes=("", "_o"))
+    oth["w"] = (oth.n_il - (oth.label == oth.label_o)) / (oth.m - 1)
+    col = oth.groupby(["annotator", "label_o"]).w.sum()
+    row = own.groupby(["annotator", "label"]).size()
+    p_e = (row.rename_axis(["annotator", "l"]) * col.rename_axis(["annotator", "l"])).groupby(level=0).sum()
+    p_e = p_e / n_pair**2
+    p_o = agree / n_pair
+    assert table.loc[p_o.index, "kappa"].to_numpy() == pytest.approx(((p_o - p_e) / (1 - p_e)).to_numpy(), abs=1e-10)
+    assert np.isfinite(table["kappa_se"]).all()
+    # accuracy against the majority label (unique winner, two or more annotations)
+    top = n_il.sort_values("n_il").groupby("item").n_il.agg(["max", "size"])
+    win = n_il.merge(top, left_on="item", right_index=True)
+    win = win[win.n_il == win["max"]]
+    win = win[win.groupby("item").label.transform("size") == 1].set_index("item").label
+    gold = df.join(m_i, on="item")
+    gold = gold[(gold.m >= 2) & gold.item.isin(win.index)]
+    acc = (gold.label.to_numpy() == win[gold.item].to_numpy()).astype(float)
+    acc = pd.Series(acc).groupby(gold.annotator.to_numpy()).mean()
+    assert table.loc[acc.index, "accuracy"].to_numpy() == pytest.approx(acc.to_numpy(), abs=1e-12)
+    # the disagreement list's top label pairs: observed coincidences o_ck = sum_i n_ic n_ik / (m_i - 1)
+    pairs = pd.DataFrame(out["dis_pairs"])
+    both = n_il.merge(n_il, on="item").join(m_i, on="item")
+    both = both[(both.label_x < both.label_y) & (both.m >= 2)]
+    o = (both.n_il_x * both.n_il_y / (both.m - 1)).groupby([both.label_x, both.label_y]).sum()
+    cats = sorted(df.label.unique(), key=str)  # categories in the data's order are the sorted labels
+    assert len(cats) == out["n_categories"]
+    for a, b, obs in zip(pairs.label_a, pairs.label_b, pairs.observed):
+        key = (str(a), str(b)) if (str(a), str(b)) in o.index else (str(b), str(a))
+        assert obs == pytest.approx(o[key], abs=1e-12)
+    return table
+
+
+def test_scorecard_and_disagreements_with_six_thousand_labels():
+    out = result_of(SCORECARD.replace("SEED", "5").replace("FRAME", textwrap.dedent(SIX_THOUSAND)))
+    assert out["n_categories"] > 5000
+    _check_scorecard(out)
+    assert out["pairs"] is True and "pairwise marginal-homogeneity tests left out" in out["notes"][-1]
+    assert out["dis_ds"] is False  # Dawid-Skene's 3 x 5000² confusion tables are left out under 'auto'
+
+
+def test_scorecard_and_disagreements_with_a_thousand_annotators_and_a_thousand_labels():
+    out = result_of(SCORECARD.replace("SEED", "6").replace("FRAME", textwrap.dedent(THOUSAND)))
+    assert out["n_categories"] == 1000
+    _check_scorecard(out)
+    assert out["pairs"] is True
+
+
+def test_scorecard_pairwise_true_with_too_many_label_cells_is_refused_before_allocating():
+    code = """
+    import numpy as np, pandas as pd, iaa_engine as ie
+    n = 40_000
+    frame = pd.DataFrame({"item": np.arange(n) // 2, "annotator": np.tile(["a", "b"], n // 2),
+                          "label": np.arange(n) % 20_000})
+    ie.annotator_report(ie.Annotations.from_long(frame), pairwise=True, progress=False)
+    """
+    proc = run_limited(code, ceiling_gib=2.0)
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "NotEnoughMemoryError" in last and "1 pairs of annotators x 20000x20000 labels" in last
+    assert "pairwise=False" in last and "Unable to allocate" not in proc.stderr

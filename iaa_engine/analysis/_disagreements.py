@@ -14,6 +14,9 @@ from iaa_engine.data._model import as_annotations
 
 __all__ = ["Disagreements", "disagreements", "RANKING"]
 
+#: ``dawid_skene='auto'`` runs Dawid-Skene only while annotators × labels² is at most this many cells.
+DS_CELLS = 1 << 24
+
 #: How :func:`disagreements` ranks the items (the sort keys, in order).
 RANKING = (
     "item agreement, lowest first",
@@ -267,7 +270,9 @@ def disagreements(
         ``n_items`` counts them all).
     dawid_skene : bool or 'auto', default 'auto'
         Compute the Dawid-Skene posterior for the entropy key; ``'auto'``: when the data has annotators and the
-        annotations themselves (not a count table).
+        annotations themselves (not a count table) and its confusion tables, annotators × labels², hold at most
+        :data:`DS_CELLS` (2**24) cells; ``True``: always, or a ``NotEnoughMemoryError`` before allocating when
+        they would not fit in the available memory.
     max_iter : int, default 100
         Largest number of Dawid-Skene EM iterations.
     progress : bool, optional
@@ -335,6 +340,18 @@ def disagreements(
     if dawid_skene is True and not can_ds:
         raise ValueError("dawid_skene=True needs the annotations with annotator identities (not a count table)")
     use_ds = bool(can_ds) if dawid_skene == "auto" else bool(dawid_skene)
+    if use_ds:  # Dawid-Skene's EM holds an annotators x labels x labels confusion table and its temporaries
+        ds_cells = float(cast(int, data.n_annotators)) * data.n_categories**2
+        if dawid_skene == "auto" and ds_cells > DS_CELLS:
+            use_ds = False
+        elif dawid_skene is True:
+            from iaa_engine.base._policy import check_memory
+
+            check_memory(
+                8.0 * (6.0 * ds_cells + 4.0 * data.n_items * data.n_categories),
+                f"Dawid-Skene ({data.n_annotators} annotators x {data.n_categories}x{data.n_categories} labels)",
+                "use dawid_skene=False or 'auto'",
+            )
 
     c = data.counts
     n_cat = data.n_categories
@@ -417,40 +434,43 @@ def disagreements(
     w = count[left] * count[right] / (n_i[c.item[left]] - 1.0)
     ca, cb = c.category[left], c.category[right]  # ca < cb: entries are sorted by category within an item
     key = ca * max(n_cat, 1) + cb
-    observed = np.bincount(key, weights=w, minlength=n_cat * n_cat)
-    n_items_pair = np.bincount(key, minlength=n_cat * n_cat)
+    # the off-diagonal coincidences, only the label pairs that occur (sparse: no labels x labels table)
+    cells, slot = np.unique(key, return_inverse=True)
+    slot = slot.ravel()
+    observed = np.bincount(slot, weights=w, minlength=cells.size)
+    n_items_pair = np.bincount(slot, minlength=cells.size)
     per_cat = np.bincount(c.category[ok_entry], weights=count[ok_entry], minlength=n_cat)  # n_c
     n_total = float(per_cat.sum())
-    cells = np.flatnonzero(observed > 0)
-    a_code, b_code = np.divmod(cells, max(n_cat, 1))
+    occurs = np.flatnonzero(observed > 0)
+    a_code, b_code = np.divmod(cells[occurs], max(n_cat, 1))
     expected = per_cat[a_code] * per_cat[b_code] / max(n_total - 1.0, 1.0)
-    ratio = observed[cells] / expected
+    ratio = observed[occurs] / expected
     off_total = 2.0 * float(observed.sum())
-    p_order = np.lexsort((cells, -observed[cells], -ratio))
+    p_order = np.lexsort((cells[occurs], -observed[occurs], -ratio))
     if top is not None:
         p_order = p_order[:top]
-    pcells = cells[p_order]
+    pslots = occurs[p_order]
     pairs = pd.DataFrame(
         {
-            "rank": np.arange(1, pcells.size + 1),
+            "rank": np.arange(1, pslots.size + 1),
             "label_a": data.categories.take(a_code[p_order]),
             "label_b": data.categories.take(b_code[p_order]),
-            "observed": observed[pcells],
+            "observed": observed[pslots],
             "expected": expected[p_order],
             "ratio": ratio[p_order],
-            "share": 2.0 * observed[pcells] / off_total if off_total > 0 else np.zeros(pcells.size),
-            "n_items": n_items_pair[pcells].astype(np.int64),
+            "share": 2.0 * observed[pslots] / off_total if off_total > 0 else np.zeros(pslots.size),
+            "n_items": n_items_pair[pslots].astype(np.int64),
         }
     )
-    pair_rank = np.zeros(n_cat * n_cat, dtype=np.int64)
-    pair_rank[pcells] = np.arange(1, pcells.size + 1)
-    pr = pair_rank[key]
+    pair_rank = np.zeros(cells.size, dtype=np.int64)
+    pair_rank[pslots] = np.arange(1, pslots.size + 1)
+    pr = pair_rank[slot]
     # the items behind each listed pair: by pair, then the item's share of the pair's coincidences (largest first),
     # then the data's item order. Grouped by pair with one stable counting sort; within a pair only the
     # ``items_per_pair`` largest shares are sorted (one step per listed pair, not per annotation).
     sel = np.flatnonzero(pr > 0)
-    sel = sel[np.argsort(pr[sel].astype(np.int16 if pcells.size < 2**15 else np.int64), kind="stable")]
-    bounds = np.searchsorted(pr[sel], np.arange(1, pcells.size + 2))
+    sel = sel[np.argsort(pr[sel].astype(np.int16 if pslots.size < 2**15 else np.int64), kind="stable")]
+    bounds = np.searchsorted(pr[sel], np.arange(1, pslots.size + 2))
     parts = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         group = sel[lo:hi]

@@ -117,6 +117,15 @@ class AnnotatorReport(Result):
 #: Dense (rows × patterns) count tables up to this many cells; sparse beyond.
 _DENSE_GROUP_CELLS = 1 << 24
 
+#: Largest temporary table (cells, 8 bytes each) a scorecard step builds: the dense agreement tables
+#: (annotators × labels², as before) up to this size, and the blocks of the large-label paths (patterns × a block of
+#: labels or annotators) at most this size: 2**24 cells, 128 MiB.
+TABLE_CELLS = 1 << 24
+
+#: ``pairwise='auto'`` computes the pairwise tests only while (pairs of annotators) × labels² is at most this many
+#: cells (each test inverts a (K - 1)-square matrix per pair): 3 annotators up to 2,364 labels, 100 up to 58.
+PAIRWISE_CELLS = 1 << 24
+
 
 def _group_counts(rows: np.ndarray, n_rows: int, cols: np.ndarray, n_cols: int) -> Any:
     """How many annotations fall in each (row, column), as a sparse CSR matrix (rows × columns).
@@ -143,40 +152,80 @@ class _Patterns:
     Every per-annotator sum over items of the scorecard, :math:`\sum_{i \ni a} f(n_i)`, depends on an item only
     through its pattern, so it is a product of the (annotators × patterns) counts with a (patterns × …) table of
     :math:`f`: one ``bincount`` over the annotations, then small matrix products. A crowd with 1-8 annotations per
-    item and 5 labels has at most 1,286 patterns, however many items.
+    item and 5 labels has at most 1,286 patterns, however many items. The count vectors are kept sparse (patterns ×
+    labels, as many non-zeros as the items' distinct labels), so thousands of labels cost no patterns × labels table.
     """
 
     pat: np.ndarray  # pattern of each item
-    vec: np.ndarray  # (n_pat, C) the count vector of each pattern
+    vec: Any  # (n_pat, C) sparse CSR: the count vector of each pattern
     m: np.ndarray  # (n_pat,) annotations per item of the pattern
     k_al: Any  # (A*C, n_pat) annotations by (annotator, label) and pattern
     k_a: Any  # (A, n_pat) annotations by annotator and pattern
 
     @classmethod
     def of(cls, data: Annotations) -> _Patterns:
+        import scipy.sparse as sp
+
         cnt = data.counts
         c = max(data.n_categories, 1)
         a_n = cast(int, data.n_annotators)
         base = int(cnt.count.max()) + 1 if cnt.count.size else 1
+        starts = np.flatnonzero(np.r_[True, cnt.item[1:] != cnt.item[:-1]]) if cnt.item.size else np.zeros(0, int)
         if c * np.log2(max(base, 2)) <= 62:  # exact: the count vector as a number in base (max count + 1)
             powers = np.int64(base) ** np.arange(c, dtype=np.int64)
             contrib = cnt.count.astype(np.int64) * powers[cnt.category]
             code = np.zeros(data.n_items, dtype=np.int64)
             if cnt.item.size:  # entries are sorted by item
-                starts = np.flatnonzero(np.r_[True, cnt.item[1:] != cnt.item[:-1]])
                 code[cnt.item[starts]] = np.add.reduceat(contrib, starts)
             _, first, pat = np.unique(code, return_index=True, return_inverse=True)
-        else:  # many labels: the rows of the dense count table
-            _, first, pat = np.unique(cnt.to_dense(), axis=0, return_index=True, return_inverse=True)
+        else:  # many labels: each item's (label, count) list, padded to the most distinct labels on an item
+            sizes = np.diff(np.r_[starts, cnt.item.size])
+            k = int(sizes.max()) if sizes.size else 0
+            if 2 * k < c:
+                pad = np.full((data.n_items, 2 * k), -1, dtype=np.int64)
+                pos = np.arange(cnt.item.size) - np.repeat(starts, sizes)
+                pad[cnt.item, 2 * pos] = cnt.category  # entries are sorted by category within an item
+                pad[cnt.item, 2 * pos + 1] = cnt.count
+            else:
+                pad = cnt.to_dense()
+            _, first, pat = np.unique(pad, axis=0, return_index=True, return_inverse=True)
+            del pad
         pat = pat.ravel().astype(np.int64)
         n_pat = first.size
-        vec = np.zeros((n_pat, c))
-        vec[pat[cnt.item], cnt.category] = cnt.count
+        rep = first[pat[cnt.item]] == cnt.item  # the entries of one item per pattern
+        vec = sp.csr_matrix((cnt.count[rep].astype(float), (pat[cnt.item[rep]], cnt.category[rep])), shape=(n_pat, c))
         ann = cast(np.ndarray, data.annotator)
         p_ann = pat[data.item]
         k_al = _group_counts(ann * c + data.label, a_n * c, p_ann, n_pat)
         k_a = _group_counts(ann, a_n, p_ann, n_pat)
-        return cls(pat, vec, vec.sum(axis=1), k_al, k_a)
+        return cls(pat, vec, np.asarray(vec.sum(axis=1)).ravel(), k_al, k_a)
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The non-zero cells of ``k_al`` as (annotator, label, pattern, count), sorted by annotator."""
+        c = self.vec.shape[1]
+        coo = self.k_al.tocoo()
+        a, lab = np.divmod(coo.row.astype(np.int64), c)
+        return a, lab, coo.col.astype(np.int64), coo.data
+
+    def at(self, p: np.ndarray, lab: np.ndarray) -> np.ndarray:
+        """``vec[p, lab]`` for arrays of (pattern, label)."""
+        if p.size == 0:
+            return np.zeros(0)
+        return np.asarray(self.vec[p, lab]).ravel()
+
+    def dots(self, rows: np.ndarray, a: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """``vec[p] · rows[a]`` for arrays of (annotator, pattern) sorted by annotator, a block of annotators at a
+        time (patterns × block ≤ :data:`TABLE_CELLS`)."""
+        out = np.zeros(a.size)
+        n_rows = rows.shape[0]
+        step = max(1, TABLE_CELLS // max(self.vec.shape[0], 1))
+        for lo in range(0, n_rows, step):
+            hi = min(lo + step, n_rows)
+            i, j = np.searchsorted(a, [lo, hi])
+            if i < j:
+                g = np.asarray(self.vec @ rows[lo:hi].T)  # (n_pat, block)
+                out[i:j] = g[p[i:j], a[i:j] - lo]
+        return out
 
 
 def alpha_without_each(data: Any, *, level: str | None = None) -> tuple[float, np.ndarray]:
@@ -192,10 +241,18 @@ def alpha_without_each(data: Any, *, level: str | None = None) -> tuple[float, n
         O^{(-a)} = O + \sum_{i \ni a} \Big(\frac{[m_i \ge 3]}{m_i - 2} - \frac{[m_i \ge 2]}{m_i - 1}\Big) P(n_i)
                  - \sum_{i \ni a} \frac{[m_i \ge 3]}{m_i - 2}\,\big(n_i e_l^\top + e_l n_i^\top - 2 e_l e_l^\top\big),
 
-    since :math:`P(n_i - e_l) = P(n_i) - n_i e_l^\top - e_l n_i^\top + 2 e_l e_l^\top`. The sums over a's items
+    since :math:`P(n_i - e_l) = P(n_i) - n_i e_l^\top - e_l n_i^\top + 2 e_l e_l^\top`. Alpha is
+    :math:`1 - D_o/D_e` (Krippendorff 2011), and both need only linear functions of :math:`O^{(-a)}`, so no
+    labels × labels matrix is formed: its margins :math:`t^{(-a)}` (the row sums, :math:`P(n)\mathbf 1 =
+    (m - 1) n`), and, with the distances :math:`\delta` (zero on the diagonal), :math:`\sum \delta \circ P(n) =
+    n^\top \delta n` and :math:`\sum \delta \circ (n e_l^\top + e_l n^\top - 2 e_l e_l^\top) = 2 (\delta n)_l`;
+    :math:`D_e` follows from :math:`t^{(-a)}`. Nominal: :math:`n^\top \delta n = m^2 - \sum_c n_c^2`,
+    :math:`(\delta n)_l = m - n_l`; interval and ordinal (the interval metric on the mid-ranks of the margins
+    without a): :math:`n^\top \delta n = 2(m\,n^\top x^2 - (n^\top x)^2)`, :math:`(\delta n)_l = n^\top x^2 - 2
+    x_l\, n^\top x + x_l^2 m`; ratio: products with blocks of columns of :math:`\delta`. The sums over a's items
     depend on an item only through its count vector, so they are products of the annotators × count-patterns
-    table with per-pattern terms (no loop over annotations). Alpha is then :math:`1 - D_o/D_e` from
-    :math:`O^{(-a)}` and its margins (Krippendorff 2011), with the ordinal positions of the margins without a.
+    table with per-pattern terms (no loop over annotations); memory grows with the patterns' non-zeros and the
+    annotators × labels margins, never with labels².
 
     Returns
     -------
@@ -208,44 +265,99 @@ def alpha_without_each(data: Any, *, level: str | None = None) -> tuple[float, n
 
 def _alpha_without(data: Annotations, level: str, pt: _Patterns) -> tuple[float, np.ndarray]:
     a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
-    m = pt.m
+    m, v = pt.m, pt.vec
+    n_pat = m.size
     w_old = np.where(m >= 2, 1.0 / np.maximum(m - 1.0, 1.0), 0.0)
-    w_new = np.where(m >= 3, 1.0 / np.maximum(m - 2.0, 1.0), 0.0)
-    n_items_p = np.bincount(pt.pat, minlength=m.size).astype(float)
-    idx = np.arange(c)
-    outer = pt.vec[:, :, None] * pt.vec[:, None, :]  # (n_pat, C, C)
-    outer[:, idx, idx] -= pt.vec  # P(n) = n n^T - diag(n)
-    outer = outer.reshape(m.size, c * c)
-    o_full = ((n_items_p * w_old) @ outer).reshape(c, c)
-    g = w_new - w_old
-    out = o_full[None] + (pt.k_a @ (g[:, None] * outer)).reshape(a_n, c, c)
-    q = (pt.k_al @ (w_new[:, None] * pt.vec)).reshape(a_n, c, c)  # q[a, l, k] = sum h_i n_ik over a's label-l items
-    out -= q + np.swapaxes(q, 1, 2)
-    out[:, idx, idx] += 2.0 * (pt.k_al @ w_new).reshape(a_n, c)
-    both = np.concatenate([o_full[None], out], axis=0)
-    alphas = _alpha_from_coincidences(data, both, level)
-    return float(alphas[0]), alphas[1:]
+    h = np.where(m >= 3, 1.0 / np.maximum(m - 2.0, 1.0), 0.0)
+    g = h - w_old
+    base_w = np.bincount(pt.pat, minlength=n_pat) * w_old  # each pattern's items in the full coincidences
+    ea, el, ep, ev = pt.entries()  # (annotator, label, pattern, count) of a's labels
+    ka = pt.k_a.tocoo()
+    ra, pa, va = ka.row.astype(np.int64), ka.col.astype(np.int64), ka.data
 
+    # margins: full, and without each annotator
+    totals = np.empty((a_n + 1, c))
+    totals[0] = v.T @ (base_w * (m - 1.0))
+    totals[1:] = totals[0] + _dense(pt.k_a @ (_diag((m - 1.0) * g - h) @ v))
+    totals[1:] -= (pt.k_al @ (h * (m - 2.0))).reshape(a_n, c)
+    n = totals.sum(axis=1)
 
-def _alpha_from_coincidences(data: Annotations, o: np.ndarray, level: str) -> np.ndarray:
-    """``1 - D_o / D_e`` for a stack of coincidence matrices (…, C, C)."""
-    t = o.sum(axis=-1)
-    n = t.sum(axis=-1)
-    values = data.category_values(level) if level in ("interval", "ratio") else None
-    x = diff.positions_from(level, t, values, o.shape[-1])
-    if x.ndim == 1:
-        d = diff.delta(level, x[:, None], x[None, :])
-        num = np.einsum("pck,ck->p", o, d)
-        exp = np.einsum("pc,ck,pk->p", t, d, t)
+    num = np.zeros(a_n + 1)
+    if level == "ordinal":  # positions per stack (the mid-ranks of its own margins), a block of stacks at a time
+        x = diff.positions_from(level, totals, None, c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = x - (np.sum(totals * x, axis=1) / np.maximum(n, 1.0))[:, None]  # centred: accurate moments
+        step = max(1, TABLE_CELLS // max(n_pat, 1))
+        for lo in range(0, a_n + 1, step):
+            hi = min(lo + step, a_n + 1)
+            xb = x[lo:hi]
+            q1, q2 = np.asarray(v @ xb.T), np.asarray(v @ (xb * xb).T)  # (n_pat, block)
+            s = 2.0 * (m[:, None] * q2 - q1 * q1)
+            num[lo:hi] = base_w @ s
+            i, j = np.searchsorted(ra, [lo - 1, hi - 1])  # annotator a is stack a + 1
+            col = ra[i:j] + 1 - lo
+            num[1:] += np.bincount(ra[i:j], weights=va[i:j] * g[pa[i:j]] * s[pa[i:j], col], minlength=a_n)
+            i, j = np.searchsorted(ea, [lo - 1, hi - 1])
+            p, col, xl = ep[i:j], ea[i:j] + 1 - lo, xb[ea[i:j] + 1 - lo, el[i:j]]
+            u = q2[p, col] - 2.0 * xl * q1[p, col] + xl * xl * m[p]
+            num[1:] -= 2.0 * np.bincount(ea[i:j], weights=ev[i:j] * h[p] * u, minlength=a_n)
+        exp = diff.expected_sum(level, totals, x)
     else:
-        d = diff.delta(level, x[:, :, None], x[:, None, :])
-        num = np.einsum("pck,pck->p", o, d)
-        exp = np.einsum("pc,pck,pk->p", t, d, t)
+        values = None
+        if level == "nominal":
+            s = m * m - np.asarray(v.multiply(v).sum(axis=1)).ravel()
+            u = m[ep] - pt.at(ep, el)
+            values = np.arange(c, dtype=float)
+        elif level == "interval":
+            values = np.asarray(data.category_values(level), dtype=float)
+            values = values - np.sum(totals[0] * values) / max(n[0], 1.0)  # centred: accurate moments
+            q1, q2 = v @ values, v @ (values * values)
+            s = 2.0 * (m * q2 - q1 * q1)
+            xl = values[el]
+            u = q2[ep] - 2.0 * xl * q1[ep] + xl * xl * m[ep]
+        else:
+            values = np.asarray(data.category_values(level), dtype=float)
+            s, u = _ratio_terms(v, values, ep, el)
+        num[0] = base_w @ s
+        num[1:] = num[0] + np.bincount(ra, weights=va * g[pa] * s[pa], minlength=a_n)
+        num[1:] -= 2.0 * np.bincount(ea, weights=ev * h[ep] * u, minlength=a_n)
+        exp = diff.expected_sum(level, totals, values)
     with np.errstate(divide="ignore", invalid="ignore"):
         d_o = num / n
         d_e = exp / (n * (n - 1.0))
-        alpha = 1.0 - d_o / d_e
-    return np.where((n > 1) & (np.abs(d_e) > 1e-12), alpha, np.nan)
+        alphas = np.where((n > 1) & (np.abs(d_e) > 1e-12), 1.0 - d_o / d_e, np.nan)
+    return float(alphas[0]), alphas[1:]
+
+
+def _ratio_terms(v: Any, x: np.ndarray, p: np.ndarray, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Ratio distances: :math:`n_p^\top \delta n_p` per pattern and :math:`(\delta n_p)_l` at each (p, l), from
+    blocks of columns of :math:`\delta` (labels × block and patterns × block ≤ ``RATIO_CELLS``)."""
+    n_pat, c = v.shape
+    s = np.zeros(n_pat)
+    u = np.zeros(p.size)
+    order = np.argsort(lab, kind="stable")
+    sorted_lab = lab[order]
+    vc = v.tocsc()
+    step = max(1, diff.RATIO_CELLS // max(c, n_pat, 1))
+    for lo in range(0, c, step):
+        hi = min(lo + step, c)
+        r = np.asarray(v @ diff.delta("ratio", x[:, None], x[None, lo:hi]))  # (n_pat, block)
+        s += np.asarray(vc[:, lo:hi].multiply(r).sum(axis=1)).ravel()
+        i, j = np.searchsorted(sorted_lab, [lo, hi])
+        e = order[i:j]
+        u[e] = r[p[e], lab[e] - lo]
+    return s, u
+
+
+def _dense(x: Any) -> np.ndarray:
+    """A SciPy sparse result as a dense array (dense results pass through)."""
+    return x.toarray() if hasattr(x, "toarray") else np.asarray(x)
+
+
+def _diag(w: np.ndarray) -> Any:
+    import scipy.sparse as sp
+
+    return sp.diags(w, format="csr")
 
 
 def _soft_table(data: Annotations, pt: _Patterns) -> np.ndarray:
@@ -253,10 +365,73 @@ def _soft_table(data: Annotations, pt: _Patterns) -> np.ndarray:
     pooled others, each item weighing 1."""
     a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
     w = np.where(pt.m >= 2, 1.0 / np.maximum(pt.m - 1.0, 1.0), 0.0)
-    t = (pt.k_al @ (w[:, None] * pt.vec)).reshape(a_n, c, c)
+    t = (pt.k_al @ (w[:, None] * pt.vec.toarray())).reshape(a_n, c, c)
     idx = np.arange(c)
     t[:, idx, idx] -= (pt.k_al @ w).reshape(a_n, c)
     return t
+
+
+def _soft_parts(data: Annotations, pt: _Patterns) -> tuple[np.ndarray, ...]:
+    r"""What kappa needs of the soft tables :math:`T^{(a)}` without forming them (annotators × labels memory):
+    totals n, diagonal, row and column margins, and :math:`\sum_{kl} p_{kl}\, p_{\cdot k}\, p_{l \cdot}`.
+
+    With :math:`w_i = 1/(m_i - 1)`: the diagonal is :math:`\sum w_i (n_{il} - 1)` over a's label-l items, the row
+    margins a's pairable label counts, the column margins :math:`\sum_{i \ni a} w_i n_i` minus a's own
+    :math:`\sum w_i e_l`, and the bilinear term :math:`\sum w_i\, p_{\cdot k} (n_i \cdot r - r_k)/n` with
+    :math:`r` the row margins, over a's labels k (the patterns times a block of annotators' margins at a time)."""
+    a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
+    m = pt.m
+    w = np.where(m >= 2, 1.0 / np.maximum(m - 1.0, 1.0), 0.0)
+    ea, el, ep, ev = pt.entries()
+    key = ea * c + el
+    n_al = a_n * c
+    diag = np.bincount(key, weights=ev * w[ep] * (pt.at(ep, el) - 1.0), minlength=n_al).reshape(a_n, c)
+    row = np.bincount(key, weights=ev * w[ep] * (m[ep] - 1.0), minlength=n_al).reshape(a_n, c)
+    col = _dense(pt.k_a @ (_diag(w) @ pt.vec)) - np.bincount(key, weights=ev * w[ep], minlength=n_al).reshape(a_n, c)
+    n = row.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rn, cn = row / n[:, None], col / n[:, None]
+        rn, cn = np.nan_to_num(rn), np.nan_to_num(cn)
+    inner = pt.dots(rn, ea, ep) - rn[ea, el]  # sum_l (n_il - [k = l]) p_{l.} on each of a's label-k entries
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross = np.bincount(ea, weights=ev * w[ep] * cn[ea, el] * inner, minlength=a_n) / n
+    return n, diag, row, col, cross
+
+
+def _kappa_parts(
+    n: np.ndarray, diag: np.ndarray, row: np.ndarray, col: np.ndarray, cross: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Cohen's kappa and the Fleiss-Cohen-Everitt standard error of each table of a stack, from its totals n,
+    diagonal, margins and :math:`\sum_{ij} p_{ij} p_{\cdot i} p_{j\cdot}` (``cross``) only: the same numbers as
+    ``kappa_from_tables`` (whose B term is :math:`\sum_{i \ne j} p_{ij}(p_{\cdot i} + p_{j\cdot})^2 =
+    \sum_i p_{i\cdot} p_{\cdot i}^2 + 2\,\mathrm{cross} + \sum_j p_{\cdot j} p_{j\cdot}^2 - \sum_i p_{ii}
+    (p_{\cdot i} + p_{i\cdot})^2`) without the labels × labels tables."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nn = n[:, None]
+        d, r, co = diag / nn, row / nn, col / nn
+        po = d.sum(axis=1)
+        pe = np.sum(r * co, axis=1)
+        kappa = np.where((n > 0) & (1.0 - pe > 1e-12), (po - pe) / (1.0 - pe), np.nan)
+        one = (1.0 - kappa)[:, None]
+        a = np.sum(d * (1.0 - (r + co) * one) ** 2, axis=1)
+        off = np.sum(r * co * co, axis=1) + 2.0 * cross + np.sum(co * r * r, axis=1) - np.sum(d * (co + r) ** 2, axis=1)
+        b = (1.0 - kappa) ** 2 * off
+        cc = (kappa - pe * (1.0 - kappa)) ** 2
+        var = (a + b - cc) / (n * (1.0 - pe) ** 2)
+        se = np.sqrt(np.maximum(var, 0.0))
+    return kappa, np.where(np.isfinite(kappa), se, np.nan)
+
+
+def _gold_parts(ann: np.ndarray, lab: np.ndarray, gold: np.ndarray, a_n: int, c: int) -> tuple[np.ndarray, ...]:
+    """The parts of :func:`_kappa_parts` for each annotator's label × gold table, from the annotations."""
+    n = np.bincount(ann, minlength=a_n).astype(float)
+    diag = np.bincount(ann * c + lab, weights=(lab == gold).astype(float), minlength=a_n * c).reshape(a_n, c)
+    row = np.bincount(ann * c + lab, minlength=a_n * c).reshape(a_n, c).astype(float)
+    col = np.bincount(ann * c + gold, minlength=a_n * c).reshape(a_n, c).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rn, cn = np.nan_to_num(row / n[:, None]), np.nan_to_num(col / n[:, None])
+        cross = np.bincount(ann, weights=cn[ann, lab] * rn[ann, gold], minlength=a_n) / n
+    return n, diag, row, col, cross
 
 
 def _mace(data: Annotations, max_iter: int, tol: float, progress: bool | None) -> tuple[np.ndarray, np.ndarray, int]:
@@ -267,22 +442,29 @@ def _mace(data: Annotations, max_iter: int, tol: float, progress: bool | None) -
     E-step: item posteriors; M-step: expected "knowing" counts :math:`P(T_i = l)\,\theta_a / (\theta_a +
     (1-\theta_a)\xi_{al})` give :math:`\theta_a` and the rest :math:`\xi_a`, both with crowd-kit's smoothing
     0.01 / K. Starts from majority-vote posteriors; stops when no :math:`\theta_a` moves by more than ``tol``.
+
+    The posterior is kept on the items' (item, label) count entries only: every label nobody gave item i has the
+    same log-posterior :math:`\sum_{j \in i} \log((1-\theta_{a_j})\xi_{a_j l_j})` (no "knowing" bonus), so those
+    labels enter only the normalisation, counted :math:`K - d_i` times (:math:`d_i` the item's distinct labels).
+    Memory: annotations and annotators × labels, not items × labels.
     """
     from iaa_engine.base._progress import Progress
 
     a_n, c, i_n = cast(int, data.n_annotators), max(data.n_categories, 1), data.n_items
-    # (label, item) layout: per-item reductions over labels run over C contiguous rows (fast), not along short rows
     ann, lab, item = cast(np.ndarray, data.annotator), data.label, data.item
-    key = lab * i_n + item
     smooth = 0.01 / c
     cnt = data.counts
-    post: np.ndarray = np.zeros((c, i_n))
-    post[cnt.category, cnt.item] = cnt.count / np.maximum(cnt.n_i[cnt.item], 1.0)  # majority-vote proportions
+    e_item = cnt.item
+    n_e = e_item.size
+    entry = np.searchsorted(e_item.astype(np.int64) * c + cnt.category, item.astype(np.int64) * c + lab)
+    rest = (c - np.bincount(e_item, minlength=i_n)).astype(float)  # labels nobody gave the item
+    starts = np.flatnonzero(np.r_[True, e_item[1:] != e_item[:-1]]) if n_e else np.zeros(0, np.int64)
+    post = cnt.count / np.maximum(cnt.n_i[e_item], 1.0)  # majority-vote proportions, per count entry
     n_a = np.bincount(ann, minlength=a_n).astype(float)
     al = ann * c + lab  # every per-annotation quantity is a function of (annotator, label): gather from tables
 
     def m_step(post: np.ndarray, theta: np.ndarray, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        q = post.ravel()[key]  # P(T_i = the annotation's label)
+        q = post[entry]  # P(T_i = the annotation's label)
         know_given = theta[:, None] / np.maximum(theta[:, None] + (1.0 - theta[:, None]) * xi, _TINY)
         know = q * know_given.ravel()[al]
         k_al = np.bincount(al, weights=know, minlength=a_n * c).reshape(a_n, c)
@@ -300,11 +482,14 @@ def _mace(data: Annotations, max_iter: int, tol: float, progress: bool | None) -
             spam_t = np.maximum((1.0 - theta[:, None]) * xi, _TINY)
             base_t = np.log(spam_t)
             bonus_t = np.log(theta[:, None] + spam_t) - base_t
-            ll = np.bincount(key, weights=bonus_t.ravel()[al], minlength=c * i_n).reshape(c, i_n)
-            ll += np.bincount(item, weights=base_t.ravel()[al], minlength=i_n)[None, :]
-            ll -= ll.max(axis=0)
-            post = np.exp(ll)
-            post /= post.sum(axis=0)
+            ll_rest = np.bincount(item, weights=base_t.ravel()[al], minlength=i_n)
+            ll = ll_rest[e_item] + np.bincount(entry, weights=bonus_t.ravel()[al], minlength=n_e)
+            top = np.zeros(i_n)
+            if n_e:
+                top[e_item[starts]] = np.maximum.reduceat(ll, starts)  # the bonus is positive: a given label
+            post = np.exp(ll - top[e_item])
+            z = np.bincount(e_item, weights=post, minlength=i_n) + rest * np.exp(ll_rest - top)
+            post /= z[e_item]
             new_theta, xi = m_step(post, theta, xi)
             bar.update()
             moved = float(np.max(np.abs(new_theta - theta))) if a_n else 0.0
@@ -425,6 +610,12 @@ def annotator_report(
     Per pair of annotators (``pairs``): the Stuart-Maxwell and Bhapkar tests of marginal homogeneity on their
     shared items (:attr:`AnnotatorReport.pairs`; the statistics of ``iaa_engine.stats._homogeneity``).
 
+    Memory grows with the annotations and the annotators × labels margins, not with labels²: above
+    ``TABLE_CELLS`` (2**24) cells the agreement and gold tables are not formed, and kappa and its standard error
+    come from their diagonals, margins and one bilinear sum (the same numbers); alpha without each annotator never
+    forms a coincidence matrix (:func:`alpha_without_each`). Only the pairwise tests need labels² per pair (see
+    ``pairwise``).
+
     Parameters
     ----------
     data : Annotations or convertible
@@ -444,7 +635,10 @@ def annotator_report(
     min_items : int, default 20
         Annotators with fewer pairable items are never flagged (too little evidence).
     pairwise : bool or 'auto', default 'auto'
-        Compute the pairwise marginal-homogeneity tests; ``'auto'``: up to 100 annotators.
+        Compute the pairwise marginal-homogeneity tests; ``'auto'``: up to 100 annotators and while (pairs of
+        annotators who share an item) × labels² is at most 2**24 (``PAIRWISE_CELLS``; e.g. 3 annotators up to
+        2,364 labels), else left out with a note; ``True``: always, or a ``NotEnoughMemoryError`` before allocating
+        when their tables would not fit in the available memory.
     max_iter : int, default 100
         Largest number of EM iterations (MACE, and Dawid-Skene when ``gold='dawid_skene'``).
     tol : float, default 1e-3
@@ -539,24 +733,35 @@ def annotator_report(
 
     # agreement and kappa with the pooled others
     pt = _Patterns.of(data)
-    soft = _soft_table(data, pt)
-    agree_sum = np.einsum("aii->a", soft)
+    dense_tables = a_n * c * c <= TABLE_CELLS and pt.m.size * c <= TABLE_CELLS
+    if dense_tables:
+        soft = _soft_table(data, pt)
+        agree_sum = np.einsum("aii->a", soft)
+        kappa, kappa_se, _, _ = kappa_from_tables(soft)
+    else:  # many labels: kappa and its standard error from the diagonal, margins and one bilinear sum
+        soft_parts = _soft_parts(data, pt)
+        agree_sum = soft_parts[1].sum(axis=1)
+        kappa, kappa_se = _kappa_parts(*soft_parts)
     with np.errstate(divide="ignore", invalid="ignore"):
         agreement = np.where(n_pair > 0, agree_sum / n_pair, np.nan)
     ag_lo, ag_hi = wilson_interval(agree_sum, n_pair, confidence)
-    kappa, kappa_se, _, _ = kappa_from_tables(soft)
 
     # accuracy and kappa against gold
     gold_cat, gold_name = _gold_codes(data, "majority" if gold is None else gold, max_iter, progress)
     g = gold_cat[data.item]
     has = g >= 0
-    gt = np.bincount(((ann * c + lab) * c + g)[has], minlength=a_n * c * c).reshape(a_n, c, c).astype(float)
-    n_gold = gt.sum(axis=(1, 2))
-    correct = np.einsum("aii->a", gt)
+    if dense_tables:
+        gt = np.bincount(((ann * c + lab) * c + g)[has], minlength=a_n * c * c).reshape(a_n, c, c).astype(float)
+        n_gold = gt.sum(axis=(1, 2))
+        correct = np.einsum("aii->a", gt)
+        gkappa, gkappa_se, _, _ = kappa_from_tables(gt)
+    else:
+        gold_parts = _gold_parts(ann[has], lab[has], g[has], a_n, c)
+        n_gold, correct = gold_parts[0], gold_parts[1].sum(axis=1)
+        gkappa, gkappa_se = _kappa_parts(*gold_parts)
     with np.errstate(divide="ignore", invalid="ignore"):
         accuracy = np.where(n_gold > 0, correct / n_gold, np.nan)
     acc_lo, acc_hi = wilson_interval(correct, n_gold, confidence)
-    gkappa, gkappa_se, _, _ = kappa_from_tables(gt)
 
     # alpha without each annotator
     alpha, alpha_wo = _alpha_without(data, level, pt)
@@ -564,7 +769,7 @@ def annotator_report(
     # label distribution against the others on the same items
     pair_p = (pt.m >= 2).astype(float)
     own = (pt.k_al @ pair_p).reshape(a_n, c)
-    others = pt.k_a @ (pair_p[:, None] * pt.vec) - own
+    others = _dense(pt.k_a @ (_diag(pair_p) @ pt.vec)) - own
     chi2, chi2_df, chi2_p = two_sample_chi2(own, others)
     with np.errstate(divide="ignore", invalid="ignore"):
         p_own = own / own.sum(axis=1, keepdims=True)
@@ -623,7 +828,7 @@ def annotator_report(
     want_pairs = pairwise is True or (pairwise == "auto" and a_n <= PAIRWISE_LIMIT)
     if pairwise == "auto" and not want_pairs:
         notes.append(f"pairwise marginal-homogeneity tests left out above {PAIRWISE_LIMIT} annotators (pairwise=True)")
-    pairs = _pair_tests(data) if want_pairs else None
+    pairs = _pair_tests(data, pairwise is True, notes) if want_pairs else None
     settings = {
         "competence_threshold": float(competence_threshold),
         "bias_threshold": float(bias_threshold),
@@ -633,8 +838,14 @@ def annotator_report(
     return AnnotatorReport(table, pairs, alpha, level, gold_name, float(confidence), settings, notes)
 
 
-def _pair_tests(data: Annotations) -> pd.DataFrame:
-    """Stuart-Maxwell and Bhapkar on the shared items of every pair a < b that shares an item."""
+def _pair_tests(data: Annotations, required: bool, notes: list) -> pd.DataFrame | None:
+    """Stuart-Maxwell and Bhapkar on the shared items of every pair a < b that shares an item.
+
+    The (pairs, K, K) tables and a (K - 1)-square inverse per pair: left out with a note above
+    :data:`PAIRWISE_CELLS` cells unless ``required`` (``pairwise=True``), which is refused before allocating when
+    about six such stacks of float64 would not fit in the memory available."""
+    from iaa_engine.base._policy import check_memory
+
     ps = data.pair_stats
     c = max(data.n_categories, 1)
     a_n = cast(int, data.n_annotators)
@@ -642,6 +853,19 @@ def _pair_tests(data: Annotations) -> pd.DataFrame:
     keep = ps.a < ps.b
     key = ps.a[keep] * a_n + ps.b[keep]
     uniq, row = np.unique(key, return_inverse=True)
+    cells = float(uniq.size) * c * c
+    if required:
+        check_memory(
+            6.0 * 8.0 * cells,
+            f"the pairwise marginal-homogeneity tests ({uniq.size} pairs of annotators x {c}x{c} labels)",
+            "use pairwise=False or 'auto'",
+        )
+    elif cells > PAIRWISE_CELLS:
+        notes.append(
+            f"pairwise marginal-homogeneity tests left out: {uniq.size} pairs x {c}x{c} labels is above "
+            f"{PAIRWISE_CELLS} cells (pairwise=True computes them if memory allows)"
+        )
+        return None
     tables = np.bincount(
         (row.ravel() * c + ps.k[keep]) * c + ps.l[keep], weights=ps.count[keep], minlength=uniq.size * c * c
     ).reshape(uniq.size, c, c)
