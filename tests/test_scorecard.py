@@ -280,3 +280,58 @@ def test_an_annotator_who_shares_no_item_gets_nan_not_a_verdict():
     # alpha without z is alpha itself (z's items have one annotation each: nothing pairable changes)
     assert z["alpha_without"] == pytest.approx(card.alpha)
     assert json.loads(card.to_json())["annotators"][2]["competence"] is None
+
+
+def _many_label_crowd(seed: int, n_labels: int = 70, n_items: int = 150, n_ann: int = 7) -> pd.DataFrame:
+    """Up to 6 annotators per item, labels 1..n_labels near a per-item value: more labels than the exact pattern
+    code handles (labels × log2(max count + 1) > 62 bits), so patterns are found from the padded label lists."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_items):
+        who = rng.choice(n_ann, size=rng.integers(1, 7), replace=False)
+        base = rng.integers(1, n_labels + 1)
+        rows += [(i, f"r{w}", int(np.clip(base + rng.integers(-3, 4), 1, n_labels))) for w in who]
+    return pd.DataFrame(rows, columns=["item", "annotator", "label"])
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_alpha_without_each_with_many_labels_equals_the_krippendorff_package(level):
+    kp = pytest.importorskip("krippendorff")
+    df = _many_label_crowd(11)
+    data = ie.Annotations.from_long(df, level=level)
+    assert data.n_categories * np.log2(3) > 62
+    alpha, without = alpha_without_each(data)
+
+    def reference(frame: pd.DataFrame) -> float:
+        wide = frame.pivot(index="annotator", columns="item", values="label").to_numpy(dtype=float)
+        return kp.alpha(reliability_data=wide, level_of_measurement=level)
+
+    assert alpha == pytest.approx(reference(df), abs=1e-10)
+    brute = [reference(df[df.annotator != a]) for a in data.annotators]
+    np.testing.assert_allclose(without, brute, atol=1e-10)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_large_label_path_gives_the_dense_tables_numbers(level, monkeypatch):
+    """Above ``TABLE_CELLS`` kappa, its standard error, agreement and accuracy come from diagonals, margins and a
+    bilinear sum (no annotators × labels² tables): forced on small data, every column equals the dense path's."""
+    import iaa_engine.analysis._scorecard as sc
+
+    data = ie.Annotations.from_long(_many_label_crowd(12, n_labels=9, n_items=120), level=level)
+    dense = ie.annotator_report(data, progress=False, min_items=1).table
+    monkeypatch.setattr(sc, "TABLE_CELLS", 0)  # also one pattern block per annotator and per ordinal stack
+    parts = ie.annotator_report(data, progress=False, min_items=1).table
+    num = dense.select_dtypes("number").columns
+    np.testing.assert_allclose(parts[num].to_numpy(float), dense[num].to_numpy(float), rtol=0, atol=1e-13)
+    assert np.isfinite(parts["kappa_se"]).all() and (parts["flag"] == dense["flag"]).all()
+
+
+def test_pairwise_auto_leaves_out_too_many_label_cells_with_a_note(monkeypatch):
+    import iaa_engine.analysis._scorecard as sc
+
+    data = ie.Annotations.from_long(pd.DataFrame(ROWS, columns=["item", "annotator", "label"]))
+    monkeypatch.setattr(sc, "PAIRWISE_CELLS", 11)  # 3 pairs x 2 x 2 labels = 12 cells
+    card = ie.annotator_report(data, progress=False)
+    assert card.pairs is None
+    assert card.notes[-1].startswith("pairwise marginal-homogeneity tests left out: 3 pairs x 2x2 labels")
+    assert ie.annotator_report(data, progress=False, pairwise=True).pairs is not None  # memory allows it
