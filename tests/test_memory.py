@@ -333,3 +333,27 @@ def test_scorecard_pairwise_true_with_too_many_label_cells_is_refused_before_all
     last = proc.stderr.strip().splitlines()[-1]
     assert "NotEnoughMemoryError" in last and "1 pairs of annotators x 20000x20000 labels" in last
     assert "pairwise=False" in last and "Unable to allocate" not in proc.stderr
+
+
+def test_dawid_skene_with_thousands_of_labels_is_refused_before_allocating_when_asked_for():
+    code = """
+    import numpy as np, pandas as pd, iaa_engine as ie
+    rng = np.random.default_rng(0)
+    n = 6000
+    frame = pd.DataFrame({"item": np.repeat(np.arange(n), 3), "annotator": np.tile(["a", "b", "c"], n),
+                          "label": rng.integers(0, 6000, 3 * n)})
+    data = ie.Annotations.from_long(frame)
+    from iaa_engine.base._policy import NotEnoughMemoryError
+    for call in (lambda: ie.annotator_report(data, gold="dawid_skene", progress=False),
+                 lambda: ie.disagreements(data, dawid_skene=True)):
+        try:
+            call()
+        except NotEnoughMemoryError as err:
+            print(err)
+    """
+    proc = run_limited(code)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("Dawid-Skene gold (3 annotators x ") and "use gold='majority'" in lines[0]
+    assert lines[1].startswith("Dawid-Skene (3 annotators x ") and "use dawid_skene=False or 'auto'" in lines[1]

@@ -292,6 +292,9 @@ def disagreements(
     ValueError
         The data holds only sums over items (no per-item counts) or fractional counts, or ``dawid_skene=True`` on a
         count table.
+    NotEnoughMemoryError
+        ``dawid_skene=True`` and its annotators × labels² confusion tables would not fit in the available memory
+        (raised before allocating; a ``ValueError``).
 
     See Also
     --------

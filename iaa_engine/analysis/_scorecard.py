@@ -512,6 +512,14 @@ def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | No
         out[cnt.item[win]] = cnt.category[win]
         return out, gold
     if isinstance(gold, str) and gold == "dawid_skene":
+        from iaa_engine.base._policy import check_memory
+
+        cells = float(cast(int, data.n_annotators)) * data.n_categories**2  # its confusion tables, and temporaries
+        check_memory(
+            8.0 * (6.0 * cells + 4.0 * data.n_items * data.n_categories),
+            f"Dawid-Skene gold ({data.n_annotators} annotators x {data.n_categories}x{data.n_categories} labels)",
+            "use gold='majority' or known labels",
+        )
         post = cast(
             pd.DataFrame, gold_standard(data, rule="dawid_skene", max_iter=max_iter, progress=progress).posteriors
         )
@@ -663,6 +671,9 @@ def annotator_report(
         ``data`` is not annotations nor convertible to them, or ``gold`` is neither a rule name nor known labels.
     ValueError
         The data has no annotator identities or holds only statistics, or a known label is not a category.
+    NotEnoughMemoryError
+        ``pairwise=True`` or ``gold='dawid_skene'`` and their labels² tables would not fit in the available memory
+        (raised before allocating; a ``ValueError``).
 
     References
     ----------
