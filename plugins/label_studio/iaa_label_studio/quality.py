@@ -51,10 +51,6 @@ NEEDS_REVIEW = "iaa_needs_review"
 CONFUSED = "iaa_confused"
 #: the reference name of a model's rows against the ground-truth (known) labels
 GROUND_TRUTH_REF = "(ground truth)"
-#: memory budget of the core's label x label arrays: the scorecard's are about items x labels x labels floats
-#: (alpha without each annotator), the disagreements' labels x labels; beyond it (e.g. a TextArea, whose every
-#: text is a label) the part is skipped with a note
-MEMORY_BUDGET = 1 << 28
 #: the prefix of a model's annotator key in the conversion (never a Label Studio user id)
 _MODEL = "model:"
 
@@ -203,12 +199,10 @@ def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, mod
             acc = ie.gold_accuracy(answered, known)
             rows = acc.table[acc.table["annotator"].astype(object) != GROUND_TRUTH_REF].reset_index(drop=True)
             q.gold_accuracy = dataclasses.replace(acc, table=rows)
-        k = int(data.n_categories)
         if data.annotators is not None and len(data.annotators) >= 2:
-            if data.n_items * k * k * 8 <= MEMORY_BUDGET:
-                q.scorecard = ie.annotator_report(data, progress=False)
-            else:
-                q.notes.append(f"annotator scorecard not computed: {k} distinct labels on {data.n_items} items")
+            # bounded memory whatever the number of labels (a TextArea's every text is one): the core skips what
+            # would not fit and says so in the scorecard's notes
+            q.scorecard = ie.annotator_report(data, progress=False)
         if models is not None:
             if control.region is not None:
                 q.model_notes.append("model raters are not supported for region tags yet")
@@ -222,11 +216,8 @@ def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, mod
                 q.models = res
             else:
                 q.model_notes.append("no prediction of the named model versions fits this tag")
-        if k * k * 64 <= MEMORY_BUDGET:
-            q.disagreements = ie.disagreements(data, dawid_skene=False)
-            q.tasks = _per_task(control, q.disagreements, table)
-        else:
-            q.notes.append(f"disagreements (what to adjudicate) not computed: {k} distinct labels")
+        q.disagreements = ie.disagreements(data, dawid_skene=False)
+        q.tasks = _per_task(control, q.disagreements, table)
     return q
 
 
