@@ -269,8 +269,12 @@ def print_comparisons(comparisons: list[dict[str, Any]]) -> None:
         if len(name) > 70:  # long names get their own line
             say(f"  {name}")
             name = ""
+
+        def shown(side: dict) -> str:  # a quantity labelled "(GB)" is a memory, not seconds
+            return f"{side['seconds']:.3f} GB" if str(side["label"]).endswith("(GB)") else fmt_s(side["seconds"])
+
         say(
-            f"  {name:<70} {fmt_s(c['ours']['seconds']):>10} {fmt_s(c['reference']['seconds']):>11} "
+            f"  {name:<70} {shown(c['ours']):>10} {shown(c['reference']):>11} "
             f"{ratio:>9} {tgt:>8}  {c['status'].upper()}"
         )
         if c["values"] is not None:
