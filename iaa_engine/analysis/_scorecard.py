@@ -305,7 +305,7 @@ def _alpha_without(data: Annotations, level: str, pt: _Patterns) -> tuple[float,
             num[1:] -= 2.0 * np.bincount(ea[i:j], weights=ev[i:j] * h[p] * u, minlength=a_n)
         exp = diff.expected_sum(level, totals, x)
     else:
-        values = None
+        values: np.ndarray
         if level == "nominal":
             s = m * m - np.asarray(v.multiply(v).sum(axis=1)).ravel()
             u = m[ep] - pt.at(ep, el)
