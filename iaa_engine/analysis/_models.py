@@ -184,8 +184,9 @@ def model_agreement(
         with :attr:`ModelAgreement.human_agreement`, the probability that two humans agree (Fleiss 1971). A model
         that agrees with people less than people agree with each other shows it there.
     the gold labels
-        Accuracy against the humans' gold label (``gold='majority'``: a unique majority over at least two human
-        annotations; ``'dawid_skene'``; or known labels as in :func:`gold_standard`), tied items left out, with
+        Accuracy against the humans' gold label (``gold='majority'`` or ``'dawid_skene'``: a unique winner on an
+        item with at least two human annotations; or known labels as in :func:`gold_standard`), the gold labels of
+        :func:`annotator_report`, tied items left out, with
         Wilson's interval, and Cohen's kappa of the model × gold table.
 
     Parameters
@@ -251,7 +252,7 @@ def model_agreement(
     >>> float(ie.annotator_report(data, progress=False).table.loc[0, "agreement"])
     0.8
     """
-    from iaa_engine.analysis._gold import gold_standard, known_codes
+    from iaa_engine.analysis._scorecard import _gold_codes
 
     h = as_annotations(humans)
     m = as_annotations(models)
@@ -285,27 +286,9 @@ def model_agreement(
     # the pooled humans: each item weighs one
     pooled = _stats(mod, lab_m, lab_h, 1.0 / per_item[m_item[left]], n_models, n_cat, z, confidence)
     # the gold labels
-    gold_code = np.full(h.n_items, -1, dtype=np.int64)
-    if isinstance(gold, str) and gold in ("majority", "dawid_skene"):
-        if gold == "majority":
-            cnt = h.counts
-            top = cnt.count == cnt.max_i[cnt.item]
-            n_top = np.bincount(cnt.item[top], minlength=h.n_items)
-            win = top & (n_top[cnt.item] == 1) & (cnt.n_i[cnt.item] >= 2)
-            gold_code[cnt.item[win]] = cnt.category[win]
-        else:
-            post = gold_standard(h, rule="dawid_skene", max_iter=max_iter, progress=progress).posteriors
-            p = np.asarray(post)
-            best = p.max(axis=1, keepdims=True)
-            unique = np.sum(p >= best - 1e-9, axis=1) == 1
-            gold_code[unique] = np.argmax(p, axis=1)[unique]
-        gold_name = gold
-    elif isinstance(gold, str):
+    if isinstance(gold, str) and gold not in ("majority", "dawid_skene"):
         raise ValueError(f"gold must be 'majority', 'dawid_skene' or known labels; got {gold!r}")
-    else:
-        k_item, k_cat, _ = known_codes(h, gold)
-        gold_code[k_item] = k_cat
-        gold_name = "known"
+    gold_code, gold_name = _gold_codes(h, gold, max_iter, progress)  # the scorecard's gold labels, same rules
     g = gold_code[m_item]
     has = g >= 0
     vs_gold = _stats(m_model[has], m_label[has], g[has], np.ones(int(has.sum())), n_models, n_cat, z, confidence)
