@@ -374,3 +374,68 @@ def write_json(path: str | os.PathLike, obj: dict[str, Any]) -> None:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(_jsonable(obj), indent=2, allow_nan=False) + "\n")
+
+
+def crowd_main(
+    name: str,
+    doc: str | None,
+    warm_up: Any,
+    run_size: Any,
+    argv: list[str] | None = None,
+) -> int:
+    """The command line shared by the sparse-crowd benchmarks: write the crowd CSV of each size, call
+    ``run_size(n, path, bench, repeat)`` for it, print every comparison and optionally write JSON.
+
+    ``warm_up()`` runs once first (imports and caches outside the timings)."""
+    import argparse
+    import tempfile
+    import time
+    from pathlib import Path
+
+    import _sparse_crowd
+
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000000", help="annotations, comma-separated")
+    ap.add_argument("--repeat", type=int, default=3, help="round-robin runs of every variant (median reported)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", metavar="OUT", default=None)
+    ap.add_argument("--quick", action="store_true", help="10**5 annotations, one run")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.sizes, args.repeat = "100000", 1
+    sizes = [int(float(s)) for s in args.sizes.split(",") if s]
+    repeat = max(1, args.repeat)
+    machine = machine_info()
+    bench = Bench(repeat=repeat)
+    t_wall = time.perf_counter()
+    say("=" * 110)
+    say(
+        f"{name}: sparse crowd CSV (500 annotators, 5 labels, 1-8 per item); sizes "
+        f"{', '.join(f'{n:_}' for n in sizes)}; median of {repeat} round-robin runs"
+    )
+    say(f"machine: {machine['cores_usable']} cores, Python {machine['python']}; load {machine['load_average']}")
+    say("=" * 110)
+    warm_up()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"crowd_{n}.csv"
+            _sparse_crowd.write(str(path), n, seed=args.seed)
+            rows.append(run_size(n, path, bench, repeat))
+    say("\nall comparisons:")
+    print_comparisons(bench.comparisons)
+    wall = time.perf_counter() - t_wall
+    say(f"\n  wall time {wall:.0f} s; peak RSS {fmt_bytes(ru_maxrss_bytes())}; load {loadavg()}")
+    if args.json:
+        write_json(
+            args.json,
+            {
+                "benchmark": name,
+                "machine": machine,
+                "sizes": rows,
+                "steps": bench.steps,
+                "comparisons": bench.comparisons,
+                "wall_seconds": wall,
+            },
+        )
+    return 0

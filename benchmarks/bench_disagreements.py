@@ -28,19 +28,16 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import _benchlib as bl
-import _sparse_crowd
 
 bl.use_working_tree()
 
@@ -152,54 +149,14 @@ def run_size(n: int, path: Path, bench: bl.Bench, repeat: int) -> dict[str, Any]
     return {"n": n, "median_seconds": med, "median_cpu_seconds": med_cpu, "runs": times, "cpu_runs": cpu}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="1000000", help="annotations, comma-separated")
-    ap.add_argument("--repeat", type=int, default=3, help="round-robin runs of every variant (median reported)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--json", metavar="OUT", default=None)
-    ap.add_argument("--quick", action="store_true", help="10**5 annotations, one run")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.sizes, args.repeat = "100000", 1
-    sizes = [int(float(s)) for s in args.sizes.split(",") if s]
-    repeat = max(1, args.repeat)
-    machine = bl.machine_info()
-    bench = bl.Bench(repeat=repeat)
-    t_wall = time.perf_counter()
-    bl.say("=" * 110)
-    bl.say(
-        f"bench_disagreements: sparse crowd CSV (500 annotators, 5 labels, 1-8 per item); sizes "
-        f"{', '.join(f'{n:_}' for n in sizes)}; median of {repeat} round-robin runs"
-    )
-    bl.say(f"machine: {machine['cores_usable']} cores, Python {machine['python']}; load {machine['load_average']}")
-    bl.say("=" * 110)
+def _warm_up() -> None:
     warm = ie.read(Path(ie.__file__).parent / "examples" / "crowd.csv")
     ie.report(warm)
     ie.disagreements(warm, progress=False)
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in sizes:
-            path = Path(tmp) / f"crowd_{n}.csv"
-            _sparse_crowd.write(str(path), n, seed=args.seed)
-            rows.append(run_size(n, path, bench, repeat))
-    bl.say("\nall comparisons:")
-    bl.print_comparisons(bench.comparisons)
-    wall = time.perf_counter() - t_wall
-    bl.say(f"\n  wall time {wall:.0f} s; peak RSS {bl.fmt_bytes(bl.ru_maxrss_bytes())}; load {bl.loadavg()}")
-    if args.json:
-        bl.write_json(
-            args.json,
-            {
-                "benchmark": "bench_disagreements",
-                "machine": machine,
-                "sizes": rows,
-                "steps": bench.steps,
-                "comparisons": bench.comparisons,
-                "wall_seconds": wall,
-            },
-        )
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return bl.crowd_main("bench_disagreements", __doc__, _warm_up, run_size, argv)
 
 
 if __name__ == "__main__":
