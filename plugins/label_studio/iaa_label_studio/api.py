@@ -84,6 +84,26 @@ class Connection(NamedTuple):
     token: str
 
 
+#: the longest query string of ids an export request carries: the request line stays under gunicorn's
+#: default limit of 4,094 bytes (uWSGI's Docker setting allows 65,535; nginx 8,192)
+ID_QUERY_CHARS = 3_000
+
+
+def id_chunks(ids: Iterable[int], max_chars: int = ID_QUERY_CHARS) -> Iterator[list[int]]:
+    """``ids`` in consecutive lists whose ``ids%5B%5D=<id>&`` query string fits in ``max_chars``."""
+    chunk: list[int] = []
+    used = 0
+    for i in ids:
+        n = len(str(int(i))) + 11  # "ids%5B%5D=" + digits + "&"
+        if chunk and used + n > max_chars:
+            yield chunk
+            chunk, used = [], 0
+        chunk.append(int(i))
+        used += n
+    if chunk:
+        yield chunk
+
+
 def connect(url: str | None, token: str | None) -> Connection:
     """A checked :class:`Connection`; a missing URL or token is an error that names the options."""
     if not url:
@@ -140,6 +160,8 @@ class Api:
         self.base_url = redact_url(self._raw_url)
         #: the server's clock at its latest answer (HTTP ``Date`` header, whole seconds), or None
         self.server_date: datetime | None = None
+        #: the HTTP ``Server`` header of its latest answer ("" when none was sent): see :attr:`single_process`
+        self.server_software = ""
 
     def _authorization(self, renew: bool = False) -> str:
         if not self._jwt:
@@ -200,6 +222,7 @@ class Api:
                 time.sleep(0.5 * (attempt + 1))
                 continue
             break
+        self.server_software = r.headers.get("server", "")
         date = r.headers.get("date")
         if date:
             try:
@@ -227,6 +250,13 @@ class Api:
                 f"{self.base_url} answered {method} /{path.lstrip('/')} with something that is "
                 "not JSON: is this a Label Studio server?"
             ) from None
+
+    @property
+    def single_process(self) -> bool:
+        """Whether the server is Django's development server, which ``label-studio start`` runs: one Python
+        process, so parallel reads only add requests. Label Studio's Docker image serves through uWSGI with two
+        processes per core (``deploy/uwsgi.ini``), where reading id ranges in parallel divides the time."""
+        return self.server_software.startswith("WSGIServer/")
 
     # ------------------------------------------------------------------ reading
 
@@ -320,13 +350,37 @@ class Api:
         params: dict[str, Any] = {"exportType": "JSON", "download_all_tasks": "true"}
         if ids is None:
             return self.request("GET", f"api/projects/{int(project_id)}/export", params=params)
-        ids = [int(i) for i in ids]
         out: list[dict] = []
-        for k in range(0, len(ids), 200):  # ids[] travel in the query string
-            out += self.request(
-                "GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": ids[k : k + 200]}
-            )
+        for chunk in id_chunks(ids):
+            out += self.request("GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": chunk})
         return out
+
+    def task_id_range(self, project_id: int) -> tuple[int, int, int] | None:
+        """``(lowest id, highest id, number of tasks)`` of the project, or None when it has no task: two
+        Data Manager queries of one task each, ordered by id (the server sorts; nothing else is serialised)."""
+        ends = []
+        total = 0
+        for order in ("tasks:id", "-tasks:id"):
+            data = self.request(
+                "GET",
+                "api/tasks",
+                params={
+                    "project": int(project_id),
+                    "fields": "task_only",
+                    "page": 1,
+                    "page_size": 1,
+                    "query": _json.dumps({"ordering": [order]}),
+                    "resolve_uri": "false",
+                },
+                ok404=True,
+            )
+            items = (data or {}).get("tasks", []) if isinstance(data, dict) else (data or [])
+            if not items:
+                return None
+            ends.append(int(items[0]["id"]))
+            total = int(data.get("total") or 0) if isinstance(data, dict) else 0
+        lo, hi = min(ends), max(ends)
+        return lo, hi, total or hi - lo + 1
 
     def predictions(self, *, project_id: int | None = None, task_id: int | None = None) -> list[dict]:
         """Whole predictions of a project or of one task."""

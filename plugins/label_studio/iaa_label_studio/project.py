@@ -52,6 +52,11 @@ class Project:
 MARGIN = timedelta(seconds=30)
 #: read everything when more than this share of the tasks changed (reading by id is slower per task)
 FULL_SHARE = 0.5
+#: a full read is split into id ranges read in parallel from a server with several processes when the project
+#: has at least this many tasks ...
+PARALLEL_MIN_TASKS = 1_000
+#: ... and its ids are this dense (highest - lowest + 1 <= PARALLEL_MAX_SPREAD * number of tasks)
+PARALLEL_MAX_SPREAD = 3.0
 
 
 def pull(
@@ -63,12 +68,15 @@ def pull(
     state: StateStore | None = None,
     full: bool = False,
     refresh: Iterable[int] = (),
+    workers: int = 4,
 ) -> Project:
     """Read the project, its users and every task with its annotations and predictions.
 
     With a ``state`` store holding the previous run's read, only the tasks changed since then are read (see
     :mod:`iaa_label_studio.state`), plus those in ``refresh``; ``full=True`` reads everything. The tasks come
-    back in the shape of :func:`iaa_label_studio.state.slim_task`, ordered by id.
+    back in the shape of :func:`iaa_label_studio.state.slim_task`, ordered by id. A full read from a server
+    with several processes (not ``label-studio start``'s development server) reads id ranges with ``workers``
+    requests at a time; otherwise one export snapshot.
     """
     p = api.project(project_id)
     started = (api.server_date or datetime.now(timezone.utc)) - timedelta(seconds=1)
@@ -88,8 +96,8 @@ def pull(
         tasks, info = _pull_changes(api, p, prev, set(refresh), progress)
     if tasks is None:
         why = "--full" if full else info.get("reason") or unusable or ("no saved state" if state else "no state kept")
-        tasks = _pull_all(api, int(project_id), p, progress)
-        info = {"mode": "full", "read": len(tasks), "reason": why}
+        tasks, how = _pull_all(api, int(project_id), p, progress, workers)
+        info = {"mode": "full", "read": len(tasks), "reason": why, "how": how}
     if state is not None:
         state.save(PullState(api.base_url, int(project_id), started, {t["id"]: t for t in tasks}))
     return Project(
@@ -97,24 +105,61 @@ def pull(
     )
 
 
-def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None) -> list[dict]:
-    """Every task: an export snapshot; else the plain JSON export and the predictions; else page by page."""
+def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None, workers: int) -> tuple[list[dict], str]:
+    """Every task, and how it was read: id ranges in parallel (a server with several processes), else an
+    export snapshot, else the plain JSON export and the predictions, else page by page."""
     bar = Progress(p.get("task_number"), "reading tasks", show=progress)
     try:
-        try:
-            tasks = api.tasks_snapshot(project_id)
-        except LabelStudioError:
+        tasks = None
+        if workers > 1 and not api.single_process and (p.get("task_number") or 0) >= PARALLEL_MIN_TASKS:
+            tasks = _read_ranges(api, project_id, workers, bar)
+            how = f"id ranges, {workers} requests at a time"
+        if tasks is None:
             try:
-                tasks = _with_predictions(api, project_id, api.tasks_export(project_id), {})
-            except LabelStudioError:  # e.g. export disabled: page through /api/tasks
-                tasks = []
-                for t in api.tasks(project_id):
-                    tasks.append(t)
-                    bar.update()
+                tasks, how = api.tasks_snapshot(project_id), "export snapshot"
+            except LabelStudioError:
+                try:
+                    tasks = _with_predictions(api, project_id, api.tasks_export(project_id), {})
+                    how = "JSON export"
+                except LabelStudioError:  # e.g. export disabled: page through /api/tasks
+                    tasks, how = [], "task list"
+                    for t in api.tasks(project_id):
+                        tasks.append(t)
+                        bar.update()
         bar.update(len(tasks) - bar.done)
     finally:
         bar.close()
-    return sorted((slim_task(t) for t in tasks), key=lambda t: t["id"])
+    return sorted((slim_task(t) for t in tasks), key=lambda t: t["id"]), how
+
+
+def _read_ranges(api: Api, project_id: int, workers: int, bar: Progress) -> list[dict] | None:
+    """Every task through JSON exports of consecutive id ranges, ``workers`` at a time, and the project's
+    predictions in one list beside them; None when the ids are too sparse for ranges to pay (the caller then
+    reads one snapshot). Ids in a range that belong to no task of the project are ignored by the server."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    from .api import id_chunks
+
+    bounds = api.task_id_range(project_id)
+    if bounds is None:
+        return []
+    lo, hi, n = bounds
+    if hi - lo + 1 > PARALLEL_MAX_SPREAD * max(n, 1):
+        return None
+    params = {"exportType": "JSON", "download_all_tasks": "true"}
+    tasks: list[dict] = []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        predictions = pool.submit(api.predictions, project_id=project_id)
+        parts = [
+            pool.submit(api.request, "GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": c})
+            for c in id_chunks(range(lo, hi + 1))
+        ]
+        for f in as_completed(parts):
+            part = f.result()
+            tasks += part
+            bar.update(len(part))
+        known = {q["id"]: q for q in predictions.result()}
+    return _with_predictions(api, project_id, tasks, known)
 
 
 def _with_predictions(api: Api, project_id: int, tasks: list[dict], known: dict[int, dict]) -> list[dict]:

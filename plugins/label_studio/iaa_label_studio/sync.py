@@ -390,7 +390,9 @@ def sync(
     service = str(me.get("email", "")).lower() == PLUGIN_EMAIL  # the token is the plugin's service account
     bot = api.plugin_user(create=not dry_run)
     bot_id = bot["id"] if bot else None
-    project = pull(api, project_id, plugin_user=bot_id, progress=progress, state=state, full=full, refresh=refresh)
+    project = pull(
+        api, project_id, plugin_user=bot_id, progress=progress, state=state, full=full, refresh=refresh, workers=workers
+    )
     t_pull = time.perf_counter() - t0
     raters = dict(models=models, own_versions=(model_version, GOLD_VERSION))  # model raters (quality.py)
     analysis = analyse(project, iou_threshold=iou_threshold, primary=primary, **raters)
@@ -416,7 +418,9 @@ def sync(
         )
         if state is not None:  # read back what was written (keeps the state current) and plan again
             touched = {c.task for c in changes if c.task is not None}
-            back = pull(api, project_id, plugin_user=bot_id, progress=progress, state=state, refresh=touched)
+            back = pull(
+                api, project_id, plugin_user=bot_id, progress=progress, state=state, refresh=touched, workers=workers
+            )
             left = plan(analyse(back, iou_threshold=iou_threshold, primary=primary, **raters), **opts)
             after = {"pull": back.pull_info, "left": dict(Counter(c.kind for c in left))}
     t_write = time.perf_counter() - t_w

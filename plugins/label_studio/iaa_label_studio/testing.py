@@ -84,6 +84,9 @@ class LabelStudioServer:
     base: Path
     port: int
     ssrf: bool = True
+    #: 0: ``label-studio start`` (Django's development server, one process); N: gunicorn with N worker
+    #: processes on the same data, as Label Studio's Docker image serves it (uWSGI, ``deploy/uwsgi.ini``)
+    processes: int = 0
     proc: subprocess.Popen | None = None
     token: str = TOKEN
     log: Path = field(init=False)
@@ -99,7 +102,40 @@ class LabelStudioServer:
         """Start (or restart) the process on ``self.port`` and wait for ``/health``."""
         if _health(self.url):
             raise ServerUnavailable(f"port {self.port} already answers /health")
-        cmd = [
+        env = _env(self.base, self.ssrf)
+        if self.processes:  # the data directory must already be set up (a copy of the template)
+            package = next(self.exe.parent.parent.glob("lib/python3*/site-packages/label_studio"))
+            env.update(DJANGO_SETTINGS_MODULE="core.settings.label_studio", PYTHONPATH=str(package), HOST=self.url)
+            cmd = [
+                str(self.exe.parent / "gunicorn"),
+                "core.wsgi:application",
+                "--workers",
+                str(self.processes),
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--timeout",
+                "600",
+                "--chdir",
+                str(package),
+            ]
+        else:
+            cmd = self._start_command()
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.base, start_new_session=True
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise ServerUnavailable(f"label-studio exited with {self.proc.returncode}; see {self.log}")
+            if _health(self.url):
+                return self
+            time.sleep(0.3)
+        self.stop()
+        raise ServerUnavailable(f"label-studio did not answer /health on {self.url} within {timeout:.0f} s")
+
+    def _start_command(self) -> list[str]:
+        return [
             str(self.exe),
             "start",
             "--no-browser",
@@ -117,24 +153,6 @@ class LabelStudioServer:
             self.token,
             "--enable-legacy-api-token",
         ]
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                cmd,
-                env=_env(self.base, self.ssrf),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=self.base,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise ServerUnavailable(f"label-studio exited with {self.proc.returncode}; see {self.log}")
-            if _health(self.url):
-                return self
-            time.sleep(0.3)
-        self.stop()
-        raise ServerUnavailable(f"label-studio did not answer /health on {self.url} within {timeout:.0f} s")
 
     def stop(self) -> None:
         """SIGTERM, then wait (SIGKILL after 20 s)."""
@@ -212,12 +230,14 @@ class LabelStudioServer:
         return directory
 
     @classmethod
-    def from_template(cls, exe: Path, template: Path, base: Path, *, ssrf: bool = True) -> LabelStudioServer:
+    def from_template(
+        cls, exe: Path, template: Path, base: Path, *, ssrf: bool = True, processes: int = 0
+    ) -> LabelStudioServer:
         """Copy a migrated template into ``base`` and start a server there on a free port."""
         if base.exists():
             shutil.rmtree(base)
         shutil.copytree(template, base, ignore=shutil.ignore_patterns("server.log", ".ready"))
-        return cls(exe, base, free_port(), ssrf=ssrf).run()
+        return cls(exe, base, free_port(), ssrf=ssrf, processes=processes).run()
 
 
 _CACHE: dict[str, tuple[Path, Path]] = {}
@@ -237,10 +257,11 @@ def prepared(version: str = SERVER_VERSION) -> tuple[Path, Path]:
     return _CACHE[version]
 
 
-def start_test_server(base: Path, *, ssrf: bool = True) -> LabelStudioServer:
-    """A fresh server (copy of the migrated template) in ``base`` on a free loopback port."""
+def start_test_server(base: Path, *, ssrf: bool = True, processes: int = 0) -> LabelStudioServer:
+    """A fresh server (copy of the migrated template) in ``base`` on a free loopback port; ``processes``: see
+    :attr:`LabelStudioServer.processes`."""
     exe, tpl = prepared()
-    return LabelStudioServer.from_template(exe, tpl, base, ssrf=ssrf)
+    return LabelStudioServer.from_template(exe, tpl, base, ssrf=ssrf, processes=processes)
 
 
 # --------------------------------------------------------------------------- building test projects

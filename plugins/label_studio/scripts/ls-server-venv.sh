@@ -7,7 +7,9 @@ VERSION="${1:-${IAA_LS_VERSION:-1.23.2}}"
 CACHE="${IAA_LS_CACHE:-$HOME/.cache/iaa-engine}"
 VENV="$CACHE/label-studio-venv-$VERSION"
 PY="${IAA_LS_PYTHON:-python3}"
-if [ -x "$VENV/bin/label-studio" ] && [ -f "$VENV/.complete" ]; then
+# gunicorn serves it with several processes, as Label Studio's Docker image does with uWSGI (see testing.py)
+GUNICORN="gunicorn==27.0.1"
+if [ -x "$VENV/bin/label-studio" ] && [ -f "$VENV/.complete" ] && [ -x "$VENV/bin/gunicorn" ]; then
   echo "$VENV/bin/label-studio"
   exit 0
 fi
@@ -18,7 +20,10 @@ if [ ! -f "$VENV/.complete" ]; then
   rm -rf "$VENV"
   "$PY" -m venv "$VENV" >&2
   "$VENV/bin/python" -m pip install --quiet --upgrade pip >&2
-  "$VENV/bin/python" -m pip install --quiet "label-studio==$VERSION" >&2
+  "$VENV/bin/python" -m pip install --quiet "label-studio==$VERSION" "$GUNICORN" >&2
   touch "$VENV/.complete"
+fi
+if [ ! -x "$VENV/bin/gunicorn" ]; then  # a venv cached before gunicorn was added
+  "$VENV/bin/python" -m pip install --quiet "$GUNICORN" >&2
 fi
 echo "$VENV/bin/label-studio"
