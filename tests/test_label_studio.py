@@ -677,7 +677,8 @@ def test_a_re_sync_reads_only_what_changed_and_agrees_with_a_full_read(server, a
         return json.loads(out.stdout)
 
     s1 = sync()
-    assert s1["pull"] == {"mode": "full", "read": 16, "reason": "no saved state"}
+    # label-studio start is one process: one export snapshot, never id ranges in parallel
+    assert s1["pull"] == {"mode": "full", "read": 16, "reason": "no saved state", "how": "export snapshot"}
     assert s1["done"] and s1["after"]["left"] == {}  # the writes were read back: nothing left to write
     path = StateStore(state_dir).path(server.url, pid)
     assert path.exists() and path.stat().st_mode & 0o777 == 0o600 and state_dir.stat().st_mode & 0o777 == 0o700
@@ -925,3 +926,16 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
         assert "iaa_agreement" in t["data"]
     third = json.loads(run("sync", *args, "--json").stdout)
     assert third["planned"] == {}
+
+
+def test_label_studio_start_is_read_with_one_snapshot_even_when_large(server, api, monkeypatch):
+    """Django's development server (``label-studio start``) is one process: parallel id ranges would only add
+    requests, so a full read stays one export snapshot whatever the size (tests/test_label_studio_parallel.py
+    reads a multi-process server)."""
+    import iaa_label_studio.project as project_mod
+
+    pid, _ = _rng_project(api, seed=5, n_tasks=6)
+    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
+    got = project_mod.pull(api, pid, workers=4)
+    assert api.server_software.startswith("WSGIServer/") and api.single_process
+    assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 6

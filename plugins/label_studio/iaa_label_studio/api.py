@@ -89,8 +89,10 @@ class Connection(NamedTuple):
 ID_QUERY_CHARS = 3_000
 
 
-def id_chunks(ids: Iterable[int], max_chars: int = ID_QUERY_CHARS) -> Iterator[list[int]]:
-    """``ids`` in consecutive lists whose ``ids%5B%5D=<id>&`` query string fits in ``max_chars``."""
+def id_chunks(ids: Iterable[int], max_chars: int | None = None) -> Iterator[list[int]]:
+    """``ids`` in consecutive lists whose ``ids%5B%5D=<id>&`` query string fits in ``max_chars`` (default
+    :data:`ID_QUERY_CHARS`)."""
+    max_chars = ID_QUERY_CHARS if max_chars is None else max_chars
     chunk: list[int] = []
     used = 0
     for i in ids:
