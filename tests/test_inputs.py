@@ -123,6 +123,22 @@ def test_duplicate_item_annotator_pairs():
     assert ie.percent_agreement(first) == 1.0 and ie.percent_agreement(last) == 0.0
 
 
+def test_taxonomy_paths_of_different_lengths_as_categories():
+    """Paths (tuples) of different depths are categories as they are; pandas would otherwise try to build a
+    MultiIndex from them and fail deep inside (IndexError: tuple index out of range)."""
+    table = long([(1, "a", ("A", "x")), (1, "b", ("A",)), (2, "a", ("B",)), (2, "b", ("B", "y"))])
+    cats = [("A",), ("A", "x"), ("B",), ("B", "y")]
+    given = ie.Annotations.from_long(table, categories=cats)
+    assert list(given.categories) == cats and given.n_categories == 4
+    found = ie.Annotations.from_long(table)
+    assert ie.krippendorff_alpha(given) == ie.krippendorff_alpha(found)
+    counts = ie.Annotations.from_counts(pd.DataFrame([[1, 1, 0, 0], [0, 0, 1, 1]]), categories=cats)
+    assert list(counts.categories) == cats
+    assert list(given.with_level("nominal", categories=cats[::-1]).categories) == cats[::-1]
+    with pytest.raises(ValueError, match=r"labels \[\('A', 'x'\)\] are not among the given categories"):
+        ie.Annotations.from_long(table, categories=[("A",), ("B",), ("B", "y")])
+
+
 def test_mixed_label_types():
     with pytest.raises(ValueError, match="labels must all be of one type.*int.*str"):
         ie.Annotations.from_long(long([(0, 0, 1), (0, 1, "a")]))

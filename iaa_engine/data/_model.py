@@ -151,7 +151,8 @@ def _encode_typed_labels(
             row = int(np.flatnonzero(~finite)[0])
             raise ValueError(f"label {labels[row]!r} is not a finite number; the {level} level needs finite numbers")
     if categories is not None:
-        cats = pd.Index(list(categories))
+        # tupleize_cols=False: taxonomy paths of different lengths stay paths (pandas would try a MultiIndex)
+        cats = pd.Index(list(categories), tupleize_cols=False)
         if cats.has_duplicates:
             dup = cats[cats.duplicated()][0]
             raise ValueError(f"categories must be distinct; {dup!r} is listed twice")
@@ -661,7 +662,7 @@ class Annotations:
             raise ValueError("a count table must hold non-negative numbers")
         fractional = bool((values != np.round(values)).any())
         counts = values if fractional else values.astype(np.int64)
-        cats = pd.Index(frame.columns) if categories is None else pd.Index(list(categories))
+        cats = pd.Index(frame.columns) if categories is None else pd.Index(list(categories), tupleize_cols=False)
         if len(cats) != counts.shape[1]:
             raise ValueError(f"categories has {len(cats)} names but the table has {counts.shape[1]} columns")
         if level == "ordinal" and categories is None and not pd.api.types.is_numeric_dtype(cats.dtype):
@@ -860,7 +861,7 @@ class Annotations:
         codes, cats = self.label, self.categories
         text = not pd.api.types.is_numeric_dtype(cats.dtype) and all(isinstance(c, str) for c in cats)
         if categories is not None:
-            new = pd.Index(list(categories))
+            new = pd.Index(list(categories), tupleize_cols=False)
             if text and needs_numbers(level, categories):  # text labels read as numbers, e.g. "1" and "1.0"
                 old_values = _category_numbers(cats, level)
                 new_values = parse_numbers([str(c) for c in new], what="categories")
