@@ -88,6 +88,35 @@ def test_spans_missed_by_an_annotator_are_a_confusion_with_no_region():
         analyse(_project(config, tasks), models=["v1"])
 
 
+def test_a_task_with_ground_truth_has_it_as_its_gold_whatever_the_vote():
+    """By hand: task 1, a and b say neg, c's ground truth says pos: the gold is pos (the majority would be neg);
+    task 2, three different labels, c's ground truth neg: gold neg, no tie to adjudicate; task 3 (no ground
+    truth), pos against neg: a tie, adjudication needed; task 4 (no ground truth): the majority, pos."""
+    from iaa_label_studio.project import analyse
+    from iaa_label_studio.sync import plan
+
+    def ann(i, who, label, gt=False):
+        return {"id": i, "completed_by": who, "result": res(label), "ground_truth": gt, "was_cancelled": False}
+
+    tasks = [
+        {"id": 1, "data": {"text": "1"}, "predictions": [],
+         "annotations": [ann(11, 1, "neg"), ann(12, 2, "neg"), ann(13, 3, "pos", gt=True)]},
+        {"id": 2, "data": {"text": "2"}, "predictions": [],
+         "annotations": [ann(21, 1, "pos"), ann(22, 2, "neu"), ann(23, 3, "neg", gt=True)]},
+        {"id": 3, "data": {"text": "3"}, "predictions": [], "annotations": [ann(31, 1, "pos"), ann(32, 2, "neg")]},
+        {"id": 4, "data": {"text": "4"}, "predictions": [],
+         "annotations": [ann(41, 1, "pos"), ann(42, 2, "pos"), ann(43, 3, "neg")]},
+    ]  # fmt: skip
+    a = analyse(_project(CONFIG, tasks))
+    gold = a.controls["sent"].gold
+    assert {t: gold[t][0]["value"]["choices"] for t in gold} == {1: ["pos"], 2: ["neg"], 4: ["pos"]}
+    assert a.controls["sent"].ties == 1 and gold.tied == frozenset({3})
+    data = {c.task: c.body for c in plan(a, bot_id=None) if c.kind == "update_data"}
+    assert [data[t]["iaa_needs_adjudication"] for t in (1, 2, 3, 4)] == ["no", "no", "yes", "no"]
+    # the scorecard's gold questions are the same known labels
+    assert dict(a.controls["sent"].quality.known) == {1: "pos", 2: "neg"}
+
+
 def test_free_text_with_a_label_per_text_gets_its_scorecard_and_review_fields():
     """A TextArea whose every text is its own label (6000 labels): the scorecard and the disagreement list are
     computed in memory bounded by the data (the core's large-label paths; tests/test_memory.py runs the same shape

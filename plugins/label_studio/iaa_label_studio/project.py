@@ -24,7 +24,7 @@ from iaa_engine.base import Progress
 
 from .api import Api, LabelStudioError
 from .convert import NO_REGION, Control, ControlData, Converted, convert, parse_config
-from .quality import Quality, check_models, control_quality, model_tables
+from .quality import Quality, check_models, control_quality, known_labels, model_tables
 from .state import PullState, StateStore, counts_differ, slim_task
 
 __all__ = ["Project", "ControlResult", "Analysis", "pull", "analyse", "GROUND_TRUTH"]
@@ -430,13 +430,20 @@ class GoldLabels(dict):
 
 
 def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, int]:
-    """Majority gold label per task (per span unit for Labels); ties are not written and are counted."""
+    """Majority gold label per task (per span unit for Labels); ties are not written and are counted. A task
+    with ground truth (its ground-truth annotations agree; :func:`iaa_label_studio.quality.known_labels`) has
+    that label as its gold, majority or tie: the admin's answer is never overruled by a vote."""
     gs = ie.gold_standard(data, rule="majority")
     per_item = gs.per_item()
-    ties = int(per_item["tie"].sum())
     winners = gs.labels[~gs.labels["tie"]].set_index("item")["label"]
+    known = known_labels(table)[0] if c.region is None else pd.Series(dtype=object)
+    known = known[known.index.isin(per_item["item"])]
+    if len(known):
+        winners = pd.concat([winners[~winners.index.isin(known.index)], known])
+    tie = per_item["tie"].to_numpy(dtype=bool) & ~per_item["item"].isin(known.index).to_numpy()
+    ties = int(tie.sum())
     gold = GoldLabels()
-    tied_items = per_item.loc[per_item["tie"].to_numpy(dtype=bool), "item"]
+    tied_items = per_item.loc[tie, "item"]
     item_task = table.drop_duplicates("item").set_index("item")["task"]
     gold.tied = frozenset(int(t) for t in item_task.reindex(tied_items.to_numpy()).dropna())
     if c.region is None:
