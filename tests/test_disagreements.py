@@ -260,6 +260,16 @@ def test_cli_table(hand_csv):
     first = next(line for line in lines if line.strip().startswith("1 "))
     assert first.split()[1] == "i3"
     assert "Most confused label pairs" in out.stdout and "1.38" in out.stdout
+    # who said what, one line per listed item in rank order: i3 is x=a, y=b, z=c
+    who = lines[lines.index("Who said what (annotator=label)") + 1 :]
+    assert who[0].split() == ["i3", "x=a,", "y=b,", "z=c"] and who[1].split()[0] == "i2"
+
+
+def test_who_said_what_is_cut_with_a_count_of_the_rest():
+    rows = [("big", f"annotator{k:02d}", "ab"[k % 2]) for k in range(30)]
+    text = str(ie.disagreements(pd.DataFrame(rows, columns=["item", "annotator", "label"]), dawid_skene=False))
+    line = next(line for line in text.splitlines() if line.strip().startswith("big "))
+    assert line.endswith("annotator05=b, ... (+24 more)") and "annotator06" not in line  # 15 characters each
 
 
 def test_cli_csv_items_and_pairs(hand_csv, tmp_path):

@@ -183,6 +183,12 @@ class Disagreements(Result):
             shown["gold"] = shown["gold"].map(printable)
             shown["labels"] = shown["labels"].map(printable)
             lines += ["  " + line for line in shown.round(3).to_string(index=False).splitlines()]
+            lines += ["", "Who said what (annotator=label)"]
+            width = max(len(printable(i)) for i in f["item"])
+            lines += [
+                f"  {printable(item):>{width}}  {_shorten(printable(who))}"
+                for item, who in zip(f["item"], f["annotators"])
+            ]
         p = self.pairs_frame()
         lines += ["", f"Most confused label pairs ({len(p)} shown; observed / expected coincidences)"]
         if len(p):
@@ -195,6 +201,14 @@ class Disagreements(Result):
 
     def __repr__(self) -> str:
         return f"Disagreements({len(self.items)} items, {len(self.pairs)} label pairs)\n{self}"
+
+
+def _shorten(text: str, limit: int = 100) -> str:
+    """``text`` cut at a comma before ``limit`` characters, saying how many entries were left out."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit].rsplit(", ", 1)[0]
+    return f"{head}, ... (+{text.count(', ') - head.count(', ')} more)"
 
 
 def _entry_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
