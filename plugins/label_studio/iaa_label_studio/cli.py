@@ -128,7 +128,13 @@ def register(subparsers: Any) -> None:
         help="do not write the task data field (the prediction score alone is written, in bulk: "
         "much faster on large projects)",
     )
-    syn.add_argument("--workers", type=int, default=4, help="parallel requests for per-task writes (default 4)")
+    syn.add_argument(
+        "--workers",
+        type=int,
+        default=4,
+        help="parallel requests for per-task writes, and for a full read from a server with several processes "
+        "(default 4)",
+    )
     syn.add_argument(
         "--summary",
         metavar="DIR",
