@@ -115,6 +115,26 @@ def test_ids_too_sparse_for_ranges_are_read_with_one_snapshot(api, interleaved, 
     assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 24
 
 
+def test_a_range_read_that_misses_tasks_or_fails_falls_back_to_one_snapshot(api, interleaved, monkeypatch):
+    """Never a partial read: a server that ignored the ordering (both ends the same task) gives fewer tasks than
+    the project counts, and a Data Manager that refuses the query errs; both end in one snapshot of all 24."""
+    from iaa_label_studio.api import LabelStudioError
+
+    a = interleaved[0]
+    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
+    lo, hi, n = api.task_id_range(a)
+    monkeypatch.setattr(Api, "task_id_range", lambda self, pid: (lo, lo, n))
+    got = pull(api, a, workers=3)
+    assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 24
+
+    def refuse(self, pid):
+        raise LabelStudioError("Label Studio answered HTTP 400 to GET /api/tasks")
+
+    monkeypatch.setattr(Api, "task_id_range", refuse)
+    got = pull(api, a, workers=3)
+    assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 24
+
+
 def test_a_sync_then_a_cold_re_sync_read_in_ranges_writes_nothing(api, interleaved, monkeypatch):
     """The predictions the sync wrote are read back whole by the ranges' prediction list: nothing is planned."""
     a = interleaved[0]

@@ -112,7 +112,10 @@ def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None, workers
     try:
         tasks = None
         if workers > 1 and not api.single_process and (p.get("task_number") or 0) >= PARALLEL_MIN_TASKS:
-            tasks = _read_ranges(api, project_id, workers, bar)
+            try:
+                tasks = _read_ranges(api, project_id, workers, bar)
+            except LabelStudioError:  # e.g. a server whose Data Manager cannot order by id: one snapshot
+                tasks = None
             how = f"id ranges, {workers} requests at a time"
         if tasks is None:
             try:
@@ -135,7 +138,9 @@ def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None, workers
 def _read_ranges(api: Api, project_id: int, workers: int, bar: Progress) -> list[dict] | None:
     """Every task through JSON exports of consecutive id ranges, ``workers`` at a time, and the project's
     predictions in one list beside them; None when the ids are too sparse for ranges to pay (the caller then
-    reads one snapshot). Ids in a range that belong to no task of the project are ignored by the server."""
+    reads one snapshot), or when fewer tasks came than the project counted (tasks deleted meanwhile, or a server
+    that did not order by id: never a partial read). Ids in a range that belong to no task of the project are
+    ignored by the server."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from .api import id_chunks
@@ -159,6 +164,8 @@ def _read_ranges(api: Api, project_id: int, workers: int, bar: Progress) -> list
             tasks += part
             bar.update(len(part))
         known = {q["id"]: q for q in predictions.result()}
+    if len(tasks) < n:
+        return None
     return _with_predictions(api, project_id, tasks, known)
 
 
