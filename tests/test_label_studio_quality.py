@@ -88,6 +88,45 @@ def test_spans_missed_by_an_annotator_are_a_confusion_with_no_region():
         analyse(_project(config, tasks), models=["v1"])
 
 
+def test_a_model_on_spans_is_matched_with_the_humans_so_its_misses_and_extra_spans_count():
+    """By hand (exact boundaries): task 1, a marks PER 0-5 and ORG 10-15, b marks PER 0-5, model v1 marks PER 0-5
+    and LOC 20-25; task 2, all three mark ORG 0-5. Joint units: (0-5: PER PER PER), (10-15: ORG, none, none),
+    (20-25: none, none, LOC), (task 2 0-5: ORG ORG ORG). v1 agrees with a on 2 of 4 units, with b on 3 of 4."""
+    from iaa_label_studio.project import analyse
+
+    config = """<View><Text name="text" value="$text"/>
+    <Labels name="ner" toName="text"><Label value="PER"/><Label value="ORG"/><Label value="LOC"/></Labels></View>"""
+
+    def span(s, e, lab):
+        return {
+            "from_name": "ner",
+            "to_name": "text",
+            "type": "labels",
+            "value": {"start": s, "end": e, "labels": [lab]},
+        }
+
+    tasks = [
+        {"id": 1, "data": {"text": "x" * 30}, "annotations": [
+            {"id": 11, "completed_by": 1, "result": [span(0, 5, "PER"), span(10, 15, "ORG")]},
+            {"id": 12, "completed_by": 2, "result": [span(0, 5, "PER")]},
+        ], "predictions": [{"id": 101, "model_version": "v1", "result": [span(0, 5, "PER"), span(20, 25, "LOC")]}]},
+        {"id": 2, "data": {"text": "x" * 30}, "annotations": [
+            {"id": 21, "completed_by": 1, "result": [span(0, 5, "ORG")]},
+            {"id": 22, "completed_by": 2, "result": [span(0, 5, "ORG")]},
+        ], "predictions": [{"id": 102, "model_version": "v1", "result": [span(0, 5, "ORG")]}]},
+    ]  # fmt: skip
+    alone = analyse(_project(config, tasks))
+    both = analyse(_project(config, tasks), models=["v1"])
+    q = both.controls["ner"].quality
+    rows = q.models.table.set_index(["model", "reference"])
+    assert rows.loc[("v1", "a"), "agreement"] == 0.5 and rows.loc[("v1", "a"), "n"] == 4
+    assert rows.loc[("v1", "b"), "agreement"] == 0.75 and rows.loc[("v1", "b"), "n"] == 4
+    assert any("matched with the humans'" in n for n in q.model_notes)
+    # the humans' own report is the humans-only matching, with and without the model
+    assert both.controls["ner"].report.to_dict() == alone.controls["ner"].report.to_dict()
+    assert both.to_json()["controls"] == alone.to_json()["controls"]
+
+
 def test_a_task_with_ground_truth_has_it_as_its_gold_whatever_the_vote():
     """By hand: task 1, a and b say neg, c's ground truth says pos: the gold is pos (the majority would be neg);
     task 2, three different labels, c's ground truth neg: gold neg, no tie to adjudicate; task 3 (no ground

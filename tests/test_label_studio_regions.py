@@ -346,3 +346,50 @@ def test_image_project_every_region_tag_against_a_hand_matching(server, api):
         next(iter(_report(server, pid, "--iou", "0.85")["details"]["brush"]["region_matching"]["pairs"]))["n_matched"]
         == 0
     )
+
+
+BOXES = """<View><Image name="img" value="$image"/>
+  <RectangleLabels name="box" toName="img"><Label value="Car"/><Label value="Bus"/></RectangleLabels></View>"""
+
+
+def test_a_detection_model_beside_the_humans_on_boxes(server, api):
+    """By hand (IoU >= 0.5): task 1, p's and q's cars overlap (IoU 0.6), the model has p's car and a bus nobody
+    marked; task 2, p marks a bus, q and the model nothing. Joint units: (Car, Car, Car), (-, -, Bus), (Bus, -, -):
+    the model agrees with p on 1 of 3, with q on 2 of 3; the humans' own report is unchanged by --models."""
+    users = lst.make_users(api, ["p@example.com", "q@example.com"])
+    p, q = users["p@example.com"], users["q@example.com"]
+
+    def box(x, y, w, h, lab):
+        return res("box", "rectanglelabels", {"x": x, "y": y, "width": w, "height": h, "rotation": 0,
+                                              "rectanglelabels": [lab]}, "img",
+                   original_width=200, original_height=100)  # fmt: skip
+
+    tasks = [
+        {"data": {"image": "https://example.com/1.png"},
+         "annotations": [{"completed_by": p, "result": [box(10, 10, 20, 20, "Car")]},
+                         {"completed_by": q, "result": [box(15, 10, 20, 20, "Car")]}],
+         "predictions": [{"model_version": "det-v1", "score": 0.9,
+                          "result": [box(10, 10, 20, 20, "Car"), box(60, 60, 10, 10, "Bus")]}]},
+        {"data": {"image": "https://example.com/2.png"},
+         "annotations": [{"completed_by": p, "result": [box(50, 50, 20, 20, "Bus")]},
+                         {"completed_by": q, "result": []}],
+         "predictions": [{"model_version": "det-v1", "score": 0.1, "result": []}]},
+    ]  # fmt: skip
+    pid = lst.make_project(api, "boxes and a model", BOXES, tasks)
+    alone = _report(server, pid)
+    both = _report(server, pid, "--models", "det-v1")
+    assert both["controls"] == alone["controls"]  # the humans' agreement never includes the model
+    assert alone["controls"]["box"]["n_items"] == 2  # humans only: (Car, Car) and (Bus, -)
+    models = both["details"]["box"]["quality"]["models"]
+    rows = {(r["model"], r["reference"]): r for r in models["rows"]}
+    assert (rows[("det-v1", "p@example.com")]["agreement"], rows[("det-v1", "p@example.com")]["n"]) == (
+        pytest.approx(1 / 3),
+        3,
+    )
+    assert (rows[("det-v1", "q@example.com")]["agreement"], rows[("det-v1", "q@example.com")]["n"]) == (
+        pytest.approx(2 / 3),
+        3,
+    )
+    # the humans beside the model, on the same three units: p and q agree on the car and on the bus neither marked
+    assert models["human_agreement"] == pytest.approx(2 / 3)
+    assert any("matched with the humans'" in n for n in both["details"]["box"]["quality"]["model_notes"])

@@ -537,7 +537,14 @@ def analyse(
 
             own_versions = (GOLD_VERSION, SCORE_VERSION)
         names = check_models(project.tasks, list(models), own_versions)
-        tables, more = model_tables(project.tasks, project.controls, names)
+        tables, more = model_tables(
+            project.tasks,
+            project.controls,
+            names,
+            exclude_users=exclude,
+            annotator_names=project.users,
+            iou_threshold=iou_threshold,
+        )
         conv.notes += [f"model raters: {n}" for n in more]
         empty = pd.DataFrame(columns=["item", "annotator", "label"])
     results = {

@@ -146,15 +146,30 @@ def check_models(tasks: Iterable[Mapping[str, Any]], models: Sequence[str], excl
     return list(dict.fromkeys(names))
 
 
-def model_tables(tasks: Iterable[Mapping[str, Any]], controls: list, models: Sequence[str]) -> tuple[dict, list]:
-    """Per non-region control: the predictions of ``models`` as a long table ``item, annotator, label`` (the
-    annotator is the model version), converted exactly as the humans' annotations are
-    (:func:`iaa_label_studio.convert.convert`); a task's first prediction of a version is used. Returns
-    ``(tables, notes)``."""
+def model_tables(
+    tasks: Iterable[Mapping[str, Any]],
+    controls: list,
+    models: Sequence[str],
+    *,
+    exclude_users: Iterable[int] = (),
+    annotator_names: Mapping[Any, str] | None = None,
+    iou_threshold: float | None = None,
+) -> tuple[dict, list]:
+    """Per control: the predictions of ``models`` as a long table ``item, annotator, label`` (the annotator is the
+    model version), converted exactly as the humans' annotations are (:func:`iaa_label_studio.convert.convert`); a
+    task's first prediction of a version is used. Returns ``(tables, notes)``.
+
+    A region tag's predictions are matched together with the humans' annotations of the same tasks
+    (``exclude_users``, ``annotator_names`` and ``iou_threshold`` as the humans' conversion): its table holds the
+    humans' rows too, on those joint units, with a boolean column ``model``. So a region that only a model marked
+    is a unit where the humans say "(no region)" (a false positive of the model), and one it missed is a unit
+    where the model says "(no region)".
+    """
     from .convert import convert
 
     wanted = set(models)
     pseudo, extra = [], 0
+    joint = []
     for t in tasks:
         anns, seen = [], set()
         for p in t.get("predictions") or []:
@@ -167,14 +182,26 @@ def model_tables(tasks: Iterable[Mapping[str, Any]], controls: list, models: Seq
             seen.add(v)
             anns.append({"id": p.get("id"), "completed_by": _MODEL + v, "result": p.get("result") or []})
         pseudo.append({"id": t["id"], "annotations": anns})
-    plain = [c for c in controls if c.supported and c.region is None]
-    conv = convert(pseudo, plain, annotator_names={_MODEL + m: m for m in models})
+        joint.append({"id": t["id"], "annotations": list(t.get("annotations") or []) + anns})
+    usable = [c for c in controls if c.supported]
+    conv = convert(pseudo, usable, annotator_names={_MODEL + m: m for m in models}, iou_threshold=iou_threshold)
     notes = [f"{extra} more prediction(s) of the same model version on a task: the first one is used"] if extra else []
     tables = {}
     for name, cd in conv.controls.items():
         if cd.n_invalid:
             notes.append(f"{name}: {cd.n_invalid} prediction result(s) do not fit the label config: not used")
-        tables[name] = cd.table[["item", "annotator", "label"]]
+        if cd.control.region is None:
+            tables[name] = cd.table[["item", "annotator", "label"]]
+    regions = [c for c in usable if c.region is not None]
+    if regions:
+        names = {**(annotator_names or {}), **{_MODEL + m: _MODEL + m for m in models}}
+        both = convert(joint, regions, exclude_users=exclude_users, annotator_names=names, iou_threshold=iou_threshold)
+        for name, cd in both.controls.items():
+            t = cd.table
+            is_model = t["annotator"].astype(str).str.startswith(_MODEL).to_numpy()
+            out = t[["item", "annotator", "label", "ground_truth"]].assign(model=is_model)
+            out.loc[is_model, "annotator"] = out.loc[is_model, "annotator"].str.slice(len(_MODEL))
+            tables[name] = out.drop_duplicates(["item", "annotator", "model"]).reset_index(drop=True)
     return tables, notes
 
 
@@ -204,13 +231,20 @@ def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, mod
             # would not fit and says so in the scorecard's notes
             q.scorecard = ie.annotator_report(data, progress=False)
         if models is not None:
-            if control.region is not None:
-                q.model_notes.append("model raters are not supported for region tags yet")
-            elif len(models):
-                humans = table[["item", "annotator", "label"]]
-                res = ie.model_agreement(humans, models, progress=False)
-                if len(known):
-                    on_known = ie.model_agreement(humans, models, gold=known, progress=False).table
+            humans, raters, known_here = table[["item", "annotator", "label"]], models, known
+            if "model" in models.columns:  # a region tag: humans and models matched together into units
+                is_model = models["model"].to_numpy(dtype=bool)
+                humans = models.loc[~is_model, ["item", "annotator", "label"]]
+                raters = models.loc[is_model, ["item", "annotator", "label"]]
+                known_here = known_labels(models.loc[~is_model])[0]
+                q.model_notes.append(
+                    "the models' regions are matched with the humans' into units (a region only a model marked is "
+                    "a unit where the humans say (no region)); the humans' agreement beside them is on those units"
+                )
+            if len(raters):
+                res = ie.model_agreement(humans, raters, progress=False)
+                if len(known_here):
+                    on_known = ie.model_agreement(humans, raters, gold=known_here, progress=False).table
                     on_known = on_known[on_known["kind"] == "gold"].assign(reference=GROUND_TRUTH_REF)
                     res = dataclasses.replace(res, table=pd.concat([res.table, on_known], ignore_index=True))
                 q.models = res
