@@ -516,7 +516,8 @@ def render_summary(s: dict) -> str:
     if pi.get("mode") == "incremental":
         lines.append(f"read {pi['read']} changed task(s) since the previous run (saved state)")
     elif pi.get("mode") == "full":
-        lines.append(f"read all {pi['read']} tasks ({pi.get('reason')})")
+        how = f"; {pi['how']}" if pi.get("how") else ""
+        lines.append(f"read all {pi['read']} tasks ({pi.get('reason')}{how})")
     if counts:
         lines.append(f"{head}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items())))
     else:
