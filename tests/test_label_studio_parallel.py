@@ -19,7 +19,7 @@ import iaa_label_studio.project as project_mod  # noqa: E402
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import Api, id_chunks  # noqa: E402
 from iaa_label_studio.project import pull  # noqa: E402
-from iaa_label_studio.sync import sync  # noqa: E402
+from iaa_label_studio.sync import render_summary, sync  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a real server, started under gunicorn
 
@@ -144,6 +144,4 @@ def test_a_sync_then_a_cold_re_sync_read_in_ranges_writes_nothing(api, interleav
     again = sync(api, a, workers=3, summary_dir=None, html=False, progress=False, state=None)
     assert again["pull"]["how"].startswith("id ranges") and again["planned"] == {}
     assert again["agreement"]["controls"] == first["agreement"]["controls"]
-    from iaa_label_studio.sync import render_summary
-
     assert "read all 24 tasks (no state kept; id ranges, 3 requests at a time)" in render_summary(again)
