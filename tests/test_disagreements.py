@@ -148,6 +148,7 @@ def test_count_table_without_annotators():
     d = ie.disagreements(table)
     assert not d.dawid_skene and d.items["item"].tolist() == [1, 2]
     assert d.annotations["annotator"].isna().all() and len(d.annotations) == 5
+    assert "Who said what" not in str(d) and "None=" not in str(d)  # nobody to name
     with pytest.raises(ValueError, match="annotator identities"):
         ie.disagreements(table, dawid_skene=True)
 
@@ -270,6 +271,12 @@ def test_who_said_what_is_cut_with_a_count_of_the_rest():
     text = str(ie.disagreements(pd.DataFrame(rows, columns=["item", "annotator", "label"]), dawid_skene=False))
     line = next(line for line in text.splitlines() if line.strip().startswith("big "))
     assert line.endswith("annotator05=b, ... (+24 more)") and "annotator06" not in line  # 15 characters each
+    # labels holding ", " (several choices) are counted as entries, not by their commas
+    rows = [("big", f"p{k}", ("PER", "ORG") if k % 2 else ("LOC",)) for k in range(12)]
+    text = str(ie.disagreements(pd.DataFrame(rows, columns=["item", "annotator", "label"]), dawid_skene=False))
+    line = next(line for line in text.splitlines() if line.strip().startswith("big "))
+    shown = line.count("=")
+    assert line.endswith(f"(+{12 - shown} more)") and 0 < shown < 12
 
 
 def test_cli_csv_items_and_pairs(hand_csv, tmp_path):

@@ -139,6 +139,21 @@ def test_taxonomy_paths_of_different_lengths_as_categories():
         ie.Annotations.from_long(table, categories=[("A",), ("B",), ("B", "y")])
 
 
+def test_taxonomy_paths_of_different_lengths_through_every_output(tmp_path):
+    """Paths of one, two and three names as labels: the adjudication list (text, JSON, frame), the scorecard,
+    the gold and the HTML page all take them (each used to build a MultiIndex somewhere and fail)."""
+    paths = [("A",), ("A", "x"), ("B", "y"), ("B",), ("C", "z", "w")]
+    rows = [(i, f"a{j}", paths[(i + (j if (i * 7 + j) % 5 < 2 else 0)) % 5]) for i in range(40) for j in range(3)]
+    data = ie.Annotations.from_long(long(rows))
+    d = ie.disagreements(data)
+    assert d.n_disagreeing > 0 and "('C', 'z', 'w')" in str(d) + str(d.to_frame()["labels"].tolist())
+    assert d.to_dict()["pairs"] and d.to_dict()["items"][0]["annotations"]
+    assert len(ie.annotator_report(data).table) == 3 and len(ie.gold_standard(data).per_item()) == 40
+    page = tmp_path / "r.html"
+    ie.write_html_report(data, page)
+    assert "What to adjudicate" in page.read_text(encoding="utf-8")
+
+
 def test_mixed_label_types():
     with pytest.raises(ValueError, match="labels must all be of one type.*int.*str"):
         ie.Annotations.from_long(long([(0, 0, 1), (0, 1, "a")]))

@@ -105,7 +105,9 @@ class Disagreements(Result):
             empty = pd.Series([], dtype=object)
             return empty, empty, empty
         counts = a.groupby(["rank", "label"], sort=False).size().rename("n").reset_index()
-        position = pd.Index(self.categories).get_indexer(counts["label"])  # labels in category order
+        position = pd.Index(self.categories, tupleize_cols=False).get_indexer(
+            counts["label"]
+        )  # labels in category order
         counts = counts.iloc[np.lexsort((position, counts["rank"].to_numpy()))]
         text = counts["label"].map(str) + "×" + counts["n"].map(str)
         labels = text.groupby(counts["rank"], sort=False).agg(", ".join)
@@ -183,12 +185,15 @@ class Disagreements(Result):
             shown["gold"] = shown["gold"].map(printable)
             shown["labels"] = shown["labels"].map(printable)
             lines += ["  " + line for line in shown.round(3).to_string(index=False).splitlines()]
-            lines += ["", "Who said what (annotator=label)"]
-            width = max(len(printable(i)) for i in f["item"])
-            lines += [
-                f"  {printable(item):>{width}}  {_shorten(printable(who))}"
-                for item, who in zip(f["item"], f["annotators"])
-            ]
+            a = self.annotations
+            if len(a) and not a["annotator"].isna().all():  # a count table has no annotators
+                entries = (a["annotator"].map(printable) + "=" + a["label"].map(printable)).groupby(
+                    a["rank"], sort=False
+                )
+                who = {rank: _shorten(list(e)) for rank, e in entries}
+                width = max(len(printable(i)) for i in f["item"])
+                lines += ["", "Who said what (annotator=label)"]
+                lines += [f"  {printable(item):>{width}}  {who.get(r, '')}" for item, r in zip(f["item"], f["rank"])]
         p = self.pairs_frame()
         lines += ["", f"Most confused label pairs ({len(p)} shown; observed / expected coincidences)"]
         if len(p):
@@ -203,12 +208,19 @@ class Disagreements(Result):
         return f"Disagreements({len(self.items)} items, {len(self.pairs)} label pairs)\n{self}"
 
 
-def _shorten(text: str, limit: int = 100) -> str:
-    """``text`` cut at a comma before ``limit`` characters, saying how many entries were left out."""
+def _shorten(entries: list[str], limit: int = 100) -> str:
+    """``entries`` joined by commas, as many as fit in ``limit`` characters (at least one), saying how many were
+    left out."""
+    text = ", ".join(entries)
     if len(text) <= limit:
         return text
-    head = text[:limit].rsplit(", ", 1)[0]
-    return f"{head}, ... (+{text.count(', ') - head.count(', ')} more)"
+    shown, used = [], 0
+    for e in entries:
+        if shown and used + len(e) + 2 > limit:
+            break
+        shown.append(e)
+        used += len(e) + 2
+    return f"{', '.join(shown)}, ... (+{len(entries) - len(shown)} more)"
 
 
 def _entry_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -313,7 +313,7 @@ def _pair_links(dis: Disagreements | None, categories: Sequence[Any]) -> list[li
         return None
     c = len(categories)
     links: list[list[str | None]] = [[None] * c for _ in range(c)]
-    index = pd.Index(categories)
+    index = pd.Index(list(categories), tupleize_cols=False)
     a = index.get_indexer(dis.pairs["label_a"])
     b = index.get_indexer(dis.pairs["label_b"])
     for rank, i, j in zip(dis.pairs["rank"].head(ADJUDICATE_PAIRS), a, b):
