@@ -214,7 +214,8 @@ def _shorten(entries: list[str], limit: int = 100) -> str:
     text = ", ".join(entries)
     if len(text) <= limit:
         return text
-    shown, used = [], 0
+    shown: list[str] = []
+    used = 0
     for e in entries:
         if shown and used + len(e) + 2 > limit:
             break
