@@ -127,6 +127,10 @@ def test_a_range_read_that_misses_tasks_or_fails_falls_back_to_one_snapshot(api,
     got = pull(api, a, workers=3)
     assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 24
 
+    monkeypatch.setattr(Api, "task_id_range", lambda self, pid: None)  # the Data Manager listed nothing
+    got = pull(api, a, workers=3)
+    assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 24
+
     def refuse(self, pid):
         raise LabelStudioError("Label Studio answered HTTP 400 to GET /api/tasks")
 

@@ -125,6 +125,22 @@ def test_a_model_on_spans_is_matched_with_the_humans_so_its_misses_and_extra_spa
     # the humans' own report is the humans-only matching, with and without the model
     assert both.controls["ner"].report.to_dict() == alone.controls["ner"].report.to_dict()
     assert both.to_json()["controls"] == alone.to_json()["controls"]
+    assert q.models.human_agreement == pytest.approx(2 / 3)  # the report's: a and b on their 3 units
+    # another model's extra spans never change v1's numbers (each model is matched with the humans alone), and a
+    # model that marks no span of the tag (a classifier of another tag, say) is not scored on it
+    tasks[0]["predictions"].append(
+        {"id": 103, "model_version": "v2", "result": [span(12, 14, "LOC"), span(16, 18, "LOC"), span(26, 28, "LOC")]}
+    )
+    for t in tasks:
+        t["predictions"].append({"id": 200 + t["id"], "model_version": "clf", "result": []})
+    three = analyse(_project(config, tasks), models=["v1", "v2", "clf"]).controls["ner"].quality
+    rows3 = three.models.table.set_index(["model", "reference"])
+    assert rows3.loc[("v1", "a"), "agreement"] == 0.5 and rows3.loc[("v1", "a"), "n"] == 4
+    assert rows3.loc[("v1", "b"), "agreement"] == 0.75
+    assert rows3.loc[("v2", "a"), "agreement"] == 0.0 and rows3.loc[("v2", "a"), "n"] == 5  # 3 false positives
+    assert set(three.models.table["model"]) == {"v1", "v2"}
+    only_clf = analyse(_project(config, tasks), models=["clf"]).controls["ner"].quality
+    assert only_clf.models is None and "no prediction of the named model versions fits this tag" in only_clf.model_notes
 
 
 def test_a_task_with_ground_truth_has_it_as_its_gold_whatever_the_vote():

@@ -390,6 +390,6 @@ def test_a_detection_model_beside_the_humans_on_boxes(server, api):
         pytest.approx(2 / 3),
         3,
     )
-    # the humans beside the model, on the same three units: p and q agree on the car and on the bus neither marked
-    assert models["human_agreement"] == pytest.approx(2 / 3)
+    # the humans beside the model: the report's own agreement (humans-only units: the cars agree, the bus does not)
+    assert models["human_agreement"] == pytest.approx(1 / 2)
     assert any("matched with the humans'" in n for n in both["details"]["box"]["quality"]["model_notes"])

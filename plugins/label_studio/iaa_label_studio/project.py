@@ -146,8 +146,8 @@ def _read_ranges(api: Api, project_id: int, workers: int, bar: Progress) -> list
     from .api import id_chunks
 
     bounds = api.task_id_range(project_id)
-    if bounds is None:
-        return []
+    if bounds is None:  # the Data Manager lists no task while the project counts 1,000 or more: ask the snapshot
+        return None
     lo, hi, n = bounds
     if hi - lo + 1 > PARALLEL_MAX_SPREAD * max(n, 1):
         return None

@@ -8,10 +8,11 @@ Every statistic comes from the core; this module only chooses the data and prese
   :func:`iaa_engine.gold_accuracy` scores every annotator on them, each annotator's answers on the gold questions
   being their *other* annotations of those items (a ground-truth annotation is not its own author's answer).
 * **Model raters.** The predictions of the model versions an admin names (:func:`model_tables`) become the second
-  set of :func:`iaa_engine.model_agreement`: each model against each annotator, the pooled humans and the gold
-  (the majority gold the connector writes; with ground truth, also the known labels). The humans' data never
-  includes them. The connector's own model versions are never raters. Region tags are not supported yet (their
-  units are matched among the humans; a model's regions would need the same matching).
+  set of :func:`iaa_engine.model_agreement`: each model against each annotator, the pooled humans and the
+  humans' majority gold; with ground truth, also the known labels (``(ground truth)`` rows). The humans' data never
+  includes them. The connector's own model versions are never raters. On a region tag each model's regions are
+  matched with the humans' regions of the same tasks into joint units (one model at a time, and only a model that
+  marked a region of that tag somewhere), so its extra and its missed regions count against it.
 * **The scorecard.** :func:`iaa_engine.annotator_report` on the humans' data (gold: majority).
 * **What to adjudicate.** :func:`iaa_engine.disagreements` (without Dawid-Skene: the ranking's first keys are the
   item agreement and the tie); per task :func:`review_values` gives the Data Manager fields :data:`NEEDS_REVIEW`
@@ -28,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import iaa_engine as ie
@@ -165,11 +167,11 @@ def model_tables(
     is a unit where the humans say "(no region)" (a false positive of the model), and one it missed is a unit
     where the model says "(no region)".
     """
-    from .convert import convert
+    from .convert import NO_REGION, convert
 
     wanted = set(models)
     pseudo, extra = [], 0
-    joint = []
+    by_version: list[dict[str, dict]] = []  # per task: version -> its pseudo-annotation
     for t in tasks:
         anns, seen = [], set()
         for p in t.get("predictions") or []:
@@ -182,26 +184,40 @@ def model_tables(
             seen.add(v)
             anns.append({"id": p.get("id"), "completed_by": _MODEL + v, "result": p.get("result") or []})
         pseudo.append({"id": t["id"], "annotations": anns})
-        joint.append({"id": t["id"], "annotations": list(t.get("annotations") or []) + anns})
+        by_version.append({a["completed_by"][len(_MODEL) :]: a for a in anns})
     usable = [c for c in controls if c.supported]
     conv = convert(pseudo, usable, annotator_names={_MODEL + m: m for m in models}, iou_threshold=iou_threshold)
     notes = [f"{extra} more prediction(s) of the same model version on a task: the first one is used"] if extra else []
-    tables = {}
+    tables: dict[str, pd.DataFrame] = {}
+    marked: dict[str, set] = {}  # region tag -> the versions that marked at least one region of it
     for name, cd in conv.controls.items():
         if cd.n_invalid:
             notes.append(f"{name}: {cd.n_invalid} prediction result(s) do not fit the label config: not used")
         if cd.control.region is None:
             tables[name] = cd.table[["item", "annotator", "label"]]
-    regions = [c for c in usable if c.region is not None]
-    if regions:
-        names = {**(annotator_names or {}), **{_MODEL + m: _MODEL + m for m in models}}
-        both = convert(joint, regions, exclude_users=exclude_users, annotator_names=names, iou_threshold=iou_threshold)
+        else:
+            t = cd.table
+            marked[name] = set(t.loc[t["label"].astype(object) != NO_REGION, "annotator"].astype(str))
+    frames: dict[str, list[pd.DataFrame]] = {}
+    task_list = list(tasks)
+    for m in models:  # each version alone with the humans: one model's regions never make units for another
+        tags = [c for c in usable if c.region is not None and m in marked.get(c.name, set())]
+        if not tags:
+            continue
+        joint = [
+            {"id": t["id"], "annotations": list(t.get("annotations") or []) + ([v[m]] if m in v else [])}
+            for t, v in zip(task_list, by_version)
+        ]
+        names = {**(annotator_names or {}), _MODEL + m: _MODEL + m}
+        both = convert(joint, tags, exclude_users=exclude_users, annotator_names=names, iou_threshold=iou_threshold)
         for name, cd in both.controls.items():
             t = cd.table
-            is_model = t["annotator"].astype(str).str.startswith(_MODEL).to_numpy()
-            out = t[["item", "annotator", "label", "ground_truth"]].assign(model=is_model)
-            out.loc[is_model, "annotator"] = out.loc[is_model, "annotator"].str.slice(len(_MODEL))
-            tables[name] = out.drop_duplicates(["item", "annotator", "model"]).reset_index(drop=True)
+            is_model = (t["annotator"].astype(str) == _MODEL + m).to_numpy()
+            out = t[["item", "annotator", "label", "ground_truth"]].assign(model=is_model, frame=m)
+            out.loc[is_model, "annotator"] = m
+            frames.setdefault(name, []).append(out.drop_duplicates(["item", "annotator", "model"]))
+    for name, parts in frames.items():
+        tables[name] = pd.concat(parts, ignore_index=True)
     return tables, notes
 
 
@@ -231,28 +247,46 @@ def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, mod
             # would not fit and says so in the scorecard's notes
             q.scorecard = ie.annotator_report(data, progress=False)
         if models is not None:
-            humans, raters, known_here = table[["item", "annotator", "label"]], models, known
-            if "model" in models.columns:  # a region tag: humans and models matched together into units
-                is_model = models["model"].to_numpy(dtype=bool)
-                humans = models.loc[~is_model, ["item", "annotator", "label"]]
-                raters = models.loc[is_model, ["item", "annotator", "label"]]
-                known_here = known_labels(models.loc[~is_model])[0]
-                q.model_notes.append(
-                    "the models' regions are matched with the humans' into units (a region only a model marked is "
-                    "a unit where the humans say (no region)); the humans' agreement beside them is on those units"
+            if "frame" in models.columns:  # a region tag: each model matched with the humans into joint units
+                parts = [_model_rows(sub) for _, sub in models.groupby("frame", sort=False)]
+                res = dataclasses.replace(
+                    parts[0],
+                    table=pd.concat([r.table for r in parts], ignore_index=True),
+                    human_agreement=float(ie.joint_probability(data, replace_undefined_by=np.nan)),
+                    notes=list(dict.fromkeys(n for r in parts for n in r.notes)),
                 )
-            if len(raters):
-                res = ie.model_agreement(humans, raters, progress=False)
-                if len(known_here):
-                    on_known = ie.model_agreement(humans, raters, gold=known_here, progress=False).table
-                    on_known = on_known[on_known["kind"] == "gold"].assign(reference=GROUND_TRUTH_REF)
-                    res = dataclasses.replace(res, table=pd.concat([res.table, on_known], ignore_index=True))
+                q.models = res
+                q.model_notes.append(
+                    "each model's regions are matched with the humans' into units (a region only the model marked is "
+                    "a unit where the humans say (no region), one it missed a unit where it does); the humans' own "
+                    "agreement beside them is the report's"
+                )
+            elif len(models):
+                res = _model_rows(table[["item", "annotator", "label", "ground_truth"]], models, known)
                 q.models = res
             else:
                 q.model_notes.append("no prediction of the named model versions fits this tag")
         q.disagreements = ie.disagreements(data, dawid_skene=False)
         q.tasks = _per_task(control, q.disagreements, table)
     return q
+
+
+def _model_rows(humans: pd.DataFrame, raters: pd.DataFrame | None = None, known: pd.Series | None = None) -> Any:
+    """:func:`iaa_engine.model_agreement` of ``raters`` against ``humans`` (item, annotator, label, ground_truth),
+    with ``(ground truth)`` rows against the known labels. Without ``raters``, ``humans`` is one joint frame of a
+    region tag (a boolean column ``model`` tells the model's rows) and its known labels are its own."""
+    if raters is None:
+        is_model = humans["model"].to_numpy(dtype=bool)
+        raters = humans.loc[is_model, ["item", "annotator", "label"]]
+        humans = humans.loc[~is_model]
+        known = known_labels(humans)[0]
+    people = humans[["item", "annotator", "label"]]
+    res = ie.model_agreement(people, raters, progress=False)
+    if known is not None and len(known):
+        on_known = ie.model_agreement(people, raters, gold=known, progress=False).table
+        on_known = on_known[on_known["kind"] == "gold"].assign(reference=GROUND_TRUTH_REF)
+        res = dataclasses.replace(res, table=pd.concat([res.table, on_known], ignore_index=True))
+    return res
 
 
 def _label_text(control: Any, v: Any) -> str:
