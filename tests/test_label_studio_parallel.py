@@ -139,6 +139,26 @@ def test_a_range_read_that_misses_tasks_or_fails_falls_back_to_one_snapshot(api,
     assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 24
 
 
+def test_a_few_changed_tasks_are_read_without_leaving_a_copy_on_the_server(server, api, interleaved):
+    """Label Studio's export endpoint writes what it sends into its export directory (two files per call, never
+    deleted); the Data Manager's list does not. A re-sync's few changed tasks come from the list, field for field
+    what the export gives."""
+    from iaa_label_studio.project import _with_predictions
+    from iaa_label_studio.state import slim_task
+
+    a = interleaved[0]
+    ids = [t["id"] for t in pull(api, a, workers=1).tasks][::3]
+    export_dir = server.base / "data" / "export"
+    before = sorted(p.name for p in export_dir.iterdir())
+    listed = [slim_task(t) for t in _with_predictions(api, a, api.tasks_by_ids(a, ids), {})]
+    assert sorted(p.name for p in export_dir.iterdir()) == before
+    exported = [slim_task(t) for t in _with_predictions(api, a, api.tasks_export(a, ids), {})]
+    assert len(list(export_dir.iterdir())) == len(before) + 2  # the export's own copy: the tasks and an info file
+    by_id = {t["id"]: t for t in exported}
+    assert [t["id"] for t in listed] == ids and all(t == by_id[t["id"]] for t in listed)
+    assert sum(len(t["predictions"]) for t in listed) > 0
+
+
 def test_a_sync_then_a_cold_re_sync_read_in_ranges_writes_nothing(api, interleaved, monkeypatch):
     """The predictions the sync wrote are read back whole by the ranges' prediction list: nothing is planned."""
     a = interleaved[0]

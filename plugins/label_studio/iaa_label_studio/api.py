@@ -89,14 +89,14 @@ class Connection(NamedTuple):
 ID_QUERY_CHARS = 3_000
 
 
-def id_chunks(ids: Iterable[int], max_chars: int | None = None) -> Iterator[list[int]]:
-    """``ids`` in consecutive lists whose ``ids%5B%5D=<id>&`` query string fits in ``max_chars`` (default
-    :data:`ID_QUERY_CHARS`)."""
+def id_chunks(ids: Iterable[int], max_chars: int | None = None, per_id_extra: int = 11) -> Iterator[list[int]]:
+    """``ids`` in consecutive lists whose query string fits in ``max_chars`` (default :data:`ID_QUERY_CHARS`), each
+    id taking its digits and ``per_id_extra`` characters (11: ``ids%5B%5D=<id>&``; 3: ``<id>%2C`` in JSON)."""
     max_chars = ID_QUERY_CHARS if max_chars is None else max_chars
     chunk: list[int] = []
     used = 0
     for i in ids:
-        n = len(str(int(i))) + 11  # "ids%5B%5D=" + digits + "&"
+        n = len(str(int(i))) + per_id_extra
         if chunk and used + n > max_chars:
             yield chunk
             chunk, used = [], 0
@@ -355,6 +355,30 @@ class Api:
         out: list[dict] = []
         for chunk in id_chunks(ids):
             out += self.request("GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": chunk})
+        return out
+
+    def tasks_by_ids(self, project_id: int, ids: Iterable[int]) -> list[dict]:
+        """The tasks ``ids`` with their annotations and whole predictions, through the Data Manager's task list
+        (``selectedItems``). Slower per task than the export (~4 ms of server time against ~2 ms), but the export
+        endpoint leaves a copy of what it sends in the server's export directory and this leaves nothing: for the
+        few tasks a re-sync reads."""
+        out: list[dict] = []
+        for chunk in id_chunks(ids, per_id_extra=3):  # JSON in the query string: "%2C" between ids
+            query = _json.dumps({"selectedItems": {"all": False, "included": chunk}})
+            data = self.request(
+                "GET",
+                "api/tasks",
+                params={
+                    "project": int(project_id),
+                    "fields": "all",
+                    "page": 1,
+                    "page_size": len(chunk),
+                    "query": query,
+                    "resolve_uri": "false",
+                },
+                ok404=True,
+            )
+            out += (data or {}).get("tasks", []) if isinstance(data, dict) else (data or [])
         return out
 
     def task_id_range(self, project_id: int) -> tuple[int, int, int] | None:
