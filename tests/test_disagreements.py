@@ -277,6 +277,12 @@ def test_who_said_what_is_cut_with_a_count_of_the_rest():
     line = next(line for line in text.splitlines() if line.strip().startswith("big "))
     shown = line.count("=")
     assert line.endswith(f"(+{12 - shown} more)") and 0 < shown < 12
+    # free texts: a long first entry is cut too
+    from iaa_engine.analysis._disagreements import _shorten
+
+    assert _shorten(["x=" + "a" * 300]) == "x=" + "a" * 95 + "..."
+    assert _shorten(["x=" + "a" * 300, "y=b"]) == "x=" + "a" * 95 + "..., ... (+1 more)"
+    assert _shorten(["x=a", "y=b"]) == "x=a, y=b"
 
 
 def test_cli_csv_items_and_pairs(hand_csv, tmp_path):

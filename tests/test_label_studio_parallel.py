@@ -49,7 +49,10 @@ def test_id_chunks_keep_every_id_in_order_within_the_query_budget():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = lst.server_or_skip(tmp_path_factory.mktemp("label-studio-processes"), processes=2)
+    # pages of at most 5 tasks (an admin's TASK_API_PAGE_SIZE_MAX): every list the connector reads is paged
+    srv = lst.server_or_skip(
+        tmp_path_factory.mktemp("label-studio-processes"), processes=2, settings={"TASK_API_PAGE_SIZE_MAX": "5"}
+    )
     yield srv
     srv.stop()
 
@@ -157,6 +160,38 @@ def test_a_few_changed_tasks_are_read_without_leaving_a_copy_on_the_server(serve
     by_id = {t["id"]: t for t in exported}
     assert [t["id"] for t in listed] == ids and all(t == by_id[t["id"]] for t in listed)
     assert sum(len(t["predictions"]) for t in listed) > 0
+
+
+def test_a_project_that_retrieves_predictions_automatically_is_never_read_through_the_task_list(
+    api, interleaved, monkeypatch, tmp_path
+):
+    """Its Data Manager list would ask the ML backend for the listed tasks' predictions: a full read is one
+    snapshot (no id bounds from the list), a re-sync's changed tasks come from the export."""
+    from iaa_label_studio.state import StateStore
+
+    b = interleaved[1]
+    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
+    api.update_project(b, {"evaluate_predictions_automatically": True})
+    try:
+
+        def never(*args, **kwargs):
+            raise AssertionError("the Data Manager's task list was read")
+
+        monkeypatch.setattr(Api, "tasks_by_ids", never)
+        monkeypatch.setattr(Api, "task_id_range", never)
+        store = StateStore(tmp_path / "state")
+        full = pull(api, b, workers=3, state=store)
+        assert full.pull_info["how"] == "export snapshot" and len(full.tasks) == 24
+        t = full.tasks[0]
+        a = t["annotations"][0]
+        api.request("PATCH", f"api/annotations/{a['id']}", json={"result": res("neu")})
+        again = pull(api, b, workers=3, state=store)
+        assert again.pull_info["mode"] == "incremental" and again.pull_info["read"] >= 1
+        assert next(x for x in again.tasks if x["id"] == t["id"])["annotations"][0]["result"][0]["value"] == {
+            "choices": ["neu"]
+        }
+    finally:
+        api.update_project(b, {"evaluate_predictions_automatically": False})
 
 
 def test_a_sync_then_a_cold_re_sync_read_in_ranges_writes_nothing(api, interleaved, monkeypatch):

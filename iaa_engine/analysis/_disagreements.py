@@ -209,8 +209,8 @@ class Disagreements(Result):
 
 
 def _shorten(entries: list[str], limit: int = 100) -> str:
-    """``entries`` joined by commas, as many as fit in ``limit`` characters (at least one), saying how many were
-    left out."""
+    """``entries`` joined by commas, as many as fit in ``limit`` characters (at least one, cut when longer),
+    saying how many were left out."""
     text = ", ".join(entries)
     if len(text) <= limit:
         return text
@@ -221,7 +221,10 @@ def _shorten(entries: list[str], limit: int = 100) -> str:
             break
         shown.append(e)
         used += len(e) + 2
-    return f"{', '.join(shown)}, ... (+{len(entries) - len(shown)} more)"
+    if len(shown[0]) > limit:  # one long entry (a free text): cut it
+        shown[0] = shown[0][: limit - 3] + "..."
+    rest = len(entries) - len(shown)
+    return ", ".join(shown) + (f", ... (+{rest} more)" if rest else "")
 
 
 def _entry_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -113,7 +113,10 @@ def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None, workers
     bar = Progress(p.get("task_number"), "reading tasks", show=progress)
     try:
         tasks = None
-        if workers > 1 and not api.single_process and (p.get("task_number") or 0) >= PARALLEL_MIN_TASKS:
+        ranges = workers > 1 and not api.single_process and (p.get("task_number") or 0) >= PARALLEL_MIN_TASKS
+        # the ranges' bounds come from the Data Manager's list, which on a project that retrieves predictions
+        # automatically asks the ML backend for the listed tasks' predictions: not there
+        if ranges and p.get("evaluate_predictions_automatically") is False:
             try:
                 tasks = _read_ranges(api, project_id, workers, bar)
             except LabelStudioError:  # e.g. a server whose Data Manager cannot order by id: one snapshot
@@ -211,8 +214,10 @@ def _pull_changes(
         # prediction's score and result change in place (same id) when it is updated
         ids = sorted(changed)
         # a few tasks: the Data Manager's list, which leaves no copy on the server (the export endpoint writes one
-        # into its export directory per call); many: the export, twice as fast per task
-        read = api.tasks_by_ids(project_id, ids) if len(ids) <= DM_READ_MAX else api.tasks_export(project_id, ids)
+        # into its export directory per call); many: the export, twice as fast per task. Not on a project that
+        # retrieves predictions automatically: there the list would ask the ML backend for predictions
+        listable = len(ids) <= DM_READ_MAX and p.get("evaluate_predictions_automatically") is False
+        read = api.tasks_by_ids(project_id, ids) if listable else api.tasks_export(project_id, ids)
         fresh = _with_predictions(api, project_id, read, {})
         bar.update(len(fresh))
     finally:

@@ -169,6 +169,7 @@ def model_tables(
     """
     from .convert import NO_REGION, convert
 
+    tasks = list(tasks)  # read twice: the models alone, then each model with the humans
     wanted = set(models)
     pseudo, extra = [], 0
     by_version: list[dict[str, dict]] = []  # per task: version -> its pseudo-annotation
@@ -199,14 +200,13 @@ def model_tables(
             t = cd.table
             marked[name] = set(t.loc[t["label"].astype(object) != NO_REGION, "annotator"].astype(str))
     frames: dict[str, list[pd.DataFrame]] = {}
-    task_list = list(tasks)
     for m in models:  # each version alone with the humans: one model's regions never make units for another
         tags = [c for c in usable if c.region is not None and m in marked.get(c.name, set())]
         if not tags:
             continue
         joint = [
             {"id": t["id"], "annotations": list(t.get("annotations") or []) + ([v[m]] if m in v else [])}
-            for t, v in zip(task_list, by_version)
+            for t, v in zip(tasks, by_version)
         ]
         names = {**(annotator_names or {}), _MODEL + m: _MODEL + m}
         both = convert(joint, tags, exclude_users=exclude_users, annotator_names=names, iou_threshold=iou_threshold)

@@ -87,6 +87,8 @@ class LabelStudioServer:
     #: 0: ``label-studio start`` (Django's development server, one process); N: gunicorn with N worker
     #: processes on the same data, as Label Studio's Docker image serves it (uWSGI, ``deploy/uwsgi.ini``)
     processes: int = 0
+    #: settings for the server, e.g. ``{"TASK_API_PAGE_SIZE_MAX": "5"}`` (Label Studio reads them from the environment)
+    settings: dict = field(default_factory=dict)
     proc: subprocess.Popen | None = None
     token: str = TOKEN
     log: Path = field(init=False)
@@ -102,7 +104,7 @@ class LabelStudioServer:
         """Start (or restart) the process on ``self.port`` and wait for ``/health``."""
         if _health(self.url):
             raise ServerUnavailable(f"port {self.port} already answers /health")
-        env = _env(self.base, self.ssrf)
+        env = {**_env(self.base, self.ssrf), **{str(k): str(v) for k, v in self.settings.items()}}
         if self.processes:  # the data directory must already be set up (a copy of the template)
             package = next(self.exe.parent.parent.glob("lib/python3*/site-packages/label_studio"))
             env.update(DJANGO_SETTINGS_MODULE="core.settings.label_studio", PYTHONPATH=str(package), HOST=self.url)
@@ -231,13 +233,20 @@ class LabelStudioServer:
 
     @classmethod
     def from_template(
-        cls, exe: Path, template: Path, base: Path, *, ssrf: bool = True, processes: int = 0
+        cls,
+        exe: Path,
+        template: Path,
+        base: Path,
+        *,
+        ssrf: bool = True,
+        processes: int = 0,
+        settings: dict | None = None,
     ) -> LabelStudioServer:
         """Copy a migrated template into ``base`` and start a server there on a free port."""
         if base.exists():
             shutil.rmtree(base)
         shutil.copytree(template, base, ignore=shutil.ignore_patterns("server.log", ".ready"))
-        return cls(exe, base, free_port(), ssrf=ssrf, processes=processes).run()
+        return cls(exe, base, free_port(), ssrf=ssrf, processes=processes, settings=dict(settings or {})).run()
 
 
 _CACHE: dict[str, tuple[Path, Path]] = {}
@@ -257,11 +266,13 @@ def prepared(version: str = SERVER_VERSION) -> tuple[Path, Path]:
     return _CACHE[version]
 
 
-def start_test_server(base: Path, *, ssrf: bool = True, processes: int = 0) -> LabelStudioServer:
-    """A fresh server (copy of the migrated template) in ``base`` on a free loopback port; ``processes``: see
-    :attr:`LabelStudioServer.processes`."""
+def start_test_server(
+    base: Path, *, ssrf: bool = True, processes: int = 0, settings: dict | None = None
+) -> LabelStudioServer:
+    """A fresh server (copy of the migrated template) in ``base`` on a free loopback port; ``processes`` and
+    ``settings``: see :class:`LabelStudioServer`."""
     exe, tpl = prepared()
-    return LabelStudioServer.from_template(exe, tpl, base, ssrf=ssrf, processes=processes)
+    return LabelStudioServer.from_template(exe, tpl, base, ssrf=ssrf, processes=processes, settings=settings)
 
 
 # --------------------------------------------------------------------------- building test projects
