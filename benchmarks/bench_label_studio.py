@@ -8,7 +8,7 @@ its own project:
 * ``dev``: Django's development server, one process, as ``label-studio start`` runs it;
 * ``processes``: gunicorn with two worker processes per core on the same code and data, as Label Studio's Docker
   image serves it (uWSGI with ``processes = cores * 2``, ``deploy/uwsgi.ini``). The connector then reads a full
-  project as id ranges in parallel (``--workers`` requests at a time) instead of one export snapshot.
+  project as id ranges in parallel (2 requests at a time) instead of one export snapshot.
 
 The service account is made as the README tells an admin (the plugin's user, ``label-studio reset_password``, log
 in, ``GET /api/current-user/token``).

@@ -100,7 +100,7 @@ def test_id_ranges_read_exactly_what_one_snapshot_reads(api, interleaved, monkey
     lo, hi, n = api.task_id_range(a)
     assert n == 24 and hi - lo + 1 == 45  # A's ids interleave with B's: 21 of the range are B's
     ranged = pull(api, a, workers=3)
-    assert ranged.pull_info["how"] == "id ranges, 3 requests at a time"
+    assert ranged.pull_info["how"] == "id ranges, 2 requests at a time"  # at most PARALLEL_REQUESTS
     snapshot = pull(api, a, workers=1)
     assert snapshot.pull_info["how"] == "export snapshot"
     assert ranged.tasks == snapshot.tasks  # tasks, annotations, whole predictions: the same, in id order
@@ -203,4 +203,4 @@ def test_a_sync_then_a_cold_re_sync_read_in_ranges_writes_nothing(api, interleav
     again = sync(api, a, workers=3, summary_dir=None, html=False, progress=False, state=None)
     assert again["pull"]["how"].startswith("id ranges") and again["planned"] == {}
     assert again["agreement"]["controls"] == first["agreement"]["controls"]
-    assert "read all 24 tasks (no state kept; id ranges, 3 requests at a time)" in render_summary(again)
+    assert "read all 24 tasks (no state kept; id ranges, 2 requests at a time)" in render_summary(again)

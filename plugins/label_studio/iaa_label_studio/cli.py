@@ -132,8 +132,8 @@ def register(subparsers: Any) -> None:
         "--workers",
         type=int,
         default=4,
-        help="parallel requests for per-task writes, and for a full read from a server with several processes "
-        "(default 4)",
+        help="parallel requests for per-task writes (default 4); a full read from a server with several "
+        "processes uses at most 2, and 1 reads one export snapshot",
     )
     syn.add_argument(
         "--summary",

@@ -59,6 +59,10 @@ DM_READ_MAX = 500
 PARALLEL_MIN_TASKS = 1_000
 #: ... and its ids are this dense (highest - lowest + 1 <= PARALLEL_MAX_SPREAD * number of tasks)
 PARALLEL_MAX_SPREAD = 3.0
+#: ... with at most this many requests at a time (fewer when ``workers`` is lower): the server's annotators keep
+#: its other processes, and on 2 cores 3-4 concurrent exports cost 40-70 % more server CPU than 2 (cache and
+#: database contention: 2,000 tasks, gunicorn with 4 processes, 2 requests 2.9-3.4 s, 4 requests 3.9-4.9 s)
+PARALLEL_REQUESTS = 2
 
 
 def pull(
@@ -77,8 +81,8 @@ def pull(
     With a ``state`` store holding the previous run's read, only the tasks changed since then are read (see
     :mod:`iaa_label_studio.state`), plus those in ``refresh``; ``full=True`` reads everything. The tasks come
     back in the shape of :func:`iaa_label_studio.state.slim_task`, ordered by id. A full read from a server
-    with several processes (not ``label-studio start``'s development server) reads id ranges with ``workers``
-    requests at a time; otherwise one export snapshot.
+    with several processes (not ``label-studio start``'s development server) reads id ranges with
+    ``min(workers, PARALLEL_REQUESTS)`` requests at a time; otherwise one export snapshot.
     """
     p = api.project(project_id)
     started = (api.server_date or datetime.now(timezone.utc)) - timedelta(seconds=1)
@@ -117,11 +121,12 @@ def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None, workers
         # the ranges' bounds come from the Data Manager's list, which on a project that retrieves predictions
         # automatically asks the ML backend for the listed tasks' predictions: not there
         if ranges and p.get("evaluate_predictions_automatically") is False:
+            n = min(workers, PARALLEL_REQUESTS)
             try:
-                tasks = _read_ranges(api, project_id, workers, bar)
+                tasks = _read_ranges(api, project_id, n, bar)
             except LabelStudioError:  # e.g. a server whose Data Manager cannot order by id: one snapshot
                 tasks = None
-            how = f"id ranges, {workers} requests at a time"
+            how = f"id ranges, {n} requests at a time"
         if tasks is None:
             try:
                 tasks, how = api.tasks_snapshot(project_id), "export snapshot"
@@ -158,7 +163,7 @@ def _read_ranges(api: Api, project_id: int, workers: int, bar: Progress) -> list
         return None
     params = {"exportType": "JSON", "download_all_tasks": "true"}
     tasks: list[dict] = []
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=workers + 1) as pool:  # the prediction list beside ``workers`` ranges
         predictions = pool.submit(api.predictions, project_id=project_id)
         parts = [
             pool.submit(api.request, "GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": c})
