@@ -45,6 +45,11 @@ def res(label: str) -> list[dict]:
 # --------------------------------------------------------------------------- without a server
 
 
+def span(s: int, e: int, lab: str) -> dict:
+    """A Labels result of the tag ``ner`` on characters s-e."""
+    return {"from_name": "ner", "to_name": "text", "type": "labels", "value": {"start": s, "end": e, "labels": [lab]}}
+
+
 def _project(config: str, tasks: list[dict]):
     from iaa_label_studio.convert import parse_config
     from iaa_label_studio.project import Project
@@ -60,14 +65,6 @@ def test_spans_missed_by_an_annotator_are_a_confusion_with_no_region():
 
     config = """<View><Text name="text" value="$text"/>
     <Labels name="ner" toName="text"><Label value="PER"/><Label value="ORG"/></Labels></View>"""
-
-    def span(s, e, lab):
-        return {
-            "from_name": "ner",
-            "to_name": "text",
-            "type": "labels",
-            "value": {"start": s, "end": e, "labels": [lab]},
-        }
 
     tasks = [
         {"id": 1, "annotations": [
@@ -96,14 +93,6 @@ def test_a_model_on_spans_is_matched_with_the_humans_so_its_misses_and_extra_spa
 
     config = """<View><Text name="text" value="$text"/>
     <Labels name="ner" toName="text"><Label value="PER"/><Label value="ORG"/><Label value="LOC"/></Labels></View>"""
-
-    def span(s, e, lab):
-        return {
-            "from_name": "ner",
-            "to_name": "text",
-            "type": "labels",
-            "value": {"start": s, "end": e, "labels": [lab]},
-        }
 
     tasks = [
         {"id": 1, "data": {"text": "x" * 30}, "annotations": [

@@ -276,25 +276,18 @@ class Api:
             )
         return p
 
-    def tasks(self, project_id: int, page_size: int = 500) -> Iterator[dict]:
-        """Every task of the project with its annotations and predictions, page by page (the slowest read;
-        the fallback when the export endpoints are unavailable). Storage URIs in ``data`` are kept as stored
-        (``resolve_uri=false``): the data read here may be written back."""
+    def tasks(self, project_id: int, page_size: int = 500, *, query: str | None = None) -> Iterator[dict]:
+        """Every task of the project (or those a Data Manager ``query`` selects) with its annotations and
+        predictions, page by page (the slowest read; the fallback when the export endpoints are unavailable).
+        Storage URIs in ``data`` are kept as stored (``resolve_uri=false``): the data read here may be written
+        back. Every page is read, whatever page size the server caps."""
         page = 1
         seen = 0
+        params: dict[str, Any] = {"project": int(project_id), "fields": "all", "resolve_uri": "false"}
+        if query is not None:
+            params["query"] = query
         while True:
-            data = self.request(
-                "GET",
-                "api/tasks",
-                params={
-                    "project": int(project_id),
-                    "fields": "all",
-                    "page": page,
-                    "page_size": page_size,
-                    "resolve_uri": "false",
-                },
-                ok404=True,
-            )
+            data = self.request("GET", "api/tasks", params={**params, "page": page, "page_size": page_size}, ok404=True)
             if data is None:  # past the last page
                 return
             items = data.get("tasks", data) if isinstance(data, dict) else data
@@ -368,29 +361,7 @@ class Api:
         # compact JSON in the query string: "%2C" between ids; the rest of the query takes ~150 characters
         for chunk in id_chunks(ids, max_chars=ID_QUERY_CHARS - 150, per_id_extra=3):
             query = _json.dumps({"selectedItems": {"all": False, "included": chunk}}, separators=(",", ":"))
-            got: list[dict] = []
-            page = 1
-            while True:
-                data = self.request(
-                    "GET",
-                    "api/tasks",
-                    params={
-                        "project": int(project_id),
-                        "fields": "all",
-                        "page": page,
-                        "page_size": len(chunk),
-                        "query": query,
-                        "resolve_uri": "false",
-                    },
-                    ok404=True,  # past the last page
-                )
-                items = (data or {}).get("tasks", []) if isinstance(data, dict) else (data or [])
-                got += items
-                total = data.get("total") if isinstance(data, dict) else None
-                if not items or not isinstance(total, int) or len(got) >= total:
-                    break
-                page += 1
-            out += got
+            out += self.tasks(project_id, page_size=len(chunk), query=query)
         return out
 
     def task_id_range(self, project_id: int) -> tuple[int, int, int] | None:
