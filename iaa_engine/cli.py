@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from iaa_engine.base._choices import AGREEMENT_WEIGHTS, DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
+from iaa_engine.base._csv import safe_csv
 from iaa_engine.base._version import __version__
 
 __all__ = ["main", "build_parser", "CliError"]
@@ -188,7 +189,7 @@ def _cmd_gold(args: argparse.Namespace) -> int:
     if args.json:
         text = json.dumps(gold.to_dict(), indent=2 if args.indent else None)
     else:
-        text = gold.per_item(sep=args.sep).to_csv(index=False)
+        text = safe_csv(gold.per_item(sep=args.sep))
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         ties = int(gold.per_item()["tie"].sum())
@@ -219,7 +220,7 @@ def _cmd_disagreements(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2 if args.indent else None)
     elif args.format == "csv":
-        text = (result.pairs_frame() if args.pairs else result.to_frame()).to_csv(index=False)
+        text = safe_csv(result.pairs_frame() if args.pairs else result.to_frame())
     else:
         text = str(result)
     if args.output:
@@ -293,9 +294,9 @@ def _cmd_annotators(args: argparse.Namespace) -> int:
         if args.pairs:
             if result.pairs is None:
                 raise CliError("no pairwise tests: no two annotators share an item")
-            text = result.pairs.to_csv(index=False)
+            text = safe_csv(result.pairs)
         else:
-            text = table.to_csv(index=False)
+            text = safe_csv(table)
     else:
         from iaa_engine.base._results import printable
 
