@@ -140,7 +140,7 @@ def _load_dask(args: argparse.Namespace):
         categories=_split(args.categories),
         duplicates=args.duplicates,
         scheduler=args.scheduler,
-        n_workers=args.workers,
+        n_workers=None if args.scheduler else args.workers,  # --workers sizes a local cluster only
         memory_limit=args.memory_limit,
     )
 

@@ -195,6 +195,8 @@ def test_files_that_disagree_on_a_column_type_are_named_in_one_line(tmp_path):
     "flags, message",
     [
         (["--workers", "-2"], "expected a whole number of at least 1; got -2"),
+        # more local workers than cores used to start them all and hang (issue 25): the table's bound, one line
+        (["--workers", "1000"], f"n_workers must be a whole number from 1 to {os.cpu_count() or 1} (this machine's"),
         (["--memory-limit", "1kB"], "is too small for a worker: give at least 256.00 MiB per worker"),
         (["--memory-limit", "lots"], "memory_limit must be a size such as '2GiB'"),
     ],

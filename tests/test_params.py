@@ -168,7 +168,7 @@ def test_constraints_refuse_their_own_bad_examples_and_accept_defaults():
     "call, message",
     [
         (lambda d: ie.bootstrap(d, n_boot="5"), "n_boot must be a whole number from 2 to 100000; got '5'"),
-        (lambda d: ie.missingness_simulation(d, n_rep=0), "n_rep must be a whole number of at least 1; got 0"),
+        (lambda d: ie.missingness_simulation(d, n_rep=0), "n_rep must be a whole number from 1 to 100000; got 0"),
         (lambda d: ie.bootstrap(d, n_boot=True), "n_boot must be a whole number from 2 to 100000; got True"),
         (lambda d: ie.spa(d, weights=None), "weights must be one of 'flat', "),
         (lambda d: ie.report(d, pairwise="yes"), "pairwise must be True, False or 'auto'; got 'yes'"),

@@ -307,6 +307,29 @@ class SquareArray(Constraint):
         return [[[1.0, 0.5]], [[1.0, "x"], [0.0, 1.0]], [[1.0, np.nan], [0.0, 1.0]]]
 
 
+#: Largest number of simulation replicates (``n_rep``), EM iterations (``max_iter``) and frequency strata.
+MAX_N_REP = 100_000
+MAX_ITER = 100_000
+MAX_STRATA = 100
+
+
+class _LocalWorkers(Constraint):
+    """Worker processes of a local Dask cluster: from 1 to this machine's cores (more would only contend for them;
+    a larger cluster runs behind a scheduler address)."""
+
+    def __init__(self) -> None:
+        self.cores = max(1, os.cpu_count() or 1)
+        self.description = (
+            f"a whole number from 1 to {self.cores} (this machine's cores; a larger cluster: give a scheduler address)"
+        )
+
+    def accepts(self, value: object) -> bool:
+        return _is_whole(value) and 1 <= value <= self.cores  # type: ignore[operator]
+
+    def bad_examples(self) -> list[object]:
+        return [0, 1.5, "1", True, self.cores + 1]
+
+
 class _Seed(Constraint):
     description = "None, a whole number of at least 0, or a numpy.random.Generator"
 
@@ -369,15 +392,15 @@ PARAMS: dict[str, Constraint] = {
     "ci": Flag(),
     "annotator_metrics": Flag(),
     "hierarchy": NoneOr(Text()),
-    "strata": NoneOr(Whole(1)),
-    "n_strata": Whole(1),
+    "strata": NoneOr(Whole(1, MAX_STRATA)),
+    "n_strata": Whole(1, MAX_STRATA),
     "names": NoneOr(Items(Text(empty=True), what="a sequence of strings")),
     "title": NoneOr(Text(empty=True)),
-    "n_rep": Whole(1),
-    "max_iter": Whole(1),
+    "n_rep": Whole(1, MAX_N_REP),
+    "max_iter": Whole(1, MAX_ITER),
     "tol": AnyOf(Real(0), Exactly(-math.inf, "-inf"), what="a number of at least 0, or -inf (run max_iter iterations)"),
     "tie_tolerance": Real(0),
-    "n_workers": NoneOr(Whole(1)),
+    "n_workers": NoneOr(_LocalWorkers()),
     "path": _Path(),
     "annotator_a": ANY,
     "annotator_b": ANY,

@@ -21,7 +21,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import ANY, Choice, Instance, NoneOr, validate
+from iaa_engine.base._params import ANY, PARAMS, Choice, Instance, NoneOr, validate
 from iaa_engine.data._model import LEVELS, Annotations, encode_labels, is_missing_mask, resolve_duplicates
 from iaa_engine.stats._sums import ExactSums
 from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats, pair_cells
@@ -154,11 +154,11 @@ MIN_WORKER_MEMORY = 256 * 2**20
 
 
 def _check_workers(n_workers: Any) -> int:
-    """The local cluster's worker count: a whole number of at least 1 (default: one per core)."""
+    """The local cluster's worker count: from 1 to the machine's cores (default: one per core), checked with the
+    table's constraint (:data:`iaa_engine.base._params.PARAMS`) before any process starts."""
     if n_workers is None:
         return max(1, os.cpu_count() or 1)
-    if isinstance(n_workers, bool) or not isinstance(n_workers, (int, np.integer)) or n_workers < 1:
-        raise ValueError(f"n_workers must be a whole number of at least 1; got {n_workers!r}")
+    PARAMS["n_workers"].check("n_workers", n_workers)
     return int(n_workers)
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from iaa_engine.base._choices import SPA_WEIGHTS
 from iaa_engine.base._params import ANY, Real, validate
-from iaa_engine.base._policy import check_replacement, safe_ratio, undefined
+from iaa_engine.base._policy import check_replacement, invalid, safe_ratio, undefined
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.stats._sums import spa_weight_table, variance_from_moments
@@ -185,7 +185,9 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     Parameters
     ----------
     n : int or array-like of int
-        Annotations on the item; an array gives one variance for each entry.
+        Annotations on the item, each a whole number of at least 0; an array gives one variance for each entry.
+        An item with 0 or 1 annotation has no pair, so no agreement to estimate: its variance is ``inf`` (weight
+        0 under inverse-variance weighting).
     p : array-like of float
         Class distribution (non-negative, sums to 1).
 
@@ -199,6 +201,8 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     ------
     ValueError
         ``p`` is not a one-dimensional probability vector (non-negative, summing to 1 within 1e-9).
+    InvalidParameterError
+        ``n`` holds a negative, fractional or non-finite number, or is not numeric (a ``ValueError``).
 
     See Also
     --------
@@ -216,7 +220,15 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     >>> round(float(ie.item_agreement_variance(3, [0.8, 0.2])), 4)  # 2 (0.68 * 0.32 + 2 * (0.52 - 0.68**2)) / 6
     0.1109
     """
-    n = np.asarray(n, dtype=float)
+    try:
+        n = np.asarray(n, dtype=float)
+    except (TypeError, ValueError):
+        raise invalid("n", "a whole number of at least 0 (or an array of them)", n) from None
+    flat = n.ravel()
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(flat) & (flat >= 0) & (flat == np.floor(flat)))
+    if bad.any():  # a negative or fractional count is a mistake, not an item without pairs
+        raise invalid("n", "a whole number of at least 0 (or an array of them)", flat[bad][0].item())
     p = np.asarray(p, dtype=float)
     if p.ndim != 1 or p.size == 0 or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
         raise ValueError(f"p must be a probability vector (non-negative, summing to 1); got {p!r}")
