@@ -247,14 +247,34 @@ def _read_known(path: str):
     p = Path(path)
     if not p.is_file():
         raise CliError(f"--gold: no such file {path!r} (give 'majority', 'dawid-skene' or a file of known labels)")
-    if p.suffix.lower() == ".json":
-        with open(p, encoding="utf-8") as fh:
-            obj = json.load(fh)
-        if not isinstance(obj, dict):
-            raise CliError(f"--gold {path}: a JSON file of known labels must be an object item -> label")
-        return {str(k): str(v) for k, v in obj.items() if v is not None}
-    sep = "\t" if p.suffix.lower() in (".tsv", ".tab") else ","
-    frame = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
+    try:
+        if p.suffix.lower() == ".json":
+            with open(p, encoding="utf-8-sig") as fh:
+                obj = json.load(fh)
+            if not isinstance(obj, dict):
+                raise CliError(f"--gold {path}: a JSON file of known labels must be an object item -> label")
+            nested = [k for k, v in obj.items() if isinstance(v, (dict, list))]
+            if nested:
+                raise CliError(
+                    f"--gold {path}: a known label must be text or a number; item {nested[0][:80]!r} holds "
+                    f"a JSON {type(obj[nested[0]]).__name__}"
+                )
+            return {str(k): str(v) for k, v in obj.items() if v is not None}
+        sep = "\t" if p.suffix.lower() in (".tsv", ".tab") else ","
+        frame = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CliError(
+            f"--gold {path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "save the file as UTF-8"
+        ) from None
+    except RecursionError:
+        raise CliError(f"--gold {path}: the JSON is nested too deeply; expected an object item -> label") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"--gold {path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except pd.errors.ParserError as exc:
+        raise CliError(f"--gold {path}: cannot read it as a table: {str(exc).strip().splitlines()[-1]}") from None
+    except pd.errors.EmptyDataError:
+        raise CliError(f"--gold {path}: the file is empty; expected columns item and label") from None
     if not {"item", "label"} <= set(frame.columns) and frame.shape[1] != 2:
         raise CliError(
             f"--gold {path}: needs columns 'item' and 'label' (or exactly two columns); got {list(frame.columns)[:6]}"
