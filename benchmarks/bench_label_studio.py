@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from iaa_label_studio import testing as lst
         from iaa_label_studio.api import PLUGIN_EMAIL, Api, Connection
-        from iaa_label_studio.project import MARGIN
+        from iaa_label_studio.read import MARGIN
     except ImportError as exc:
         bl.say(
             f"  skipped: the plugin is not installed ({exc}); run `make test` or pip install -e plugins/label_studio"

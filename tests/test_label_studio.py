@@ -26,7 +26,7 @@ iaa_label_studio = pytest.importorskip("iaa_label_studio", reason="the plugin is
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
 from iaa_label_studio.convert import NO_REGION, convert, parse_config, span_units  # noqa: E402
-from iaa_label_studio.sync import canonical  # noqa: E402
+from iaa_label_studio.plan import canonical  # noqa: E402
 
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 TOKEN = lst.TOKEN
@@ -199,8 +199,9 @@ def test_seed_002_spans_give_the_datasaur_alpha():
 def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     """Recorded JSON, no server: the plan never names a human annotation, drops the plugin's duplicates, and a
     second plan on the written state is empty."""
-    from iaa_label_studio.project import Project, analyse
-    from iaa_label_studio.sync import plan
+    from iaa_label_studio.analyse import analyse
+    from iaa_label_studio.plan import plan
+    from iaa_label_studio.read import Project
 
     bot = 99
     config = (
@@ -937,10 +938,10 @@ def test_label_studio_start_is_read_with_one_snapshot_even_when_large(server, ap
     """Django's development server (``label-studio start``) is one process: parallel id ranges would only add
     requests, so a full read stays one export snapshot whatever the size (tests/test_label_studio_parallel.py
     reads a multi-process server)."""
-    import iaa_label_studio.project as project_mod
+    import iaa_label_studio.read as read_mod
 
     pid, _ = _rng_project(api, seed=5, n_tasks=6)
-    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
-    got = project_mod.pull(api, pid, workers=4)
+    monkeypatch.setattr(read_mod, "PARALLEL_MIN_TASKS", 0)
+    got = read_mod.pull(api, pid, workers=4)
     assert api.server_software.startswith("WSGIServer/") and api.single_process
     assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 6

@@ -23,8 +23,7 @@ pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (mak
 
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import PLUGIN_EMAIL, Api, Connection, LabelStudioError  # noqa: E402
-from iaa_label_studio.sync import canonical  # noqa: E402
-from iaa_label_studio.tabs import AGREEMENT_TAB, DISAGREEMENT_TAB, REVIEW_TAB  # noqa: E402
+from iaa_label_studio.plan import AGREEMENT_TAB, DISAGREEMENT_TAB, REVIEW_TAB, canonical  # noqa: E402
 
 pytestmark = pytest.mark.slow  # each test syncs projects on a real server (tens of seconds)
 
@@ -229,7 +228,7 @@ def test_a_bulk_sync_interrupted_after_the_import_is_finished_by_the_next_run(se
     """Resumable: a first sync that dies right after the prediction import (before the gold annotations and the
     data fields) leaves gold predictions without annotations; the next run finds exactly what is missing, writes
     it in bulk, and the project ends as a clean first sync leaves it (no duplicate)."""
-    from iaa_label_studio import bulk
+    from iaa_label_studio import write
     from iaa_label_studio.sync import sync
 
     tasks = _tasks(api, n=15, seed=11)
@@ -241,7 +240,7 @@ def test_a_bulk_sync_interrupted_after_the_import_is_finished_by_the_next_run(se
         raise LabelStudioError("the connection dropped")
 
     with monkeypatch.context() as m:
-        m.setattr(bulk, "gold_annotations", die)
+        m.setattr(write, "gold_annotations", die)
         with pytest.raises(LabelStudioError, match="dropped"):
             sync(bot, pid, html=False, tabs=False)
     half = _snapshot(api, pid, bot_id)["tasks"]

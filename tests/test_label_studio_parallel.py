@@ -15,10 +15,10 @@ import pytest
 pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
 
 import iaa_label_studio.api as api_mod  # noqa: E402
-import iaa_label_studio.project as project_mod  # noqa: E402
+import iaa_label_studio.read as read_mod  # noqa: E402
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import Api, id_chunks  # noqa: E402
-from iaa_label_studio.project import pull  # noqa: E402
+from iaa_label_studio.read import pull  # noqa: E402
 from iaa_label_studio.sync import render_summary, sync  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a real server, started under gunicorn
@@ -95,7 +95,7 @@ def test_the_server_is_seen_as_several_processes(api, interleaved):
 
 def test_id_ranges_read_exactly_what_one_snapshot_reads(api, interleaved, monkeypatch):
     a, b = interleaved
-    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
+    monkeypatch.setattr(read_mod, "PARALLEL_MIN_TASKS", 0)
     monkeypatch.setattr(api_mod, "ID_QUERY_CHARS", 60)  # 4 or 5 ids a request: many ranges, read 3 at a time
     lo, hi, n = api.task_id_range(a)
     assert n == 24 and hi - lo + 1 == 45  # A's ids interleave with B's: 21 of the range are B's
@@ -112,8 +112,8 @@ def test_id_ranges_read_exactly_what_one_snapshot_reads(api, interleaved, monkey
 
 
 def test_ids_too_sparse_for_ranges_are_read_with_one_snapshot(api, interleaved, monkeypatch):
-    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
-    monkeypatch.setattr(project_mod, "PARALLEL_MAX_SPREAD", 1.5)  # A spans 45 ids for 24 tasks
+    monkeypatch.setattr(read_mod, "PARALLEL_MIN_TASKS", 0)
+    monkeypatch.setattr(read_mod, "PARALLEL_MAX_SPREAD", 1.5)  # A spans 45 ids for 24 tasks
     got = pull(api, interleaved[0], workers=3)
     assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 24
 
@@ -124,7 +124,7 @@ def test_a_range_read_that_misses_tasks_or_fails_falls_back_to_one_snapshot(api,
     from iaa_label_studio.api import LabelStudioError
 
     a = interleaved[0]
-    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
+    monkeypatch.setattr(read_mod, "PARALLEL_MIN_TASKS", 0)
     lo, hi, n = api.task_id_range(a)
     monkeypatch.setattr(Api, "task_id_range", lambda self, pid: (lo, lo, n))
     got = pull(api, a, workers=3)
@@ -146,7 +146,7 @@ def test_a_few_changed_tasks_are_read_without_leaving_a_copy_on_the_server(serve
     """Label Studio's export endpoint writes what it sends into its export directory (two files per call, never
     deleted); the Data Manager's list does not. A re-sync's few changed tasks come from the list, field for field
     what the export gives."""
-    from iaa_label_studio.project import _with_predictions
+    from iaa_label_studio.read import _with_predictions
     from iaa_label_studio.state import slim_task
 
     a = interleaved[0]
@@ -170,7 +170,7 @@ def test_a_project_that_retrieves_predictions_automatically_is_never_read_throug
     from iaa_label_studio.state import StateStore
 
     b = interleaved[1]
-    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
+    monkeypatch.setattr(read_mod, "PARALLEL_MIN_TASKS", 0)
     api.update_project(b, {"evaluate_predictions_automatically": True})
     try:
 
@@ -197,7 +197,7 @@ def test_a_project_that_retrieves_predictions_automatically_is_never_read_throug
 def test_a_sync_then_a_cold_re_sync_read_in_ranges_writes_nothing(api, interleaved, monkeypatch):
     """The predictions the sync wrote are read back whole by the ranges' prediction list: nothing is planned."""
     a = interleaved[0]
-    monkeypatch.setattr(project_mod, "PARALLEL_MIN_TASKS", 0)
+    monkeypatch.setattr(read_mod, "PARALLEL_MIN_TASKS", 0)
     first = sync(api, a, workers=3, summary_dir=None, html=False, progress=False, state=None)
     assert first["pull"]["how"].startswith("id ranges") and first["done"]
     again = sync(api, a, workers=3, summary_dir=None, html=False, progress=False, state=None)

@@ -23,8 +23,8 @@ pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (mak
 
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
-from iaa_label_studio.quality import CONFUSED, NEEDS_REVIEW  # noqa: E402
-from iaa_label_studio.tabs import DISAGREEMENT_TAB  # noqa: E402
+from iaa_label_studio.names import CONFUSED, NEEDS_REVIEW  # noqa: E402
+from iaa_label_studio.plan import DISAGREEMENT_TAB  # noqa: E402
 
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 
@@ -52,7 +52,7 @@ def span(s: int, e: int, lab: str) -> dict:
 
 def _project(config: str, tasks: list[dict]):
     from iaa_label_studio.convert import parse_config
-    from iaa_label_studio.project import Project
+    from iaa_label_studio.read import Project
 
     return Project(1, "t", config, parse_config(config), tasks, {1: "a", 2: "b", 3: "c"}, None)
 
@@ -60,7 +60,7 @@ def _project(config: str, tasks: list[dict]):
 def test_spans_missed_by_an_annotator_are_a_confusion_with_no_region():
     """NER, by hand: task 1, a marks PER at 0-5 and ORG at 10-15, b marks PER at 0-5 only: the unit 10-15 is
     (ORG, "(no region)"); task 2 agrees. So task 1 needs review, confused "(no region) / ORG"; task 2 does not."""
-    from iaa_label_studio.project import analyse
+    from iaa_label_studio.analyse import analyse
     from iaa_label_studio.quality import review_values
 
     config = """<View><Text name="text" value="$text"/>
@@ -89,7 +89,7 @@ def test_a_model_on_spans_is_matched_with_the_humans_so_its_misses_and_extra_spa
     """By hand (exact boundaries): task 1, a marks PER 0-5 and ORG 10-15, b marks PER 0-5, model v1 marks PER 0-5
     and LOC 20-25; task 2, all three mark ORG 0-5. Joint units: (0-5: PER PER PER), (10-15: ORG, none, none),
     (20-25: none, none, LOC), (task 2 0-5: ORG ORG ORG). v1 agrees with a on 2 of 4 units, with b on 3 of 4."""
-    from iaa_label_studio.project import analyse
+    from iaa_label_studio.analyse import analyse
 
     config = """<View><Text name="text" value="$text"/>
     <Labels name="ner" toName="text"><Label value="PER"/><Label value="ORG"/><Label value="LOC"/></Labels></View>"""
@@ -136,8 +136,8 @@ def test_a_task_with_ground_truth_has_it_as_its_gold_whatever_the_vote():
     """By hand: task 1, a and b say neg, c's ground truth says pos: the gold is pos (the majority would be neg);
     task 2, three different labels, c's ground truth neg: gold neg, no tie to adjudicate; task 3 (no ground
     truth), pos against neg: a tie, adjudication needed; task 4 (no ground truth): the majority, pos."""
-    from iaa_label_studio.project import analyse
-    from iaa_label_studio.sync import plan
+    from iaa_label_studio.analyse import analyse
+    from iaa_label_studio.plan import plan
 
     def ann(i, who, label, gt=False):
         return {"id": i, "completed_by": who, "result": res(label), "ground_truth": gt, "was_cancelled": False}
@@ -165,7 +165,7 @@ def test_free_text_with_a_label_per_text_gets_its_scorecard_and_review_fields():
     """A TextArea whose every text is its own label (6000 labels): the scorecard and the disagreement list are
     computed in memory bounded by the data (the core's large-label paths; tests/test_memory.py runs the same shape
     under a 3 GiB ceiling), and every task, where one of three annotators wrote another text, needs review."""
-    from iaa_label_studio.project import analyse
+    from iaa_label_studio.analyse import analyse
     from iaa_label_studio.quality import review_values
 
     config = """<View><Text name="text" value="$text"/><TextArea name="note" toName="text"/></View>"""

@@ -24,9 +24,10 @@ import pytest
 pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
 
 from iaa_label_studio import testing as lst  # noqa: E402
+from iaa_label_studio.analyse import analyse  # noqa: E402
 from iaa_label_studio.api import Api, LabelStudioError, connect, redact_url  # noqa: E402
 from iaa_label_studio.convert import parse_config  # noqa: E402
-from iaa_label_studio.project import Project, analyse  # noqa: E402
+from iaa_label_studio.read import Project  # noqa: E402
 from iaa_label_studio.state import MAX_STATE_BYTES, NO_STATE, PullState, StateStore  # noqa: E402
 from iaa_label_studio.sync import save_summary  # noqa: E402
 from iaa_label_studio.watch import SECRET_HEADER, receiver  # noqa: E402

@@ -22,12 +22,9 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple
 
-__all__ = ["LabelStudioError", "Api", "Connection", "connect", "redact_url", "scrub", "PLUGIN_EMAIL"]
+from .names import PLUGIN_EMAIL, PLUGIN_FIRST, PLUGIN_LAST
 
-#: The plugin's own user: every annotation it writes is completed by this user.
-PLUGIN_EMAIL = "iaa-engine-bot@localhost"
-#: its display name in Label Studio ("iaa-engine gold": short enough for the "Annotated by" column)
-PLUGIN_FIRST, PLUGIN_LAST = "iaa-engine", "gold"
+__all__ = ["LabelStudioError", "Api", "Connection", "connect", "redact_url", "scrub", "PLUGIN_EMAIL"]
 
 
 class LabelStudioError(Exception):
@@ -349,6 +346,12 @@ class Api:
         for chunk in id_chunks(ids):
             out += self.request("GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": chunk})
         return out
+
+    def export_part(self, project_id: int, ids: list[int]) -> list[dict]:
+        """The tasks ``ids`` through ONE request of the JSON export (``ids`` must fit in one query string: see
+        :func:`id_chunks`); their ``predictions`` are ids only. Ids of no task of the project are ignored."""
+        params: dict[str, Any] = {"exportType": "JSON", "download_all_tasks": "true", "ids[]": [int(i) for i in ids]}
+        return self.request("GET", f"api/projects/{int(project_id)}/export", params=params)
 
     def tasks_by_ids(self, project_id: int, ids: Iterable[int]) -> list[dict]:
         """The tasks ``ids`` with their annotations and whole predictions, through the Data Manager's task list

@@ -226,7 +226,8 @@ def _guard(fn):
 
 @_guard
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .project import analyse, pull
+    from .analyse import analyse
+    from .read import pull
 
     api = _connect(args)
     project = pull(api, args.project, progress=args.progress, state=_state(args), full=args.full)
@@ -239,7 +240,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def render_text(analysis) -> str:
-    from .project import fmt
+    from .analyse import fmt
     from .quality import render as render_quality
 
     p = analysis.project

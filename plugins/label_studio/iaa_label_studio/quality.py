@@ -34,6 +34,9 @@ import pandas as pd
 
 import iaa_engine as ie
 
+from .convert import NO_REGION, convert
+from .names import CONFUSED, NEEDS_REVIEW
+
 __all__ = [
     "Quality",
     "known_labels",
@@ -47,10 +50,6 @@ __all__ = [
     "GROUND_TRUTH_REF",
 ]
 
-#: task data field: ``yes`` when some item of the task has annotations that do not all agree (else ``no``)
-NEEDS_REVIEW = "iaa_needs_review"
-#: task data field: the task's most confused label pair, ``"a / b"`` (per control ``name: a / b`` when several)
-CONFUSED = "iaa_confused"
 #: the reference name of a model's rows against the ground-truth (known) labels
 GROUND_TRUTH_REF = "(ground truth)"
 #: the prefix of a model's annotator key in the conversion (never a Label Studio user id)
@@ -167,8 +166,6 @@ def model_tables(
     is a unit where the humans say "(no region)" (a false positive of the model), and one it missed is a unit
     where the model says "(no region)".
     """
-    from .convert import NO_REGION, convert
-
     tasks = list(tasks)  # read twice: the models alone, then each model with the humans
     wanted = set(models)
     pseudo, extra = [], 0
@@ -317,7 +314,7 @@ def _per_task(control: Any, d: ie.Disagreements, table: pd.DataFrame) -> dict:
 
 
 def review_values(analysis: Any, task_id: int, agreed: bool) -> dict:
-    """The task's review fields for :func:`iaa_label_studio.sync.plan`: ``{NEEDS_REVIEW: 'yes'|'no', CONFUSED:
+    """The task's review fields for :func:`iaa_label_studio.plan.plan`: ``{NEEDS_REVIEW: 'yes'|'no', CONFUSED:
     text or None}``; both None for a task without agreement (``agreed`` False)."""
     qs = [
         (n, r.quality)

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from iaa_label_studio import testing as lst
 from iaa_label_studio.api import PLUGIN_EMAIL, Api, Connection
+from iaa_label_studio.plan import AGREEMENT_TAB, REVIEW_TAB
 from iaa_label_studio.sync import sync
-from iaa_label_studio.tabs import AGREEMENT_TAB, REVIEW_TAB
 
 CONFIG = (
     '<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text" choice="single-radio">'

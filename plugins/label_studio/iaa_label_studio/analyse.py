@@ -1,9 +1,9 @@
-"""Pull a project and compute its agreement with :mod:`iaa_engine` (every number comes from the core).
+"""The agreement of a project, per control tag: every number comes from the core (:mod:`iaa_engine`).
 
-:func:`pull` reads the project, its label config and every task (all pages);
-:func:`analyse` turns the tasks into one :class:`iaa_engine.Annotations` per
-control tag and asks the core for the report, the agreement of every task, the
-gold labels and the agreement of each annotator with the ground truth.
+:func:`analyse` turns the tasks :func:`iaa_label_studio.read.pull` read into one :class:`iaa_engine.Annotations`
+per control tag (:mod:`iaa_label_studio.convert`) and asks the core for the report, the agreement of every task,
+the gold labels, the agreement of each annotator with the others and with the ground truth, and what
+:mod:`iaa_label_studio.quality` adds (scorecard, gold questions, model raters, disagreements). No HTTP, no writes.
 """
 
 from __future__ import annotations
@@ -13,231 +13,21 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 import iaa_engine as ie
-from iaa_engine.base import Progress
 
-from .api import Api, LabelStudioError
-from .convert import NO_REGION, Control, ControlData, Converted, convert, parse_config
+from .convert import NO_REGION, Control, ControlData, Converted, convert
+from .names import GOLD_VERSION, SCORE_VERSION
 from .quality import Quality, check_models, control_quality, known_labels, model_tables
-from .state import PullState, StateStore, counts_differ, slim_task
+from .read import Project
 
-__all__ = ["Project", "ControlResult", "Analysis", "pull", "analyse", "GROUND_TRUTH"]
+__all__ = ["ControlResult", "Analysis", "GoldLabels", "analyse", "fmt", "GROUND_TRUTH"]
 
 GROUND_TRUTH = "ground truth"
-
-
-@dataclass
-class Project:
-    """What :func:`pull` read."""
-
-    id: int
-    title: str
-    label_config: str
-    controls: list[Control]
-    tasks: list[dict]
-    users: dict[int, str]
-    plugin_user: int | None
-    raw: dict = field(default_factory=dict)
-    #: how the tasks were read: ``{"mode": "full"|"incremental", "read": n, ...}``
-    pull_info: dict = field(default_factory=dict)
-
-
-#: changes are looked for from this long before the previous run's start (transactions commit out of order)
-MARGIN = timedelta(seconds=30)
-#: read everything when more than this share of the tasks changed (reading by id is slower per task)
-FULL_SHARE = 0.5
-#: a re-sync reads at most this many changed tasks through the Data Manager's task list (more: the JSON export)
-DM_READ_MAX = 500
-#: a full read is split into id ranges read in parallel from a server with several processes when the project
-#: has at least this many tasks ...
-PARALLEL_MIN_TASKS = 1_000
-#: ... and its ids are this dense (highest - lowest + 1 <= PARALLEL_MAX_SPREAD * number of tasks)
-PARALLEL_MAX_SPREAD = 3.0
-#: ... with at most this many requests at a time (fewer when ``workers`` is lower): the server's annotators keep
-#: its other processes, and on 2 cores 3-4 concurrent exports cost 40-70 % more server CPU than 2 (cache and
-#: database contention: 2,000 tasks, gunicorn with 4 processes, 2 requests 2.9-3.4 s, 4 requests 3.9-4.9 s)
-PARALLEL_REQUESTS = 2
-
-
-def pull(
-    api: Api,
-    project_id: int,
-    *,
-    plugin_user: int | None = None,
-    progress: bool | None = None,
-    state: StateStore | None = None,
-    full: bool = False,
-    refresh: Iterable[int] = (),
-    workers: int = 4,
-) -> Project:
-    """Read the project, its users and every task with its annotations and predictions.
-
-    With a ``state`` store holding the previous run's read, only the tasks changed since then are read (see
-    :mod:`iaa_label_studio.state`), plus those in ``refresh``; ``full=True`` reads everything. The tasks come
-    back in the shape of :func:`iaa_label_studio.state.slim_task`, ordered by id. A full read from a server
-    with several processes (not ``label-studio start``'s development server) reads id ranges with
-    ``min(workers, PARALLEL_REQUESTS)`` requests at a time; otherwise one export snapshot.
-    """
-    p = api.project(project_id)
-    started = (api.server_date or datetime.now(timezone.utc)) - timedelta(seconds=1)
-    controls = parse_config(p.get("label_config") or "<View/>")
-    users: dict[int, str] = {}
-    for u in api.users():
-        users[u["id"]] = u.get("email") or u.get("username") or f"user {u['id']}"
-    if plugin_user is None:
-        from .api import PLUGIN_EMAIL
-
-        plugin_user = next((uid for uid, email in users.items() if str(email).lower() == PLUGIN_EMAIL), None)
-    prev, unusable = None, None
-    if state is not None and not full:
-        prev, unusable = state.read(api.base_url, project_id)  # unusable: why not (no state, or its problem)
-    tasks, info = None, {}
-    if prev is not None and prev.watermark is not None:
-        tasks, info = _pull_changes(api, p, prev, set(refresh), progress)
-    if tasks is None:
-        why = "--full" if full else info.get("reason") or unusable or ("no saved state" if state else "no state kept")
-        tasks, how = _pull_all(api, int(project_id), p, progress, workers)
-        info = {"mode": "full", "read": len(tasks), "reason": why, "how": how}
-    if state is not None:
-        state.save(PullState(api.base_url, int(project_id), started, {t["id"]: t for t in tasks}))
-    return Project(
-        int(p["id"]), p.get("title") or "", p.get("label_config") or "", controls, tasks, users, plugin_user, p, info
-    )
-
-
-def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None, workers: int) -> tuple[list[dict], str]:
-    """Every task, and how it was read: id ranges in parallel (a server with several processes), else an
-    export snapshot, else the plain JSON export and the predictions, else page by page."""
-    bar = Progress(p.get("task_number"), "reading tasks", show=progress)
-    try:
-        tasks = None
-        ranges = workers > 1 and not api.single_process and (p.get("task_number") or 0) >= PARALLEL_MIN_TASKS
-        # the ranges' bounds come from the Data Manager's list, which on a project that retrieves predictions
-        # automatically asks the ML backend for the listed tasks' predictions: not there
-        if ranges and p.get("evaluate_predictions_automatically") is False:
-            n = min(workers, PARALLEL_REQUESTS)
-            try:
-                tasks = _read_ranges(api, project_id, n, bar)
-            except LabelStudioError:  # e.g. a server whose Data Manager cannot order by id: one snapshot
-                tasks = None
-            how = f"id ranges, {n} requests at a time"
-        if tasks is None:
-            try:
-                tasks, how = api.tasks_snapshot(project_id), "export snapshot"
-            except LabelStudioError:
-                try:
-                    tasks = _with_predictions(api, project_id, api.tasks_export(project_id), {})
-                    how = "JSON export"
-                except LabelStudioError:  # e.g. export disabled: page through /api/tasks
-                    tasks, how = [], "task list"
-                    for t in api.tasks(project_id):
-                        tasks.append(t)
-                        bar.update()
-        bar.update(len(tasks) - bar.done)
-    finally:
-        bar.close()
-    return sorted((slim_task(t) for t in tasks), key=lambda t: t["id"]), how
-
-
-def _read_ranges(api: Api, project_id: int, workers: int, bar: Progress) -> list[dict] | None:
-    """Every task through JSON exports of consecutive id ranges, ``workers`` at a time, and the project's
-    predictions in one list beside them; None when the ids are too sparse for ranges to pay (the caller then
-    reads one snapshot), or when fewer tasks came than the project counted (tasks deleted meanwhile, or a server
-    that did not order by id: never a partial read). Ids in a range that belong to no task of the project are
-    ignored by the server."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-
-    from .api import id_chunks
-
-    bounds = api.task_id_range(project_id)
-    if bounds is None:  # the Data Manager lists no task while the project counts 1,000 or more: ask the snapshot
-        return None
-    lo, hi, n = bounds
-    if hi - lo + 1 > PARALLEL_MAX_SPREAD * max(n, 1):
-        return None
-    params = {"exportType": "JSON", "download_all_tasks": "true"}
-    tasks: list[dict] = []
-    with ThreadPoolExecutor(max_workers=workers + 1) as pool:  # the prediction list beside ``workers`` ranges
-        predictions = pool.submit(api.predictions, project_id=project_id)
-        parts = [
-            pool.submit(api.request, "GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": c})
-            for c in id_chunks(range(lo, hi + 1))
-        ]
-        for f in as_completed(parts):
-            part = f.result()
-            tasks += part
-            bar.update(len(part))
-        known = {q["id"]: q for q in predictions.result()}
-    if len(tasks) < n:
-        return None
-    return _with_predictions(api, project_id, tasks, known)
-
-
-def _with_predictions(api: Api, project_id: int, tasks: list[dict], known: dict[int, dict]) -> list[dict]:
-    """Replace the prediction ids the JSON export lists by the predictions (``known`` ones, else fetched)."""
-    missing = [t for t in tasks if any(not isinstance(x, dict) and x not in known for x in t.get("predictions") or [])]
-    if missing:
-        if len(missing) <= 100:
-            fetched = [q for t in missing for q in api.predictions(task_id=t["id"])]
-        else:
-            fetched = api.predictions(project_id=project_id)
-        known = {**known, **{q["id"]: q for q in fetched}}
-    for t in tasks:
-        t["predictions"] = [
-            x if isinstance(x, dict) else known[x]
-            for x in t.get("predictions") or []
-            if isinstance(x, dict) or x in known
-        ]
-    return tasks
-
-
-def _pull_changes(
-    api: Api, p: dict, prev: PullState, refresh: set[int], progress: bool | None
-) -> tuple[list[dict] | None, dict]:
-    """The previous read updated with the tasks changed since; ``(None, {"reason": ...})`` when it cannot be."""
-    project_id = int(p["id"])
-    too_many = max(200, FULL_SHARE * len(prev.tasks))
-    if len(refresh) > too_many:  # e.g. the read-back after a first sync: no need to list what changed
-        return None, {"reason": f"{len(refresh)} of {len(prev.tasks)} tasks to read again"}
-    since = prev.watermark - MARGIN
-    n_listed = api.updated_since(project_id, since, count_only=True)  # listing costs ~3 ms per task: count first
-    if n_listed > too_many:
-        return None, {"reason": f"{n_listed} of {len(prev.tasks)} tasks changed"}
-    listed = api.updated_since(project_id, since) if n_listed else []
-    changed = {tid for tid, up in listed if prev.tasks.get(tid, {}).get("updated_at") != up} | refresh
-    if len(changed) > too_many:
-        return None, {"reason": f"{len(changed)} of {len(prev.tasks)} tasks changed"}
-    bar = Progress(len(changed), "reading changed tasks", show=progress)
-    try:
-        # the predictions of a changed task are read again, never taken from the saved state by id: a
-        # prediction's score and result change in place (same id) when it is updated
-        ids = sorted(changed)
-        # a few tasks: the Data Manager's list, which leaves no copy on the server (the export endpoint writes one
-        # into its export directory per call); many: the export, twice as fast per task. Not on a project that
-        # retrieves predictions automatically: there the list would ask the ML backend for predictions
-        listable = len(ids) <= DM_READ_MAX and p.get("evaluate_predictions_automatically") is False
-        read = api.tasks_by_ids(project_id, ids) if listable else api.tasks_export(project_id, ids)
-        fresh = _with_predictions(api, project_id, read, {})
-        bar.update(len(fresh))
-    finally:
-        bar.close()
-    tasks = dict(prev.tasks)
-    for tid in changed:  # read again, or deleted since
-        tasks.pop(tid, None)
-    tasks.update({t["id"]: t for t in map(slim_task, fresh)})
-    out = sorted(tasks.values(), key=lambda t: t["id"])
-    differ = counts_differ(p, out)
-    if differ:  # something changed while reading, or a bulk action that leaves updated_at alone: ask again
-        differ = counts_differ(api.project(project_id), out)
-    if differ:
-        return None, {"reason": "the project's counters differ from the saved state (" + differ[0] + ")"}
-    return out, {"mode": "incremental", "read": len(fresh), "listed": len(listed)}
 
 
 @dataclass
@@ -549,8 +339,6 @@ def analyse(
     tables: dict = {}
     if models is not None:
         if own_versions is None:
-            from .sync import GOLD_VERSION, SCORE_VERSION
-
             own_versions = (GOLD_VERSION, SCORE_VERSION)
         names = check_models(project.tasks, list(models), own_versions)
         tables, more = model_tables(
