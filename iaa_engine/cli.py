@@ -318,19 +318,19 @@ def _cmd_annotators(args: argparse.Namespace) -> int:
         else:
             text = safe_csv(table)
     else:
+        from iaa_engine.analysis._scorecard import flag_legend, text_table
         from iaa_engine.base._results import printable
 
-        cols = ["annotator", "n_items", "agreement", "kappa", "accuracy", "alpha_change", "competence", "flag"]
-        cols += ["status"] if known is not None else []
-        shown = table[cols].round(3).assign(annotator=lambda f: f["annotator"].map(printable))
+        shown = table.assign(annotator=table["annotator"].map(printable))
         text = (
             f"Annotator scorecard: alpha {result.alpha:.4f} ({result.level}); gold: {result.gold}"
             + (f" (pass at {args.threshold:g})" if known is not None else "")
             + "\n"
-            + shown.to_string(index=False)
+            + text_table(shown, extra=("status",) if known is not None else ())
         )
         if result.flagged():
             text += "\n\nflagged: " + ", ".join(printable(a) for a in result.flagged())
+        text += "\n\n" + flag_legend(result.settings) + " MACE's competence: --format csv or json."
         text += "\n\n" + "\n".join(f"note: {n}" for n in result.notes) if result.notes else ""
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")

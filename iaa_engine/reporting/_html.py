@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.analysis._disagreements import Disagreements, disagreements
-from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
+from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report, flag_legend
 from iaa_engine.base._params import PARAMS, AnyOf, Exactly, Instance, NoneOr, validate
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
@@ -357,32 +357,42 @@ def _annotators_section(card: AnnotatorReport) -> str:
     def num(v: Any, digits: int = 3) -> str:
         return _num_cell(float(v), digits) if v is not None else '<td class="num">–</td>'
 
+    def p_cell(v: Any) -> str:
+        v = float(v)
+        if not np.isfinite(v):
+            return '<td class="num undefined" data-value="nan">–</td>'
+        return f'<td class="num" data-value="{v!r}">{v:.2g}</td>'
+
     rows = []
     for r in shown.itertuples(index=False):
         rows.append(
-            f"<tr><td>{_esc(_clip(r.annotator))}</td>"
+            f'<tr data-annotator="{_esc(r.annotator)}"><td>{_esc(_clip(r.annotator))}</td>'
             f'<td class="num">{int(r.n_items):,}</td>{num(r.agreement)}{num(r.kappa)}{num(r.accuracy)}'
-            f"{num(r.alpha_change)}{num(r.competence)}<td>{_esc(r.flag) or '–'}</td></tr>"
+            f"{num(r.alpha_change)}{p_cell(r.chance_p)}{p_cell(r.random_p)}<td>{_esc(r.flag) or '–'}</td>"
+            f'<td class="note">{_esc(r.flag_reason)}</td></tr>'
         )
     flagged = card.flagged()
-    s = card.settings
     lead = (
         f"{len(flagged)} of {len(t):,} annotators flagged"
         + (": " + ", ".join(_esc(_clip(a)) for a in flagged[:12]) if flagged else "")
-        + f". <strong>random</strong>: MACE competence below {s['competence_threshold']:g} (labels barely related "
-        f"to the items); <strong>biased</strong>: label distribution at least {s['bias_threshold']:g} (total "
-        f"variation) from the others' on the same items, chi-square p below {s['bias_p']:g}. Accuracy is against "
+        + ". "
+        + _esc(flag_legend(card.settings))
+        + " <strong>chance p</strong>: one-sided p-value of agreeing with the others no more than a random labeller "
+        "with the annotator's label counts (Hoeffding's permutation moments); <strong>random p</strong>: "
+        "Holm-adjusted p-value of the test that their kappa is at least that of a genuine annotator; "
+        "<strong>why</strong> says why each flag is given or not. Accuracy is against "
         f"the {_esc(card.gold)} gold labels; the alpha change is alpha without the annotator minus alpha "
         "(positive: the data agree better without them). <code>iaa annotators FILE</code> gives every column, the "
-        "intervals and the pairwise Stuart-Maxwell and Bhapkar tests."
+        "intervals, MACE's competence and the pairwise Stuart-Maxwell and Bhapkar tests."
     )
     return (
         '<h2 id="annotators">Annotators</h2>'
         f'<p class="lead">{lead}</p>'
         + _figure("fig-annotators", "Agreement of each annotator with the others", svg, caption)
-        + '<table class="metrics annotators"><thead><tr><th>annotator</th><th class="num">items</th>'
-        '<th class="num">agreement</th><th class="num">kappa</th><th class="num">accuracy</th>'
-        '<th class="num">alpha change</th><th class="num">competence</th><th>flag</th></tr></thead><tbody>'
+        + '<table class="metrics annotators" id="annotator-table"><thead><tr><th>annotator</th>'
+        '<th class="num">items</th><th class="num">agreement</th><th class="num">kappa</th>'
+        '<th class="num">accuracy</th><th class="num">alpha change</th><th class="num">chance p</th>'
+        '<th class="num">random p</th><th>flag</th><th>why</th></tr></thead><tbody>'
         + "".join(rows)
         + "</tbody></table>"
     )
@@ -890,7 +900,9 @@ def render_html_report(
 
     card = None
     if data.has_item_counts and data.annotators is not None and data.label is not None:
-        card = annotator_report(data, progress=progress) if (data.n_annotators or 0) >= 2 else None
+        card = (  # the flags need no MACE EM (iaa annotators FILE shows its competence)
+            annotator_report(data, competence=False, progress=progress) if (data.n_annotators or 0) >= 2 else None
+        )
 
     from iaa_engine.base._version import __version__
 
