@@ -42,8 +42,11 @@ class PageParser(HTMLParser):
         self.tags: list[tuple[str, dict]] = []
         self.svg_ids: list[str] = []
         self.rows: dict[str, list[dict]] = {}
+        self.metric_header: list[str] = []
         self._row: str | None = None
         self._cell: dict | None = None
+        self._in_metric_table = False
+        self._th: str | None = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -54,7 +57,17 @@ class PageParser(HTMLParser):
             self._row = a["data-metric"]
             self.rows[self._row] = []
         if tag == "td" and self._row is not None:
-            self._cell = {"value": a.get("data-value"), "text": ""}
+            self._cell = {
+                "value": a.get("data-value"),
+                "text": "",
+                "lower": a.get("data-lower"),
+                "upper": a.get("data-upper"),
+                "method": a.get("data-method"),
+            }
+        if tag == "table":
+            self._in_metric_table = a.get("id") == "metric-table"
+        if tag == "th" and self._in_metric_table:
+            self._th = ""
         if tag not in VOID:
             self.stack.append(tag)
 
@@ -62,6 +75,11 @@ class PageParser(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
     def handle_endtag(self, tag):
+        if tag == "th" and self._th is not None:
+            self.metric_header.append(self._th.strip())
+            self._th = None
+        if tag == "table":
+            self._in_metric_table = False
         if tag == "td" and self._cell is not None and self._row is not None:
             self._cell["text"] = self._cell["text"].strip()
             self.rows[self._row].append(self._cell)
@@ -78,6 +96,8 @@ class PageParser(HTMLParser):
     def handle_data(self, data):
         if self._cell is not None:
             self._cell["text"] += data
+        if self._th is not None:
+            self._th += data
 
 
 def parse(text: str) -> PageParser:
@@ -88,9 +108,14 @@ def parse(text: str) -> PageParser:
 
 
 def metric_cells(text: str) -> dict[str, dict[str, dict]]:
-    """``{metric: {column: {"value": data-value, "text": shown}}}`` from the metric table."""
-    columns = ("metric", "estimate", "lower", "upper", "se", "note")
-    return {k: dict(zip(columns, cells)) for k, cells in parse(text).rows.items()}
+    """``{metric: {column: {"value": data-value, "text": shown, "lower", "upper", "method"}}}`` from the one
+    metric table, the columns named by its header (``"bootstrap 95% interval"``, ``"analytic se"``, ...)."""
+    p = parse(text)
+    assert p.metric_header[:2] == ["metric", "estimate"] and p.metric_header[-1] == "note", p.metric_header
+    return {k: dict(zip(p.metric_header, cells, strict=True)) for k, cells in p.rows.items()}
+
+
+BOOT = "bootstrap 95% interval"
 
 
 @pytest.fixture(scope="module")
@@ -200,16 +225,82 @@ def test_metric_table_equals_report_and_bootstrap(crowd, crowd_text):
         shown = cells[key]["estimate"]
         assert float(shown["value"]) == value, key  # the full value, exactly
         assert float(shown["text"]) == pytest.approx(value, abs=5e-5), key  # the rounded value shown
-        for col in ("lower", "upper", "se"):
+        shown = cells[key][BOOT]
+        for col in ("lower", "upper"):
             b = float(boot.loc[key, col])
-            assert float(cells[key][col]["value"]) == b, (key, col)
-            assert float(cells[key][col]["text"]) == pytest.approx(b, abs=5e-5, rel=1e-2), (key, col)
+            assert float(shown[col]) == b, (key, col)  # the full value, exactly
+        low, high = (float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", shown["text"])[:2])
+        assert (low, high) == pytest.approx((boot.loc[key, "lower"], boot.loc[key, "upper"]), abs=5e-5, rel=1e-2)
+        assert shown["method"] == {"bca": "BCa", "basic": "basic"}.get(boot.loc[key, "method"], "percentile")
+        assert float(cells[key]["bootstrap se"]["value"]) == float(boot.loc[key, "se"])
     # the headline scheme is marked and the summary cards hold the report's sizes
     assert re.search(r'<tr data-metric="spa\[annotations_m1\]" class="headline">', crowd_text)
     for key in ("n_items", "n_annotators", "n_annotations", "n_categories", "n_items_excluded"):
         m = re.search(rf'data-key="{key}"><div class="v">([^<]+)</div>', crowd_text)
         assert int(m.group(1).replace(",", "")) == getattr(rep, key), key
     assert re.search(r'data-key="level"><div class="v">nominal<', crowd_text)
+
+
+def test_with_ci_and_benchmark_one_table_holds_both_intervals_and_the_figures_are_in_order(crowd):
+    """Issue 25: with ``--ci`` or ``--benchmark`` Fleiss' kappa, AC1, Brennan-Prediger and the multi-coder kappa
+    stayed in one metrics table under their names, with their analytic interval (Gwet's linearisation) and their
+    bootstrap interval, each labelled with its method; pictures a. to f. in that order (was: a second table of code
+    names without the bootstrap intervals, and figure f. before a.)."""
+    rep = ie.report(crowd, ci=True, n_boot=N_BOOT, benchmark="landis_koch")
+    page = render_html_report(crowd, report=rep)
+    assert page.count("<table") == page.count('class="metrics') and 'id="estimate-table"' not in page
+    cells = metric_cells(page)
+    boot = rep.intervals.table
+    for key, label in (
+        ("fleiss_kappa", "Fleiss&#x27; kappa"),
+        ("gwet_ac1", "Gwet&#x27;s AC1"),
+        ("brennan_prediger", "Brennan-Prediger kappa"),
+        ("multi_kappa", "Multi-coder kappa"),
+        ("krippendorff_alpha", "Krippendorff&#x27;s alpha [nominal]"),
+    ):
+        row = re.search(rf'<tr data-metric="{re.escape(key)}">.*?</tr>', page).group(0)
+        assert label in row, key
+        e = rep.estimates.get(key) or rep.estimates[f"{key}[nominal]"]
+        analytic = cells[key]["analytic 95% interval"]
+        assert (float(analytic["lower"]), float(analytic["upper"])) == (e.lower, e.upper), key
+        assert analytic["method"] in ("Gwet, t", "jackknife, t")
+        assert float(cells[key]["analytic se"]["value"]) == e.se
+        b = cells[key][BOOT]
+        assert (float(b["lower"]), float(b["upper"])) == (boot.loc[key, "lower"], boot.loc[key, "upper"]), key
+        assert b["method"] == "BCa"
+        assert "or better" in cells[key]["benchmark reading"]["text"]
+    assert cells["bias"][BOOT]["method"] == "basic"  # labelled with its own method
+    assert cells["joint_probability"]["analytic 95% interval"]["text"] == "—"  # no analytic interval computed
+    heads = re.findall(r"<h3>([a-f])\. ", page)
+    assert heads == sorted(heads) == list("abcdef")
+    assert page.index('id="fig-forest"') < page.index('id="fig-estimates"')
+
+
+def test_weighted_coefficients_join_the_one_table(tmp_path):
+    data = ie.read(EXAMPLES / "classroom.csv").with_level("interval")
+    rep = ie.report(data)
+    page = render_html_report(data, report=rep)
+    cells = metric_cells(page)
+    assert {"gwet_ac1[quadratic]", "fleiss_kappa[quadratic]", "ICC(2,1)"} <= set(cells)
+    assert "Gwet&#x27;s AC1, quadratic weights" in page and "Intraclass correlation ICC(2,1)" in page
+    icc = rep.estimates["ICC(2,1)"]
+    assert float(cells["ICC(2,1)"]["analytic 95% interval"]["lower"]) == icc.lower
+    assert cells["ICC(2,1)"]["analytic 95% interval"]["method"] == "F"
+    assert float(cells["ICC(2,1)"]["estimate"]["value"]) == icc.estimate
+
+
+def test_pairs_of_annotators_are_counted_once(crowd, crowd_text):
+    """Issue 25: "40 annotators; 958 defined pairs" counted each pair twice (at most 40 x 39 / 2 = 780): the text
+    report and the page's heatmap caption count each unordered pair once, brute force over i < j."""
+    k = ie.cohen_kappa_matrix(crowd)
+    values, names = k.values, list(k.annotators)
+    defined = sum(
+        1 for i in range(len(names)) for j in range(i + 1, len(names)) if np.isfinite(values[i, j])
+    )  # fmt: skip
+    assert defined <= 780
+    assert f"40 annotators; {defined} defined pairs" in str(ie.report(crowd))
+    shared = sum(1 for i in range(40) for j in range(i + 1, 40) if np.isfinite(values[i, j]) and k.n_shared[i, j])
+    assert f"{shared} of 780 pairs are defined" in crowd_text
 
 
 def test_level_and_weights_are_passed_on(tmp_path):
@@ -225,7 +316,7 @@ def test_level_and_weights_are_passed_on(tmp_path):
     assert re.search(r'<tr data-metric="spa\[edges\]" class="headline">', text)
     boot = ie.bootstrap(data.with_level("interval"), n_boot=50, seed=3, weights="edges").table
     for key in ("krippendorff_alpha", "spa_kappa", "spa[edges]"):
-        assert float(cells[key]["lower"]["value"]) == boot.loc[key, "lower"], key
+        assert float(cells[key][BOOT]["lower"]) == boot.loc[key, "lower"], key
         assert float(cells[key]["estimate"]["value"]) == boot.loc[key, "estimate"], key
     with pytest.raises(ValueError, match="weights must be one of"):
         render_html_report(data, weights="nope", n_boot=0)
@@ -240,7 +331,7 @@ def test_undefined_values_say_why(tmp_path):
     cells = metric_cells(text)
     fleiss = cells["fleiss_kappa"]
     assert fleiss["estimate"]["text"] == "undefined" and fleiss["estimate"]["value"] == "nan"
-    assert fleiss["lower"]["text"] == "undefined"
+    assert fleiss[BOOT]["text"].startswith("undefined") and fleiss[BOOT]["lower"] == "nan"
     note = next(n for n in ie.report(data).notes if n.startswith("Fleiss' kappa is undefined"))
     assert fleiss["note"]["text"] == note
     assert float(cells["joint_probability"]["estimate"]["value"]) == 1.0
@@ -258,7 +349,7 @@ def test_no_pairable_item_skips_the_item_pictures(tmp_path):
 def test_without_bootstrap(crowd):
     text = render_html_report(crowd, n_boot=0)
     cells = metric_cells(text)
-    assert cells["fleiss_kappa"]["lower"]["text"] == "—"
+    assert set(cells["fleiss_kappa"]) == {"metric", "estimate", "note"}  # no interval column without intervals
     assert "fig-forest-svg" not in parse(text).svg_ids
     assert "Not drawn: the bootstrap was not run" in text
 

@@ -275,14 +275,14 @@ def test_html_report_shows_the_analytic_intervals():
 
     data = _data(RAW4).with_level("ordinal", CATS)
     page = ie.render_html_report(data, n_boot=0)
-    assert 'id="estimate-table"' in page and 'data-metric="gwet_ac1[quadratic]"' in page
+    assert 'id="metric-table"' in page and 'data-metric="gwet_ac1[quadratic]"' in page
     value = ie.gwet_ac1(data, weights="quadratic")
     assert f'data-value="{value!r}"' in page
     figure = page[page.index('id="fig-estimates"') :]
     svg = figure[figure.index("<svg") : figure.index("</svg>") + 6]
     ET.fromstring(svg)  # well-formed
     nominal = ie.render_html_report(_data(RAW4), n_boot=0)
-    assert "estimate-table" not in nominal  # nothing weighted to show on nominal data
+    assert "analytic 95% interval" not in nominal  # nothing weighted to show on nominal data
 
 
 # --- Bangdiwala's B, category-wise kappa, agreement within a tolerance ---------------------------------------------

@@ -10,7 +10,8 @@ a. the annotator × annotator Cohen's kappa heatmap,
 b. the distribution of per-item agreement,
 c. item agreement against the number of annotations per item,
 d. Krippendorff's coincidence matrix (which categories are confused),
-e. the bootstrap confidence intervals as a forest plot.
+e. the bootstrap confidence intervals as a forest plot,
+f. the analytic intervals as a forest plot (where the report computed them).
 
 A picture that does not apply to the data (e.g. the heatmap of a count table,
 which has no annotator identities) is replaced by one line saying why. Every
@@ -62,7 +63,7 @@ __all__ = ["render_html_report", "write_html_report"]
 
 _REGISTERED = {s.name for s in REPORT_METRICS}
 
-#: Coverage of the bootstrap percentile intervals shown in the report.
+#: Coverage of the bootstrap intervals the page computes itself (``n_boot=``; a given report keeps its own).
 CONFIDENCE = 0.95
 #: The kappa heatmap shows at most this many annotators (those with the most annotations).
 HEATMAP_MAX_ANNOTATORS = 60
@@ -118,6 +119,7 @@ table.metrics td.num, table.metrics th.num {{ text-align: right; font-variant-nu
 table.metrics tr.group td {{ background: #fafbfc; font-weight: 600; color: #444; padding-top: 9px; }}
 table.metrics tr.headline td.metric {{ font-weight: 600; }}
 table.metrics code {{ font-size: 12px; color: {MUTED}; }}
+table.metrics span.method {{ display: block; font-size: 11.5px; color: {MUTED}; }}
 .undefined {{ color: {MISSING}; font-style: italic; }}
 td.note {{ font-size: 12.5px; color: {MUTED}; max-width: 330px; }}
 figure {{ margin: 0 0 22px; padding: 14px 16px 10px; border: 1px solid #e2e5e9; border-radius: 10px; }}
@@ -156,7 +158,13 @@ def _skipped(fig_id: str, heading: str, reason: str) -> str:
 # --------------------------------------------------------------------------- the numbers
 
 
+#: Short names of the bootstrap interval methods (``BootstrapResult.table["method"]``), shown beside each interval.
+_BOOT_METHOD = {"bca": "BCa", "basic": "basic", "percentile": "percentile"}
+
+
 def _metric_label(key: str, rep: Report) -> str:
+    """A human-readable name for a metric key of the report (``'gwet_ac1[quadratic]'``: "Gwet's AC1, quadratic
+    weights"; ``'ICC(2,1)'``: "Intraclass correlation ICC(2,1)")."""
     if key.startswith("spa["):
         w = key[4:-1]
         return f"SPA, {w} weights" + (" (headline)" if w == rep.spa_weights else "")
@@ -164,7 +172,14 @@ def _metric_label(key: str, rep: Report) -> str:
         return f"Krippendorff's alpha [{rep.level}]"
     if key == "spa_kappa":
         return f"{metric_spec('spa_kappa').label}, {rep.spa_weights} weights"
-    return metric_spec(key).label if key in _REGISTERED else key
+    if key.startswith("ICC("):
+        return f"Intraclass correlation {key}"
+    base, _, option = key.partition("[")
+    try:
+        label = metric_spec(base).label
+    except (KeyError, ValueError):
+        return key
+    return f"{label}, {option[:-1]} weights" if option else label
 
 
 def _undefined_reason(key: str, rep: Report) -> str:
@@ -172,26 +187,47 @@ def _undefined_reason(key: str, rep: Report) -> str:
     return rep.reasons.get(key) or "undefined for this data (see the notes below)"
 
 
+def _analytic_of(rep: Report) -> dict[str, Any]:
+    """The analytic estimates by the metric row they belong to: ``krippendorff_alpha[nominal]`` (its jackknife, at
+    the report's level) is the row of ``krippendorff_alpha``; every other key is its own row."""
+    out: dict[str, Any] = {}
+    for key, e in rep.estimates.items():
+        base, _, option = key.partition("[")
+        same = base in rep.values and option[:-1] == rep.level and key not in rep.values
+        out[base if same else key] = e
+    return out
+
+
 def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, Any]]:
-    """One row per scalar metric of the report, in display order, with its interval."""
-    estimates = {
-        k: v for k, v in rep.to_frame().itertuples(index=False, name=None) if k not in rep.estimates
-    }  # the analytic estimates have their own table
+    """One row per metric of the report, in display order, with its analytic and its bootstrap interval."""
+    analytic = _analytic_of(rep)
+    moved = {e.metric for k, e in analytic.items() if e.metric != k}  # shown on their metric's row
+    estimates = {k: v for k, v in rep.to_frame().itertuples(index=False, name=None) if k not in moved}
+    for key, e in analytic.items():
+        estimates.setdefault(key, e.estimate)
     order = [k for _, keys in _GROUPS for k in keys if k in estimates]
     order += [k for k in estimates if k not in order]
     group_of = {k: g for g, keys in _GROUPS for k in keys}
     rows = []
     for key in order:
         est = float(estimates[key])
+        base = key.partition("[")[0]
+        e = analytic.get(key)
         row: dict[str, Any] = {
             "key": key,
             "label": _metric_label(key, rep),
-            "group": group_of.get(key, "Other"),
+            "group": group_of.get(
+                key,
+                "Intraclass correlation" if key.startswith("ICC(") else group_of.get(base, "Weighted agreement"),
+            ),
             "estimate": est,
             "lower": np.nan,
             "upper": np.nan,
             "se": np.nan,
+            "method": "",
             "n_undefined": 0,
+            "analytic": e,
+            "reading": rep.readings.get(key) or rep.readings.get(f"{key}[{rep.level}]"),
             "headline": key == f"spa[{rep.spa_weights}]",
             "note": "",
         }
@@ -200,8 +236,13 @@ def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, An
             notes.append(_undefined_reason(key, rep))
         if boot is not None and key in boot.table.index:
             b = boot.table.loc[key]
+            method = str(b["method"]) if "method" in boot.table.columns else "percentile"
             row.update(
-                lower=float(b["lower"]), upper=float(b["upper"]), se=float(b["se"]), n_undefined=int(b["n_undefined"])
+                lower=float(b["lower"]),
+                upper=float(b["upper"]),
+                se=float(b["se"]),
+                n_undefined=int(b["n_undefined"]),
+                method=_BOOT_METHOD.get(method, method),
             )
             if np.isfinite(est) and not np.isfinite(row["lower"]):
                 notes.append(f"interval undefined: the metric is undefined in all {boot.n_boot} bootstrap replicates")
@@ -220,64 +261,102 @@ def _num_cell(v: float, digits: int = 4) -> str:
     """A table cell showing ``v`` rounded, with the full value in ``data-value`` (``nan`` when undefined)."""
     if v is None or not np.isfinite(v):
         return '<td class="num undefined" data-value="nan">undefined</td>'
-    shown = f"{v:.{digits}f}" if v == 0 or abs(v) >= 0.5 * 10.0**-digits else f"{v:.2e}"
-    return f'<td class="num" data-value="{float(v)!r}">{shown}</td>'
+    return f'<td class="num" data-value="{float(v)!r}">{_rounded(v, digits)}</td>'
 
 
-def _metrics_table(rows: list[dict[str, Any]], boot: BootstrapResult | None) -> str:
-    head = (
-        '<table class="metrics" id="metric-table"><thead><tr><th>metric</th><th class="num">estimate</th>'
-        '<th class="num">lower</th><th class="num">upper</th><th class="num">se</th><th>note</th></tr></thead>'
-        "<tbody>"
+def _rounded(v: float, digits: int = 4) -> str:
+    return f"{v:.{digits}f}" if v == 0 or abs(v) >= 0.5 * 10.0**-digits else f"{v:.2e}"
+
+
+_NOT_COMPUTED = '<td class="num" data-lower="nan" data-upper="nan">—</td>'
+
+
+def _interval_cell(lower: float, upper: float, method: str) -> str:
+    """An interval as one cell: "lower – upper" with the method under it; the ends in ``data-lower``/``data-upper``
+    and the method in ``data-method``."""
+    if not (np.isfinite(lower) and np.isfinite(upper)):
+        return (
+            f'<td class="num undefined" data-lower="nan" data-upper="nan" data-method="{_esc(method)}">undefined'
+            f'<span class="method">{_esc(method)}</span></td>'
+        )
+    return (
+        f'<td class="num" data-lower="{float(lower)!r}" data-upper="{float(upper)!r}" data-method="{_esc(method)}">'
+        f'{_rounded(lower)} – {_rounded(upper)}<span class="method">{_esc(method)}</span></td>'
     )
+
+
+def _analytic_method(e: Any) -> str:
+    """A short name of an analytic method (the full one is in the cell's tooltip)."""
+    m = e.method.lower()
+    if "linearisation" in m:
+        return "Gwet, t"
+    if "jackknife" in m:
+        return "jackknife, t"
+    if "f test" in m or "f interval" in m:
+        return "F"
+    return "analytic"
+
+
+def _metrics_table(rows: list[dict[str, Any]], boot: BootstrapResult | None, rep: Report) -> str:
+    """Every metric in one table: its estimate, its analytic interval (where the report computed one) and its
+    bootstrap interval (with ``--ci``), each labelled with its method, and the benchmark reading (``--benchmark``)."""
+    has_analytic = any(r["analytic"] is not None for r in rows)
+    has_reading = bool(rep.readings)
+    head = ['<table class="metrics" id="metric-table"><thead><tr><th>metric</th><th class="num">estimate</th>']
+    if has_analytic:
+        conf = next(r["analytic"] for r in rows if r["analytic"] is not None).confidence
+        head.append(
+            f'<th class="num">analytic {conf:.0%} interval</th><th class="num">analytic se</th><th class="num">p</th>'
+        )
+    if boot is not None:
+        head.append(f'<th class="num">bootstrap {boot.confidence:.0%} interval</th><th class="num">bootstrap se</th>')
+    if has_reading:
+        head.append("<th>benchmark reading</th>")
+    head.append("<th>note</th></tr></thead><tbody>")
+    n_cols = 3 + 3 * has_analytic + 2 * (boot is not None) + has_reading
     body = []
     group = None
     for r in rows:
         if r["group"] != group:
             group = r["group"]
-            body.append(f'<tr class="group"><td colspan="6">{_esc(group)}</td></tr>')
+            body.append(f'<tr class="group"><td colspan="{n_cols}">{_esc(group)}</td></tr>')
         cls = ' class="headline"' if r["headline"] else ""
-        if boot is None:
-            interval = '<td class="num" data-value="nan">—</td>' * 3
-        else:
-            interval = _num_cell(r["lower"]) + _num_cell(r["upper"]) + _num_cell(r["se"])
-        body.append(
+        cells = [
             f'<tr data-metric="{_esc(r["key"])}"{cls}><td class="metric">{_esc(r["label"])} '
-            f"<code>{_esc(r['key'])}</code></td>{_num_cell(r['estimate'])}{interval}"
-            f'<td class="note">{_esc(r["note"])}</td></tr>'
-        )
-    return head + "".join(body) + "</tbody></table>"
+            f"<code>{_esc(r['key'])}</code></td>{_num_cell(r['estimate'])}"
+        ]
+        e = r["analytic"]
+        if has_analytic and e is None:
+            cells.append(_NOT_COMPUTED + '<td class="num">—</td><td class="num">—</td>')
+        elif has_analytic:
+            cell = _interval_cell(e.lower, e.upper, _analytic_method(e))
+            cells.append(cell.replace("<td ", f'<td title="{_esc(e.method)}" ', 1))
+            se = '<td class="num">—</td>' if not np.isfinite(e.se) and np.isfinite(e.estimate) else _num_cell(e.se)
+            cells.append(se + _num_cell(e.p_value, 3))
+        if boot is not None and not r["method"]:
+            cells.append(_NOT_COMPUTED + '<td class="num">—</td>')
+        elif boot is not None:
+            cells.append(_interval_cell(r["lower"], r["upper"], r["method"]) + _num_cell(r["se"]))
+        if has_reading:
+            cells.append(_reading_cell(r["reading"]) if e is not None else '<td class="note">—</td>')
+        cells.append(f'<td class="note">{_esc(r["note"])}</td></tr>')
+        body.append("".join(cells))
+    return "".join(head) + "".join(body) + "</tbody></table>"
 
 
-def _estimates_section(rep: Report) -> str:
-    """The coefficients with analytic standard errors (weighted kappa family, ICC): a table and an interval plot."""
-    if not rep.estimates:
-        return ""
-    weights = f" Weights between categories: <code>{_esc(rep.kappa_weights)}</code>." if rep.kappa_weights else ""
-    head = (
-        '<h2 id="estimates">Analytic standard errors and intervals</h2>'
-        f'<p class="lead">The kappa family with Gwet\'s standard errors (conditional on the annotators, t interval, '
-        f"two-sided test of 0) and the intraclass correlations with their F intervals.{weights}</p>"
-        '<table class="metrics" id="estimate-table"><thead><tr><th>metric</th><th class="num">estimate</th>'
-        '<th class="num">se</th><th class="num">lower</th><th class="num">upper</th><th class="num">p</th>'
-        "<th>n</th>" + ("<th>benchmark reading</th>" if rep.readings else "") + "</tr></thead><tbody>"
-    )
-    body = [
-        f'<tr data-metric="{_esc(k)}"><td class="metric"><code>{_esc(k)}</code></td>{_num_cell(e.estimate)}'
-        f"{_num_cell(e.se)}{_num_cell(e.lower)}{_num_cell(e.upper)}{_num_cell(e.p_value, 3)}"
-        f'<td class="num">{e.n_items:,}</td>' + (_reading_cell(rep.readings.get(k)) if rep.readings else "") + "</tr>"
-        for k, e in rep.estimates.items()
-    ]
-    ests = list(rep.estimates.values())
-    if not any(np.isfinite(e.estimate) for e in ests):
-        return head + "".join(body) + "</tbody></table>"
-    confidence = ests[0].confidence
+def _analytic_picture(rows: list[dict[str, Any]], fig_id: str) -> tuple[str, str] | None:
+    """Picture f: the analytic intervals as a forest plot (None: no analytic interval with a defined estimate)."""
+    with_e = [r for r in rows if r["analytic"] is not None]
+    if not any(np.isfinite(r["analytic"].estimate) for r in with_e):
+        return None
+    confidence = with_e[0]["analytic"].confidence
     svg = interval_plot(
-        list(rep.estimates),
-        [e.estimate for e in ests],
-        [e.lower for e in ests],
-        [e.upper for e in ests],
-        id_prefix="fig-estimates",
+        [r["label"] for r in with_e],
+        [r["analytic"].estimate for r in with_e],
+        [r["analytic"].lower for r in with_e],
+        [r["analytic"].upper for r in with_e],
+        groups=[r["group"] for r in with_e],
+        id_prefix=fig_id,
         title=f"Estimates with {confidence:.0%} analytic intervals",
         include=(0.0, 1.0),
         value_header=f"estimate [{confidence:.0%} interval]",
@@ -286,10 +365,12 @@ def _estimates_section(rep: Report) -> str:
         missing_text="undefined",
     )
     caption = (
-        "One row per coefficient: the estimate (dot) and its analytic interval (line): Gwet's linearisation for the "
-        "kappa family (upper end capped at 1), the F distribution for the intraclass correlations."
+        "One row per coefficient with an analytic standard error: the estimate (dot) and its analytic interval "
+        "(line): Gwet's linearisation for the kappa family (conditional on the annotators, t interval; upper end "
+        "capped at 1), the delete-one-item jackknife for Krippendorff's alpha, the F distribution for the "
+        "intraclass correlations. The same intervals are in the metrics table."
     )
-    return head + "".join(body) + "</tbody></table>" + _figure("fig-estimates", "f. Analytic intervals", svg, caption)
+    return svg, caption
 
 
 def _reading_cell(r: Any) -> str:
@@ -660,7 +741,21 @@ def _coincidence(
 # --------------------------------------------------------------------------- e. forest plot
 
 
+def _boot_methods(rows: list[dict[str, Any]]) -> str:
+    """Which bootstrap interval each metric has, in words: "BCa intervals (basic for the annotator bias)"."""
+    by: dict[str, list[str]] = {}
+    for r in rows:
+        if r["method"]:
+            by.setdefault(r["method"], []).append(r["label"])
+    if not by:
+        return "bootstrap intervals"
+    main = max(by, key=lambda m: len(by[m]))
+    rest = [f"{m} for {', '.join(labels)}" for m, labels in by.items() if m != main]
+    return f"{main} bootstrap intervals" + (f" ({'; '.join(rest)})" if rest else "")
+
+
 def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> tuple[str, str]:
+    rows = [r for r in rows if r["method"]]  # the metrics the bootstrap resampled
     svg = interval_plot(
         [r["label"] for r in rows],
         [r["estimate"] for r in rows],
@@ -669,18 +764,18 @@ def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> t
         groups=[r["group"] for r in rows],
         highlight=[r["headline"] for r in rows],
         id_prefix=fig_id,
-        title=f"Estimates with {CONFIDENCE:.0%} bootstrap intervals",
+        title=f"Estimates with {boot.confidence:.0%} bootstrap intervals",
         include=(0.0, 1.0),
-        value_header=f"estimate [{CONFIDENCE:.0%} interval]",
+        value_header=f"estimate [{boot.confidence:.0%} interval]",
         x_title="value of the metric",
         label_title="metric",
         missing_text="undefined",
     )
     caption = (
-        f"One row per metric: the estimate on the data (dot) and its {CONFIDENCE:.0%} percentile bootstrap "
-        f"interval (line) from {boot.n_boot} resamplings of the items (seed {boot.seed}). Raw agreement is a "
-        "probability (0 to 1); the chance-corrected coefficients are 0 at chance level and 1 at perfect agreement. "
-        "A biased statistic such as the annotator bias can have its estimate outside its interval."
+        f"One row per metric: the estimate on the data (dot) and its {boot.confidence:.0%} "
+        f"{_esc(_boot_methods(rows))} (line) from {boot.n_boot} resamplings of the items (seed {_esc(boot.seed)}). "
+        "Raw agreement is a probability (0 to 1); the chance-corrected coefficients are 0 at chance level and 1 at "
+        "perfect agreement. The same intervals are in the metrics table."
     )
     return svg, caption
 
@@ -783,6 +878,15 @@ def _pictures(
         parts.append(_skipped("fig-forest", head_e, "every metric is undefined for this data."))
     else:
         parts.append(_figure("fig-forest", head_e, *_forest(rows, boot, "fig-forest")))
+
+    # f. analytic intervals (only where the report computed some)
+    if any(r["analytic"] is not None for r in rows):
+        head_f = "f. Analytic intervals"
+        drawn = _analytic_picture(rows, "fig-estimates")
+        if drawn is None:
+            parts.append(_skipped("fig-estimates", head_f, "every coefficient with an analytic interval is undefined."))
+        else:
+            parts.append(_figure("fig-estimates", head_f, *drawn))
     return "".join(parts)
 
 
@@ -909,14 +1013,17 @@ def render_html_report(
     title = "Inter-annotator agreement report" if title is None else str(title)
     if boot is not None:
         intro = (
-            f"Every agreement metric of the data with its {CONFIDENCE:.0%} percentile bootstrap interval "
-            f"({boot.n_boot} resamplings of the items, seed {boot.seed}), and pictures of where annotators "
-            "agree and disagree."
+            f"Every agreement metric of the data with its {boot.confidence:.0%} {_boot_methods(rows)} "
+            f"({boot.n_boot} resamplings of the items, seed {boot.seed})"
+            + (", the analytic intervals where the report computed them" if rep.estimates else "")
+            + ", and pictures of where annotators agree and disagree."
         )
     else:
         intro = (
             "Every agreement metric of the data (no bootstrap intervals: n_boot=0, or no --ci on the command "
-            "line), and pictures."
+            "line"
+            + ("; the analytic intervals where the report computed them" if rep.estimates else "")
+            + "), and pictures."
         )
     notes = ""
     if rep.notes:
@@ -935,8 +1042,7 @@ def render_html_report(
         _summary(data, rep),
         "</header>",
         '<h2 id="metrics">Metrics</h2>',
-        _metrics_table(rows, boot),
-        _estimates_section(rep),
+        _metrics_table(rows, boot, rep),
         _adjudicate_section(dis) if dis is not None else "",
         _annotators_section(card) if card is not None else "",
         '<h2 id="pictures">Pictures</h2>',

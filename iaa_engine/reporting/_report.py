@@ -206,7 +206,7 @@ class Report(Result):
                 frame.columns = [printable(a) for a in frame.columns]
                 lines += ["    " + line for line in frame.to_string().splitlines()]
             else:
-                off = ck.values[~np.eye(len(ck.annotators), dtype=bool)]
+                off = ck.values[np.triu_indices(len(ck.annotators), 1)]  # each pair once (the matrix is symmetric)
                 off = off[np.isfinite(off)]
                 if off.size:
                     lines.append(
