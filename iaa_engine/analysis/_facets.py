@@ -61,6 +61,73 @@ def _recode(data: Annotations, names: list, to_code: np.ndarray) -> Annotations:
     )
 
 
+def _components(paths: list[tuple]) -> tuple[list, np.ndarray, list, np.ndarray]:
+    """The sorted parent and child names of the categories' paths, and each category's parent and child code (-1:
+    no child), with one hash look-up per category (linear in the number of categories)."""
+    parents = sorted({p[0] for p in paths}, key=str)
+    children = sorted({p[1] for p in paths if len(p) > 1}, key=str)
+    parent_at = {name: k for k, name in enumerate(parents)}
+    child_at = {name: k for k, name in enumerate(children)}
+    parent_code = np.fromiter((parent_at[p[0]] for p in paths), np.int64, len(paths))
+    child_code = np.fromiter((child_at[p[1]] if len(p) > 1 else -1 for p in paths), np.int64, len(paths))
+    return parents, parent_code, children, child_code
+
+
+def _conditional_alphas(
+    item: np.ndarray, parent: np.ndarray, child: np.ndarray, n_parents: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Nominal alpha of the child labels within each parent, for all parents at once.
+
+    For the annotations of parent :math:`\ell` (with a child), :math:`n_{ic}` per item and child, :math:`m_i` their
+    sum on item i, over the items with :math:`m_i \ge 2`: :math:`n_c = \sum_i n_{ic}`, :math:`n = \sum_c n_c`,
+
+    .. math::
+
+        D_o = \frac{1}{n} \sum_i \frac{m_i^2 - \sum_c n_{ic}^2}{m_i - 1},\qquad
+        D_e = \frac{n^2 - \sum_c n_c^2}{n (n - 1)},\qquad \alpha^{(2|\ell)} = 1 - D_o / D_e
+
+    (Krippendorff 2011, nominal), nan where no item is pairable or :math:`D_e \le` EPS. One sort of the
+    annotations by (parent, item, child) and grouped sums; no loop over parents. Returns the alphas, the
+    pairable items and the annotations of each parent.
+    """
+    n_annotations = np.bincount(parent, minlength=n_parents)
+    alpha: np.ndarray = np.full(n_parents, np.nan)
+    n_items: np.ndarray = np.zeros(n_parents, dtype=np.int64)
+    if item.size == 0:
+        return alpha, n_items, n_annotations
+    order = np.lexsort((child, item, parent))
+    g, it, ch = parent[order], item[order], child[order]
+    new_cell = np.r_[True, (g[1:] != g[:-1]) | (it[1:] != it[:-1]) | (ch[1:] != ch[:-1])]
+    cell_start = np.flatnonzero(new_cell)
+    n_cell = np.diff(np.r_[cell_start, g.size]).astype(float)  # n_ic of each (parent, item, child)
+    cg, ci, cc = g[cell_start], it[cell_start], ch[cell_start]
+    new_pi = np.r_[True, (cg[1:] != cg[:-1]) | (ci[1:] != ci[:-1])]
+    pi_of_cell = np.cumsum(new_pi) - 1  # the (parent, item) group of each cell
+    m = np.bincount(pi_of_cell, weights=n_cell)
+    sumsq = np.bincount(pi_of_cell, weights=n_cell * n_cell)
+    pi_parent = cg[new_pi]
+    ok = m >= 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        part = np.where(ok, (m * m - sumsq) / np.where(ok, m - 1.0, 1.0), 0.0)
+    obs = np.bincount(pi_parent, weights=part, minlength=n_parents)
+    n = np.bincount(pi_parent, weights=np.where(ok, m, 0.0), minlength=n_parents)
+    n_items = np.bincount(pi_parent, weights=ok, minlength=n_parents).astype(np.int64)
+    # n_c per (parent, child) over the pairable items: the cells sorted by (parent, child), summed per run
+    cell_ok = ok[pi_of_cell]
+    cg2, cc2, w = cg[cell_ok], cc[cell_ok], n_cell[cell_ok]
+    o2 = np.lexsort((cc2, cg2))
+    cg2, cc2, w = cg2[o2], cc2[o2], w[o2]
+    run = np.r_[True, (cg2[1:] != cg2[:-1]) | (cc2[1:] != cc2[:-1])] if cg2.size else np.zeros(0, bool)
+    run_id = np.cumsum(run) - 1
+    n_c = np.bincount(run_id, weights=w) if w.size else np.zeros(0)
+    sum_nc2 = np.bincount(cg2[run], weights=n_c * n_c, minlength=n_parents)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = obs / n
+        d_e = (n * n - sum_nc2) / (n * (n - 1.0))
+        alpha = np.where((n_items > 0) & (d_e > EPS), 1.0 - d_o / d_e, np.nan)
+    return alpha, n_items, n_annotations
+
+
 @validate()
 def split_hierarchy(data: Any, *, sep: str = "/") -> dict[str, Annotations]:
     r"""The three views of hierarchical labels: ``parent``, ``child`` and ``full``.
@@ -134,10 +201,7 @@ def split_hierarchy(data: Any, *, sep: str = "/") -> dict[str, Annotations]:
     if data.label is None:
         raise ValueError("hierarchical analysis needs the annotations themselves, not only statistics")
     paths = [_path(c, sep) for c in data.categories]
-    parents = sorted({p[0] for p in paths}, key=str)
-    children = sorted({p[1] for p in paths if len(p) > 1}, key=str)
-    parent_code = np.array([parents.index(p[0]) for p in paths], dtype=np.int64)
-    child_code = np.array([children.index(p[1]) if len(p) > 1 else -1 for p in paths], dtype=np.int64)
+    parents, parent_code, children, child_code = _components(paths)
     full = [sep.join(map(str, p)) for p in paths]
     return {
         "parent": _recode(data, parents, parent_code),
@@ -326,26 +390,23 @@ def hierarchical_agreement(data: Any, *, sep: str = "/", replace_undefined_by: f
         gamma = fill
         notes.append("gamma is undefined: max(parent alpha, child alpha) is not positive")
     # conditional child agreement: child labels of annotations whose parent is l1, per l1 (vectorised per parent)
-    parent, child = views["parent"], views["child"]
     full = as_annotations(data)
-    paths = [_path(c, sep) for c in full.categories]
-    cat_parent = np.array([list(parent.categories).index(p[0]) for p in paths])
-    cat_child = np.array([list(child.categories).index(p[1]) if len(p) > 1 else -1 for p in paths])
-    rows = []
-    for k, name in enumerate(parent.categories):  # one alpha per parent category, not per annotation
-        lookup = np.where((cat_parent == k) & (cat_child >= 0), cat_child, -1)
-        sub = _recode(full, list(child.categories), lookup)
-        n_pairable = int(np.sum(sub.counts.n_i >= 2))
-        value = _quiet_alpha(sub, [], "") if n_pairable else np.nan
-        rows.append(
-            {
-                "parent": name,
-                "alpha": fill if not np.isfinite(value) else value,
-                "n_items": n_pairable,
-                "n_annotations": sub.n_annotations,
-            }
-        )
-    conditional = pd.DataFrame(rows).set_index("parent")
+    _, cat_parent, _, cat_child = _components([_path(c, sep) for c in full.categories])
+    has_child = cat_child[full.label] >= 0  # annotations with a child label, grouped by their parent
+    alpha, n_items, n_annotations = _conditional_alphas(
+        full.item[has_child],
+        cat_parent[full.label[has_child]],
+        cat_child[full.label[has_child]],
+        views["parent"].n_categories,
+    )
+    conditional = pd.DataFrame(
+        {
+            "parent": views["parent"].categories,
+            "alpha": np.where(np.isfinite(alpha), alpha, fill),
+            "n_items": n_items,
+            "n_annotations": n_annotations,
+        }
+    ).set_index("parent")
     return HierarchyResult(a1, a2, af, gamma, conditional, notes)
 
 
@@ -475,14 +536,12 @@ def hierarchy_test(data: Any, *, sep: str = "/", n_boot: int = 2000, seed: int |
     """
     views = split_hierarchy(data, sep=sep)
     full = views["full"]
-    paths = [_path(c, sep) for c in full.categories]
-    parent_names, child_names = list(views["parent"].categories), list(views["child"].categories)
+    parent_names, cat_parent, child_names, cat_child = _components([_path(c, sep) for c in full.categories])
     to_parent = np.zeros((full.n_categories, len(parent_names)))
     to_child = np.zeros((full.n_categories, len(child_names)))
-    for j, p in enumerate(paths):  # categories, not annotations
-        to_parent[j, parent_names.index(p[0])] = 1.0
-        if len(p) > 1:
-            to_child[j, child_names.index(p[1])] = 1.0
+    to_parent[np.arange(full.n_categories), cat_parent] = 1.0
+    with_child = np.flatnonzero(cat_child >= 0)
+    to_child[with_child, cat_child[with_child]] = 1.0
     patterns, mult = count_patterns(full)
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(int(mult.sum()), mult / mult.sum(), size=int(n_boot)).astype(float)

@@ -128,7 +128,9 @@ class ItemCounts:
         """Count annotations per (item, category)."""
         c = max(int(n_categories), 1)
         key = item.astype(np.int64) * c + label
-        if n_items * c <= _DENSE_CELLS:
+        # dense only while the table is not much larger than the annotations: a dense items × categories table of
+        # many labels would cost O(items × categories), quadratic in the rows (issue 25)
+        if n_items * c <= min(_DENSE_CELLS, max(1 << 20, 16 * key.size)):
             dense = np.bincount(key, minlength=n_items * c)
             cells = np.flatnonzero(dense)
             counts = dense[cells]
@@ -298,13 +300,15 @@ class PairStats:
         ac = int(n_annotators) * c
         per_annotator = np.bincount(annotator, minlength=n_annotators)
         v = annotator * c + label
-        if ac * ac <= _PAIR_CELLS:
+        n_i = np.bincount(item, minlength=n_items).astype(float)
+        pairs = float(np.sum(n_i * (n_i - 1.0)))  # ordered within-item pairs: the entries at most
+        # the dense table only while it is not much larger than the pairs themselves: with many labels its
+        # (A·C)² cells would cost far more than the pairs (quadratic in the rows, issue 25)
+        if ac * ac <= min(_PAIR_CELLS, max(1 << 20, 16.0 * pairs)):
             return cls.from_cells(pair_cells(item, v, n_items, ac), n_annotators, n_categories, per_annotator)
         else:
             from iaa_engine.base._policy import check_memory
 
-            n_i = np.bincount(item, minlength=n_items).astype(float)
-            pairs = float(np.sum(n_i * (n_i - 1.0)))  # ordered within-item pairs: the entries at most
             check_memory(
                 48.0 * pairs + 32.0 * item.size,
                 f"the annotator-pair table ({n_annotators} annotators, {n_categories} categories)",
