@@ -1,13 +1,28 @@
 #!/usr/bin/env python
-"""Generate the classroom workbook of the annotation-analysis exercise (seed 001) with openpyxl.
+"""Generate the classroom workbook of the annotation-analysis exercise (seed 001 of the project) with openpyxl.
 
     python templates/make_classroom_workbook.py            # writes templates/classroom_solution.xlsx
                                                            #    and templates/classroom_exercise.xlsx
     python templates/make_classroom_workbook.py --out DIR
 
-Every step is a native formula from the classic function set (SUM, COUNT, COUNTIF, SUMSQ, SUMPRODUCT, IF,
-AVERAGE, ...), so Excel 2010+ and LibreOffice compute it; no LET, XLOOKUP or dynamic-array functions. Beside each
-result a check cell calls the iaa-engine add-in (=FLEISS(...), =COHEN(...), ...): without the add-in it shows #NAME?.
+The workbooks stand alone: every formula, worked number and instruction a student needs is in them (no reference to
+an exercise sheet that is not shipped), annotators are numbered 1..3 everywhere (sheets, pairs, the add-in's
+arguments), and the Start sheet says what the hidden answer keys are for a teacher.
+
+Every step is a native formula from the classic function set (SUM, COUNT, COUNTIF, COUNTIFS, SUMSQ, SUMPRODUCT, IF,
+AVERAGE, ...), so Excel 2010+ and LibreOffice compute it; no LET, XLOOKUP or dynamic-array functions.
+
+Blank cells of the matrix are missing annotations and every step treats them as iaa_engine does (the sheets say
+so): Cohen's kappa of a pair counts the items both annotated (J, row "both?"); Fleiss' P_j needs 2+ labels (blank
+otherwise) and P-bar is the mean over the instances that have it; p_k is the mean over the labelled instances of
+their shares n_kj/n_j (the pooled share when every instance has the same number of labels); Freq_i(k) counts
+annotator i's own labels and a blank gives no vote. ``tests/test_excel_template.py`` blanks a cell and compares.
+
+Beside each result a check cell calls the iaa-engine add-in (FLEISS(...), COHEN(...), ...), guarded by the probe
+cell ADDIN (Data!B9: "yes" when the add-in answered, "no" when its function is unknown, i.e. ``ERROR.TYPE`` 5 =
+#NAME?): ``=IF(Data!$B$9="yes",FLEISS(...),"needs the add-in")``. Without the add-in (LibreOffice, Google Sheets,
+Excel without it) the grey cells say "needs the add-in" instead of #NAME?; with it they compute, and the add-in's own
+error values (#VALUE! with a reason, #DIV/0! when undefined) pass through unchanged.
 Every check cell states the orientation of its range (``layout``): "rows" for the annotators × items matrix of the
 Data and SPA sheets, "columns" for the spans × annotators table of the Alpha sheet; the add-in's default, "auto",
 would refuse a square matrix (e.g. after a class pastes 3 annotators × 3 items).
@@ -19,11 +34,12 @@ as array formulas sized to the table the add-in returns for the seed data (``<f 
 what makes Excel 365 treat them as dynamic arrays that spill to the size of the result: the cell attribute ``cm="1"``
 pointing at a cell-metadata block of ``xl/metadata.xml`` whose type XLDAPR carries ``fDynamic="1"``, with that part's
 content type and workbook relationship (the layout XlsxWriter's ``write_dynamic_array_formula`` writes; openpyxl
-cannot write it). :func:`spills` lists them.
+cannot write it). Without the add-in they show an inline array of the same size: "needs the add-in" in the top-left
+cell, the rest blank. :func:`spills` lists them.
 
-The solution version has every step; the exercise version keeps the inputs and the worked examples of the
-exercise sheet (pair 0-1 of Cohen's kappa, instance 1 of Fleiss' kappa, Freq_1(k), Freq(k) and w_11) and leaves
-the other step cells (blue) empty for students.
+The solution version has every step; the exercise version keeps the inputs and the worked examples (pair 1-2 of
+Cohen's kappa, instance 1 of Fleiss' kappa, Freq_1(k), Freq(k) and w_11) and leaves the other step cells (blue)
+empty for students.
 
 Answer checks without the add-in: beside each answer (A, E, kappa of each Cohen pair; P-bar, P-bar_e, Fleiss'
 kappa; the 60 gold labels; SPA under six schemes; p_a', p_a, p_e, alpha) a native formula (IF, ABS, IFERROR) shows
@@ -32,6 +48,7 @@ as "1|2"), "not yet" (anything else, an error value included) or nothing while t
 with the same cell of a hidden sheet "Key <sheet>": the solution's steps built by the same code, computing from the
 workbook's own inputs (Data; the typed matrix of SPA; the spans of Alpha), so the checks follow edited data and
 work in Excel, LibreOffice and Google Sheets. ``CHECKS`` lists them (key, sheet, answer cell, check cell, kind).
+The keys are hidden, not protected: the Start sheet tells teachers so.
 
 Inputs (yellow) are typed values only; a cell that copies another one by formula is light grey ("copy"). The
 matrices on Data and SPA accept only the labels of CATEGORIES or a blank (data validation with an error message);
@@ -118,9 +135,48 @@ THIN = Side(style="thin", color="A6A6A6")
 BOX = Border(left=THIN, right=THIN, top=THIN, bottom=THIN)
 P4 = "0.0000"
 CHECK_NOTE = (
-    "Check cell: the iaa-engine Excel add-in computes the same value. Without the add-in "
-    "(e.g. in LibreOffice) it shows #NAME? - that is expected."
+    "Optional check: the iaa-engine Excel add-in computes the same value here. Without the add-in (LibreOffice, "
+    'Google Sheets, Excel without it) the cell says "needs the add-in"; Data!B9 says whether it was found.'
 )
+# The add-in probe: "yes" when the add-in's FLEISS answered (a number or one of its own error values), "no" when
+# the spreadsheet does not know the function (#NAME?, ERROR.TYPE 5). Every add-in cell is guarded by it.
+ADDIN_CELL = "B9"
+ADDIN = f"Data!${ADDIN_CELL[0]}${ADDIN_CELL[1:]}"
+NEEDS_ADDIN = "needs the add-in"
+ADDIN_FUNCS = ("FLEISS", "COHEN", "KALPHA", "SPA", "GOLD", "BCR_WEIGHTS", "IAA_REPORT", "ITEM_AGREEMENT")
+ADDIN_PROBE = f'=IF(IFERROR(ERROR.TYPE(FLEISS({DATA},{ROWS}))<>5,TRUE),"yes","no")'
+
+
+def guarded(call: str, rows: int = 1, cols: int = 1) -> str:
+    """``=IF(<add-in found>,<call>,<fallback>)``: the add-in's result, or "needs the add-in" without the add-in.
+    A call returning a rows × cols table falls back to an inline array of that size ("needs the add-in" top left,
+    the rest blank), so a sized array formula shows the message once."""
+    if rows == cols == 1:
+        fallback = f'"{NEEDS_ADDIN}"'
+    else:
+        fallback = "{" + ";".join(",".join(f'"{NEEDS_ADDIN}"' if (r, c) == (0, 0) else '""' for c in range(cols))
+                                  for r in range(rows)) + "}"  # fmt: skip
+    return f'=IF({ADDIN}="yes",{call.lstrip("=")},{fallback})'
+
+
+def addin_calls(formula: str) -> list[str]:
+    """The add-in calls in ``formula`` (``NAME(args)`` with balanced parentheses, quotes respected)."""
+    out = []
+    for m in re.finditer(r"(?<![A-Z_.])(" + "|".join(sorted(ADDIN_FUNCS, key=len, reverse=True)) + r")\(", formula):
+        depth, quoted = 0, False
+        for k in range(m.end() - 1, len(formula)):
+            ch = formula[k]
+            if ch == '"':
+                quoted = not quoted
+            elif not quoted and ch == "(":
+                depth += 1
+            elif not quoted and ch == ")":
+                depth -= 1
+                if depth == 0:
+                    out.append(formula[m.start() : k + 1])
+                    break
+    return out
+
 
 CELLS: list[tuple[tuple, str, str, bool]] = []  # (key, sheet, cell, given in the exercise)
 # Answer checks without the add-in: (key, sheet, answer cell, check cell, kind "number" | "label").
@@ -193,7 +249,7 @@ class Sheet:
     def step(
         self, cell: str, formula: str, key: tuple | None, fmt: str = P4, *, worked: bool = False, kind: str = "step"
     ):
-        """A computed step; ``worked`` = shown in the exercise too (a worked example of the exercise sheet)."""
+        """A computed step; ``worked`` = shown in the exercise too (a worked example)."""
         c = self.ws[cell]
         c.value = formula if (worked or not self.exercise) else None
         c.fill = FILL[kind]
@@ -221,14 +277,17 @@ class Sheet:
             CHECKS.append((key, self.title, target, cell, kind))
         return c
 
-    def check(self, cell: str, formula: str, label_cell: str | None = None, fmt: str = P4, width: int = 2):
+    def check(
+        self, cell: str, formula: str, label_cell: str | None = None, fmt: str = P4, width: int = 2, *, raw=False
+    ):
+        """An optional add-in cell: ``formula`` (the add-in call) guarded by the probe (:func:`guarded`)."""
         if self.key:
             return None
         if label_cell:
             self.text(label_cell, "add-in:", italic=True, color="595959")
             self.ws[label_cell].alignment = Alignment(horizontal="right")
         c = self.ws[cell]
-        c.value = formula
+        c.value = formula if raw else guarded(formula)
         c.fill = FILL["check"]
         c.border = BOX
         c.number_format = fmt
@@ -258,7 +317,7 @@ class Sheet:
             return None
         c = self.check(cell, formula, label_cell, fmt, width=1)
         last = f"{get_column_letter(c.column + cols - 1)}{c.row + rows - 1}"
-        c.value = ArrayFormula(f"{cell}:{last}", formula)
+        c.value = ArrayFormula(f"{cell}:{last}", guarded(formula, rows, cols))
         for r in range(rows):
             for k in range(cols):
                 cc = self.ws.cell(row=c.row + r, column=c.column + k)
@@ -315,7 +374,23 @@ def agreement_scale() -> ColorScaleRule:
     )  # fmt: skip
 
 
-KAPPA_SUMMARY = 46  # first row of the Cohen sheet's summary table (pairs, kappas) and chart
+PAIRS = [(0, 1), (0, 2), (1, 2)]  # 0-based annotator indices; shown 1-based everywhere ("annotator 1", "pair 1-2")
+COHEN_STRIDE = 16  # rows per pair block on the Cohen sheet
+# Row offsets inside a Cohen block: title, item header, a_xj, a_yj, both?, same?, |J|, A, category header, the
+# three categories, E, kappa.
+C_HEAD, C_AX, C_AY, C_BOTH, C_SAME, C_J, C_A, C_CAT, C_K0, C_E, C_KAPPA = 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13
+
+
+def cohen_row(t: int, offset: int) -> int:
+    """Row of ``offset`` in the block of pair ``t`` (0, 1, 2) on the Cohen sheet."""
+    return 4 + COHEN_STRIDE * t + offset
+
+
+def pair_name(x: int, y: int) -> str:
+    return f"{x + 1}{y + 1}"
+
+
+KAPPA_SUMMARY = cohen_row(len(PAIRS), 0)  # first row of the Cohen sheet's summary table (pairs, kappas) and chart
 
 
 def kappa_summary(s: Sheet) -> None:
@@ -325,10 +400,10 @@ def kappa_summary(s: Sheet) -> None:
     s.text(f"A{r0}", "Summary: pairwise Cohen's kappa (fills in as you compute the blocks above)", bold=True, size=12)
     s.head(f"A{r0 + 1}", "pair")
     s.head(f"B{r0 + 1}", "kappa")
-    for t, (x, y) in enumerate([(0, 1), (0, 2), (1, 2)]):
+    for t, (x, y) in enumerate(PAIRS):
         r = r0 + 2 + t
-        kappa = f"B{4 + 14 * t + 11}"
-        s.head(f"A{r}", f"{x} and {y}")
+        kappa = f"B{cohen_row(t, C_KAPPA)}"
+        s.head(f"A{r}", f"{x + 1} and {y + 1}")
         c = s.ws[f"B{r}"]
         c.value = f'=IF({kappa}="","",{kappa})'
         c.number_format = P4
@@ -364,6 +439,28 @@ GOALS = [
     "See how missing annotations are handled (SPA) and follow Krippendorff's alpha step by step.",
     "Read an agreement number: 0 is chance level, 1 is perfect agreement.",
 ]
+
+
+def _cohen_step(t: int) -> str:
+    """The cells of Cohen block ``t`` as the Start sheet names them."""
+
+    def rng(off: int) -> str:
+        return f"Cohen!{FIRST}{cohen_row(t, off)}:{LAST}{cohen_row(t, off)}"
+
+    x, y = PAIRS[t]
+    xy = pair_name(x, y)
+    return (
+        f"the both? row {rng(C_BOTH)} (1 when both annotated the instance), the same? row {rng(C_SAME)}, "
+        f"|J| in Cohen!B{cohen_row(t, C_J)}, A_{xy} in Cohen!B{cohen_row(t, C_A)}, the counts n_x(k), n_y(k) on J "
+        f"and p_x(k) p_y(k) in Cohen!B{cohen_row(t, C_K0)}:D{cohen_row(t, C_K0 + 2)}, E_{xy} in "
+        f"Cohen!B{cohen_row(t, C_E)} and kappa_{xy} in Cohen!B{cohen_row(t, C_KAPPA)}"
+    )
+
+
+def _cohen_checks(t: int) -> str:
+    return ", ".join(f"Cohen!G{cohen_row(t, off)}" for off in (C_A, C_E, C_KAPPA))
+
+
 # Numbered steps: (title, text). Every Sheet!Cell named here exists (tests/test_excel_template.py checks it).
 STEPS = [
     (
@@ -371,30 +468,22 @@ STEPS = [
         "Look at the annotation matrix Data!B5:P7 (yellow: 3 annotators in rows, 15 instances in columns) and the "
         "categories Data!R5:R7. Only 1, 2, 3 or a blank (no annotation) can be typed into the matrix.",
     ),
+    ("Cohen, pair 1-2", f"Read the worked example: {_cohen_step(0)} (= 0.698)."),
+    ("Cohen, pair 1-3", f"Fill {_cohen_step(1)}. Your checks: {_cohen_checks(1)}."),
     (
-        "Cohen, pair 0-1",
-        "Read the worked example: the same? row Cohen!B8:P8, A_01 = 0.8 in Cohen!B9, the counts n_x(k), n_y(k) "
-        "and p_x(k) p_y(k) in Cohen!B11:D13, E_01 in Cohen!B14 and kappa_01 = 0.698 in Cohen!B15.",
-    ),
-    (
-        "Cohen, pair 0-2",
-        "Fill the same? row Cohen!B22:P22, A_02 in Cohen!B23, the counts and p_x p_y in Cohen!B25:D27, E_02 in "
-        "Cohen!B28 and kappa_02 in Cohen!B29. Your checks: Cohen!G23, Cohen!G28, Cohen!G29.",
-    ),
-    (
-        "Cohen, pair 1-2",
-        "The same in Cohen!B36:P36, Cohen!B37, Cohen!B39:D41, Cohen!B42 and Cohen!B43 (checks Cohen!G37, "
-        "Cohen!G42, Cohen!G43). The chart beside Cohen!B48:B50 then shows your three kappas.",
+        "Cohen, pair 2-3",
+        f"The same: {_cohen_step(2)} (checks {_cohen_checks(2)}). The chart beside "
+        f"Cohen!B{KAPPA_SUMMARY + 2}:B{KAPPA_SUMMARY + 4} then shows your three kappas.",
     ),
     (
         "Fleiss",
-        "Instance 1 is worked (column B). Fill n_kj in Fleiss!C5:P7, n in Fleiss!C8:P8 and P_j in Fleiss!C9:P9; "
-        "then P-bar in Fleiss!B11, the sums and p_k in Fleiss!B14:C16, P-bar_e in Fleiss!B17 and kappa in "
-        "Fleiss!B19 (the exercise sheet: 0.599). Checks: Fleiss!G11, Fleiss!G17, Fleiss!G19.",
+        "Instance 1 is worked (column B). Fill n_kj in Fleiss!C5:P7, n_j in Fleiss!C8:P8 and P_j in Fleiss!C9:P9; "
+        "then P-bar in Fleiss!B11, |J| in Fleiss!B12, the sums of shares and p_k in Fleiss!B14:C16, P-bar_e in "
+        "Fleiss!B17 and kappa in Fleiss!B19 (by hand: 0.599). Checks: Fleiss!G11, Fleiss!G17, Fleiss!G19.",
     ),
     (
         "Gold",
-        "Counts and totals of annotators 1 and 2 in Gold!B6:E7, their Freq_i(k) in Gold!G6:I7 (annotator 0 and "
+        "Counts and totals of annotators 2 and 3 in Gold!B6:E7, their Freq_i(k) in Gold!G6:I7 (annotator 1 and "
         "all annotators are worked). Then, rule by rule, the weights w_ik (rule 'diff': Gold!B14:D16), the "
         "weighted votes (Gold!B18:P20), the best score (Gold!B21:P21) and the gold labels (Gold!B22:P22). "
         "Rules 'rat', 'com' and 'inv' follow in the same layout: gold labels in Gold!B36:P36, Gold!B50:P50, "
@@ -416,16 +505,29 @@ STEPS = [
     ),
 ]
 HINTS = [
-    "Start from the worked example of each sheet (pair 0-1, instance 1, annotator 0, w_11): look at its formula, "
+    "Start from the worked example of each sheet (pair 1-2, instance 1, annotator 1, w_11): look at its formula, "
     "then fill it right or down - relative references do the rest.",
-    "COUNTIF(range, k) counts the cells holding category k; SUMSQ(range) adds up squares; SUMPRODUCT(r1, r2) "
-    "multiplies pair by pair and adds up; COUNT(range) counts the numbers (a blank is not counted).",
-    "|J| is the number of instances (COUNT of the item numbers); in P_j, n is the number of ratings of instance j.",
+    "COUNTIF(range, k) counts the cells holding category k; COUNTIFS(range, k, both_row, 1) counts them on the "
+    "instances where both_row is 1; SUMSQ(range) adds up squares; SUMPRODUCT(r1, r2) multiplies pair by pair and "
+    "adds up; COUNT(range) counts the numbers (a blank is not counted).",
+    "In Cohen's kappa, J is the set of instances both annotators labelled (|J| = 15 while nothing is blank); in P_j, "
+    "n_j is the number of labels of instance j.",
     "A gold label is the category with the largest weighted vote. On a tie type all tied categories, smallest "
     "first, joined by | (for example 1|2).",
-    "Keep full precision: refer to cells instead of typing rounded numbers (the exercise sheet rounds E_01 to "
-    "0.337; the exact value is 0.3378).",
-    "Change a label on Data and watch every sheet follow; the checks then judge your formulas on the new data.",
+    "Keep full precision: refer to cells instead of typing rounded numbers (rounded by hand, E_12 = 0.337; the "
+    "exact value is 0.3378).",
+    "Change a label on Data, or blank one, and watch every sheet follow; the checks then judge your formulas on the "
+    "new data.",
+]
+MISSING = [
+    "A blank cell of a matrix is an annotation that was not made. Every step treats it as the iaa-engine library does:",
+    "Cohen's kappa of a pair uses only the instances both annotated (J): A_xy = agreements / |J|, and n_x(k), n_y(k) "
+    "count the labels on J, so E_xy = sum_k (n_x(k)/|J|)(n_y(k)/|J|).",
+    "Fleiss' kappa: n_j is the number of labels of instance j; P_j needs 2 or more (blank otherwise) and P-bar is "
+    "the mean of the P_j shown; p_k is the mean, over the |J| instances with a label, of the share n_kj / n_j of "
+    "category k among that instance's labels (with n labels everywhere this is sum_j n_kj / (|J| n)).",
+    "Gold standard: Freq_i(k) is the share of annotator i's own labels; a blank gives no vote. SPA and alpha "
+    "skip instances with fewer than 2 labels.",
 ]
 CHECKING = [
     'Beside each answer a check cell says "correct" (green) when your number is within 0.001 of the answer, or '
@@ -434,8 +536,15 @@ CHECKING = [
     "The checks are ordinary formulas (IF, ABS, IFERROR): they work in Excel, LibreOffice and Google Sheets without "
     "any add-in. They compare with hidden sheets (Key Cohen, ...) that compute every step from the same inputs - "
     "looking there spoils the exercise.",
-    "Optional: with the iaa-engine Excel add-in the grey cells compute each result with the library; without it they "
-    "show #NAME? - that is expected and changes nothing else.",
+    "Optional: with the iaa-engine Excel add-in the grey cells compute each result with the library (Data!B9 says "
+    f'"yes"); without it they say "{NEEDS_ADDIN}" - that is expected and changes nothing else.',
+]
+TEACHERS = [
+    "The answer keys are the hidden sheets Key Cohen, Key Fleiss, Key Gold, Key SPA and Key Alpha (the checks "
+    "need them). They are hidden, not protected: anyone can show them (Excel: right-click a sheet tab > Unhide; "
+    "LibreOffice: Sheet > Show Sheet) and read every answer. Use the checks as a learning aid, not for grading.",
+    "classroom_solution.xlsx has every step filled in; classroom_exercise.xlsx is the same workbook with the blue "
+    "step cells empty except the worked examples.",
 ]
 
 
@@ -448,8 +557,9 @@ def sheet_start(wb: Workbook, exercise: bool) -> None:
         (None, f"Classroom workbook - {version}", dict(bold=True, size=12), None),
         (
             None,
-            "Methods in Computational Linguistics: exercise by Franziska Weeber, after material by Eva Maria Vecchi; "
-            "Krippendorff's alpha after Datasaur's worked example.",
+            "After an exercise of the course Methods in Computational Linguistics (Franziska Weeber, after material "
+            "by Eva Maria Vecchi) and Datasaur's worked example of Krippendorff's alpha. Everything you need - data, "
+            "formulas, worked examples, steps - is in this workbook.",
             dict(italic=True),
             None,
         ),
@@ -463,6 +573,9 @@ def sheet_start(wb: Workbook, exercise: bool) -> None:
         (None, "Hints", dict(bold=True, size=13), None),
         *[("•", h, {}, None) for h in HINTS],
         (None, "", {}, None),
+        (None, "Missing annotations (blank cells)", dict(bold=True, size=13), None),
+        *[("•", m, {}, None) for m in MISSING],
+        (None, "", {}, None),
         (None, "Checking your answers", dict(bold=True, size=13), None),
         *[("•", c, {}, None) for c in CHECKING],
         (None, "", {}, None),
@@ -472,20 +585,22 @@ def sheet_start(wb: Workbook, exercise: bool) -> None:
         (None, "Step: a formula of the exercise. In the exercise version these are empty: your turn.", {}, "step"),
         (None, "Result of a section (an answer that has a check).", {}, "result"),
         (None, 'Check without the add-in: "correct" / "not yet" (blank while the answer is blank).', {}, "answer"),
-        (None, "Optional check by the iaa-engine add-in (#NAME? without it).", {}, "check"),
+        (None, f'Optional check by the iaa-engine add-in ("{NEEDS_ADDIN}" without it).', {}, "check"),
         (None, "", {}, None),
         (None, "Notes", dict(bold=True, size=13), None),
         (
             "•",
-            "Rounding: the exercise sheet rounds intermediate values (E_01 = 0.337, w_11 = 0.832); this workbook keeps "
-            "full precision and shows 4 decimals (E_01 = 76/225 = 0.3378, w_11 = 0.8333).",
+            "Numbering: annotators are 1, 2, 3 everywhere (rows of Data, pairs 1-2, 1-3, 2-3, Freq_1(k), w_11 and "
+            "the add-in's COHEN(range, 1, 2))."
+            " Rounding: the notes marked 'by hand' round intermediate values as a hand calculation would (E_12 = "
+            "0.337, w_11 = 0.832); this workbook keeps full precision and shows 4 decimals (E_12 = 76/225 = 0.3378, "
+            "w_11 = 0.8333).",
             {},
             None,
         ),
         (
             "•",
-            "Missing annotations are blank cells. Formulas use only the classic function set (Excel 2010+, "
-            "LibreOffice, Google Sheets).",
+            "Formulas use only the classic function set (Excel 2010+, LibreOffice, Google Sheets).",
             {},
             None,
         ),
@@ -498,6 +613,9 @@ def sheet_start(wb: Workbook, exercise: bool) -> None:
             None,
         ),
         ("•", "Generated by templates/make_classroom_workbook.py (iaa-engine); checked against iaa_engine.", {}, None),
+        (None, "", {}, None),
+        (None, "For teachers", dict(bold=True, size=13), None),
+        *[("•", t, {}, None) for t in TEACHERS],
     ]
     for r, (mark, text, font, fill) in enumerate(rows, start=1):
         a = ws.cell(row=r, column=1, value=mark)
@@ -525,21 +643,29 @@ def sheet_data(wb: Workbook, exercise: bool, record: bool) -> None:
     s = Sheet(wb, "Data", exercise, record)
     s.title_rows(
         "Data: annotation matrix A (N = 3 annotators, |J| = 15 instances, |K| = 3 categories)",
-        "Row i holds the categories annotator i assigned (seed 001). Yellow cells are inputs: change "
-        "them and every sheet follows.",
+        "Row i holds the categories annotator i assigned; a blank cell is a missing annotation. Yellow cells are "
+        "inputs: change them and every sheet follows.",
     )
     s.head("A4", "annotator \\ item")
     for j, col in enumerate(COLS):
         s.head(f"{col}4", j + 1)
     for i in range(N_ANN):
-        s.head(f"A{5 + i}", f"annotator {i}")
+        s.head(f"A{5 + i}", f"annotator {i + 1}")
         for j, col in enumerate(COLS):
             s.given(f"{col}{5 + i}", MATRIX_A[i][j])
     s.head("R4", "categories K")
     for t, k in enumerate(CATEGORIES):
         s.given(f"R{5 + t}", k)
     validate_labels(s, f"{FIRST}5:{LAST}7")
-    s.text("A9", "Add-in checks of the whole matrix:", bold=True)
+    s.text("A9", "add-in found?", bold=True)
+    s.check(ADDIN_CELL, ADDIN_PROBE, fmt="General", raw=True)
+    s.text(
+        "D9",
+        f'Optional: "yes" = the grey cells compute with the iaa-engine add-in; "no" = they say "{NEEDS_ADDIN}" '
+        "(nothing else needs it).",
+        italic=True,
+        color="595959",
+    )
     s.text("A10", "Fleiss' kappa")
     s.check("B10", f"=FLEISS({DATA},{ROWS})")
     s.text("A11", "Krippendorff's alpha")
@@ -552,91 +678,97 @@ def sheet_data(wb: Workbook, exercise: bool, record: bool) -> None:
 def sheet_cohen(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> None:
     s = Sheet(wb, "Cohen", exercise, record, key)
     s.title_rows(
-        "Cohen's kappa for each pair of annotators",
-        "A_xy = share of instances with the same category;  E_xy = sum_k p_x(k) p_y(k) with "
-        "p_x(k) = n_x(k)/|J|;  kappa_xy = (A_xy - E_xy)/(1 - E_xy).",
+        "Cohen's kappa for each pair of annotators, on the instances both annotated (J)",
+        "A_xy = share of J with the same category;  E_xy = sum_k p_x(k) p_y(k) with p_x(k) = n_x(k)/|J| "
+        "(x's labels k on J);  kappa_xy = (A_xy - E_xy)/(1 - E_xy).  A blank cell is not in J.",
     )
-    for b_idx, (x, y) in enumerate([(0, 1), (0, 2), (1, 2)]):
-        b = 4 + 14 * b_idx
-        worked = (x, y) == (0, 1)  # the exercise sheet's example
+    for t, (x, y) in enumerate(PAIRS):
+
+        def row(off: int, t: int = t) -> int:
+            return cohen_row(t, off)
+
+        xy = pair_name(x, y)
+        worked = t == 0  # the worked example: pair 1-2
         s.text(
-            f"A{b}",
-            f"Pair: annotator {x} and annotator {y}" + ("   (the exercise's worked example)" if worked else ""),
+            f"A{row(0)}",
+            f"Pair: annotator {x + 1} and annotator {y + 1}" + ("   (worked example)" if worked else ""),
             bold=True,
             size=12,
         )
-        item_header(s, b + 1)
-        s.head(f"A{b + 2}", f"a_{x}j")
-        s.head(f"A{b + 3}", f"a_{y}j")
-        s.head(f"A{b + 4}", "same? (1/0)")
+        item_header(s, row(C_HEAD))
+        s.head(f"A{row(C_AX)}", f"a_{x + 1}j")
+        s.head(f"A{row(C_AY)}", f"a_{y + 1}j")
+        s.head(f"A{row(C_BOTH)}", "both? (in J)")
+        s.head(f"A{row(C_SAME)}", "same? (1/0)")
         for col in COLS:
-            s.given(f"{col}{b + 2}", f"=Data!{col}{5 + x}")
-            s.given(f"{col}{b + 3}", f"=Data!{col}{5 + y}")
+            ax, ay, both = f"{col}{row(C_AX)}", f"{col}{row(C_AY)}", f"{col}{row(C_BOTH)}"
+            s.given(ax, f'=IF(Data!{col}{5 + x}="","",Data!{col}{5 + x})')
+            s.given(ay, f'=IF(Data!{col}{5 + y}="","",Data!{col}{5 + y})')
+            s.step(both, f"=IF(COUNT({ax}:{ay})=2,1,0)", ("cohen", x, y, "both", col), "0", worked=worked)
             s.step(
-                f"{col}{b + 4}", f"=IF({col}{b + 2}={col}{b + 3},1,0)", ("cohen", x, y, "same", col), "0", worked=worked
+                f"{col}{row(C_SAME)}",
+                f"=IF({both}=1,IF({ax}={ay},1,0),0)",
+                ("cohen", x, y, "same", col),
+                "0",
+                worked=worked,
             )
-        s.head(f"A{b + 5}", f"A_{x}{y}")
+        both_row = f"${FIRST}${row(C_BOTH)}:${LAST}${row(C_BOTH)}"
+        s.head(f"A{row(C_J)}", "|J|")
+        s.step(f"B{row(C_J)}", f"=SUM({both_row})", ("cohen", x, y, "J"), "0", worked=worked)
+        s.text(f"C{row(C_J)}", "= instances both annotated (a blank is not in J)", italic=True)
+        s.head(f"A{row(C_A)}", f"A_{xy}")
         s.step(
-            f"B{b + 5}",
-            f"=SUM({FIRST}{b + 4}:{LAST}{b + 4})/COUNT({FIRST}{b + 1}:{LAST}{b + 1})",
+            f"B{row(C_A)}",
+            f"=SUM({FIRST}{row(C_SAME)}:{LAST}{row(C_SAME)})/B{row(C_J)}",
             ("cohen", x, y, "A"),
             worked=worked,
         )
-        s.text(f"C{b + 5}", "= agreements / |J|", italic=True)
-        s.head(f"A{b + 6}", "category k")
-        s.head(f"B{b + 6}", f"n_{x}(k)")
-        s.head(f"C{b + 6}", f"n_{y}(k)")
-        s.head(f"D{b + 6}", "p_x p_y")
-        for t in range(len(CATEGORIES)):
-            r = b + 7 + t
-            s.given(f"A{r}", f"=Data!$R${5 + t}")
-            s.step(
-                f"B{r}",
-                f"=COUNTIF(${FIRST}{b + 2}:${LAST}{b + 2},$A{r})",
-                ("cohen", x, y, "n_x", t),
-                "0",
-                worked=worked,
-            )
-            s.step(
-                f"C{r}",
-                f"=COUNTIF(${FIRST}{b + 3}:${LAST}{b + 3},$A{r})",
-                ("cohen", x, y, "n_y", t),
-                "0",
-                worked=worked,
-            )
+        s.text(f"C{row(C_A)}", "= agreements / |J|", italic=True)
+        s.head(f"A{row(C_CAT)}", "category k")
+        s.head(f"B{row(C_CAT)}", f"n_{x + 1}(k)")
+        s.head(f"C{row(C_CAT)}", f"n_{y + 1}(k)")
+        s.head(f"D{row(C_CAT)}", "p_x p_y")
+        s.text(f"E{row(C_CAT)}", "= labels k on J only (COUNTIFS with both? = 1); p_x(k) = n_x(k)/|J|", italic=True)
+        for k in range(len(CATEGORIES)):
+            r = row(C_K0 + k)
+            s.given(f"A{r}", f"=Data!$R${5 + k}")
+            for c, who, src in (("B", "n_x", C_AX), ("C", "n_y", C_AY)):
+                s.step(
+                    f"{c}{r}",
+                    f"=COUNTIFS(${FIRST}{row(src)}:${LAST}{row(src)},$A{r},{both_row},1)",
+                    ("cohen", x, y, who, k),
+                    "0",
+                    worked=worked,
+                )
             s.step(
                 f"D{r}",
-                f"=(B{r}/COUNT(${FIRST}${b + 1}:${LAST}${b + 1}))*(C{r}/COUNT(${FIRST}${b + 1}:${LAST}${b + 1}))",
-                ("cohen", x, y, "pxpy", t),
+                f"=(B{r}/$B${row(C_J)})*(C{r}/$B${row(C_J)})",
+                ("cohen", x, y, "pxpy", k),
                 worked=worked,
             )
-        s.head(f"A{b + 10}", f"E_{x}{y}")
-        s.step(f"B{b + 10}", f"=SUM(D{b + 7}:D{b + 9})", ("cohen", x, y, "E"), worked=worked)
-        s.text(f"C{b + 10}", "= sum over k of p_x(k) p_y(k)", italic=True)
-        s.head(f"A{b + 11}", f"kappa_{x}{y}")
+        s.head(f"A{row(C_E)}", f"E_{xy}")
+        s.step(f"B{row(C_E)}", f"=SUM(D{row(C_K0)}:D{row(C_K0 + 2)})", ("cohen", x, y, "E"), worked=worked)
+        s.text(f"C{row(C_E)}", "= sum over k of p_x(k) p_y(k)", italic=True)
+        s.head(f"A{row(C_KAPPA)}", f"kappa_{xy}")
         s.step(
-            f"B{b + 11}", f"=(B{b + 5}-B{b + 10})/(1-B{b + 10})", ("cohen", x, y, "kappa"), worked=worked, kind="result"
+            f"B{row(C_KAPPA)}",
+            f"=(B{row(C_A)}-B{row(C_E)})/(1-B{row(C_E)})",
+            ("cohen", x, y, "kappa"),
+            worked=worked,
+            kind="result",
         )
-        s.check(f"D{b + 11}", f"=COHEN({DATA},{x + 1},{y + 1},{ROWS})", f"C{b + 11}")
-        s.answer(f"G{b + 5}", f"B{b + 5}", ("cohen", x, y, "A"))
-        s.answer(f"G{b + 10}", f"B{b + 10}", ("cohen", x, y, "E"))
-        s.answer(f"G{b + 11}", f"B{b + 11}", ("cohen", x, y, "kappa"))
+        s.check(f"D{row(C_KAPPA)}", f"=COHEN({DATA},{x + 1},{y + 1},{ROWS})", f"C{row(C_KAPPA)}")
+        for off, what in ((C_A, "A"), (C_E, "E"), (C_KAPPA, "kappa")):
+            s.answer(f"G{row(off)}", f"B{row(off)}", ("cohen", x, y, what))
         if worked:
-            s.text(f"I{b + 5}", "exercise sheet: A_01 = 12/15 = 0.8", italic=True, color="7F6000")
-            s.text(
-                f"I{b + 10}",
-                "exercise sheet: E_01 = 0.337 (from rounded terms; exact 76/225 = 0.3378)",
-                italic=True,
-                color="7F6000",
-            )
-            s.text(
-                f"I{b + 11}",
-                "exercise sheet: kappa_01 = (0.8 - 0.337)/(1 - 0.337) = 0.698",
-                italic=True,
-                color="7F6000",
-            )
+            for off, note in (
+                (C_A, "by hand: A_12 = 12/15 = 0.8"),
+                (C_E, "by hand: E_12 = 0.337 (from rounded terms; exact 76/225 = 0.3378)"),
+                (C_KAPPA, "by hand: kappa_12 = (0.8 - 0.337)/(1 - 0.337) = 0.698"),
+            ):
+                s.text(f"I{row(off)}", note, italic=True, color="7F6000")
     s.widths(14, 7.5, 16)
-    s.ws.row_breaks.append(Break(id=31))
+    s.ws.row_breaks.append(Break(id=cohen_row(2, 0) - 1))
     if not key:
         kappa_summary(s)
 
@@ -645,8 +777,8 @@ def sheet_fleiss(wb: Workbook, exercise: bool, record: bool, key: bool = False) 
     s = Sheet(wb, "Fleiss", exercise, record, key)
     s.title_rows(
         "Fleiss' kappa for the whole group",
-        "n_kj = annotators who chose k for instance j;  P_j = (sum_k n_kj^2 - n)/(n(n-1));  "
-        "p_k = sum_j n_kj/(|J| n);  kappa = (P-bar - P-bar_e)/(1 - P-bar_e).",
+        "n_kj = annotators who chose k for instance j;  P_j = (sum_k n_kj^2 - n_j)/(n_j(n_j-1)) for n_j >= 2;  "
+        "p_k = mean over instances of n_kj/n_j;  kappa = (P-bar - P-bar_e)/(1 - P-bar_e).",
     )
     item_header(s, 4)
     for t in range(len(CATEGORIES)):
@@ -660,20 +792,20 @@ def sheet_fleiss(wb: Workbook, exercise: bool, record: bool, key: bool = False) 
                 "0",
                 worked=col == FIRST,
             )
-    s.head("A8", "n (ratings)")
+    s.head("A8", "n_j (labels)")
     s.head("A9", "P_j")
     for col in COLS:
         s.step(f"{col}8", f"=SUM({col}5:{col}7)", ("fleiss", "n", col), "0", worked=col == FIRST)
         s.step(
             f"{col}9",
-            f"=(SUMSQ({col}5:{col}7)-{col}8)/({col}8*({col}8-1))",
+            f'=IF({col}8>=2,(SUMSQ({col}5:{col}7)-{col}8)/({col}8*({col}8-1)),"")',
             ("fleiss", "P_j", col),
             worked=col == FIRST,
         )
+    s.text("R9", "blank: fewer than 2 labels (no pair to agree)", italic=True)
     s.text(
         "A3",
-        "Worked example of the exercise sheet (instance 1): n_11 = 2, n_21 = 1, n_31 = 0, "
-        "P_1 = (2^2 + 1^2 + 0^2 - 3)/6 = 0.33",
+        "Worked by hand (instance 1): n_11 = 2, n_21 = 1, n_31 = 0, P_1 = (2^2 + 1^2 + 0^2 - 3)/6 = 0.33",
         italic=True,
         color="7F6000",
     )
@@ -681,29 +813,35 @@ def sheet_fleiss(wb: Workbook, exercise: bool, record: bool, key: bool = False) 
     s.ws["A10"].value = "add-in (spills):"
     s.head("A11", "P-bar")
     s.step("B11", f"=AVERAGE({FIRST}9:{LAST}9)", ("fleiss", "P_bar"))
-    s.text("C11", "= mean of P_j over the instances", italic=True)
+    s.text("C11", "= mean of the P_j shown (instances with 2+ labels)", italic=True)
+    s.head("A12", "|J|")
+    s.step("B12", f'=COUNTIF({FIRST}8:{LAST}8,">0")', ("fleiss", "J"), "0")
+    s.text("C12", "= instances with at least one label", italic=True)
     s.head("A13", "category k")
-    s.head("B13", "Σ_j n_kj")
+    s.head("B13", "Σ n_kj/n_j")
     s.head("C13", "p_k")
     for t in range(len(CATEGORIES)):
         r = 14 + t
+        n = f"{FIRST}$8:{LAST}$8"
         s.given(f"A{r}", f"=Data!$R${5 + t}")
-        s.step(f"B{r}", f"=SUM({FIRST}{5 + t}:{LAST}{5 + t})", ("fleiss", "sum_k", t), "0")
-        s.step(f"C{r}", f"=B{r}/SUM(${FIRST}$8:${LAST}$8)", ("fleiss", "p_k", t))
-    s.text("D14", "p_k = sum_j n_kj / (|J| n); |J| n = all annotations", italic=True)
+        s.step(f"B{r}", f"=SUMPRODUCT({FIRST}{5 + t}:{LAST}{5 + t}/({n}+({n}=0)))", ("fleiss", "sum_k", t))
+        s.step(f"C{r}", f"=B{r}/$B$12", ("fleiss", "p_k", t))
+    s.text("D14", "p_k = (1/|J|) sum_j n_kj/n_j: the mean share of k among an instance's labels", italic=True)
+    s.text("D15", "(= sum_j n_kj / (|J| n) when every instance has n labels; +(n_j=0) skips an unlabelled one)",
+           italic=True)  # fmt: skip
     s.head("A17", "P-bar_e")
     s.step("B17", "=SUMSQ(C14:C16)", ("fleiss", "P_e"))
     s.text("C17", "= p_1^2 + p_2^2 + p_3^2", italic=True)
     s.head("A19", "kappa")
     s.step("B19", "=(B11-B17)/(1-B17)", ("fleiss", "kappa"), kind="result")
     s.check("D19", f"=FLEISS({DATA},{ROWS})", "C19")
-    s.text("I19", "exercise sheet: kappa = 0.599", italic=True, color="7F6000")
+    s.text("I19", "by hand: kappa = 0.599", italic=True, color="7F6000")
     s.answer("G11", "B11", ("fleiss", "P_bar"))
     s.answer("G17", "B17", ("fleiss", "P_e"))
     s.answer("G19", "B19", ("fleiss", "kappa"))
     if not key:  # P_j from red (no agreement) over yellow to green (all agree)
         s.ws.conditional_formatting.add(f"{FIRST}9:{LAST}9", agreement_scale())
-    s.widths(15, 7, 16)
+    s.widths(15, 7, 16, {"B": 10})
 
 
 def sheet_gold(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> None:
@@ -729,8 +867,8 @@ def sheet_gold(wb: Workbook, exercise: bool, record: bool, key: bool = False) ->
     for i in range(N_ANN + 1):
         r = 5 + i
         rng = f"Data!${FIRST}${5 + i}:${LAST}${5 + i}" if i < N_ANN else DATA
-        worked = i in (0, N_ANN)  # the exercise sheet works Freq_1(k) and Freq(k)
-        s.head(f"A{r}", f"annotator {i}" if i < N_ANN else "all annotators")
+        worked = i in (0, N_ANN)  # the worked examples Freq_1(k) and Freq(k)
+        s.head(f"A{r}", f"annotator {i + 1}" if i < N_ANN else "all annotators")
         who = i if i < N_ANN else "all"
         for t, (cc, fc) in enumerate(zip(cat_cols, freq_cols)):
             s.step(f"{cc}{r}", f"=COUNTIF({rng},Data!$R${5 + t})", ("gold", "count", who, t), "0", worked=worked)
@@ -738,11 +876,12 @@ def sheet_gold(wb: Workbook, exercise: bool, record: bool, key: bool = False) ->
         s.step(f"E{r}", f"=COUNT({rng})", ("gold", "labels", who), "0", worked=worked)
     s.text(
         "K5",
-        "exercise sheet: Freq_1(1) = 6/15 = 0.4 (its annotator 1 is row 'annotator 0' here)",
+        "by hand: Freq_1(1) = 6/15 = 0.4",
         italic=True,
         color="7F6000",
     )
-    s.text("K8", "exercise sheet: Freq(k) = 15/45, 16/45, 14/45", italic=True, color="7F6000")
+    s.text("K8", "by hand: Freq(k) = 15/45, 16/45, 14/45", italic=True, color="7F6000")
+    s.text("K6", "Freq_i(k) = n_i(k) / labels of annotator i (a blank is no label)", italic=True)
     s.head("A10", "|K|")
     s.step("B10", "=COUNT(Data!$R$5:$R$7)", ("gold", "K"), "0", worked=True)
     row = 12
@@ -754,17 +893,17 @@ def sheet_gold(wb: Workbook, exercise: bool, record: bool, key: bool = False) ->
             s.head(f"{cc}{row + 1}", s.ws[f"{cc}{row + 1}"].value)
         for i in range(N_ANN):
             r = row + 2 + i
-            s.head(f"A{r}", f"annotator {i}")
+            s.head(f"A{r}", f"annotator {i + 1}")
             for t, (cc, fc) in enumerate(zip(cat_cols, freq_cols)):
                 fi = f"{fc}{5 + i}"
                 fk = f"{fc}$8"
                 expr = {"diff": f"1+{fk}-{fi}", "rat": f"{fk}/{fi}", "com": f"1+1/$B$10-{fi}", "inv": f"1/{fi}"}[rule]
-                worked = rule == "rat" and i == 0 and t == 0  # w_11 of the exercise sheet
+                worked = rule == "rat" and i == 0 and t == 0  # the worked example w_11
                 s.step(f"{cc}{r}", f'=IF({cc}{5 + i}>0,{expr},"")', ("gold", rule, "w", i, t), worked=worked)
         if rule == "rat":
             s.text(
                 f"E{row + 2}",
-                "← exercise sheet: w_11 = Freq(1)/Freq_1(1) = 0.333/0.4 = 0.832 (exact: (15/45)/(6/15) = 0.8333)",
+                "← by hand: w_11 = Freq(1)/Freq_1(1) = 0.333/0.4 = 0.832 (exact: (15/45)/(6/15) = 0.8333)",
                 italic=True,
                 color="7F6000",
             )
@@ -824,7 +963,7 @@ def sheet_spa(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> 
     blanks = set(SPARSE_BLANKS)
     src = "SPA!" if key else ""  # the key sheet computes from the SPA sheet's own inputs
     for i in range(N_ANN):
-        s.head(f"A{5 + i}", f"annotator {i}")
+        s.head(f"A{5 + i}", f"annotator {i + 1}")
         for j, col in enumerate(COLS):
             if not key:  # typed values (a copy of Data with some cells blank), not links: real inputs
                 s.given(f"{col}{5 + i}", None if (i, j) in blanks else MATRIX_A[i][j])
@@ -932,7 +1071,7 @@ def sheet_spa(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> 
 def sheet_alpha(wb: Workbook, exercise: bool, record: bool, key: bool = False) -> None:
     s = Sheet(wb, "Alpha", exercise, record, key)
     s.title_rows(
-        "Krippendorff's alpha as Datasaur computes it: Labeler A vs Reviewer (seed 002)",
+        "Krippendorff's alpha as Datasaur computes it: Labeler A vs Reviewer (Datasaur's worked example)",
         "p_a = p_a' (1 - 1/(n r')) + 1/(n r');  p_e = sum_k pi_k^2;  alpha = (p_a - p_e)/(1 - p_e).  "
         "Spans with a single label are removed (cleaning).",
     )

@@ -3,8 +3,10 @@
 The committed ``templates/classroom_solution.xlsx`` and ``classroom_exercise.xlsx`` hold formulas without cached
 values (openpyxl writes none), so LibreOffice computes every formula when it loads them; the converted copies are
 read back with ``openpyxl(data_only=True)`` and every computed step (the registry ``CELLS`` of the generator) is
-compared with ``iaa_engine`` on the same data to 1e-9. The add-in's check cells show #NAME? in LibreOffice (no
-UDF there), so the comparison reads the native formula cells only.
+compared with ``iaa_engine`` on the same data to 1e-9, also after a cell of the matrix is blanked (a missing
+annotation). The add-in's check cells say "needs the add-in" in LibreOffice (no UDF there; no #NAME? anywhere),
+so the comparison reads the native formula cells; with each add-in call swapped for the add-in's own result they
+show that result.
 
 The check cells that return tables are dynamic-array formulas (sized arrays marked for Excel 365): the parts Excel
 needs are read from the unzipped files, each size is compared with what the add-in returns on the workbook's data,
@@ -16,8 +18,8 @@ Without ``soffice`` these tests skip, except on CI (``CI=true``) where they fail
 
 from __future__ import annotations
 
-import ast
 import importlib.util
+import inspect
 import math
 import os
 import re
@@ -138,25 +140,33 @@ def expected_values(matrix, sparse, spans) -> dict[tuple, object]:
     d = ie.Annotations.from_wide(matrix)
     cat_idx = [d.categories.get_loc(k) for k in gen.CATEGORIES]
     ann_counts = d.annotator_stats.counts
-    n_items = d.n_items
     agree = ie.percent_agreement_matrix(d).values
-    for x, y in [(0, 1), (0, 2), (1, 2)]:
+    for x, y in gen.PAIRS:
         kappa = ie.cohen_kappa(d, x, y)
         a = agree[x, y]
         exp["cohen", x, y, "A"] = a
         exp["cohen", x, y, "kappa"] = kappa
         exp["cohen", x, y, "E"] = (a - kappa) / (1 - kappa)  # κ = (A - E)/(1 - E)
+        # J: the items both annotated (the definitions of Cohen 1960 on J; A and κ above are the library's)
+        both = [matrix[x][j] is not None and matrix[y][j] is not None for j in range(gen.N_ITEMS)]
+        n_j = sum(both)
+        exp["cohen", x, y, "J"] = n_j
         for j, col in enumerate(cols):
-            exp["cohen", x, y, "same", col] = float(matrix[x][j] == matrix[y][j])  # the indicator's definition
-        for t, c in enumerate(cat_idx):
-            exp["cohen", x, y, "n_x", t] = ann_counts[x, c]
-            exp["cohen", x, y, "n_y", t] = ann_counts[y, c]
-            exp["cohen", x, y, "pxpy", t] = ann_counts[x, c] / n_items * ann_counts[y, c] / n_items
+            exp["cohen", x, y, "both", col] = float(both[j])
+            exp["cohen", x, y, "same", col] = float(both[j] and matrix[x][j] == matrix[y][j])
+        for t, k in enumerate(gen.CATEGORIES):
+            n_x = sum(b and matrix[x][j] == k for j, b in enumerate(both))
+            n_y = sum(b and matrix[y][j] == k for j, b in enumerate(both))
+            exp["cohen", x, y, "n_x", t], exp["cohen", x, y, "n_y", t] = n_x, n_y
+            exp["cohen", x, y, "pxpy", t] = n_x / n_j * n_y / n_j
     dense = d.counts.to_dense()
     p_i = ie.item_agreement(d).to_numpy()
     fk = ie.fleiss_kappa(d)
     pbar = ie.joint_probability(d)
     totals = d.counts.category_totals()
+    n_i = d.counts.n_i
+    shares = dense / n_i[:, None]  # n_kj / n_j of every item (each item of d has a label)
+    exp["fleiss", "J"] = d.n_items
     exp["fleiss", "P_bar"] = pbar
     exp["fleiss", "kappa"] = fk
     exp["fleiss", "P_e"] = (pbar - fk) / (1 - fk)
@@ -166,8 +176,9 @@ def expected_values(matrix, sparse, spans) -> dict[tuple, object]:
         for t, c in enumerate(cat_idx):
             exp["fleiss", "n_kj", t, col] = dense[j, c]
     for t, c in enumerate(cat_idx):
-        exp["fleiss", "sum_k", t] = totals[c]
-        exp["fleiss", "p_k", t] = totals[c] / totals.sum()
+        exp["fleiss", "sum_k", t] = shares[:, c].sum()
+        exp["fleiss", "p_k", t] = shares[:, c].mean()  # the library's p_k (Fleiss 1971; Gwet 2014 when n_j varies)
+    assert math.isclose(sum(exp["fleiss", "p_k", t] ** 2 for t in range(len(cat_idx))), exp["fleiss", "P_e"])
     # ---- gold standard: bias-correcting rules
     dist = d.annotator_stats.distributions
     for i in range(gen.N_ANN):
@@ -312,7 +323,6 @@ def test_only_classic_functions():
     """Excel 2010+ and LibreOffice: no LET, XLOOKUP, FILTER, UNIQUE, SEQUENCE, LAMBDA or other dynamic arrays."""
     wb = openpyxl.load_workbook(SOLUTION)
     banned = ("LET(", "XLOOKUP(", "FILTER(", "UNIQUE(", "SEQUENCE(", "LAMBDA(", "TEXTJOIN(", "CONCAT(", "_xlfn")
-    addin = ("FLEISS(", "COHEN(", "KALPHA(", "SPA(", "GOLD(", "BCR_WEIGHTS(", "IAA_REPORT(", "ITEM_AGREEMENT(")
     n_checks = 0
     for ws in wb.worksheets:
         for row in ws.iter_rows():
@@ -320,20 +330,15 @@ def test_only_classic_functions():
                 f = formula_text(c.value)
                 if isinstance(f, str) and f.startswith("=") and c.data_type == "f":
                     assert not any(b in f.upper() for b in banned), (ws.title, c.coordinate, f)
-                    n_checks += any(f.upper().startswith("=" + a) for a in addin)
+                    n_checks += bool(gen.addin_calls(f))
     assert n_checks >= 20  # a check cell beside every result (the 10 spilling ones included)
 
 
 def addin_layout_positions() -> dict[str, int]:
-    """Each worksheet function of the add-in -> the 0-based position of its ``layout`` argument (read from the
-    source with ``ast``: no xlwings import needed here)."""
-    tree = ast.parse((ROOT / "excel_addin" / "iaa_functions.py").read_text(encoding="utf-8"))
-    out = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name.isupper():
-            names = [a.arg for a in node.args.args]
-            out[node.name] = names.index("layout")
-    return out
+    """Each worksheet function of the add-in -> the 0-based position of its ``layout`` argument (from the
+    signatures of the functions ``excel_addin/iaa_functions.py`` imports from ``iaa_engine.excel``)."""
+    addin = load_addin()
+    return {name: list(inspect.signature(getattr(addin, name)).parameters).index("layout") for name in addin.__all__}
 
 
 def formula_args(formula: str) -> tuple[str, list[str]]:
@@ -359,6 +364,7 @@ def test_every_addin_formula_states_its_layout(path):
     """The add-in's default layout is "auto" (it refuses a square range): the workbook says "rows" for the
     annotators × items matrices (Data, SPA) and "columns" for the spans × annotators table (Alpha)."""
     positions = addin_layout_positions()
+    assert set(gen.ADDIN_FUNCS) <= set(positions)
     wb = openpyxl.load_workbook(path)
     seen, arrays = 0, 0
     for ws in wb.worksheets:
@@ -367,16 +373,41 @@ def test_every_addin_formula_states_its_layout(path):
                 f = formula_text(c.value)
                 if not (isinstance(f, str) and f.startswith("=") and c.data_type == "f"):
                     continue
-                if f[1:].partition("(")[0] not in positions:
-                    continue
-                name, args = formula_args(f)
-                seen += 1
-                arrays += isinstance(c.value, ArrayFormula)
-                want = '"columns"' if args[0].startswith("Alpha!") else '"rows"'
-                idx = positions[name]
-                got = args[idx] if idx < len(args) else None
-                assert got == want, (ws.title, c.coordinate, f)
+                for call in gen.addin_calls(f):
+                    name, args = formula_args("=" + call)
+                    seen += 1
+                    arrays += isinstance(c.value, ArrayFormula)
+                    want = '"columns"' if args[0].startswith("Alpha!") else '"rows"'
+                    idx = positions[name]
+                    got = args[idx] if idx < len(args) else None
+                    assert got == want, (ws.title, c.coordinate, f)
     assert seen >= 20 and arrays == len(SPILLS) == 10  # the spilling cells (array formulas) are checked too
+
+
+@pytest.mark.parametrize("path", [SOLUTION, EXERCISE], ids=["solution", "exercise"])
+def test_every_addin_call_is_guarded_by_the_probe(path):
+    """Each add-in cell is IF(<probe says yes>, <the call>, <"needs the add-in">): the call appears once, inside
+    the guard; only the probe (Data!B9) calls the add-in unguarded, inside IFERROR(ERROR.TYPE(...)<>5, TRUE)."""
+    wb = openpyxl.load_workbook(path)
+    guarded = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                f = formula_text(c.value)
+                calls = gen.addin_calls(f) if isinstance(f, str) and c.data_type == "f" else []
+                if not calls:
+                    continue
+                if (ws.title, c.coordinate) == ("Data", gen.ADDIN_CELL):
+                    assert f == gen.ADDIN_PROBE
+                    continue
+                assert len(calls) == 1, (ws.title, c.coordinate, f)
+                if isinstance(c.value, ArrayFormula):
+                    rows, cols = ref_shape(c.value.ref)
+                    assert f == gen.guarded(calls[0], rows, cols), (ws.title, c.coordinate, f)
+                else:
+                    assert f == gen.guarded(calls[0]), (ws.title, c.coordinate, f)
+                guarded += 1
+    assert guarded >= 20
 
 
 def test_solution_recalculated_by_libreoffice_equals_iaa_engine(recalculated):
@@ -392,17 +423,21 @@ def test_exercise_keeps_inputs_and_worked_examples(recalculated):
     assert 0 < n < len(CELLS)
     # the students' cells exist (blue, empty) and the check cells are there
     raw = openpyxl.load_workbook(EXERCISE)
-    assert raw["Fleiss"]["B19"].value is None and raw["Fleiss"]["D19"].value.startswith("=FLEISS(")
+    assert raw["Fleiss"]["B19"].value is None and raw["Fleiss"]["D19"].value == gen.guarded(
+        f"=FLEISS({gen.DATA},{gen.ROWS})"
+    )
 
 
 def test_seed_worked_numbers_appear_where_the_exercise_shows_them(recalculated):
-    """Seed 001: A_01 = 0.8, E_01 ≈ 0.337 (exact 76/225), κ_01 ≈ 0.698, Fleiss κ ≈ 0.599, Freq(k) = 15/45, 16/45,
-    14/45, Freq_1(1) = 0.4, w_11 = Freq(1)/Freq_1(1) = 0.8333 (printed 0.832); seed 002: α = 0.56."""
+    """Seed 001: A_12 = 0.8, E_12 ≈ 0.337 (exact 76/225), κ_12 ≈ 0.698 (the seed's first and second annotator, its
+    i = 0 and i = 1), Fleiss κ ≈ 0.599, Freq(k) = 15/45, 16/45, 14/45, Freq_1(1) = 0.4, w_11 = Freq(1)/Freq_1(1) =
+    0.8333 (printed 0.832); seed 002: α = 0.56."""
     for wb in recalculated:  # the worked examples are in both versions
         cohen, gold, fleiss = wb["Cohen"], wb["Gold"], wb["Fleiss"]
-        assert cohen["B9"].value == pytest.approx(0.8, abs=1e-12)
-        assert cohen["B14"].value == pytest.approx(76 / 225, abs=1e-12)
-        assert round(cohen["B15"].value, 3) == 0.698
+        assert cohen[f"B{gen.cohen_row(0, gen.C_J)}"].value == 15
+        assert cohen[f"B{gen.cohen_row(0, gen.C_A)}"].value == pytest.approx(0.8, abs=1e-12)
+        assert cohen[f"B{gen.cohen_row(0, gen.C_E)}"].value == pytest.approx(76 / 225, abs=1e-12)
+        assert round(cohen[f"B{gen.cohen_row(0, gen.C_KAPPA)}"].value, 3) == 0.698
         assert [gold[f"{c}8"].value for c in "BCD"] == [15, 16, 14] and gold["E8"].value == 45
         assert gold["G5"].value == pytest.approx(0.4, abs=1e-12)
         assert gold["B28"].value == pytest.approx((15 / 45) / (6 / 15), abs=1e-12)
@@ -556,12 +591,13 @@ def test_spilling_cells_carry_the_dynamic_array_parts_excel_needs(path):
     assert set(seen) == want
     for func, refs in SPILLING.items():
         for ref in refs:
-            assert seen[ref].startswith(f"{func}(Data!$B$5:$P$7,"), (ref, seen[ref])  # no "=", no "@", no _xlfn
+            want_start = f'IF({gen.ADDIN}="yes",{func}(Data!$B$5:$P$7,'
+            assert seen[ref].startswith(want_start), (ref, seen[ref])  # no "=", no "@", no _xlfn
     # a check cell that returns one value stays an ordinary formula: no cm, no array
     fleiss = ElementTree.fromstring(parts[sheet_parts(parts)["Fleiss"]])
     (d19,) = [c for c in fleiss.iter(f"{{{NS['m']}}}c") if c.get("r") == "D19"]
     assert d19.get("cm") is None and d19.find("m:f", NS).get("t") is None
-    assert d19.find("m:f", NS).text.startswith("FLEISS(")
+    assert d19.find("m:f", NS).text.startswith(f'IF({gen.ADDIN}="yes",FLEISS(')
 
 
 def load_addin():
@@ -576,16 +612,34 @@ def load_addin():
 
 
 def addin_tables(wb) -> dict[tuple[str, str], list[list]]:
-    """(sheet, anchor) -> the table the add-in returns for that spilling cell's formula on the workbook's data."""
+    """(sheet, anchor) -> the table the add-in returns for that spilling cell's call on the workbook's data."""
+    values = addin_values(wb)
+    return {(sheet, anchor): values[gen.addin_calls(formula)[0]] for sheet, anchor, _, formula in SPILLS}
+
+
+def range_values(wb, ref: str) -> list[list]:
+    """A range argument (``Data!$B$5:$P$7``) as xlwings hands it to a function: a 2-D list, numbers as float,
+    blank cells as None."""
+    sheet, _, cells = ref.partition("!")
+    return [
+        [float(c.value) if isinstance(c.value, (int, float)) else c.value for c in row]
+        for row in wb[sheet][cells.replace("$", "")]
+    ]
+
+
+def addin_values(wb) -> dict[str, object]:
+    """Every add-in call of the workbook (its text) -> what the add-in module returns for it on the workbook's data
+    (a number, an error string or a table)."""
     addin = load_addin()
-    matrix, _, _ = read_inputs(wb)
-    raw = [[float(v) for v in row] for row in matrix]
     out = {}
-    for sheet, anchor, _, formula in SPILLS:
-        name, args = formula_args(formula)
-        assert args[0] == gen.DATA, formula
-        literals = [a.strip('"') for a in args[1:]]
-        out[sheet, anchor] = getattr(addin, name)(raw, *literals)
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                f = formula_text(c.value)
+                for call in gen.addin_calls(f) if isinstance(f, str) and c.data_type == "f" else []:
+                    name, args = formula_args("=" + call)
+                    rest = [a.strip('"') if a.startswith('"') else float(a) for a in args[1:]]
+                    out[call] = getattr(addin, name)(range_values(wb, args[0]), *rest)
     return out
 
 
@@ -605,8 +659,9 @@ def test_spill_sizes_are_what_the_addin_returns():
 
 
 def test_spilling_cells_in_libreoffice_stay_sized_arrays(recalculated_files, recalculated):
-    """LibreOffice reads each spilling cell as an array over its ref and, with no add-in there, shows #NAME? in the
-    whole range, like every other check cell; the native cells are compared by the tests above."""
+    """LibreOffice reads each spilling cell as an array over its ref and, with no add-in there, shows "needs the
+    add-in" in its top-left cell and nothing in the rest of the range, like every other check cell; the probe
+    Data!B9 says "no"; the native cells are compared by the tests above."""
     for path, values in zip(recalculated_files, recalculated):
         formulas = openpyxl.load_workbook(path)
         for sheet, anchor, ref, formula in SPILLS:
@@ -615,34 +670,60 @@ def test_spilling_cells_in_libreoffice_stay_sized_arrays(recalculated_files, rec
             assert f.text.upper() == formula.upper(), (f.text, formula)  # LibreOffice lower-cases unknown names
             for row in values[sheet][ref]:
                 for c in row:
-                    assert c.value == "#NAME?", (path.name, sheet, c.coordinate, c.value)
-        assert values["Fleiss"]["D19"].value == "#NAME?"  # a single-value check cell, unchanged
+                    want = gen.NEEDS_ADDIN if c.coordinate == anchor else None
+                    assert c.value == want, (path.name, sheet, c.coordinate, c.value)
+        assert values["Fleiss"]["D19"].value == gen.NEEDS_ADDIN  # a single-value check cell
+        assert values["Data"][gen.ADDIN_CELL].value == "no"
 
 
 def array_constant(table: list[list]) -> str:
     """An inline array ({"a",1;"b",2}) holding a table the add-in returned."""
-
-    def literal(v):
-        if isinstance(v, str):
-            return v if v.startswith("#") else '"' + v.replace('"', '""') + '"'
-        return repr(v)
-
     return "{" + ";".join(",".join(literal(v) for v in row) for row in table) + "}"
 
 
-def test_spilling_cells_compute_in_libreoffice_as_written(tmp_path):
-    """LibreOffice has no add-in, so each spilling cell's call is swapped, in the committed file as it is (sized
-    array, cm, metadata part), for the add-in's own result on the workbook's data as an inline array; LibreOffice
-    recalculates it and every cell of the range holds the add-in's value, the top-left one and all the others."""
-    tables = addin_tables(openpyxl.load_workbook(SOLUTION))
+def literal(v) -> str:
+    """A value the add-in returned as a formula literal: an error value as itself, text quoted, a number in full."""
+    if isinstance(v, str):
+        return v if v.startswith("#") else '"' + v.replace('"', '""') + '"'
+    return repr(float(v))
+
+
+def test_addin_cells_compute_with_the_addin_in_libreoffice(tmp_path):
+    """LibreOffice has no add-in, so in the committed file as it is (guards, sized arrays, cm, metadata part) each
+    add-in call is swapped for the add-in's own result on the workbook's data (a number, an error value or an inline
+    array); LibreOffice recalculates it: the probe says "yes" and every add-in cell, single or spilling (the
+    top-left cell and all the others), holds the add-in's value - the guard passes it through."""
+    wb = openpyxl.load_workbook(SOLUTION)
+    values = addin_values(wb)
+    assert len(values) >= 20
     parts = read_parts(SOLUTION)
     names = sheet_parts(parts)
-    for sheet, anchor, ref, _ in SPILLS:
-        xml = parts[names[sheet]].decode("utf-8")
-        pat = re.compile(rf'(<c r="{anchor}"[^>]* cm="1"[^>]*><f t="array" ref="{ref}">)[^<]*(</f>)')
-        xml, n = pat.subn(lambda m: m.group(1) + escape(array_constant(tables[sheet, anchor])) + m.group(2), xml)
-        assert n == 1, (sheet, anchor)
-        parts[names[sheet]] = xml.encode("utf-8")
+    cells = []  # (sheet, cell, want)
+    for ws in wb.worksheets:
+        xml = parts[names[ws.title]].decode("utf-8")
+        for row in ws.iter_rows():
+            for c in row:
+                f = formula_text(c.value)
+                calls = gen.addin_calls(f) if isinstance(f, str) and c.data_type == "f" else []
+                if not calls:
+                    continue
+                new = f[1:]
+                for call in calls:
+                    v = values[call]
+                    new = new.replace(call, array_constant(v) if isinstance(v, list) else literal(v))
+                pat = re.compile(rf'(<c r="{c.coordinate}"[^>]*><f[^>]*>)[^<]*(</f>)')
+                xml, n = pat.subn(lambda m, new=new: m.group(1) + escape(new) + m.group(2), xml)
+                assert n == 1, (ws.title, c.coordinate)
+                if (ws.title, c.coordinate) == ("Data", gen.ADDIN_CELL):
+                    cells.append((ws.title, c.coordinate, "yes"))
+                elif isinstance(c.value, ArrayFormula):
+                    (r0, c0) = openpyxl.utils.cell.coordinate_to_tuple(c.coordinate)
+                    for i, trow in enumerate(values[calls[0]]):
+                        for k, v in enumerate(trow):
+                            cells.append((ws.title, ws.cell(row=r0 + i, column=c0 + k).coordinate, v))
+                else:
+                    cells.append((ws.title, c.coordinate, values[calls[0]]))
+        parts[names[ws.title]] = xml.encode("utf-8")
     swapped = tmp_path / "in" / "classroom_swapped.xlsx"
     swapped.parent.mkdir()
     with zipfile.ZipFile(swapped, "w", zipfile.ZIP_DEFLATED) as z:
@@ -651,19 +732,18 @@ def test_spilling_cells_compute_in_libreoffice_as_written(tmp_path):
     (out,) = convert([swapped], "xlsx", tmp_path / "out", tmp_path)
     rec = openpyxl.load_workbook(out, data_only=True)
     problems = []
-    for sheet, anchor, ref, _ in SPILLS:
-        table = tables[sheet, anchor]
-        for i, row in enumerate(rec[sheet][ref]):
-            for k, c in enumerate(row):
-                want = table[i][k]
-                if isinstance(want, str):
-                    ok = c.value == want
-                else:
-                    ok = isinstance(c.value, (int, float)) and abs(c.value - float(want)) <= 1e-9
-                if not ok:
-                    problems.append(f"{sheet}!{c.coordinate}: LibreOffice {c.value!r}, add-in {want!r}")
+    for sheet, cell, want in cells:
+        got = rec[sheet][cell].value
+        if isinstance(want, str):
+            ok = got == want
+        else:
+            ok = isinstance(got, (int, float)) and abs(got - float(want)) <= 1e-9
+        if not ok:
+            problems.append(f"{sheet}!{cell}: LibreOffice {got!r}, add-in {want!r}")
     assert not problems, "\n".join(problems[:30])
+    assert len(cells) >= 190  # the probe and every cell the add-in fills (194 showed #NAME? before)
     assert rec["Fleiss"]["B10"].value == pytest.approx(1 / 3) and rec["Fleiss"]["P10"].value == 1
+    assert rec["Fleiss"]["D19"].value == pytest.approx(ie.fleiss_kappa(ie.Annotations.from_wide(gen.MATRIX_A)))
 
 
 # ----------------------------------------------------------------------------- answer checks without the add-in
@@ -781,13 +861,21 @@ def test_start_sheet_teaches(path):
     wb = openpyxl.load_workbook(path)
     assert wb.sheetnames[0] == "Start" and wb.active.title == "Start"
     text = gen.start_text(wb)
-    for heading in ("Learning goals", "Steps", "Hints", "Checking your answers", "Colours"):
+    for heading in (
+        "Learning goals",
+        "Steps",
+        "Hints",
+        "Missing annotations (blank cells)",
+        "Checking your answers",
+        "Colours",
+        "For teachers",
+    ):
         assert heading in [c.value for c in wb["Start"]["B"]], heading
     numbers = [c.value for c in wb["Start"]["A"] if isinstance(c.value, str) and c.value.endswith(".")]
     assert numbers == [f"{n}." for n in range(1, len(gen.STEPS) + 1)] and len(numbers) >= 8
     assert wb["Start"].column_dimensions["B"].width >= 100
     assert all(c.alignment.wrap_text for c in wb["Start"]["B"] if c.value)
-    styled = {gen.FILL[k].fgColor.rgb[-6:] for k in ("input", "step", "result", "answer", "copy")}
+    styled = {gen.FILL[k].fgColor.rgb[-6:] for k in ("input", "step", "result", "answer", "copy", "check")}
     refs = re.findall(r"\b([A-Z][A-Za-z]+)!([A-Z]{1,2}\d+)(?::([A-Z]{1,2}\d+))?", text)
     assert len(refs) >= 40
     for sheet, first, last in refs:
@@ -820,7 +908,109 @@ def test_validation_conditional_formats_and_chart(path):
     assert rules(wb["Fleiss"])[f"{gen.FIRST}9:{gen.LAST}9"] == ["colorScale"]
     for sheet in {s for _, s, _, _, _ in CHECKS}:
         assert rules(wb[sheet])["A1:Z80"] == ["expression", "expression"], sheet
-    assert [wb["Cohen"][f"B{r0 + 2 + t}"].value for t in range(3)] == [f'=IF(B{k}="","",B{k})' for k in (15, 29, 43)]
+    kappas = [gen.cohen_row(t, gen.C_KAPPA) for t in range(3)]
+    assert [wb["Cohen"][f"B{r0 + 2 + t}"].value for t in range(3)] == [f'=IF(B{k}="","",B{k})' for k in kappas]
     (chart,) = wb["Cohen"]._charts
     assert chart.tagname == "barChart" and len(chart.series) == 1
     assert chart.series[0].val.numRef.f == f"'Cohen'!$B${r0 + 2}:$B${r0 + 4}"
+
+
+# ----------------------------------------------------------------------------- the workbooks stand alone
+
+
+def all_text(wb) -> str:
+    return "\n".join(
+        str(c.value) for ws in wb.worksheets for row in ws.iter_rows() for c in row if isinstance(c.value, str)
+    ) + "\n".join(c.comment.text for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.comment)
+
+
+@pytest.mark.parametrize("path", [SOLUTION, EXERCISE], ids=["solution", "exercise"])
+def test_workbooks_stand_alone(path):
+    """No reference to material that is not shipped (the exercise sheet, the project's seeds), no #NAME? promised;
+    annotators numbered 1..3 as in the add-in's COHEN(range, 1, 2); the Start sheet tells teachers the keys are
+    hidden, not protected."""
+    wb = openpyxl.load_workbook(path)
+    text = all_text(wb)
+    for gone in ("exercise sheet", "seed 0", "Seed 0", "#NAME?", "annotator 0", "pair 0", "_01", "kappa_02"):
+        assert gone not in text, gone
+    heads = [wb["Data"][f"A{5 + i}"].value for i in range(gen.N_ANN)]
+    assert heads == ["annotator 1", "annotator 2", "annotator 3"]
+    pairs = [wb["Cohen"][f"A{gen.cohen_row(t, 0)}"].value for t in range(3)]
+    assert [p.split("   ")[0] for p in pairs] == [
+        f"Pair: annotator {x + 1} and annotator {y + 1}" for x, y in gen.PAIRS
+    ]
+    cohen_calls = [
+        gen.addin_calls(wb["Cohen"][f"D{gen.cohen_row(t, gen.C_KAPPA)}"].value)[0] for t in range(len(gen.PAIRS))
+    ]
+    assert [formula_args("=" + c)[1][1:3] for c in cohen_calls] == [[str(x + 1), str(y + 1)] for x, y in gen.PAIRS]
+    teachers = start_section(wb, "For teachers")
+    assert "hidden, not protected" in teachers and all(gen.key_sheet(t) in teachers for t in gen.KEYED)
+
+
+def start_section(wb, heading: str) -> str:
+    col = [c.value for c in wb["Start"]["B"]]
+    out = []
+    for v in col[col.index(heading) + 1 :]:
+        if not v:
+            break
+        out.append(v)
+    return "\n".join(out)
+
+
+def error_cells(wb) -> list[str]:
+    """Every cell of every sheet (hidden keys included) that holds an error value after recalculation."""
+    errors = ("#NAME?", "#VALUE!", "#DIV/0!", "#REF!", "#N/A", "#NUM!", "#NULL!", "Err:")
+    return [
+        f"{ws.title}!{c.coordinate}={c.value}"
+        for ws in wb.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith(errors)
+    ]
+
+
+def test_untouched_workbooks_show_no_error_value(recalculated):
+    """Without the add-in (LibreOffice) the exercise as handed out, and the solution, show no #NAME? and no other
+    error value in any cell: the add-in cells say "needs the add-in"."""
+    for wb in recalculated:
+        assert error_cells(wb) == []
+        assert sum(c.value == gen.NEEDS_ADDIN for ws in wb.worksheets for row in ws.iter_rows() for c in row) >= 20
+
+
+BLANK = ("C6", 1, 1)  # Data!C6: annotator 2 (row 6), item 2 (column C) - 0-based (1, 1)
+
+
+def test_a_blank_cell_gives_the_librarys_numbers(tmp_path):
+    """One cell of the matrix blanked (a missing annotation), in the solution and in the exercise: LibreOffice
+    recalculates and every step equals iaa_engine on the same data to 1e-9 - Cohen's kappa of the two affected
+    pairs on the items both annotated (0.785 and 0.485), Fleiss' kappa 0.666 (P-bar over the items with 2+ labels,
+    p_k the mean of the items' shares), the gold labels; the answer checks stay consistent and nothing shows an
+    error value."""
+    cell, i0, j0 = BLANK
+    files = []
+    for path in (SOLUTION, EXERCISE):
+        wb = openpyxl.load_workbook(path)
+        wb["Data"][cell] = None
+        files.append(tmp_path / "in" / f"blank_{path.name}")
+        files[-1].parent.mkdir(exist_ok=True)
+        wb.save(files[-1])
+    sol, exe = (openpyxl.load_workbook(f, data_only=True) for f in convert(files, "xlsx", tmp_path / "out", tmp_path))
+    matrix, sparse, spans = read_inputs(sol)
+    assert matrix[i0][j0] is None and sum(v is None for row in matrix for v in row) == 1
+    d = ie.Annotations.from_wide(matrix)
+    cohen = sol["Cohen"]
+    for t, (x, y) in enumerate(gen.PAIRS):
+        got = cohen[f"B{gen.cohen_row(t, gen.C_KAPPA)}"].value
+        assert abs(got - ie.cohen_kappa(d, x, y)) <= 1e-9, (x, y, got)
+        assert cohen[f"B{gen.cohen_row(t, gen.C_J)}"].value == (14 if i0 in (x, y) else 15)
+    assert [round(cohen[f"B{gen.cohen_row(t, gen.C_KAPPA)}"].value, 3) for t in (0, 2)] == [0.785, 0.485]
+    assert (
+        abs(sol["Fleiss"]["B19"].value - ie.fleiss_kappa(d)) <= 1e-9 and round(sol["Fleiss"]["B19"].value, 3) == 0.666
+    )
+    exp = expected_values(matrix, sparse, spans)
+    assert assert_cells(sol, exp, exercise=False) == len(CELLS)
+    assert assert_cells(exe, exp, exercise=True) > 0  # the worked examples follow the blank too
+    for wb in (sol, exe):
+        assert error_cells(wb) == []
+    for key, sheet, answer, check, _ in CHECKS:  # the solution's answers agree with the keys on the new data
+        assert sol[sheet][check].value == "correct", (sheet, check)
