@@ -14,8 +14,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import importlib.util
+import json
 import math
 import os
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -37,6 +40,11 @@ ADDIN = ROOT / "excel_addin" / "iaa_functions.py"
 
 
 def load_addin():
+    """``excel_addin/iaa_functions.py``, which imports the functions of ``iaa_engine.excel``, decorated by the
+    xlwings in server mode (reloaded if the package was imported before, when the decorators did nothing)."""
+    excel = importlib.import_module("iaa_engine.excel")
+    if not all(hasattr(getattr(excel, name), "__xlfunc__") for name in excel.__all__):
+        importlib.reload(excel)
     spec = importlib.util.spec_from_file_location("iaa_functions_under_test", ADDIN)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -44,6 +52,7 @@ def load_addin():
 
 
 addin = load_addin()
+choices = importlib.import_module("iaa_engine.excel._range")  # the option choices the functions accept
 
 # Seed 001, "Data": matrix A, 3 judges (rows) × 15 instances, categories 1-3. Excel sends numbers as floats.
 MATRIX_A = [
@@ -479,6 +488,40 @@ def test_numbers_typed_as_text_are_numbers(classroom):
     assert value("FLEISS", [[" 1 ", 2.0], ["1", "2.0"]], "rows") == 1.0  # square: the layout is said
 
 
+def test_text_labels_keep_their_spelling_as_in_the_cli(tmp_path, caplog):
+    """Issue 25: at the nominal level the text labels ``01`` and ``1`` are two categories in Excel, as in a file
+    read by the CLI (``iaa report``) and the API. By hand: items (01, 1) and (2, 2); percent agreement 1/2; Fleiss'
+    kappa with p = (1/4, 1/4, 1/2): P_e = 6/16, (1/2 - 6/16) / (1 - 6/16) = 0.2 (merged, it would be 1)."""
+    text = [["01", "2"], ["1", "2"]]  # annotators in rows, every cell text (formatted as Text, or typed '01)
+    assert value("PERCENT_AGREEMENT", text, "rows") == 0.5
+    assert value("FLEISS", text, "rows") == pytest.approx(0.2, abs=1e-12)
+    csv = tmp_path / "labels.csv"
+    csv.write_text("item,annotator,label\n1,a,01\n2,a,2\n1,b,1\n2,b,2\n", encoding="utf-8")
+    cli = subprocess.run(
+        [sys.executable, "-m", "iaa_engine", "report", str(csv), "--json"], capture_output=True, text=True, check=True
+    )
+    want = json.loads(cli.stdout)
+    got = {label: v for label, v in call("IAA_REPORT", text, "rows")[1:]}
+    assert got["Categories"] == want["n_categories"] == 3
+    for spec in ie.METRICS:
+        name = f"{spec.label} [nominal]" if spec.name == "krippendorff_alpha" else spec.label
+        assert got[name] == pytest.approx(want[spec.name], abs=1e-12), spec.name
+    assert call("KAPPA_MATRIX", text, "rows")[1][2] == pytest.approx(want["cohen_kappa"]["matrix"][0][1], abs=1e-12)
+    # the spelling is kept in what the functions spill
+    assert call("GOLD", [["01", "2"], ["01", "2"], ["1", "3"]], None, "rows") == [["01", "2"]]
+    # levels that need numbers parse the labels, as the CLI does: 01 is 1 there
+    assert value("KALPHA", text, "interval", "rows") == 1.0
+    # numeric cells: 1.0 and 1 are one label, and text that spells a number plainly is that number (as before)
+    assert value("PERCENT_AGREEMENT", [[1.0, 2.0], [1, "2"]], "rows") == 1.0
+    # a code beside numbers is refused with the reason, not merged into 1
+    with caplog.at_level("WARNING", logger="iaa_engine.excel"):
+        assert value("PERCENT_AGREEMENT", [["01", 2.0], [1.0, 2.0]], "rows") == VALUE
+    assert "leading zero" in caplog.records[-1].getMessage()
+    # known labels are read as the data's: text here, a number cell as it shows (1.0 is "1")
+    table = call("GOLD_ACCURACY", [["01", "2", "3"], ["1", "2", "3"]], [[1.0, 2.0, 3.0]], None, None, "rows")
+    assert [r[2] for r in table[1:]] == [2, 3]  # correct answers of annotators 1 (01 is not 1) and 2
+
+
 def test_text_mixed_with_numbers_is_value_error(caplog):
     with caplog.at_level("WARNING", logger="iaa_engine.excel"):
         assert value("FLEISS", [[1.0, "yes"], [1.0, "no"]], "rows") == VALUE  # square: the layout is said
@@ -626,8 +669,8 @@ def test_addin_choices_match_the_core():
     """The add-in's lists of metrics and ICC names are the ones the core validates against."""
     from iaa_engine.inference._analytic import ANALYTIC_METRICS
 
-    assert addin.ESTIMATE_METRICS == ANALYTIC_METRICS
-    assert set(addin.ICC_NAMES) == set(ie.icc.__iaa_constraints__["form"].values)
+    assert choices.ESTIMATE_METRICS == ANALYTIC_METRICS
+    assert set(choices.ICC_NAMES) == set(ie.icc.__iaa_constraints__["form"].values)
 
 
 def test_new_functions_help_names_every_option():
@@ -664,7 +707,7 @@ def test_weighted_functions_default_to_quadratic_and_identity_is_unweighted(clas
     assert value("FLEISS_WEIGHTED", A) > value("FLEISS", A)
 
 
-@pytest.mark.parametrize("form", addin.ICC_NAMES)
+@pytest.mark.parametrize("form", choices.ICC_NAMES)
 def test_intraclass_every_form_equals_core(form, classroom):
     assert value("INTRACLASS", A, form) == ie.icc(classroom, form).estimate
     assert value("INTRACLASS", A, form.lower()) == ie.icc(classroom, form).estimate  # names are case-blind
@@ -682,7 +725,7 @@ def test_intraclass_shrout_fleiss_table_4():
     assert value("INTRACLASS", transposed, "ICC(3,k)") == got[5]
 
 
-@pytest.mark.parametrize("metric", addin.ESTIMATE_METRICS)
+@pytest.mark.parametrize("metric", choices.ESTIMATE_METRICS)
 @pytest.mark.parametrize("weights", ["identity", "quadratic", "ordinal"])
 def test_iaa_estimate_equals_core_for_every_metric(metric, weights, classroom):
     pair = metric in ("cohen_kappa", "scott_pi")
