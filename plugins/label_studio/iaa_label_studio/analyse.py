@@ -110,6 +110,7 @@ class Analysis:
             "details": {n: r.details() for n, r in self.controls.items()},
             "primary_control": self.primary,
             "unknown_controls": dict(self.converted.unknown),
+            "set_aside": dict(self.converted.set_aside),
             "notes": list(self.converted.notes),
         }
 

@@ -8,15 +8,31 @@ LabelStudio``, built on the same connection pool through its public ``httpx_clie
 access token (``client.tokens.refresh``). Nothing reaches into the SDK's private attributes. The label config is
 read with the SDK's ``LabelInterface`` (:mod:`iaa_label_studio.convert`).
 
-Every failure becomes :class:`LabelStudioError` with a one-line message that never contains the token, nor
-credentials written into the URL (``http://user:password@host``): :func:`redact_url` is the only form of the URL
-ever shown or stored.
+Every failure becomes :class:`LabelStudioError` with a one-line message that never contains the token (nor the
+access token a personal access token is exchanged for), whatever the server echoes. A URL with credentials
+(``http://user:password@host``) is refused: httpx would send them as basic authentication instead of the token.
+
+Every request is bounded (defaults overridable per :class:`Api` and on the command line):
+
+* :data:`TIMEOUT` (60 s): the longest wait for the server at any one moment (connecting, or the next bytes). A
+  request whose answer stalls that long fails at once (never retried: a stalled server costs one wait, not three);
+* :data:`DEADLINE` (600 s): the longest time one request may take in all (retries, a slow upload, every byte of
+  the answer): a server sending one byte every few seconds is cut off there;
+* :data:`MAX_RESPONSE_BYTES` (256 MiB): the largest answer read (after decompression: gzip and deflate are
+  decompressed here, under the same cap); a larger one is refused, before reading when its length is declared.
+  JSON takes about 7.6 times its size in memory once parsed: 256 MiB bounds a read at about 2 GB.
+
+Every answer is checked for the shape the connector expects (a project is an object, users a list of objects with
+ids, ...); anything else is a one-line error naming what the server sent.
 """
 
 from __future__ import annotations
 
 import json as _json
+import reprlib
+import threading
 import time
+import zlib
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -24,11 +40,79 @@ from typing import Any, NamedTuple
 
 from .names import PLUGIN_EMAIL, PLUGIN_FIRST, PLUGIN_LAST
 
-__all__ = ["LabelStudioError", "Api", "Connection", "connect", "redact_url", "scrub", "PLUGIN_EMAIL"]
+__all__ = [
+    "LabelStudioError",
+    "Api",
+    "Connection",
+    "connect",
+    "redact_url",
+    "scrub",
+    "shown",
+    "PLUGIN_EMAIL",
+    "TIMEOUT",
+    "DEADLINE",
+    "MAX_RESPONSE_BYTES",
+]
+
+#: seconds to wait for the server at any one moment (connecting, or the next bytes of an answer): Label Studio
+#: builds an export before sending its first byte (~2 ms of server time per task)
+TIMEOUT = 60.0
+#: seconds one request may take in all: retries, the upload, and every byte of the answer
+DEADLINE = 600.0
+#: the largest answer read, in bytes after decompression (parsed JSON takes ~7.6 times its size in memory)
+MAX_RESPONSE_BYTES = 256 << 20
 
 
 class LabelStudioError(Exception):
     """A connection or API problem, said in one line."""
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 2, 40, 40, 40
+_SHORT.maxlist = _SHORT.maxdict = _SHORT.maxtuple = 3
+_KINDS = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+
+
+def shown(value: Any) -> str:
+    """What the server sent, for a one-line message: its JSON kind and its start (``a list [1, 2, 3, ...]``);
+    bounded whatever its size or depth."""
+    kind = _KINDS.get(type(value)) or ("a number" if isinstance(value, (int, float)) else type(value).__name__)
+    return f"{kind} {' '.join(_SHORT.repr(value).split())}"
+
+
+def _is_id(v: Any) -> bool:
+    """A Label Studio object id: a whole number (never a boolean) that fits the server's 64-bit columns."""
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63
+
+
+def _objects(data: Any, what: str, where: str, *, key: str = "results") -> list[dict]:
+    """``data`` (a list, or a page ``{key: [...]}``) as a list of objects with ids; else a one-line error."""
+    items = data.get(key) if isinstance(data, dict) and key in data else data
+    if not isinstance(items, list):
+        raise LabelStudioError(f"Label Studio answered {where} with {shown(data)}: expected a list of {what}")
+    for x in items:
+        if not isinstance(x, dict) or not _is_id(x.get("id")):
+            raise LabelStudioError(
+                f"Label Studio answered {where} with {shown(x)} among the {what}: expected objects with an id"
+            )
+    return items
+
+
+def _list(data: Any, what: str, where: str) -> list:
+    """``data`` checked to be a JSON list (its items are checked by the reader); else a one-line error."""
+    if not isinstance(data, list):
+        raise LabelStudioError(f"Label Studio answered {where} with {shown(data)}: expected a list of {what}")
+    return data
+
+
+def _object(data: Any, what: str, where: str, *, with_id: bool = True) -> dict:
+    """``data`` checked to be a JSON object (with an id); else a one-line error naming what came."""
+    if not isinstance(data, dict) or (with_id and not _is_id(data.get("id"))):
+        raise LabelStudioError(
+            f"Label Studio answered {where} with {shown(data)}: expected {what} (an object"
+            + (" with an id)" if with_id else ")")
+        )
+    return data
 
 
 def redact_url(url: str) -> str:
@@ -103,14 +187,26 @@ def id_chunks(ids: Iterable[int], max_chars: int | None = None, per_id_extra: in
         yield chunk
 
 
+def _no_credentials(url: str) -> None:
+    """Refuse a URL that carries credentials: httpx would send them as basic authentication in place of the token
+    (silently); the token is the one way in."""
+    if _credentials(url) or "@" in url.partition("://")[2].partition("/")[0]:
+        raise LabelStudioError(
+            f"the Label Studio URL must not carry credentials (user:password@); got {redact_url(url)!r}: "
+            "pass the API token with --token or LABEL_STUDIO_API_KEY"
+        )
+
+
 def connect(url: str | None, token: str | None) -> Connection:
-    """A checked :class:`Connection`; a missing URL or token is an error that names the options."""
+    """A checked :class:`Connection`; a missing URL or token is an error that names the options, a URL with
+    credentials is refused (the token is the one way in)."""
     if not url:
         raise LabelStudioError("no Label Studio URL: pass --url or set LABEL_STUDIO_URL")
     if not token:
         raise LabelStudioError("no API token: pass --token or set LABEL_STUDIO_API_KEY")
     if not url.startswith(("http://", "https://")):
         raise LabelStudioError(f"the Label Studio URL must start with http:// or https://; got {redact_url(url)!r}")
+    _no_credentials(url)
     import httpx
 
     try:
@@ -132,11 +228,27 @@ def _refresh_token(token: str) -> bool:
         return False
 
 
+class _TooLate(Exception):
+    """The request's deadline passed."""
+
+
 class Api:
-    """JSON access to one server: ``Api(url, token)`` or ``Api(Connection(url, token))``."""
+    """JSON access to one server: ``Api(url, token)`` or ``Api(Connection(url, token))``.
+
+    ``timeout``: the longest wait for the server at any one moment (default :data:`TIMEOUT`); ``deadline``: the
+    longest time one request may take in all, retries included (default :data:`DEADLINE`); ``max_bytes``: the
+    largest answer read (default :data:`MAX_RESPONSE_BYTES`).
+    """
 
     def __init__(
-        self, where: Connection | str, token: str | None = None, *, retries: int = 2, timeout: float = 60.0
+        self,
+        where: Connection | str,
+        token: str | None = None,
+        *,
+        retries: int = 2,
+        timeout: float = TIMEOUT,
+        deadline: float = DEADLINE,
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         import httpx
         from label_studio_sdk import LabelStudio
@@ -147,15 +259,31 @@ class Api:
             url = where
         else:
             raise TypeError("Api(url, token) or Api(Connection(url, token))")
+        _no_credentials(str(url))
+        for name, v in (("timeout", timeout), ("deadline", deadline), ("max_bytes", max_bytes)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or v != v or v == float("inf"):
+                raise ValueError(f"{name} must be a positive number; got {v!r}")
         self.retries = int(retries)
+        self.timeout, self.deadline, self.max_bytes = float(timeout), float(deadline), int(max_bytes)
         self._raw_url = str(url).rstrip("/")
         self._token = str(token)
-        self._http = httpx.Client(base_url=self._raw_url + "/", timeout=timeout, follow_redirects=True)
+        # gzip and deflate only: they are decompressed here, under the size cap
+        self._http = httpx.Client(
+            base_url=self._raw_url + "/",
+            timeout=min(self.timeout, self.deadline),
+            follow_redirects=True,
+            headers={"Accept-Encoding": "gzip, deflate"},
+        )
         #: the SDK's public client on the same connection pool
-        self.client = LabelStudio(base_url=self._raw_url, api_key=self._token, timeout=timeout, httpx_client=self._http)
+        self.client = LabelStudio(
+            base_url=self._raw_url,
+            api_key=self._token,
+            timeout=min(self.timeout, self.deadline),
+            httpx_client=self._http,
+        )
         self._jwt = _refresh_token(self._token)
         self._access: str | None = None
-        #: the server's URL as shown and stored: without credentials (:func:`redact_url`)
+        #: the server's URL as shown and stored
         self.base_url = redact_url(self._raw_url)
         #: the server's clock at its latest answer (HTTP ``Date`` header, whole seconds), or None
         self.server_date: datetime | None = None
@@ -175,80 +303,187 @@ class Api:
                 ) from None
         return f"Bearer {self._access}"
 
+    def scrub(self, text: str) -> str:
+        """``text`` without the token, the access token it was exchanged for, nor any credentials of the URL."""
+        text = scrub(text, self._raw_url)
+        for secret in sorted({self._token, self._access or ""}, key=len, reverse=True):
+            if len(secret) >= 4:
+                text = text.replace(secret, "***")
+        return text
+
     def request(
         self, method: str, path: str, *, params: dict | None = None, json: Any = None, ok404: bool = False
     ) -> Any:
+        """One JSON request (``None`` for an empty answer, or a 404 when ``ok404``), within :attr:`deadline`; every
+        problem is a :class:`LabelStudioError` whose message never holds the token."""
         try:
             return self._request(method, path, params=params, json=json, ok404=ok404)
         except LabelStudioError as exc:  # whatever a message quotes (an httpx error, the server's answer)
-            raise LabelStudioError(scrub(str(exc), self._raw_url)) from None
+            raise LabelStudioError(self.scrub(str(exc))) from None
 
     def _request(self, method: str, path: str, *, params: dict | None, json: Any, ok404: bool) -> Any:
         import httpx
 
+        where = f"{method} /{path.lstrip('/')}"
+        deadline = time.monotonic() + self.deadline
         attempts = 1 + (0 if method == "POST" else self.retries)
         renewed = False
-        for attempt in range(attempts):
+        attempt = 0
+        while True:
             try:
-                r = self._http.request(
-                    method,
-                    path.lstrip("/"),
-                    params=params,
-                    json=json,
-                    headers={"Authorization": self._authorization()},
-                )
-            except httpx.TimeoutException:
-                if attempt + 1 < attempts:
+                status, headers, body = self._exchange(method, path, params, json, deadline)
+            except _TooLate:
+                raise LabelStudioError(
+                    f"Label Studio at {self.base_url} did not finish answering {where} within {self.deadline:g} s "
+                    "(the deadline of one request; --deadline)"
+                ) from None
+            except httpx.TimeoutException as exc:
+                if isinstance(exc, httpx.ConnectTimeout) and attempt + 1 < attempts:  # a stall is not retried
+                    attempt += 1
                     continue
                 raise LabelStudioError(
-                    f"Label Studio at {self.base_url} did not answer in time ({method} {path})"
+                    f"Label Studio at {self.base_url} did not answer {where} in time "
+                    f"(nothing for {min(self.timeout, self.deadline):g} s; --timeout)"
                 ) from None
             except httpx.HTTPError as exc:
                 if attempt + 1 < attempts and not isinstance(exc, httpx.ConnectError):
-                    time.sleep(0.5 * (attempt + 1))
+                    attempt += 1
+                    time.sleep(0.5 * attempt)
                     continue
                 raise LabelStudioError(
                     f"cannot reach Label Studio at {self.base_url}: {type(exc).__name__}"
                     f"{': ' + str(exc).splitlines()[0] if str(exc) else ''}"
                 ) from None
-            if r.status_code == 401 and self._jwt and not renewed:  # the access token expired: once more
+            if status == 401 and self._jwt and not renewed:  # the access token expired: once more
                 renewed = True
                 self._authorization(renew=True)
-                r = self._http.request(
-                    method, path.lstrip("/"), params=params, json=json, headers={"Authorization": self._authorization()}
-                )
-            if r.status_code in (429, 502, 503, 504) and attempt + 1 < attempts:
-                time.sleep(0.5 * (attempt + 1))
+                continue
+            if status in (429, 502, 503, 504) and attempt + 1 < attempts:
+                attempt += 1
+                time.sleep(0.5 * attempt)
                 continue
             break
-        self.server_software = r.headers.get("server", "")
-        date = r.headers.get("date")
+        self.server_software = headers.get("server", "")
+        date = headers.get("date")
         if date:
             try:
                 self.server_date = parsedate_to_datetime(date).astimezone(timezone.utc)
             except (TypeError, ValueError):
                 pass
-        if r.status_code in (401, 403):
+        if status in (401, 403):
             raise LabelStudioError(
-                f"Label Studio at {self.base_url} refused the API token (HTTP {r.status_code}); "
+                f"Label Studio at {self.base_url} refused the API token (HTTP {status}); "
                 "check --token / LABEL_STUDIO_API_KEY"
             )
-        if r.status_code == 404 and ok404:
+        if status == 404 and ok404:
             return None
-        if r.status_code >= 400:
-            body = r.text.replace("\n", " ")[:200]
-            raise LabelStudioError(
-                f"Label Studio answered HTTP {r.status_code} to {method} /{path.lstrip('/')}: {body}"
-            )
-        if not r.content:
+        if status >= 400:
+            text = body[:400].decode("utf-8", "replace")
+            raise LabelStudioError(f"Label Studio answered HTTP {status} to {where}: {' '.join(text.split())[:200]}")
+        if not body:
             return None
         try:
-            return r.json()
+            return _json.loads(body)
+        except RecursionError:
+            raise LabelStudioError(
+                f"Label Studio answered {where} with JSON nested too deeply to read (over Python's recursion limit, "
+                f"{len(body)} bytes)"
+            ) from None
         except ValueError:
             raise LabelStudioError(
-                f"{self.base_url} answered {method} /{path.lstrip('/')} with something that is "
-                "not JSON: is this a Label Studio server?"
+                f"{self.base_url} answered {where} with something that is not JSON "
+                f"({' '.join(body[:60].decode('utf-8', 'replace').split())!r}): is this a Label Studio server?"
             ) from None
+
+    def _exchange(self, method: str, path: str, params: Any, json: Any, deadline: float) -> tuple[int, Any, bytearray]:
+        """One attempt: ``(status, headers, body)``. The request and the answer's headers are waited for in a helper
+        thread (httpx bounds each wait, not the whole: a server may trickle its headers), the body here, checking
+        the deadline at every piece and the size against :attr:`max_bytes`."""
+        import httpx
+
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _TooLate()
+        wait = httpx.Timeout(max(0.001, min(self.timeout, left)))
+        request = self._http.build_request(
+            method,
+            path.lstrip("/"),
+            params=params,
+            json=json,
+            headers={"Authorization": self._authorization()},
+            timeout=wait,
+        )
+        got: dict[str, Any] = {}
+        done = threading.Event()
+        abandoned = threading.Event()
+
+        def send() -> None:
+            try:
+                got["response"] = self._http.send(request, stream=True)
+            except BaseException as exc:  # handed to the caller
+                got["error"] = exc
+            finally:
+                done.set()
+                if abandoned.is_set() and "response" in got:  # the caller gave up: free the connection
+                    got["response"].close()
+
+        threading.Thread(target=send, name="iaa-ls-request", daemon=True).start()
+        if not done.wait(max(0.0, deadline - time.monotonic())):
+            abandoned.set()
+            if done.is_set() and "response" in got:
+                got["response"].close()
+            raise _TooLate()
+        if "error" in got:
+            raise got["error"]
+        response = got["response"]
+        try:
+            return response.status_code, response.headers, self._body(response, deadline, method, path)
+        finally:
+            response.close()
+
+    def _body(self, response: Any, deadline: float, method: str, path: str) -> bytearray:
+        """The decompressed body, at most :attr:`max_bytes`, read before ``deadline``."""
+        where = f"{method} /{path.lstrip('/')}"
+        cap = self.max_bytes
+
+        def too_large() -> LabelStudioError:
+            return LabelStudioError(
+                f"Label Studio's answer to {where} is larger than {cap:,} bytes (the size cap of one answer; "
+                "--max-response)"
+            )
+
+        declared = response.headers.get("content-length", "")
+        if declared.strip().isdigit() and int(declared) > cap:
+            raise too_large()
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        if encoding in ("gzip", "x-gzip"):
+            unzip: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            unzip = zlib.decompressobj()
+        elif encoding in ("", "identity"):
+            unzip = None
+        else:
+            raise LabelStudioError(f"Label Studio answered {where} in an encoding it was not offered ({encoding!r})")
+        out = bytearray()
+        try:
+            for raw in response.iter_raw():
+                if time.monotonic() > deadline:
+                    raise _TooLate()
+                if unzip is None:
+                    out += raw
+                else:
+                    out += unzip.decompress(raw, cap + 1 - len(out))
+                    if unzip.unconsumed_tail:
+                        raise too_large()
+                if len(out) > cap:
+                    raise too_large()
+            if unzip is not None:
+                out += unzip.flush()
+        except zlib.error:
+            raise LabelStudioError(f"Label Studio answered {where} with a body that does not decompress") from None
+        if len(out) > cap:
+            raise too_large()
+        return out  # no copy: json.loads reads a bytearray
 
     @property
     def single_process(self) -> bool:
@@ -260,17 +495,21 @@ class Api:
     # ------------------------------------------------------------------ reading
 
     def version(self) -> dict:
-        return self.request("GET", "api/version") or {}
+        return _object(self.request("GET", "api/version") or {}, "the version", "GET /api/version", with_id=False)
 
     def whoami(self) -> dict:
-        return self.request("GET", "api/current-user/whoami")
+        return _object(self.request("GET", "api/current-user/whoami"), "a user", "GET /api/current-user/whoami")
 
     def project(self, project_id: int) -> dict:
+        where = f"GET /api/projects/{int(project_id)}"
         p = self.request("GET", f"api/projects/{int(project_id)}", ok404=True)
         if p is None:
             raise LabelStudioError(
                 f"project {project_id} does not exist on {self.base_url} (or this token cannot see it)"
             )
+        p = _object(p, "a project", where)
+        if not isinstance(p.get("label_config") or "", str) or not isinstance(p.get("title") or "", str):
+            raise LabelStudioError(f"Label Studio answered {where} with {shown(p)}: its label_config is not a text")
         return p
 
     def tasks(self, project_id: int, page_size: int = 500, *, query: str | None = None) -> Iterator[dict]:
@@ -287,13 +526,13 @@ class Api:
             data = self.request("GET", "api/tasks", params={**params, "page": page, "page_size": page_size}, ok404=True)
             if data is None:  # past the last page
                 return
-            items = data.get("tasks", data) if isinstance(data, dict) else data
+            items = _list(data.get("tasks", data) if isinstance(data, dict) else data, "tasks", "GET /api/tasks")
             if not items:
                 return
             yield from items
             seen += len(items)
             total = data.get("total") if isinstance(data, dict) else None
-            if total is not None and seen >= total:
+            if not isinstance(total, int) or seen >= total:
                 return
             page += 1
 
@@ -312,7 +551,11 @@ class Api:
             },
             "annotation_filter_options": {"usual": True, "ground_truth": True, "skipped": True},
         }
-        ex = self.request("POST", f"api/projects/{int(project_id)}/exports/", json=body)
+        ex = _object(
+            self.request("POST", f"api/projects/{int(project_id)}/exports/", json=body),
+            "an export",
+            f"POST /api/projects/{int(project_id)}/exports/",
+        )
         try:
             deadline = time.monotonic() + timeout
             status = ex.get("status")
@@ -322,7 +565,8 @@ class Api:
                         f"the export snapshot of project {project_id} did not complete within {timeout:.0f} s"
                     )
                 time.sleep(0.5)
-                status = self.request("GET", f"api/projects/{int(project_id)}/exports/{ex['id']}").get("status")
+                where = f"GET /api/projects/{int(project_id)}/exports/{ex['id']}"
+                status = _object(self.request("GET", where[5:]), "an export", where).get("status")
             if status == "failed":
                 raise LabelStudioError(f"Label Studio could not build the export snapshot of project {project_id}")
             tasks = self.request(
@@ -333,25 +577,25 @@ class Api:
                 self.request("DELETE", f"api/projects/{int(project_id)}/exports/{ex['id']}", ok404=True)
             except LabelStudioError:
                 pass  # a snapshot left behind is harmless; the data was read
-        if not isinstance(tasks, list):
-            raise LabelStudioError(f"the export snapshot of project {project_id} is not a list of tasks")
-        return tasks
+        return _list(tasks, "tasks", f"GET /api/projects/{int(project_id)}/exports/{ex['id']}/download")
 
     def tasks_export(self, project_id: int, ids: Iterable[int] | None = None) -> list[dict]:
         """The tasks (all, or those in ``ids``) through the JSON export; their ``predictions`` are ids only."""
         params: dict[str, Any] = {"exportType": "JSON", "download_all_tasks": "true"}
+        where = f"GET /api/projects/{int(project_id)}/export"
         if ids is None:
-            return self.request("GET", f"api/projects/{int(project_id)}/export", params=params)
+            return _list(self.request("GET", where[5:], params=params), "tasks", where)
         out: list[dict] = []
         for chunk in id_chunks(ids):
-            out += self.request("GET", f"api/projects/{int(project_id)}/export", params={**params, "ids[]": chunk})
+            out += self.export_part(project_id, chunk)
         return out
 
     def export_part(self, project_id: int, ids: list[int]) -> list[dict]:
         """The tasks ``ids`` through ONE request of the JSON export (``ids`` must fit in one query string: see
         :func:`id_chunks`); their ``predictions`` are ids only. Ids of no task of the project are ignored."""
         params: dict[str, Any] = {"exportType": "JSON", "download_all_tasks": "true", "ids[]": [int(i) for i in ids]}
-        return self.request("GET", f"api/projects/{int(project_id)}/export", params=params)
+        where = f"GET /api/projects/{int(project_id)}/export"
+        return _list(self.request("GET", where[5:], params=params), "tasks", where)
 
     def tasks_by_ids(self, project_id: int, ids: Iterable[int]) -> list[dict]:
         """The tasks ``ids`` with their annotations and whole predictions, through the Data Manager's task list
@@ -386,7 +630,9 @@ class Api:
                 },
                 ok404=True,
             )
-            items = (data or {}).get("tasks", []) if isinstance(data, dict) else (data or [])
+            items = _objects(
+                (data or {}).get("tasks", []) if isinstance(data, dict) else (data or []), "tasks", "GET /api/tasks"
+            )
             if not items:
                 return None
             ends.append(int(items[0]["id"]))
@@ -397,8 +643,9 @@ class Api:
     def predictions(self, *, project_id: int | None = None, task_id: int | None = None) -> list[dict]:
         """Whole predictions of a project or of one task."""
         params = {"project": int(project_id)} if task_id is None else {"task": int(task_id)}
-        data = self.request("GET", "api/predictions", params=params) or []
-        return data.get("results", []) if isinstance(data, dict) else data
+        return _objects(
+            self.request("GET", "api/predictions", params=params) or [], "predictions", "GET /api/predictions"
+        )
 
     def updated_since(
         self, project_id: int, since: datetime, page_size: int = 5000, *, count_only: bool = False
@@ -435,7 +682,9 @@ class Api:
                 },
                 ok404=True,
             )
-            items = (data or {}).get("tasks", []) if isinstance(data, dict) else (data or [])
+            items = _objects(
+                (data or {}).get("tasks", []) if isinstance(data, dict) else (data or []), "tasks", "GET /api/tasks"
+            )
             if count_only:
                 total = data.get("total") if isinstance(data, dict) else None
                 return int(total) if isinstance(total, int) else len(items)
@@ -446,11 +695,11 @@ class Api:
             page += 1
 
     def task(self, task_id: int) -> dict | None:
-        return self.request("GET", f"api/tasks/{int(task_id)}", params={"resolve_uri": "false"}, ok404=True)
+        t = self.request("GET", f"api/tasks/{int(task_id)}", params={"resolve_uri": "false"}, ok404=True)
+        return None if t is None else _object(t, "a task", f"GET /api/tasks/{int(task_id)}")
 
     def users(self) -> list[dict]:
-        data = self.request("GET", "api/users", params={"page_size": 10000})
-        return data.get("results", data) if isinstance(data, dict) else data
+        return _objects(self.request("GET", "api/users", params={"page_size": 10000}), "users", "GET /api/users")
 
     # ------------------------------------------------------------------ writing
 
@@ -460,17 +709,17 @@ class Api:
             if str(u.get("email", "")).lower() == PLUGIN_EMAIL:
                 if create and (u.get("first_name"), u.get("last_name")) != (PLUGIN_FIRST, PLUGIN_LAST):
                     try:  # the connector's own user: a readable name ("iaa-engine gold")
-                        u = self.request(
-                            "PATCH",
-                            f"api/users/{int(u['id'])}",
-                            json={"first_name": PLUGIN_FIRST, "last_name": PLUGIN_LAST},
+                        where = f"PATCH /api/users/{int(u['id'])}"
+                        named = self.request(
+                            "PATCH", where[6:], json={"first_name": PLUGIN_FIRST, "last_name": PLUGIN_LAST}
                         )
+                        u = _object(named, "the user", where) if named is not None else u
                     except LabelStudioError:
                         pass  # another user's profile may be read-only to this token: the name is cosmetic
                 return u
         if not create:
             return None
-        return self.request(
+        made = self.request(
             "POST",
             "api/users",
             json={
@@ -480,6 +729,7 @@ class Api:
                 "last_name": PLUGIN_LAST,
             },
         )
+        return _object(made, "the new user", "POST /api/users")
 
     def create_annotation(self, task_id: int, result: list, completed_by: int) -> dict:
         return self.request(
@@ -535,8 +785,9 @@ class Api:
 
     def views(self, project_id: int) -> list[dict]:
         """The project's saved Data Manager tabs."""
-        data = self.request("GET", "api/dm/views", params={"project": int(project_id)}) or []
-        return data.get("results", data) if isinstance(data, dict) else data
+        return _objects(
+            self.request("GET", "api/dm/views", params={"project": int(project_id)}) or [], "tabs", "GET /api/dm/views"
+        )
 
     def create_view(self, project_id: int, data: dict) -> dict:
         return self.request("POST", "api/dm/views", json={"project": int(project_id), "data": data})
@@ -548,11 +799,14 @@ class Api:
         return self.request("PATCH", f"api/projects/{int(project_id)}", json=body)
 
     def webhooks(self, project_id: int) -> list[dict]:
-        data = self.request("GET", "api/webhooks", params={"project": int(project_id)})
-        return data.get("results", data) if isinstance(data, dict) else data
+        return _objects(
+            self.request("GET", "api/webhooks", params={"project": int(project_id)}) or [],
+            "webhooks",
+            "GET /api/webhooks",
+        )
 
     def create_webhook(self, project_id: int, url: str, headers: dict, actions: list[str]) -> dict:
-        return self.request(
+        made = self.request(
             "POST",
             "api/webhooks",
             json={
@@ -565,6 +819,7 @@ class Api:
                 "is_active": True,
             },
         )
+        return _object(made, "the new webhook", "POST /api/webhooks")
 
     def delete_webhook(self, webhook_id: int) -> None:
         self.request("DELETE", f"api/webhooks/{int(webhook_id)}", ok404=True)

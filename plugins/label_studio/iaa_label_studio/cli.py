@@ -19,6 +19,28 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--token", help="API token, legacy or personal access token (default: $LABEL_STUDIO_API_KEY); never printed"
     )
+    g.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="longest wait for the server at any one moment: connecting, or the next bytes of an answer (default 60)",
+    )
+    g.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="longest time one request may take in all, retries and the whole answer included (default 600)",
+    )
+    g.add_argument(
+        "--max-response",
+        type=float,
+        default=None,
+        metavar="MIB",
+        help="largest answer read, in MiB after decompression (default 256; parsed JSON takes ~7.6 times as much "
+        "memory)",
+    )
     p.add_argument("--project", "-p", type=int, required=True, metavar="ID", help="project id")
     a = p.add_argument_group("agreement")
     a.add_argument(
@@ -190,17 +212,32 @@ def register(subparsers: Any) -> None:
 def _connect(args: argparse.Namespace):
     from iaa_engine.cli import CliError
 
-    from .api import Api, LabelStudioError, connect, scrub
+    from .api import DEADLINE, MAX_RESPONSE_BYTES, TIMEOUT, Api, LabelStudioError, connect, scrub
 
     url = args.url or os.environ.get("LABEL_STUDIO_URL")
     token = args.token or os.environ.get("LABEL_STUDIO_API_KEY")
     if args.iou is not None and not 0 < args.iou <= 1:
         raise CliError(f"--iou must be in (0, 1]; got {args.iou}")
+    limits = {}
+    for option, value, default, scale in (
+        ("--timeout", args.timeout, TIMEOUT, 1),
+        ("--deadline", args.deadline, DEADLINE, 1),
+        ("--max-response", args.max_response, MAX_RESPONSE_BYTES, 1 << 20),
+    ):
+        if value is not None and not (0 < value < float("inf")):
+            raise CliError(f"{option} must be a positive number; got {value}")
+        limits[option] = default if value is None else value * scale
     try:
-        api = Api(connect(url, token))
+        api = Api(
+            connect(url, token),
+            timeout=limits["--timeout"],
+            deadline=limits["--deadline"],
+            max_bytes=int(limits["--max-response"]),
+        )
         api.whoami()  # fails early and clearly on a wrong token or an unreachable server
     except LabelStudioError as exc:
-        raise CliError(scrub(str(exc), url)) from None
+        message = str(exc).replace(token, "***") if token and len(token) >= 4 else str(exc)
+        raise CliError(scrub(message, url)) from None
     return api
 
 
@@ -235,8 +272,16 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(analysis.to_json(), indent=2 if args.indent else None, default=str))
     else:
-        print(render_text(analysis))
+        print(_printable(render_text(analysis)))
     return 0
+
+
+def _printable(text: str) -> str:
+    """``text`` safe for a terminal: the core's escaping of control characters (escape sequences, bidi
+    overrides) in annotator-typed labels, names and titles, line by line."""
+    from iaa_engine.base._results import printable
+
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 def render_text(analysis) -> str:
@@ -245,6 +290,10 @@ def render_text(analysis) -> str:
 
     p = analysis.project
     lines = [f"Label Studio project {p.id} {p.title!r}: {len(p.tasks)} tasks", ""]
+    aside = analysis.converted.set_aside
+    if aside:
+        lines.append(f"Set aside when read (the wrong shape, never used): {sum(aside.values())}")
+        lines += [f"  {n} × {why}" for why, n in sorted(aside.items())] + [""]
     for name, r in analysis.controls.items():
         d = r.details()
         lines.append(f"== {name} ({r.control.tag}{', multiple' if r.control.multiple else ''}, {r.control.level}) ==")
@@ -322,7 +371,7 @@ def _cmd_sync(args: argparse.Namespace) -> int:
     else:
         from .sync import render_summary
 
-        print(render_summary(summary))
+        print(_printable(render_summary(summary)))
     return 0
 
 

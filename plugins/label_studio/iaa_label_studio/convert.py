@@ -432,6 +432,8 @@ class Converted:
     unknown: Counter = field(default_factory=Counter)  # from_name not in the config -> results
     notes: list[str] = field(default_factory=list)
     n_tasks: int = 0
+    #: annotations and predictions of the wrong shape, set aside when read (reason -> number): never used
+    set_aside: Counter = field(default_factory=Counter)
 
 
 def convert(
@@ -461,10 +463,13 @@ def convert(
     unknown: Counter = Counter()
     regions: dict[str, list[dict]] = defaultdict(list)
     present: list[tuple] = []  # (task, annotator, ground truth, annotation id): who annotated each task
+    set_aside: Counter = Counter()
     n_tasks = 0
     for task in tasks:
         n_tasks += 1
         tid = task["id"]
+        for x in task.get("set_aside") or ():  # of the wrong shape (iaa_label_studio.state.slim_task)
+            set_aside[x["reason"]] += 1
         seen_ann: set = set()
         for ann in human_annotations(task, exclude_users):
             uid = user_id(ann.get("completed_by"))
@@ -522,7 +527,7 @@ def convert(
                 seen.add(c.name)
                 rows[c.name].append((tid, tid, who, label, gt, ann.get("id"), None, None, None, None))
     presence = pd.DataFrame(present, columns=["task", "annotator", "ground_truth", "annotation"])
-    result = Converted(unknown=unknown, n_tasks=n_tasks)
+    result = Converted(unknown=unknown, n_tasks=n_tasks, set_aside=set_aside)
     for c in controls:
         if not c.supported:
             why = _NOT_SUPPORTED_NOTE.format(tag=c.tag)
@@ -551,6 +556,11 @@ def convert(
                 "partial-credit alpha uses the normalised edit distance"
             )
         result.controls[c.name] = cd
+    if set_aside:
+        result.notes.append(
+            f"{sum(set_aside.values())} annotation(s) or prediction(s) of the wrong shape set aside (never used): "
+            + "; ".join(f"{n} × {why}" for why, n in sorted(set_aside.items()))
+        )
     if unknown:
         result.notes.append(
             f"{sum(unknown.values())} result(s) name a control that is not in the label config "

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 
 from iaa_engine.base import Progress
 
-from .api import Api, LabelStudioError, id_chunks
+from .api import Api, LabelStudioError, id_chunks, shown
 from .convert import Control, parse_config
 from .names import PLUGIN_EMAIL
 from .state import PullState, StateStore, counts_differ, slim_task
@@ -80,7 +80,7 @@ def pull(
     controls = parse_config(p.get("label_config") or "<View/>")
     users: dict[int, str] = {}
     for u in api.users():
-        users[u["id"]] = u.get("email") or u.get("username") or f"user {u['id']}"
+        users[u["id"]] = str(u.get("email") or u.get("username") or f"user {u['id']}")
     if plugin_user is None:
         plugin_user = next((uid for uid, email in users.items() if str(email).lower() == PLUGIN_EMAIL), None)
     prev, unusable = None, None
@@ -131,7 +131,7 @@ def _pull_all(api: Api, project_id: int, p: dict, progress: bool | None, workers
         bar.update(len(tasks) - bar.done)
     finally:
         bar.close()
-    return sorted((slim_task(t) for t in tasks), key=lambda t: t["id"]), how
+    return sorted((slim_task(t) for t in _checked(tasks, project_id)), key=lambda t: t["id"]), how
 
 
 def _read_ranges(api: Api, project_id: int, workers: int, bar: Progress) -> list[dict] | None:
@@ -160,9 +160,41 @@ def _read_ranges(api: Api, project_id: int, workers: int, bar: Progress) -> list
     return _with_predictions(api, project_id, tasks, known)
 
 
+def _checked(tasks: list, project_id: int) -> list[dict]:
+    """``tasks`` as the server sent them, each checked to be an object with an id (a whole number below 2**63)
+    and ``data`` an object; else a one-line error naming what came. (Annotations and predictions of the wrong
+    shape are set aside by :func:`iaa_label_studio.state.slim_task`, and counted.)"""
+    for t in tasks:
+        if not isinstance(t, dict):
+            raise LabelStudioError(
+                f"Label Studio sent {shown(t)} as a task of project {project_id}: expected an object"
+            )
+        tid = t.get("id")
+        if isinstance(tid, str) and tid.isascii() and tid.isdigit() and len(tid) < 20:
+            tid = t["id"] = int(tid)  # a number in a string: read as the number, as before
+        if isinstance(tid, bool) or not isinstance(tid, int) or not 0 <= tid < 2**63:
+            raise LabelStudioError(
+                f"Label Studio sent a task of project {project_id} whose id is {shown(tid)}: expected a whole number "
+                "below 2**63"
+            )
+        if not isinstance(t.get("data") or {}, dict):
+            raise LabelStudioError(
+                f"Label Studio sent task {tid} of project {project_id} with data {shown(t.get('data'))}: expected an "
+                "object"
+            )
+    return tasks
+
+
+def _is_id(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def _with_predictions(api: Api, project_id: int, tasks: list[dict], known: dict[int, dict]) -> list[dict]:
-    """Replace the prediction ids the JSON export lists by the predictions (``known`` ones, else fetched)."""
-    missing = [t for t in tasks if any(not isinstance(x, dict) and x not in known for x in t.get("predictions") or [])]
+    """Replace the prediction ids the JSON export lists by the predictions (``known`` ones, else fetched); an
+    entry that is neither an id nor an object is kept for :func:`iaa_label_studio.state.slim_task` to set aside."""
+    tasks = _checked(tasks, project_id)
+    listed = {id(t): t.get("predictions") if isinstance(t.get("predictions"), list) else [] for t in tasks}
+    missing = [t for t in tasks if any(_is_id(x) and x not in known for x in listed[id(t)])]
     if missing:
         if len(missing) <= 100:
             fetched = [q for t in missing for q in api.predictions(task_id=t["id"])]
@@ -170,11 +202,8 @@ def _with_predictions(api: Api, project_id: int, tasks: list[dict], known: dict[
             fetched = api.predictions(project_id=project_id)
         known = {**known, **{q["id"]: q for q in fetched}}
     for t in tasks:
-        t["predictions"] = [
-            x if isinstance(x, dict) else known[x]
-            for x in t.get("predictions") or []
-            if isinstance(x, dict) or x in known
-        ]
+        if isinstance(t.get("predictions"), list):
+            t["predictions"] = [known[x] if _is_id(x) else x for x in listed[id(t)] if not _is_id(x) or x in known]
     return tasks
 
 

@@ -44,8 +44,10 @@ __all__ = ["StateStore", "PullState", "default_state_dir", "slim_task", "FORMAT"
 FORMAT = 2  # 2: predictions keep their result (the gold predictions are compared with it)
 _ANN_KEYS = ("id", "completed_by", "result", "was_cancelled", "ground_truth", "updated_at")
 _PRED_KEYS = ("id", "model_version", "score", "result")
-#: the largest decompressed state read (a gzip bomb stops here); ~2 kB per task with three annotations
-MAX_STATE_BYTES = 1 << 30
+#: the largest decompressed state read (~2 kB per task with three annotations: ~130,000 tasks). Checked before
+#: anything is parsed (the file's size and its gzip trailer first, then while decompressing: a gzip bomb stops
+#: here): parsed JSON takes ~7.6 times its size in memory, so this bounds a state read at about 2 GB
+MAX_STATE_BYTES = 256 << 20
 #: the pull reason when there is no saved state at all
 NO_STATE = "no saved state"
 
@@ -58,33 +60,98 @@ def default_state_dir() -> Path:
     return Path(base) / "iaa-engine" / "label-studio"
 
 
+def _id(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63
+
+
+def _annotation_problem(a: object) -> str | None:
+    """Why an annotation as read cannot be used (its shape), or None."""
+    if not isinstance(a, dict):
+        return "an annotation that is not a JSON object"
+    if not _id(a.get("id")):
+        return "an annotation whose id is not a whole number"
+    who = user_id(a.get("completed_by"))
+    if who is not None and not _id(who):
+        return "an annotation whose completed_by is not a user id"
+    result = a.get("result")
+    if result is not None and not isinstance(result, list):
+        return "an annotation whose result is not a list"
+    if any(not isinstance(r, dict) for r in result or []):
+        return "an annotation with a result that is not a JSON object"
+    return None
+
+
+def _prediction_problem(p: object) -> str | None:
+    if not isinstance(p, dict) or not _id(p.get("id")):
+        return "a prediction that is not a JSON object with an id"
+    result = p.get("result")
+    if (result is not None and not isinstance(result, list)) or any(not isinstance(r, dict) for r in result or []):
+        return "a prediction whose result is not a list of JSON objects"
+    return None
+
+
+def _flag(x: object, key: str) -> bool:
+    return bool(x.get(key)) if isinstance(x, dict) else False
+
+
 def slim_task(task: dict) -> dict:
-    """The fields of a task the connector uses (the same whichever endpoint it came from)."""
-    anns = []
-    for a in task.get("annotations") or []:
-        if isinstance(a, dict):
-            b = {k: a.get(k) for k in _ANN_KEYS}
-            b["completed_by"] = user_id(b["completed_by"])
-            anns.append(b)
-    preds = [{k: p.get(k) for k in _PRED_KEYS} for p in task.get("predictions") or [] if isinstance(p, dict)]
-    return {
+    """The fields of a task the connector uses (the same whichever endpoint it came from). ``task`` is an object
+    with a checked ``id`` and ``data`` (:mod:`iaa_label_studio.read`); annotations and predictions of the wrong
+    shape are set aside: listed under ``set_aside`` (``{"reason", "kind", "was_cancelled", "ground_truth"}``) so
+    that the report counts them and the project's counters still match, never used."""
+    anns, preds, aside = [], [], []
+    found = task.get("annotations") or []
+    if not isinstance(found, list):
+        aside.append({"reason": "annotations that are not a list", "kind": "annotation"})
+        found = []
+    for a in found:
+        why = _annotation_problem(a)
+        if why is not None:
+            aside.append(
+                {
+                    "reason": why,
+                    "kind": "annotation",
+                    "was_cancelled": _flag(a, "was_cancelled"),
+                    "ground_truth": _flag(a, "ground_truth"),
+                }
+            )
+            continue
+        b = {k: a.get(k) for k in _ANN_KEYS}
+        b["completed_by"] = user_id(b["completed_by"])
+        anns.append(b)
+    found = task.get("predictions") or []
+    if not isinstance(found, list):
+        aside.append({"reason": "predictions that are not a list", "kind": "prediction"})
+        found = []
+    for p in found:
+        why = _prediction_problem(p)
+        if why is not None:
+            aside.append({"reason": why, "kind": "prediction"})
+            continue
+        preds.append({k: p.get(k) for k in _PRED_KEYS})
+    out = {
         "id": int(task["id"]),
         "data": task.get("data") or {},
         "updated_at": task.get("updated_at"),
         "annotations": anns,
         "predictions": preds,
     }
+    if aside:
+        out["set_aside"] = aside
+    return out
 
 
 def counts_of(tasks: list[dict]) -> dict[str, int]:
     """The project counters Label Studio reports, computed from tasks as read."""
-    anns = [a for t in tasks for a in t.get("annotations") or []]
+    aside = [x for t in tasks for x in t.get("set_aside") or []]  # counted by the server all the same
+    anns = [a for t in tasks for a in t.get("annotations") or []] + [x for x in aside if x["kind"] == "annotation"]
     return {
         "task_number": len(tasks),
         "total_annotations_number": sum(1 for a in anns if not a.get("was_cancelled")),
         "skipped_annotations_number": sum(1 for a in anns if a.get("was_cancelled")),
         "ground_truth_number": sum(1 for a in anns if a.get("ground_truth")),
-        "total_predictions_number": sum(len(t.get("predictions") or []) for t in tasks),
+        "total_predictions_number": sum(len(t.get("predictions") or []) for t in tasks)
+        + sum(1 for x in aside if x["kind"] == "prediction"),
     }
 
 
@@ -170,6 +237,12 @@ def _check_shape(d: object, url: str, project: int) -> None:
         for q in preds:
             if not isinstance(q, dict) or not _int(q.get("id")):
                 raise StateProblem(f"task {t['id']}: a prediction of the wrong shape")
+        aside = t.get("set_aside", [])
+        if not isinstance(aside, list) or not all(
+            isinstance(x, dict) and isinstance(x.get("reason"), str) and x.get("kind") in ("annotation", "prediction")
+            for x in aside
+        ):
+            raise StateProblem(f"task {t['id']}: set_aside of the wrong shape")
 
 
 def _read_bounded(path: Path, limit: int) -> bytearray:
@@ -194,6 +267,10 @@ def _read_bounded(path: Path, limit: int) -> bytearray:
             raise StateProblem("not a regular file")
         if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
             raise StateProblem("owned by another user")
+        # the size first: compressed data larger than the limit is refused unread (gzip never shrinks by more than
+        # a few bytes per 64 kB); then the bound while decompressing, before anything is parsed
+        if st.st_size > limit + limit // 64 + 4096:
+            raise StateProblem(f"decompresses to more than {limit} bytes (the file alone has {st.st_size})")
         out = bytearray()
         try:
             with gzip.GzipFile(fileobj=raw, mode="rb") as f:

@@ -186,6 +186,7 @@ def save_summary(summary: dict, analysis: Analysis, summary_dir: str | Path, *, 
 
 
 def render_summary(s: dict) -> str:
+    """The summary as text lines (the command line escapes control characters in what annotators typed)."""
     head = "dry run: would write" if s["dry_run"] else "wrote"
     counts = s["planned"] if s["dry_run"] else s["done"]
     lines = [
@@ -198,6 +199,13 @@ def render_summary(s: dict) -> str:
     elif pi.get("mode") == "full":
         how = f"; {pi['how']}" if pi.get("how") else ""
         lines.append(f"read all {pi['read']} tasks ({pi.get('reason')}{how})")
+    aside = (s.get("agreement") or {}).get("set_aside") or {}
+    if aside:
+        lines.append(
+            f"set aside when read (the wrong shape, never used): {sum(aside.values())} ("
+            + "; ".join(f"{n} × {why}" for why, n in sorted(aside.items()))
+            + ")"
+        )
     if counts:
         lines.append(f"{head}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items())))
     else:

@@ -4,8 +4,11 @@
   and ANNOTATIONS_DELETED, posting to this receiver with the shared secret in the ``X-IAA-Secret`` header (Label
   Studio signs nothing; a custom header is what it offers). It is removed again on exit.
 * The receiver reads nothing of a body before the request has shown the right secret (403 otherwise) and a
-  ``Content-Length`` within ``--max-body`` (411 when missing or chunked, 400 when invalid, 413 when larger);
-  connections are served by a bounded pool of threads (503 when every one is busy), each socket with a timeout.
+  ``Content-Length`` within ``--max-body`` (411 when missing or chunked, 400 when invalid, 413 when larger). One
+  thread waits for the request line and headers of every connection (a selector, at most :data:`HEADER_TIMEOUT`
+  seconds each, :data:`PENDING` at a time): idle or slow clients cost a socket, never a worker. Requests whose
+  headers are complete are served by a bounded pool of threads (503 when every one is busy), each cut after
+  :data:`TIMEOUT` seconds in all.
   A bad request costs one log line, never a traceback. An authenticated webhook that is not one of the
   expected events (not JSON, no task id, ...) gets 400 and a log line. A good one is answered (204) and queued;
   a worker thread runs a sync of what changed (the saved state of :mod:`iaa_label_studio.state`: the server is
@@ -18,9 +21,11 @@
 from __future__ import annotations
 
 import hmac
+import io
 import json
 import queue
 import secrets
+import selectors
 import signal
 import socket
 import threading
@@ -42,7 +47,13 @@ _NO_TASK = object()  # queue marker: an event that names no task (deletions carr
 MAX_BODY = 1 << 20
 #: seconds a connection may take in all (request line, headers, body, answer) before it is cut
 TIMEOUT = 10.0
-#: connections served at the same time; more are answered 503 at once
+#: seconds a connection may take to send its request line and headers (waited for without a worker)
+HEADER_TIMEOUT = 5.0
+#: connections waiting for their headers at the same time (beyond: the oldest is dropped)
+PENDING = 256
+#: the longest request line and headers
+MAX_HEADERS = 64 << 10
+#: requests (headers complete) served at the same time; more are answered 503 at once
 CONNECTIONS = 8
 
 
@@ -108,6 +119,9 @@ def _handler(
         def setup(self) -> None:
             self.timeout = timeout  # StreamRequestHandler sets it on the socket: a slow client is cut off
             super().setup()
+            prefix = self.server._prefix.pop(self.connection, b"")  # type: ignore[attr-defined]
+            if prefix:  # what the server read while waiting for the headers comes first
+                self.rfile = io.BufferedReader(_Prefixed(prefix, self.connection))
 
         def log_message(self, *args: Any) -> None:  # quiet: nothing about good requests (or headers) is logged
             pass
@@ -211,18 +225,69 @@ def _drain(sock: socket.socket, limit: int = 1 << 18, seconds: float = 1.0) -> N
         pass
 
 
+class _Prefixed(io.RawIOBase):
+    """A connection's bytes: those already read while waiting for its headers, then the socket's."""
+
+    def __init__(self, prefix: bytes, sock: socket.socket) -> None:
+        super().__init__()
+        self._prefix = memoryview(prefix)
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if len(self._prefix):
+            n = min(len(b), len(self._prefix))
+            b[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        return self._sock.recv_into(b)
+
+
+class _Pending:
+    """A connection whose request line and headers have not all arrived yet."""
+
+    __slots__ = ("address", "deadline", "data")
+
+    def __init__(self, address: Any, deadline: float) -> None:
+        self.address = address
+        self.deadline = deadline
+        self.data = bytearray()
+
+
 class _Server(HTTPServer):
-    """An HTTP server whose connections are served by a bounded pool of threads."""
+    """An HTTP server that waits for every connection's headers in one thread (a selector: an idle or slow client
+    costs a socket, never a worker) and serves the requests whose headers are complete with a bounded pool of
+    threads. At most :data:`PENDING` connections wait for their headers (the oldest one is dropped for a new one),
+    each at most ``header_timeout`` seconds; a request takes at most ``timeout`` seconds in all."""
 
     daemon_threads = True
+    request_queue_size = 128  # connections the kernel holds before they are accepted (socketserver's default: 5)
 
-    def __init__(self, address, handler, *, connections: int, timeout: float, log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        address,
+        handler,
+        *,
+        connections: int,
+        timeout: float,
+        header_timeout: float,
+        pending: int,
+        log: Callable[[str], None],
+    ) -> None:
         self._log = log
         self._timeout = timeout
+        self._header_timeout = header_timeout
+        self._max_pending = pending
         self._slots = threading.BoundedSemaphore(connections)
         self._pool = ThreadPoolExecutor(max_workers=connections, thread_name_prefix="iaa-webhook")
         self._active: dict[socket.socket, float] = {}  # connection -> when it must be done
+        self._prefix: dict[socket.socket, bytes] = {}  # connection -> what was read while waiting for its headers
         self._closed = threading.Event()
+        self._stop = threading.Event()
+        self._stopped = threading.Event()
+        self._stopped.set()
         self._cut: set[socket.socket] = set()  # connections cut off by the reaper (for the log line)
         super().__init__(address, handler)
         threading.Thread(target=self._reap, name="iaa-webhook-reaper", daemon=True).start()
@@ -241,30 +306,112 @@ class _Server(HTTPServer):
                     except OSError:
                         pass
 
-    def process_request(self, request, client_address) -> None:
-        if not self._slots.acquire(blocking=False):
-            self._log(f"bad request from {client_address[0]}: 503 every connection slot is busy")
+    def serve_forever(self, poll_interval: float = 0.25) -> None:
+        """Accept connections and wait for their headers (this thread); hand complete ones to the pool."""
+        self._stop.clear()
+        self._stopped.clear()
+        sel = selectors.DefaultSelector()
+        pending: dict[socket.socket, _Pending] = {}
+        try:
+            self.socket.setblocking(False)
+            sel.register(self.socket, selectors.EVENT_READ)
+            while not self._stop.is_set():
+                for key, _ in sel.select(poll_interval):
+                    if key.fileobj is self.socket:
+                        self._accept(sel, pending)
+                    else:
+                        self._read_headers(key.fileobj, sel, pending)  # type: ignore[arg-type]
+                now = time.monotonic()
+                for sock, p in list(pending.items()):
+                    if now > p.deadline:
+                        self._drop(
+                            sock, sel, pending, f"cut off: no complete request within {self._header_timeout:g} s"
+                        )
+        finally:
+            for sock in list(pending):
+                self._drop(sock, sel, pending, None)
+            sel.close()
+            self._stopped.set()
+
+    def shutdown(self) -> None:
+        self._stop.set()
+        self._stopped.wait()
+
+    def _accept(self, sel: selectors.BaseSelector, pending: dict) -> None:
+        """Accept every connection waiting (the listening socket does not block)."""
+        for _ in range(self.request_queue_size):
             try:
-                request.settimeout(1.0)
-                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                sock, address = self.socket.accept()
+            except OSError:  # none left (BlockingIOError), or one that went away
+                return
+            if len(pending) >= self._max_pending:  # many idle connections: the oldest gives way
+                oldest = min(pending, key=lambda s: pending[s].deadline)
+                self._drop(oldest, sel, pending, f"dropped: {self._max_pending} connections were waiting for headers")
+            sock.setblocking(False)
+            pending[sock] = _Pending(address, time.monotonic() + self._header_timeout)
+            sel.register(sock, selectors.EVENT_READ)
+
+    def _drop(self, sock: socket.socket, sel: selectors.BaseSelector, pending: dict, why: str | None) -> None:
+        p = pending.pop(sock)
+        try:
+            sel.unregister(sock)
+        except (KeyError, ValueError):
+            pass
+        if why and p.data:  # a connection that sent nothing at all and went away is not worth a line
+            self._log(f"bad request from {p.address[0]}: {why}")
+        elif why and "cut off" in why:
+            self._log(f"bad request from {p.address[0]}: {why}")
+        self.shutdown_request(sock)
+
+    def _read_headers(self, sock: socket.socket, sel: selectors.BaseSelector, pending: dict) -> None:
+        p = pending[sock]
+        try:
+            chunk = sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:  # the client went away before its request was complete
+            self._drop(sock, sel, pending, "closed before the request was complete" if p.data else None)
+            return
+        p.data += chunk
+        if b"\r\n\r\n" not in p.data and b"\n\n" not in p.data:
+            if len(p.data) > MAX_HEADERS:
+                self._drop(sock, sel, pending, f"request line and headers longer than {MAX_HEADERS} bytes")
+            return
+        pending.pop(sock)
+        sel.unregister(sock)
+        sock.setblocking(True)
+        self._dispatch(sock, p)
+
+    def _dispatch(self, sock: socket.socket, p: _Pending) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._log(f"bad request from {p.address[0]}: 503 every connection slot is busy")
+            try:
+                sock.settimeout(1.0)
+                sock.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             except OSError:
                 pass
-            self.shutdown_request(request)
+            self.shutdown_request(sock)
             return
+        self._prefix[sock] = bytes(p.data)
+        self._active[sock] = p.deadline - self._header_timeout + self._timeout  # from the connection's start
         try:
-            self._pool.submit(self._serve, request, client_address)
+            self._pool.submit(self._serve, sock, p.address)
         except RuntimeError:  # the pool is shut down: the server is stopping
+            self._active.pop(sock, None)
+            self._prefix.pop(sock, None)
             self._slots.release()
-            self.shutdown_request(request)
+            self.shutdown_request(sock)
 
     def _serve(self, request, client_address) -> None:
-        self._active[request] = time.monotonic() + self._timeout
         try:
             self.finish_request(request, client_address)
         except Exception:
             self.handle_error(request, client_address)
         finally:
             self._active.pop(request, None)
+            self._prefix.pop(request, None)
             self._cut.discard(request)
             self.shutdown_request(request)
             self._slots.release()
@@ -294,11 +441,23 @@ def receiver(
     max_body: int = MAX_BODY,
     timeout: float = TIMEOUT,
     connections: int = CONNECTIONS,
+    header_timeout: float = HEADER_TIMEOUT,
+    pending: int = PENDING,
 ) -> HTTPServer:
     """The webhook receiver, bound to ``host:port`` (not yet serving: call ``serve_forever``). Each accepted
-    webhook puts ``(action, task id)`` on ``events``; ``log`` gets one line per bad request."""
+    webhook puts ``(action, task id)`` on ``events``; ``log`` gets one line per bad request. A connection waits at
+    most ``header_timeout`` seconds (never more than ``timeout``) for its request line and headers, without
+    holding one of the ``connections`` workers; at most ``pending`` connections wait so."""
     handler = _handler(secret, events, bot_id, project_id, max_body=max_body, timeout=timeout, log=log)
-    return _Server((host, int(port)), handler, connections=max(1, int(connections)), timeout=timeout, log=log)
+    return _Server(
+        (host, int(port)),
+        handler,
+        connections=max(1, int(connections)),
+        timeout=timeout,
+        header_timeout=min(float(header_timeout), float(timeout)),
+        pending=max(1, int(pending)),
+        log=log,
+    )
 
 
 def watch(
