@@ -330,7 +330,8 @@ def _cmd_annotators(args: argparse.Namespace) -> int:
         )
         if result.flagged():
             text += "\n\nflagged: " + ", ".join(printable(a) for a in result.flagged())
-        text += "\n\n" + flag_legend(result.settings) + " MACE's competence: --format csv or json."
+        text += "\n\n" + flag_legend(result.settings, width=118)
+        text += "\nEvery column, the intervals and MACE's competence: --format csv or json."
         text += "\n\n" + "\n".join(f"note: {n}" for n in result.notes) if result.notes else ""
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")

@@ -112,7 +112,7 @@ class AnnotatorReport(Result):
             f"Annotator scorecard (alpha {self.alpha:.4f} at the {self.level} level, gold: {self.gold})\n"
             + text_table(self.table)
             + "\n"
-            + flag_legend(self.settings)
+            + flag_legend(self.settings, width=118)
         )
 
 
@@ -138,16 +138,22 @@ def text_table(table: pd.DataFrame, extra: tuple = ()) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def flag_legend(settings: dict) -> str:
-    """What the flags and their p-values mean, in one paragraph (the scorecard's text, the command line, the page)."""
+def flag_legend(settings: dict, width: int | None = None) -> str:
+    """What the flags and their p-values mean, in one paragraph (the scorecard's text, the command line, the page),
+    wrapped at ``width`` characters when given."""
     s = settings
-    return (
+    text = (
         f"random: kappa with the others significantly below {s['random_fraction']:g} x the typical annotator's "
         f"({s['random_kappa']:.3f}; random_p, Holm-adjusted, below {s['random_level']:g}) and not above chance "
         f"(chance_p, one-sided, at least {s['random_level']:g}); biased: label distribution at least "
         f"{s['bias_threshold']:g} (TVD) from the others' on the same items, Holm-adjusted chi-square p below "
         f"{s['bias_p']:g}; annotators with fewer than {s['min_items']} pairable items are not judged."
     )
+    if width is None:
+        return text
+    import textwrap
+
+    return textwrap.fill(text, width=width)
 
 
 # --------------------------------------------------------------------------- building blocks (array algebra)
