@@ -352,3 +352,108 @@ def test_the_one_result_shape():
     doc = d.to_dict()
     assert json.loads(json.dumps(doc, allow_nan=False)) == doc == json.loads(d.to_json())
     assert len(d.to_frame()) == 5 and "Disagreements" in repr(d) and d._repr_html_().lstrip().startswith("<")
+
+
+# --- issue 25: the level's disagreement ranks the items; the model's label and a tie are shown where they are used
+
+#: far: 1 vs 5; near: 3 vs 4; both split 1 : 1 (agreement 0, a tie); t3: 1, 3, 3, 1; same: unanimous.
+LEVELS_TABLE = [
+    ("far", "a", 1),
+    ("far", "b", 5),
+    ("near", "a", 3),
+    ("near", "b", 4),
+    ("same", "a", 2),
+    ("same", "b", 2),
+    ("t3", "a", 1),
+    ("t3", "b", 3),
+    ("t3", "c", 3),
+    ("t3", "d", 1),
+]
+
+
+def _levels_data(level):
+    frame = pd.DataFrame(LEVELS_TABLE, columns=["item", "annotator", "label"])
+    return ie.Annotations.from_long(frame, level=level)
+
+
+def test_interval_level_ranks_a_wide_split_before_a_narrow_one():
+    """D_i = sum_{c != k} n_ic n_ik delta^2_ck / (n_i (n_i - 1)) with delta^2 = (c - k)^2 (Krippendorff 2011):
+    far 2 * 16 / 2 = 16, t3 2 * (2 * 2 * 4) / 12 = 8/3, near 2 * 1 / 2 = 1. At the nominal level far and near both
+    have agreement 0 and used to rank by data order alone, the narrow split as high as the wide one."""
+    d = ie.disagreements(_levels_data("interval"), dawid_skene=False)
+    assert d.items["item"].tolist() == ["far", "t3", "near"] and d.level == "interval"
+    np.testing.assert_allclose(d.items["disagreement"], [16, 8 / 3, 1], rtol=1e-15)
+    assert "interval level" in d.ranking[0]
+    nominal = ie.disagreements(_levels_data("nominal"), dawid_skene=False)
+    assert nominal.items["item"].tolist() == ["far", "near", "t3"]  # 1 - P_i: 1, 1, 2/3
+    np.testing.assert_allclose(nominal.items["disagreement"], 1 - nominal.items["agreement"], atol=1e-15)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_item_disagreements_add_up_to_krippendorffs_alpha(level):
+    """Krippendorff's observed disagreement is D_o = sum_i n_i D_i / n, so 1 - D_o / D_e with D_e by brute force
+    over every pair of pairable values must be the library's alpha at each level (ordinal: mid-ranks of the
+    pairable values; ratio: ((c - k)/(c + k))^2)."""
+    rng = np.random.default_rng(3)
+    rows = [(i, a, int(rng.integers(1, 6))) for i in range(40) for a in range(int(rng.integers(1, 5)))]
+    data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]), level=level)
+    d = ie.disagreements(data, dawid_skene=False)
+    values = data.to_long().groupby("item")["label"].apply(list)
+    values = values[values.map(len) >= 2]
+    pooled = np.concatenate(values.to_list()).astype(float)
+    cats = np.unique(pooled)
+    totals = np.array([(pooled == c).sum() for c in cats])
+    mid = dict(zip(cats, np.cumsum(totals) - totals / 2.0))
+
+    def dist(c, k):
+        if level == "nominal":
+            return float(c != k)
+        if level == "ordinal":
+            return (mid[c] - mid[k]) ** 2
+        if level == "interval":
+            return (c - k) ** 2
+        return ((c - k) / (c + k)) ** 2
+
+    n = pooled.size
+    d_e = sum(dist(c, k) for c in pooled for k in pooled) / (n * (n - 1))
+    by_item = dict(zip(d.items["item"], d.items["disagreement"]))
+    for item, labs in values.items():  # each listed item's D_i by enumerating its ordered pairs
+        m = len(labs)
+        brute = sum(dist(float(x), float(y)) for j, x in enumerate(labs) for q, y in enumerate(labs) if j != q)
+        assert by_item.get(item, 0.0) == pytest.approx(brute / (m * (m - 1)), abs=1e-12)
+    d_o = sum(len(values[i]) * v for i, v in by_item.items()) / n
+    assert 1 - d_o / d_e == pytest.approx(ie.krippendorff_alpha(data), abs=1e-12)
+
+
+def test_terminal_shows_the_models_label_beside_its_entropy_and_a_tie_as_a_tie():
+    data = _levels_data("interval")
+    d = ie.disagreements(data, progress=False)
+    text = str(d)
+    header = next(line for line in text.splitlines() if line.split()[:2] == ["rank", "item"])
+    assert header.split()[header.split().index("entropy") + 1] == "ds_label"
+    far = next(line for line in text.splitlines() if line.strip().startswith("1 ") and "far" in line)
+    assert "1|5 (tie)" in far and str(d.items.loc[0, "ds_label"]) in far.split()
+    # the CSV and JSON hold the same label and tie (tie column, gold labels as gold_standard keeps them)
+    frame = d.to_frame()
+    assert frame.columns.get_loc("ds_label") == frame.columns.get_loc("entropy") + 1
+    assert frame.loc[0, "gold"] == "1|5" and bool(frame.loc[0, "tie"])
+    item = d.to_dict()["items"][0]
+    assert item["ds_label"] == d.items.loc[0, "ds_label"] and item["tie"] is True and item["gold"] == ["1", "5"]
+    gold = ie.gold_standard(data).per_item().set_index("item")
+    for row in frame.itertuples():
+        assert row.gold == gold.loc[row.item, "gold"] and row.tie == gold.loc[row.item, "tie"]
+    # a clear majority carries no mark; without Dawid-Skene there is no model column
+    plain = str(ie.disagreements(_table(LABELS), dawid_skene=False))
+    assert "ds_label" not in plain
+    i4 = next(line for line in plain.splitlines() if line.split()[:2] == ["4", "i4"])
+    assert "(tie)" not in i4 and "a|b (tie)" in next(line for line in plain.splitlines() if " i5 " in line)
+
+
+def test_cli_ranks_by_the_level(tmp_path):
+    path = tmp_path / "levels.csv"
+    pd.DataFrame(LEVELS_TABLE, columns=["item", "annotator", "label"]).to_csv(path, index=False)
+    out = run("disagreements", str(path), "--level", "interval", "--format", "csv", "--no-dawid-skene")
+    assert out.returncode == 0, out.stderr
+    frame = pd.read_csv(pd.io.common.StringIO(out.stdout))
+    assert frame["item"].tolist() == ["far", "t3", "near"]
+    assert frame["disagreement"].tolist() == pytest.approx([16, 8 / 3, 1], rel=1e-15)

@@ -11,15 +11,16 @@ import pandas as pd
 from iaa_engine.base._params import AnyOf, Choice, Flag, NoneOr, Whole, validate
 from iaa_engine.base._results import Result, nan_to_none, printable
 from iaa_engine.data._model import as_annotations
+from iaa_engine.stats._differences import delta, positions_from
 
 __all__ = ["Disagreements", "disagreements", "RANKING"]
 
 #: ``dawid_skene='auto'`` runs Dawid-Skene only while annotators × labels² is at most this many cells.
 DS_CELLS = 1 << 24
 
-#: How :func:`disagreements` ranks the items (the sort keys, in order).
+#: How :func:`disagreements` ranks the items (the sort keys, in order); the first names the data's level.
 RANKING = (
-    "item agreement, lowest first",
+    "disagreement at the data's level (the mean difference delta^2 of the item's pairs of labels), highest first",
     "a tied majority label before a clear one",
     "Dawid-Skene posterior entropy, highest first",
     "more annotations first",
@@ -36,9 +37,11 @@ class Disagreements(Result):
     items : pandas.DataFrame
         One row per item with at least two annotations that do not all agree, ranked (see :data:`RANKING`):
         ``rank`` (1 = adjudicate first), ``item``, ``n_annotations``, ``agreement`` (the share of agreeing pairs,
-        :func:`item_agreement`), ``tie`` (several labels share the most votes), ``n_tied``, ``entropy`` (of the
-        Dawid-Skene posterior, in [0, 1]: divided by log C; NaN without Dawid-Skene), ``ds_label`` and
-        ``ds_probability`` (the Dawid-Skene gold label and its posterior probability).
+        :func:`item_agreement`), ``disagreement`` (the mean of the level's difference :math:`\\delta^2` over the
+        item's pairs of annotations: 1 - agreement at the nominal level), ``tie`` (several labels share the most
+        votes), ``n_tied``, ``entropy`` (of the Dawid-Skene posterior, in [0, 1]: divided by log C; NaN without
+        Dawid-Skene), ``ds_label`` and ``ds_probability`` (the Dawid-Skene gold label and its posterior
+        probability).
     annotations : pandas.DataFrame
         The annotations of the listed items: ``rank``, ``item``, ``annotator`` (None for a count table),
         ``label``, in the order of the data.
@@ -63,7 +66,10 @@ class Disagreements(Result):
     dawid_skene : bool
         Whether the Dawid-Skene posterior was computed.
     ranking : tuple of str
-        The sort keys used, in order (:data:`RANKING`, without the entropy when Dawid-Skene was not run).
+        The sort keys used, in order (:data:`RANKING` with the level named, without the entropy when Dawid-Skene
+        was not run).
+    level : str
+        The level of measurement whose difference function ranks the items.
 
     References
     ----------
@@ -97,6 +103,7 @@ class Disagreements(Result):
     n_disagreeing: int
     dawid_skene: bool
     ranking: tuple = field(default=RANKING)
+    level: str = "nominal"
 
     def _per_item_text(self) -> tuple[pd.Series, pd.Series, pd.Series]:
         """Per listed item (by rank): the labels with their counts, the majority labels and who said what."""
@@ -117,8 +124,8 @@ class Disagreements(Result):
         return labels, gold, who
 
     def to_frame(self) -> pd.DataFrame:
-        """The ranked items, with ``labels`` (label×count), ``gold`` (majority labels, ties joined by ``|``) and
-        ``annotators`` (annotator=label)."""
+        """The ranked items, with ``labels`` (label×count), ``gold`` (majority labels, ties joined by ``|`` as
+        :func:`gold_standard` keeps them; the ``tie`` column says so) and ``annotators`` (annotator=label)."""
         labels, gold, who = self._per_item_text()
         out = self.items.copy()
         out["labels"] = out["rank"].map(labels)
@@ -164,6 +171,7 @@ class Disagreements(Result):
                 "n_pairable": self.n_pairable,
                 "n_disagreeing": self.n_disagreeing,
                 "dawid_skene": self.dawid_skene,
+                "level": self.level,
                 "ranking": list(self.ranking),
                 "categories": list(self.categories),
                 "items": items,
@@ -179,10 +187,15 @@ class Disagreements(Result):
             "  ranked by " + "; then ".join(self.ranking),
         ]
         if len(f):
-            cols = ["rank", "item", "n_annotations", "agreement", "tie", "entropy", "gold", "labels"]
+            cols = ["rank", "item", "n_annotations", "agreement"]
+            cols += ["disagreement"] if self.level != "nominal" else []  # nominal: 1 - agreement
+            cols += ["tie"] + (["entropy", "ds_label"] if self.dawid_skene else []) + ["gold", "labels"]
             shown = f[cols].copy()
             shown["item"] = shown["item"].map(printable)
-            shown["gold"] = shown["gold"].map(printable)
+            # a tie is shown as one: every tied majority label, as the gold-label rules keep them
+            shown["gold"] = [printable(g) + (" (tie)" if t else "") for g, t in zip(shown["gold"], shown["tie"])]
+            if self.dawid_skene:
+                shown["ds_label"] = shown["ds_label"].map(printable)
             shown["labels"] = shown["labels"].map(printable)
             lines += ["  " + line for line in shown.round(3).to_string(index=False).splitlines()]
             a = self.annotations
@@ -263,8 +276,18 @@ def disagreements(
     **Items.** Every item with two or more annotations that do not all agree is ranked by the keys of
     :data:`RANKING`, in order:
 
-    1. its agreement :math:`P_i = \sum_c n_{ic}(n_{ic} - 1) / (n_i(n_i - 1))` (:func:`item_agreement`), lowest
-       first;
+    1. its disagreement at the data's level, highest first: the mean of Krippendorff's difference function over
+       the item's pairs of annotations,
+
+       .. math::
+
+           D_i = \frac{\sum_{c \ne k} n_{ic}\, n_{ik}\, \delta^2_{ck}}{n_i (n_i - 1)}
+
+       with :math:`\delta^2` of the level (Krippendorff 2011): nominal 1 for two different labels (so
+       :math:`D_i = 1 - P_i`, one minus the item agreement
+       :math:`P_i = \sum_c n_{ic}(n_{ic} - 1) / (n_i(n_i - 1))` of :func:`item_agreement`); ordinal the squared
+       difference of the categories' mid-ranks among the pairable values; interval :math:`(c - k)^2`; ratio
+       :math:`((c - k)/(c + k))^2`. At the interval level a 1-vs-5 split (16) comes before a 3-vs-4 one (1);
     2. a tied majority (several labels share the most votes, as :func:`gold_standard` keeps them) before a clear
        one;
     3. the entropy of the Dawid-Skene posterior :math:`\pi_{it}` (:func:`gold_standard` with
@@ -413,10 +436,27 @@ def disagreements(
         ds_label = p.argmax(axis=1)
         ds_prob = p.max(axis=1)
 
+    # --- within-item pairs of count entries (for the level's disagreement and the label pairs)
+    ok_entry = pairable[c.item]
+    e_idx = np.flatnonzero(ok_entry)
+    left, right = _entry_pairs(c.item[e_idx])
+    left, right = e_idx[left], e_idx[right]
+    both = count[left] * count[right]  # n_ic n_ik of each pair of different labels on an item
+    ca, cb = c.category[left], c.category[right]  # ca < cb: entries are sorted by category within an item
+    per_cat = np.bincount(c.category[ok_entry], weights=count[ok_entry], minlength=n_cat)  # n_c (pairable values)
+
+    # --- the level's disagreement per item: the mean delta^2 over its ordered pairs of annotations
+    level = data.level or "nominal"
+    values = data.category_values(level) if level in ("interval", "ratio") else None
+    x = positions_from(level, per_cat, values, n_cat)
+    dis_sum = np.bincount(c.item[left], weights=both * delta(level, x[ca], x[cb]), minlength=c.n_items)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        disagreement = np.where(pairable, 2.0 * dis_sum / (n_i * (n_i - 1.0)), np.nan)
+
     # --- items: rank every disagreeing item (np.lexsort: the last key is the primary one)
     cand = np.flatnonzero(disagreeing)
     ent_key = np.where(np.isnan(entropy[cand]), 0.0, -entropy[cand])
-    order = cand[np.lexsort((cand, -n_i[cand], ent_key, (n_tied[cand] <= 1), agreement[cand]))]
+    order = cand[np.lexsort((cand, -n_i[cand], ent_key, (n_tied[cand] <= 1), -disagreement[cand]))]
     n_disagreeing = int(order.size)
     listed = order if top is None else order[:top]
     rank_of = np.zeros(c.n_items, dtype=np.int64)
@@ -427,6 +467,7 @@ def disagreements(
             "item": data.items.take(listed),
             "n_annotations": n_i[listed].astype(np.int64),
             "agreement": agreement[listed],
+            "disagreement": disagreement[listed],
             "tie": n_tied[listed] > 1,
             "n_tied": n_tied[listed],
             "entropy": entropy[listed],
@@ -460,19 +501,13 @@ def disagreements(
         )
 
     # --- label pairs: within-item pairs of count entries, weighted n_ic n_ik / (n_i - 1)
-    ok_entry = pairable[c.item]
-    e_idx = np.flatnonzero(ok_entry)
-    left, right = _entry_pairs(c.item[e_idx])
-    left, right = e_idx[left], e_idx[right]
-    w = count[left] * count[right] / (n_i[c.item[left]] - 1.0)
-    ca, cb = c.category[left], c.category[right]  # ca < cb: entries are sorted by category within an item
+    w = both / (n_i[c.item[left]] - 1.0)
     key = ca * max(n_cat, 1) + cb
     # the off-diagonal coincidences, only the label pairs that occur (sparse: no labels x labels table)
     cells, slot = np.unique(key, return_inverse=True)
     slot = slot.ravel()
     observed = np.bincount(slot, weights=w, minlength=cells.size)
     n_items_pair = np.bincount(slot, minlength=cells.size)
-    per_cat = np.bincount(c.category[ok_entry], weights=count[ok_entry], minlength=n_cat)  # n_c
     n_total = float(per_cat.sum())
     occurs = np.flatnonzero(observed > 0)
     a_code, b_code = np.divmod(cells[occurs], max(n_cat, 1))
@@ -527,5 +562,8 @@ def disagreements(
         n_pairable=int(pairable.sum()),
         n_disagreeing=n_disagreeing,
         dawid_skene=use_ds,
-        ranking=RANKING if use_ds else tuple(k for k in RANKING if "Dawid-Skene" not in k),
+        ranking=tuple(
+            k.replace("the data's level", f"the {level} level") for k in RANKING if use_ds or "Dawid-Skene" not in k
+        ),
+        level=level,
     )
