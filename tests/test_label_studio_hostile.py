@@ -383,6 +383,7 @@ def _cli(server, capsys, *args: str) -> tuple[int, str, str]:
     return status, out.out, out.err
 
 
+@pytest.mark.slow  # a real server (its start: ~12 s)
 def test_annotator_typed_escapes_are_shown_escaped_in_the_report_and_the_summary(server, typed, capsys, tmp_path):
     status, out, err = _cli(server, capsys, "report", "-p", str(typed), "--no-state")
     assert status == 0, err
@@ -396,6 +397,7 @@ def test_annotator_typed_escapes_are_shown_escaped_in_the_report_and_the_summary
     assert "\\x1b" in out  # the dry run's examples and the scorecard quote the typed texts
 
 
+@pytest.mark.slow  # a real server (its start: ~12 s)
 def test_the_size_cap_refuses_a_real_export_larger_than_it(server, api, typed):
     whole = api.tasks_export(typed)
     size = len(json.dumps(whole))
@@ -405,6 +407,7 @@ def test_the_size_cap_refuses_a_real_export_larger_than_it(server, api, typed):
     assert Api(server.client(), max_bytes=size * 2).tasks_export(typed) == whole
 
 
+@pytest.mark.slow  # a real server (its start: ~12 s)
 def test_annotations_of_the_wrong_shape_are_set_aside_and_counted(server, api, capsys):
     """The server imports an annotation whose result list holds something other than objects: it is set aside
     with its reason and counted (was: counted as a result of an unknown control named 'None')."""

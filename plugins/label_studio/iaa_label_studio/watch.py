@@ -357,9 +357,7 @@ class _Server(HTTPServer):
             sel.unregister(sock)
         except (KeyError, ValueError):
             pass
-        if why and p.data:  # a connection that sent nothing at all and went away is not worth a line
-            self._log(f"bad request from {p.address[0]}: {why}")
-        elif why and "cut off" in why:
+        if why:  # None: the server stops, or a client that sent nothing went away (not worth a line)
             self._log(f"bad request from {p.address[0]}: {why}")
         self.shutdown_request(sock)
 
