@@ -183,18 +183,18 @@ def test_affine_maps_of_the_values_leave_linear_and_quadratic_weights_alone():
 def test_text_labels_use_their_order():
     frame = RAW4.apply(lambda col: col.map({1: "none", 2: "mild", 3: "moderate", 4: "severe", 5: "extreme"}))
     order = ["none", "mild", "moderate", "severe", "extreme"]
-    text = _data(frame, categories=order)  # the order given: positions 1..5, the numbers of RAW4
+    text = _data(frame, categories=order).with_level("ordinal", order)  # the order: positions 1..5, RAW4's numbers
     numbers = _data(RAW4)
     assert text.n_annotations == numbers.n_annotations  # 'none' is a declared category, not a missing value
     for family in ie.AGREEMENT_WEIGHTS:
         assert ie.gwet_ac1(text, weights=family) == pytest.approx(ie.gwet_ac1(numbers, weights=family), abs=1e-14)
-    shuffled = _data(frame, categories=order[::-1])  # reversed order: the same distances for symmetric families
+    shuffled = _data(frame).with_level("ordinal", order[::-1])  # reversed: the same distances (symmetric families)
     assert ie.gwet_ac1(shuffled, weights="quadratic") == pytest.approx(ie.gwet_ac1(numbers, weights="quadratic"))
 
 
 def test_bad_weights_are_refused_with_the_one_template():
     data = _data(RAW4)
-    with pytest.raises(ie.InvalidParameterError, match=r"^weights must be a 5 × 5 array of finite numbers"):
+    with pytest.raises(ie.InvalidParameterError, match=r"^weights must be a 5 × 5 array of weights in \[0, 1\]"):
         ie.fleiss_kappa(data, weights=np.eye(3))
     with pytest.raises(ie.InvalidParameterError, match=r"^weights must be one of 'identity', 'linear'"):
         ie.gwet_ac1(data, weights="cubic")
@@ -452,3 +452,198 @@ def test_count_tables_can_be_read_at_another_level():
         )
     fractional = ie.Annotations.from_counts(table / 2.0 + 0.25).with_level("interval")
     assert fractional.fractional and fractional.level == "interval"
+
+
+# --- weights without the q × q matrix (issue 24) and the checks of issue 25 ----------------------------------------
+
+from iaa_engine.stats import _weight_sums as weight_sums  # noqa: E402
+
+
+def _wide_values(seed: int, n_items: int = 120, n_raters: int = 6, q: int = 70, missing: float = 0.3) -> pd.DataFrame:
+    """Ratings on q unevenly spaced values (ties: raters often share a value), with missing ratings."""
+    rng = np.random.default_rng(seed)
+    values = np.cumsum(rng.gamma(0.7, 1.0, q)) + rng.integers(-5, 5)
+    values = values - values.min() + 0.25  # non-negative: the ratio family accepts them
+    truth = rng.integers(0, q, n_items)
+    step = rng.integers(-4, 5, (n_items, n_raters)) * (rng.random((n_items, n_raters)) < 0.6)
+    x = values[np.clip(truth[:, None] + step, 0, q - 1)]
+    x[rng.random(x.shape) < missing] = np.nan
+    x[:, 0][np.isnan(x).sum(axis=1) >= n_raters - 1] = values[truth[np.isnan(x).sum(axis=1) >= n_raters - 1]]
+    return pd.DataFrame(x, columns=[f"r{j}" for j in range(n_raters)])
+
+
+@pytest.mark.parametrize("small", [weight_sums.SMALL, 0])  # 0: every group, even an item's, by the closed forms
+@pytest.mark.parametrize("family", ie.AGREEMENT_WEIGHTS)
+def test_the_sums_without_a_matrix_equal_the_matrix(family, small, monkeypatch):
+    """Every coefficient and standard error with a family by name (closed forms, or pairs in blocks) equals the same
+    computation with the family's q × q matrix given as an array (the dense path), to 1e-12."""
+    monkeypatch.setattr(weight_sums, "SMALL", small)
+    for seed in range(3):
+        table = _wide_values(seed)
+        data = _data(table)
+        if seed == 2:  # text labels in a given order (not the values'): the families on positions 1..q
+            data = _data(table.apply(lambda col: col.map(lambda v: None if v != v else f"v{v:.6f}")))
+            data = data.with_level("ordinal", list(np.random.default_rng(2).permutation(data.categories)))
+        values = np.asarray(data.categories, dtype=float) if seed < 2 else np.arange(1.0, data.n_categories + 1)
+        dense = weight_matrix(family, values)
+        assert data.n_categories > 40
+        for name in ("fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa", "percent_agreement_weighted"):
+            a, b = ie.estimate(data, name, weights=family), ie.estimate(data, name, weights=dense)
+            assert a.estimate == pytest.approx(b.estimate, abs=1e-12), (name, family)
+            assert a.se == pytest.approx(b.se, abs=1e-12), (name, family)
+            assert a.details["pe"] == pytest.approx(b.details["pe"], abs=1e-12)
+            assert getattr(ie, name)(data, weights=family) == pytest.approx(a.estimate, abs=1e-14)
+        for name in ("cohen_kappa", "scott_pi"):
+            a, b = (
+                ie.estimate(data, name, weights=family, annotator_a="r1", annotator_b="r2"),
+                ie.estimate(data, name, weights=dense, annotator_a="r1", annotator_b="r2"),
+            )
+            assert (a.estimate, a.se) == pytest.approx((b.estimate, b.se), abs=1e-12), (name, family)
+            m_a = getattr(ie, f"{name}_matrix")(data, weights=family).values
+            m_b = getattr(ie, f"{name}_matrix")(data, weights=dense).values
+            np.testing.assert_allclose(m_a, m_b, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("family", ie.AGREEMENT_WEIGHTS)
+def test_group_sums_equal_brute_force(family):
+    """T_e = sum over e's group of a_e' w(k_e, k_e'), against the matrix entry by entry (groups small and large,
+    values unsorted, negative, tied with the group's other entries' values)."""
+    rng = np.random.default_rng(11)
+    for x in (rng.normal(size=90) * 1e3 + 1e6, rng.permutation(np.arange(60.0)) - 20, np.array([0.0, 2.0, 7.0])):
+        x = np.abs(x) if family == "ratio" else x
+        q = x.size
+        w = weight_matrix(family, x)
+        ours = weight_sums.FamilyWeights(family, x)
+        np.testing.assert_allclose(ours.to_dense(), w, rtol=0, atol=1e-13)
+        group = np.r_[rng.integers(0, 30, 400), np.full(q, 77)]
+        code = np.r_[rng.integers(0, q, 400), np.arange(q)]
+        key = np.unique(group * q + code)
+        group, code = key // q, key % q
+        a = rng.random(group.size) * 3
+        brute = np.array([a[group == g] @ w[k, code[group == g]] for g, k in zip(group, code)])
+        np.testing.assert_allclose(ours.group_sums(group, code, a), brute, rtol=0, atol=1e-10)
+        v = rng.random(q)
+        np.testing.assert_allclose(ours.matvec(v), w @ v, rtol=0, atol=1e-10)
+        assert ours.total() == pytest.approx(w.sum(), abs=1e-9)
+
+
+def test_a_family_without_a_closed_form_is_refused_above_its_limit_and_the_report_says_so(monkeypatch):
+    monkeypatch.setattr(weight_sums, "MAX_PAIRS", 1000)
+    data = _data(_wide_values(4)).with_level("ratio")
+    with pytest.raises(weight_sums.TooManyCategoriesError, match="ratio weights have no closed form"):
+        ie.fleiss_kappa(data, weights="ratio")
+    assert np.isfinite(ie.fleiss_kappa(data, weights="quadratic"))  # closed forms: no limit
+    rep = ie.report(data)  # ratio data: ratio weights by default
+    assert rep.kappa_weights == "ratio" and not any(k.endswith("[ratio]") for k in rep.estimates)
+    assert any("ratio weights have no closed form" in n for n in rep.notes)
+    assert {"ICC(1,1)", "ICC(2,1)"} <= set(rep.estimates) and np.isfinite(rep.values["krippendorff_alpha"])
+
+
+#: Issue 25: two raters on a three-step text scale. scikit-learn 1.9.1:
+#: cohen_kappa_score(A, B, labels=["low", "mid", "high"], weights="quadratic") = 0.6153846153846154 (8/13);
+#: in alphabetical order (high < low < mid) the same call gives 0.0.
+SCALE_A = ["low", "mid", "low", "low", "high", "high", "high", "mid", "mid"]
+SCALE_B = ["low", "low", "low", "mid", "high", "high", "mid", "high", "low"]
+
+
+def _scale(level="nominal", categories=None):
+    frame = pd.DataFrame({"a": SCALE_A, "b": SCALE_B})
+    return ie.Annotations.from_wide(frame, annotators_as="columns", level=level, categories=categories)
+
+
+def test_text_labels_are_never_ordered_alphabetically_for_weights(tmp_path):
+    sk = pytest.importorskip("sklearn.metrics")
+    order = ["low", "mid", "high"]
+    truth = sk.cohen_kappa_score(SCALE_A, SCALE_B, labels=order, weights="quadratic")
+    assert truth == pytest.approx(8 / 13, abs=1e-15)
+    assert sk.cohen_kappa_score(SCALE_A, SCALE_B, labels=sorted(order), weights="quadratic") == pytest.approx(0.0)
+    text = _scale()
+    for call in (
+        lambda: ie.cohen_kappa(text, weights="quadratic"),
+        lambda: ie.cohen_kappa_matrix(text, weights="linear"),
+        lambda: ie.gwet_ac1(text, weights="ordinal"),
+        lambda: ie.estimate(text, "fleiss_kappa", weights="quadratic"),
+        lambda: ie.report(text, kappa_weights="quadratic"),
+    ):
+        with pytest.raises(ValueError, match=r"never ordered alphabetically: give their order with categories="):
+            call()
+    assert ie.cohen_kappa(text) == pytest.approx(sk.cohen_kappa_score(SCALE_A, SCALE_B), abs=1e-15)  # unweighted
+    assert ie.gwet_ac1(text, weights=np.eye(3)) == pytest.approx(ie.gwet_ac1(text), abs=1e-15)  # an array: as given
+    ordered = _scale("ordinal", order)
+    assert ie.cohen_kappa(ordered, weights="quadratic") == pytest.approx(truth, abs=1e-14)
+    assert ie.cohen_kappa(text.with_level("ordinal", order), weights="quadratic") == pytest.approx(truth, abs=1e-14)
+    numbers = ie.Annotations.from_wide(
+        pd.DataFrame({"a": SCALE_A, "b": SCALE_B}).replace({"low": 10, "mid": 20, "high": 30}), annotators_as="columns"
+    )
+    assert ie.cohen_kappa(numbers, weights="quadratic") == pytest.approx(truth, abs=1e-14)  # numbers: their order
+    # the command line names its flags; with them it answers
+    from iaa_engine import cli
+
+    path = tmp_path / "scale.csv"
+    pd.DataFrame(
+        {"item": np.tile(np.arange(9), 2), "annotator": np.repeat(["a", "b"], 9), "label": SCALE_A + SCALE_B}
+    ).to_csv(path, index=False)
+    import subprocess
+    import sys
+
+    bad = subprocess.run([sys.executable, "-m", "iaa_engine", "report", str(path), "--kappa-weights", "quadratic"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert bad.returncode == 2 and bad.stdout == ""
+    last = bad.stderr.strip().splitlines()[-1]
+    assert last.startswith("iaa: error: quadratic weights need the order") and "--categories" in last
+    good = ["report", str(path), "--level", "ordinal", "--categories", "low,mid,high", "--json"]
+    assert cli.main(good + ["--kappa-weights", "quadratic"]) == 0
+
+
+def test_ordinal_alpha_takes_the_order_where_its_message_sends_the_user():
+    """Issue 25: the message says 'pass categories=[lowest, ..., highest]'; krippendorff_alpha accepts it (the quick
+    start's call). Reference: krippendorff 0.9.0 on the positions 0, 1, 2 of the order given."""
+    kd = pytest.importorskip("krippendorff")
+    text = _scale()
+    with pytest.raises(ValueError, match=r"pass categories=\[lowest, \.\.\., highest\]"):
+        ie.krippendorff_alpha(text, level="ordinal")
+    order = ["low", "mid", "high"]
+    codes = np.array([[order.index(v) for v in SCALE_A], [order.index(v) for v in SCALE_B]], dtype=float)
+    expected = kd.alpha(reliability_data=codes, level_of_measurement="ordinal")
+    assert ie.krippendorff_alpha(text, level="ordinal", categories=order) == pytest.approx(expected, abs=1e-12)
+    m = ie.krippendorff_alpha_matrix(text, level="ordinal", categories=order)
+    assert m.values[0, 1] == pytest.approx(expected, abs=1e-12)
+    reverse = kd.alpha(reliability_data=2 - codes, level_of_measurement="ordinal")
+    assert ie.krippendorff_alpha(text, level="ordinal", categories=order[::-1]) == pytest.approx(reverse, abs=1e-12)
+    alphabetical = kd.alpha(
+        reliability_data=np.array([[sorted(order).index(v) for v in r] for r in (SCALE_A, SCALE_B)], dtype=float),
+        level_of_measurement="ordinal",
+    )
+    assert alphabetical != pytest.approx(expected)  # the order matters: it is never guessed
+
+
+def test_the_quick_start_calls_run(tmp_path):
+    path = tmp_path / "annotations.csv"
+    pd.DataFrame(
+        {"item": np.tile(np.arange(9), 2), "annotator": np.repeat(["a", "b"], 9), "label": SCALE_A + SCALE_B}
+    ).to_csv(path, index=False)
+    data = ie.read(path)
+    value = ie.krippendorff_alpha(data, level="ordinal", categories=["low", "mid", "high"])  # docs/guides/quickstart
+    assert value == pytest.approx(ie.krippendorff_alpha(_scale("ordinal", ["low", "mid", "high"])), abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        (-np.eye(3), "negative"),
+        (np.eye(3) * 0.5, "diagonal"),
+        (np.eye(3) + 0.5, "above 1"),
+        (np.full((3, 3), np.nan), "nan"),
+        (np.ones((3, 2)), "not square"),
+        (np.eye(4), "size"),
+    ],
+)
+def test_weight_arrays_outside_0_1_or_off_the_diagonal_are_refused(bad, why):
+    """Issue 25: gwet_ac1(weights=-W) was -1.0097; every bad array now meets the one template."""
+    data = _scale("ordinal", ["low", "mid", "high"])
+    for fn in (ie.gwet_ac1, ie.fleiss_kappa, ie.cohen_kappa):
+        with pytest.raises(ie.InvalidParameterError, match=r"^weights must be .*array of weights in \[0, 1\] with 1 on "
+                                                            r"the diagonal"):  # fmt: skip
+            fn(data, weights=bad)
+    with pytest.raises(ie.InvalidParameterError, match=r"^weights must be"):
+        ie.estimate(data, "multi_kappa", weights=bad)

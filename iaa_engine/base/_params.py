@@ -290,9 +290,10 @@ class Exactly(Constraint):
 
 
 class SquareArray(Constraint):
-    """A square 2-D array of finite numbers (its size is checked against the data where it is used)."""
+    """A square 2-D array of agreement weights: finite, in [0, 1], 1 on the diagonal (to 1e-12); its size is checked
+    against the data where it is used."""
 
-    description = "a square array of numbers"
+    description = "a square array of weights in [0, 1] with 1 on the diagonal"
 
     def accepts(self, value: object) -> bool:
         if isinstance(value, (str, bytes)) or value is None:
@@ -301,10 +302,20 @@ class SquareArray(Constraint):
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
             return False
-        return arr.ndim == 2 and arr.shape[0] == arr.shape[1] and bool(np.isfinite(arr).all())
+        if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or not np.isfinite(arr).all():
+            return False
+        tol = 1e-12
+        return bool((arr >= -tol).all() and (arr <= 1 + tol).all() and (np.abs(np.diag(arr) - 1) <= tol).all())
 
     def bad_examples(self) -> list[object]:
-        return [[[1.0, 0.5]], [[1.0, "x"], [0.0, 1.0]], [[1.0, np.nan], [0.0, 1.0]]]
+        return [
+            [[1.0, 0.5]],
+            [[1.0, "x"], [0.0, 1.0]],
+            [[1.0, np.nan], [0.0, 1.0]],
+            [[1.0, -0.5], [-0.5, 1.0]],
+            [[1.0, 1.5], [0.0, 1.0]],
+            [[0.5, 0.0], [0.0, 1.0]],
+        ]
 
 
 #: Largest number of simulation replicates (``n_rep``), EM iterations (``max_iter``) and frequency strata.

@@ -17,6 +17,7 @@ from iaa_engine.metrics._weighted import (
     pair_data,
     resolve_weights,
 )
+from iaa_engine.stats._weight_sums import Weights
 
 __all__ = ["estimate", "ANALYTIC_METRICS"]
 
@@ -57,7 +58,7 @@ def _interval(est: float, se: float, n: int, confidence: float) -> tuple[float, 
     return est - t * se, min(1.0, est + t * se), p
 
 
-def _cohen_variance(sub: Annotations, w: np.ndarray) -> tuple[float, float, float, float, int]:
+def _cohen_variance(sub: Annotations, w: Weights) -> tuple[float, float, float, float, int]:
     """Cohen's weighted kappa on the pair's shared items with Gwet's variance: ``(kappa, pa, pe, se, n)``.
 
     With :math:`k_i, l_i` the two labels of shared item :math:`i`, :math:`p^a, p^b` the annotators' label shares on
@@ -77,13 +78,14 @@ def _cohen_variance(sub: Annotations, w: np.ndarray) -> tuple[float, float, floa
     q = sub.n_categories
     pa_share = np.bincount(k, minlength=q) / n
     pb_share = np.bincount(l, minlength=q) / n
-    pa_i = w[k, l]
+    pa_i = w.at(k, l)
     pa = float(pa_i.mean())
-    pe = float(pa_share @ w @ pb_share)
+    w_pb = w.matvec(pb_share)
+    pe = float(pa_share @ w_pb)
     if 1.0 - pe <= 1e-12:
         return float("nan"), pa, pe, float("nan"), n
     kappa = (pa - pe) / (1.0 - pe)
-    pe_i = ((w @ pb_share)[k] + (w.T @ pa_share)[l]) / 2.0
+    pe_i = (w_pb[k] + w.T.matvec(pa_share)[l]) / 2.0
     x = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - kappa) * (pe_i - pe) / (1.0 - pe)
     se = float(np.sqrt(np.sum((x - kappa) ** 2) / (n * (n - 1.0)))) if n > 1 else float("nan")
     return float(kappa), pa, pe, se, n
@@ -193,7 +195,7 @@ def estimate(
             est, pa, pe, se, n = _cohen_variance(sub, w)
         else:
             shared = _shared_only(sub)
-            g = gwet_coefficient(shared, "fleiss_kappa", (w + w.T) / 2.0, with_variance=True)
+            g = gwet_coefficient(shared, "fleiss_kappa", w.symmetrised(), with_variance=True)
             est, pa, pe, se, n = g.estimate, g.pa, g.pe, g.se, g.n
     else:
         if metric == "multi_kappa":

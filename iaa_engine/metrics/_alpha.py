@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -206,11 +206,14 @@ def coincidence_matrix(data: Any) -> np.ndarray:
     return data.counts.coincidences().toarray()
 
 
-def _alpha_input(data: Any, level: Any, distance: Any) -> tuple[Annotations, Any, Any]:
-    """The checked ``(data, level, distance)`` of an alpha: a distance replaces the level (nominal only)."""
+def _alpha_input(
+    data: Any, level: Any, distance: Any, categories: Sequence[Any] | None = None
+) -> tuple[Annotations, Any, Any]:
+    """The checked ``(data, level, distance)`` of an alpha: a distance replaces the level (nominal only);
+    ``categories`` gives the categories' order (:func:`as_annotations`)."""
     if distance is not None:
-        return as_annotations(data), level, _distance_option(level, distance)
-    data = as_annotations(data, level=level)
+        return as_annotations(data, categories=categories), level, _distance_option(level, distance)
+    data = as_annotations(data, level=level, categories=categories)
     return data, data.level, None
 
 
@@ -221,6 +224,7 @@ def krippendorff_alpha(
     level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
     distance: Literal["jaccard", "masi", "levenshtein"] | Callable[[Any, Any], float] | None = None,
     replace_undefined_by: float = np.nan,
+    categories: Sequence[Any] | None = None,
 ) -> float:
     r"""Krippendorff's alpha with missing data, at any level of measurement or with a distance between labels.
 
@@ -299,6 +303,11 @@ def krippendorff_alpha(
         value the same, or at distance 0 from each other). The technical
         report (2025), §8.2, returns 1 in that case: pass
         ``replace_undefined_by=1.0`` for that convention.
+    categories : sequence, optional
+        All categories in their order, lowest first (as in
+        :meth:`Annotations.from_long`): what the ordinal level needs for text
+        labels, which are never sorted alphabetically, e.g.
+        ``krippendorff_alpha(data, level="ordinal", categories=["low", "mid", "high"])``.
 
     Returns
     -------
@@ -322,7 +331,8 @@ def krippendorff_alpha(
         mix tuples of values with tuples of tuples) or a callable is not a
         distance in [0, 1] (the message names the pair); more than 3000
         distinct labels with a distance; Levenshtein distances above the
-        work limit.
+        work limit; the ordinal level meets text labels without their order,
+        or a label is not among ``categories``.
 
     Warns
     -----
@@ -376,7 +386,7 @@ def krippendorff_alpha(
     >>> ie.krippendorff_alpha(data)  # exact match of the sets: no agreement beyond chance
     0.0
     """
-    data, level, distance = _alpha_input(data, level, distance)
+    data, level, distance = _alpha_input(data, level, distance, categories)
     if data.count_sums.n_pairable <= 0:
         return undefined("Krippendorff's alpha", "no item has two or more annotations", replace_undefined_by)
     if distance is not None:
@@ -405,6 +415,7 @@ def krippendorff_alpha_matrix(
     level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
     distance: Literal["jaccard", "masi", "levenshtein"] | Callable[[Any, Any], float] | None = None,
     replace_undefined_by: float = np.nan,
+    categories: Sequence[Any] | None = None,
 ) -> PairwiseMatrix:
     r"""Krippendorff's alpha for every pair of annotators on the items both annotated.
 
@@ -442,6 +453,8 @@ def krippendorff_alpha_matrix(
         Entries of pairs that share no item or whose expected disagreement is
         0 (no warning; ``n_shared`` tells which), and the diagonal entry of an
         annotator with no item.
+    categories : sequence, optional
+        All categories in their order (as in :func:`krippendorff_alpha`).
 
     Returns
     -------
@@ -496,7 +509,7 @@ def krippendorff_alpha_matrix(
            [3, 3, 1],
            [1, 1, 1]])
     """
-    data, level, distance = _alpha_input(data, level, distance)
+    data, level, distance = _alpha_input(data, level, distance, categories)
     data.require_annotators("the pairwise alpha matrix")
     fill = check_replacement(replace_undefined_by)
     ps = data.pair_stats

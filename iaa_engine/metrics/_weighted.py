@@ -41,14 +41,16 @@ import pandas as pd
 import scipy.sparse as sp
 
 from iaa_engine.base._params import AnyOf, Choice, SquareArray
-from iaa_engine.base._policy import EPS, check_memory, undefined
+from iaa_engine.base._policy import EPS, undefined
 from iaa_engine.data._model import Annotations
-from iaa_engine.stats._weights import AGREEMENT_WEIGHTS, check_weight_matrix, weight_matrix
+from iaa_engine.stats._weight_sums import DenseWeights, FamilyWeights, Weights, as_weights
+from iaa_engine.stats._weights import AGREEMENT_WEIGHTS, check_weight_matrix
 
 __all__ = [
     "GWET_KINDS",
     "KAPPA_WEIGHTS",
     "resolve_weights",
+    "check_order",
     "is_identity",
     "gwet_coefficient",
     "gwet_parts",
@@ -62,34 +64,71 @@ __all__ = [
 KAPPA_WEIGHTS = AnyOf(
     Choice(*AGREEMENT_WEIGHTS),
     SquareArray(),
-    what="one of " + ", ".join(repr(w) for w in AGREEMENT_WEIGHTS) + ", or a square array over the categories",
+    what="one of "
+    + ", ".join(repr(w) for w in AGREEMENT_WEIGHTS)
+    + ", or a square array of weights in [0, 1] with 1 on the diagonal (a row and a column per category)",
 )
 
 #: The multi-annotator coefficients of Gwet's framework, by the name of the public function.
 GWET_KINDS = ("fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa", "percent_agreement")
 
-#: Rows of an items × categories block multiplied by the weights at once (bounds the temporary to ~32 MB).
-_BLOCK_CELLS = 1 << 22
-
 
 def category_values(data: Annotations) -> np.ndarray:
     """The categories' numbers when every category is a number, else their positions 1..q in the data's order."""
-    cats = list(data.categories)
-    numeric = all(isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool) for c in cats)
-    if numeric and all(math.isfinite(float(c)) for c in cats):
-        return np.asarray(cats, dtype=float)
+    cats = data.categories
+    if pd.api.types.is_numeric_dtype(cats.dtype) and not pd.api.types.is_bool_dtype(cats.dtype):
+        values = cats.to_numpy(dtype=float)
+        if np.isfinite(values).all():
+            return values
+    elif _numbers(cats):
+        return np.asarray(list(cats), dtype=float)
     return np.arange(1, len(cats) + 1, dtype=float)
 
 
-def resolve_weights(data: Annotations, weights: Any) -> np.ndarray:
-    """The q × q weight matrix of ``weights`` (a family name or a square array) for ``data``'s categories."""
-    q = data.n_categories
+def _numbers(cats: pd.Index) -> bool:
+    """Every category is a finite number (an object index of numbers)."""
+    return all(
+        isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool) and math.isfinite(float(c))
+        for c in cats
+    )
+
+
+def has_order(data: Annotations) -> bool:
+    """Whether the categories have an order of their own: numbers, or the order given for ordinal data."""
+    cats = data.categories
+    numeric = pd.api.types.is_numeric_dtype(cats.dtype) and not pd.api.types.is_bool_dtype(cats.dtype)
+    return numeric or data.level == "ordinal" or data.n_categories <= 1 or _numbers(cats)
+
+
+def check_order(data: Annotations, family: str) -> None:
+    """Refuse a weight family on categories without an order (text is never ordered alphabetically)."""
+    if family == "identity" or has_order(data):
+        return
+    shown = ", ".join(repr(c) for c in list(data.categories[:3]))
+    raise ValueError(
+        f"{family} weights need the order of the categories, and labels that are not numbers ({shown}, ...) are "
+        "never ordered alphabetically: give their order with categories=[lowest, ..., highest] at the ordinal "
+        "level, e.g. data.with_level('ordinal', categories=[...]) or ie.read(..., level='ordinal', "
+        "categories=[...]) (CLI --level ordinal --categories lowest,...,highest)"
+    )
+
+
+def resolve_weights(data: Annotations, weights: Any) -> Weights:
+    """The weights ``weights`` (a family name or a square array) over ``data``'s categories, as :class:`Weights`.
+
+    A family is never a q × q matrix: its sums come from closed forms (:mod:`iaa_engine.stats._weight_sums`).
+    """
+    if isinstance(weights, Weights):
+        return weights
     if isinstance(weights, str):
         if weights not in AGREEMENT_WEIGHTS:  # the public functions validate the name first
             raise ValueError(f"unknown weight family {weights!r}")
-        check_memory(8.0 * q * q * 3, f"the {q} × {q} weight matrix", "group the categories or use weights='identity'")
-        return weight_matrix(weights, category_values(data))
-    return check_weight_matrix(weights, q)
+        check_order(data, weights)
+        cache = data.__dict__.setdefault("_family_weights", {})  # the categories' values, sorted once per data
+        if weights not in cache:
+            cache[weights] = FamilyWeights(weights, category_values(data))
+        return cache[weights]
+    return DenseWeights(check_weight_matrix(weights, data.n_categories))
 
 
 def is_identity(weights: Any) -> bool:
@@ -110,19 +149,19 @@ class GwetParts:
     rows: np.ndarray  # the data's item code of each row
 
 
-def gwet_parts(data: Annotations, w: np.ndarray) -> GwetParts:
-    """:math:`r_{ik}`, :math:`p_{a|i}`, :math:`p_a` and :math:`\\pi_k` from the sparse counts (blocks of items).
+def gwet_parts(data: Annotations, w: Weights | np.ndarray) -> GwetParts:
+    """:math:`r_{ik}`, :math:`p_{a|i}`, :math:`p_a` and :math:`\\pi_k` from the sparse counts.
 
-    Computed once per data and weight matrix: the report's five weighted coefficients share them.
+    Computed once per data and weights: the report's five weighted coefficients share them.
     """
+    op = as_weights(w)
     cache = data.__dict__.setdefault("_gwet_parts", {})
-    key = (w.shape, w.tobytes())
-    if key not in cache:
-        cache[key] = _gwet_parts(data, w)
-    return cache[key]
+    if op.key not in cache:
+        cache[op.key] = _gwet_parts(data, op)
+    return cache[op.key]
 
 
-def _gwet_parts(data: Annotations, w: np.ndarray) -> GwetParts:
+def _gwet_parts(data: Annotations, w: Weights) -> GwetParts:
     c = data.counts
     n_all = c.n_items
     table = sp.csr_matrix((c.count.astype(float), (c.item, c.category)), shape=(n_all, data.n_categories))
@@ -131,12 +170,9 @@ def _gwet_parts(data: Annotations, w: np.ndarray) -> GwetParts:
     table = table[rows]
     r = r_all[rows]
     n, q = rows.size, data.n_categories
-    quad = np.empty(n)  # r_i^T W r_i, a block of items at a time
-    step = max(1, _BLOCK_CELLS // max(q, 1))
-    wt = np.ascontiguousarray(w.T)
-    for start in range(0, n, step):  # blocks of items, not annotations
-        block = table[start : start + step]
-        quad[start : start + step] = np.asarray(block.multiply(block @ wt).sum(axis=1)).ravel()
+    row_of = np.repeat(np.arange(n), np.diff(table.indptr))
+    t = w.group_sums(row_of, table.indices, table.data)  # (W r_i)_k at each of item i's categories k
+    quad = np.bincount(row_of, weights=table.data * t, minlength=n)  # r_i^T W r_i
     two = r >= 2
     pa_i = np.zeros(n)
     pa_i[two] = (quad[two] - r[two]) / (r[two] * (r[two] - 1.0))
@@ -146,12 +182,13 @@ def _gwet_parts(data: Annotations, w: np.ndarray) -> GwetParts:
     return GwetParts(table.tocsr(), r, pa_i, pa, pi, n, n2, rows)
 
 
-def _conger_parts(data: Annotations, w: np.ndarray, parts: GwetParts) -> tuple[float, np.ndarray]:
+def _conger_parts(data: Annotations, w: Weights, parts: GwetParts) -> tuple[float, np.ndarray]:
     """Conger's chance agreement and its per-item terms (Gwet 2014, §5; irrCAC ``conger``), from the annotations.
 
     irrCAC builds an items × annotators matrix; the same sum is, per item, one term per annotation plus a constant:
     :math:`\\sum_g \\lambda_{ig} = \\sum_{g \\text{ labelled } i} \\frac{n}{n_g}(c_{g,\\ell_{ig}} - b_g) + \\sum_g b_g`
-    with :math:`a_{gk} = S_k - p_{gk}`, :math:`c_g = W^\\top a_g`, :math:`b_g = c_g \\cdot p_g`.
+    with :math:`a_{gk} = S_k - p_{gk}`, :math:`c_g = W^\\top a_g = W^\\top S - W^\\top p_g`,
+    :math:`b_g = c_g \\cdot p_g`; :math:`W^\\top p_g` is needed only at the categories annotator :math:`g` used.
     """
     stats = data.annotator_stats
     n_g = stats.n_a.astype(float)
@@ -160,15 +197,21 @@ def _conger_parts(data: Annotations, w: np.ndarray, parts: GwetParts) -> tuple[f
     n_g = n_g[present]
     n_r = p.shape[0]
     s = p.sum(axis=0)
-    pe = float(np.sum(w * (np.outer(s, s) - p.T @ p)) / (n_r * (n_r - 1.0))) if n_r > 1 else float("nan")
-    a = s[None, :] - p
-    cmat = a @ w  # c_gl = sum_k a_gk w_kl
-    b = np.sum(cmat * p, axis=1)
+    g_of, k_of = np.nonzero(p)  # row-major: sorted by (annotator, category)
+    p_e = p[g_of, k_of]
+    wt = w.T
+    ws = wt.matvec(s)  # (W^T S)_l
+    wtp = wt.group_sums(g_of, k_of, p_e)  # (W^T p_g)_l at annotator g's categories
+    pe = float((s @ ws - p_e @ wtp) / (n_r * (n_r - 1.0))) if n_r > 1 else float("nan")
+    c_e = ws[k_of] - wtp  # c_gl at the same entries
+    b = np.bincount(g_of, weights=p_e * c_e, minlength=n_r)
     g_index = np.cumsum(present) - 1  # annotator code -> row of p
     pos = np.full(data.n_items, -1, dtype=np.int64)
     pos[parts.rows] = np.arange(parts.n)
     ann = g_index[data.annotator]
-    term = parts.n / n_g[ann] * (cmat[ann, data.label] - b[ann])
+    entry = np.zeros(p.shape, dtype=np.int64)  # (annotator, category) -> its entry; p is as large already
+    entry[g_of, k_of] = np.arange(g_of.size)
+    term = parts.n / n_g[ann] * (c_e[entry[ann, data.label]] - b[ann])
     lam = np.bincount(pos[data.item], weights=term, minlength=parts.n) + b.sum()
     pe_i = lam / (n_r * (n_r - 1.0)) if n_r > 1 else np.full(parts.n, np.nan)
     return pe, pe_i
@@ -184,29 +227,31 @@ class GwetEstimate:
 
 
 def gwet_coefficient(
-    data: Annotations, kind: str, w: np.ndarray, *, with_variance: bool, population: float | None = None
+    data: Annotations, kind: str, w: Weights | np.ndarray, *, with_variance: bool, population: float | None = None
 ) -> GwetEstimate:
     """One multi-annotator coefficient of :data:`GWET_KINDS` with weights ``w`` (and Gwet's variance if asked).
 
     Undefined results come back as nan; the public functions apply the undefined-result policy.
     """
-    parts = gwet_parts(data, w)
+    op = as_weights(w)
+    parts = gwet_parts(data, op)
     q = data.n_categories
-    t_w = float(w.sum())
     pe_i = None
     if kind == "percent_agreement":
         pe = 0.0
     elif kind == "fleiss_kappa":
-        pe = float(parts.pi @ w @ parts.pi)
-        pi_w = (w @ parts.pi + w.T @ parts.pi) / 2.0
+        w_pi = op.matvec(parts.pi)
+        pe = float(parts.pi @ w_pi)
+        pi_w = w_pi if op.symmetric else (w_pi + op.T.matvec(parts.pi)) / 2.0
         pe_i = (parts.counts @ pi_w) / parts.r
     elif kind == "gwet_ac1":
+        t_w = op.total() if q >= 2 else float("nan")
         pe = t_w * float(np.sum(parts.pi * (1.0 - parts.pi))) / (q * (q - 1.0)) if q >= 2 else float("nan")
         pe_i = t_w / (q * (q - 1.0)) * (parts.counts @ (1.0 - parts.pi)) / parts.r if q >= 2 else None
     elif kind == "brennan_prediger":
-        pe = t_w / q**2 if q >= 2 else float("nan")
+        pe = op.total() / q**2 if q >= 2 else float("nan")
     elif kind == "multi_kappa":
-        pe, pe_i = _conger_parts(data, w, parts)
+        pe, pe_i = _conger_parts(data, op, parts)
     else:  # pragma: no cover - the public functions name only GWET_KINDS
         raise ValueError(f"unknown coefficient {kind!r}")
     pa = parts.pa
@@ -228,26 +273,30 @@ def gwet_coefficient(
     return GwetEstimate(float(est), float(pa), float(pe), se, n)
 
 
-def pair_weighted(data: Annotations, w: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def pair_weighted(data: Annotations, w: Weights | np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(observed, expected, n_shared)`` A × A with weights ``w``: Cohen (``w`` as given, a's label the row) or
     Scott (the pooled distribution of the pair, ``w`` symmetrised)."""
+    op = as_weights(w)
     ps = data.pair_stats
     s = ps.n_shared.astype(float)
     keys, row = ps.pairs  # ordered pairs (a, b) and (b, a) both, each entry's pair
     n_pairs = keys.size
     # observed: the weight of (a's label, b's label), summed over the shared items
-    wo = w if kind == "cohen" else (w + w.T) / 2.0
-    obs_pair = np.bincount(row, weights=ps.count * wo[ps.k, ps.l], minlength=n_pairs)
+    wo = op if kind == "cohen" else op.symmetrised()
+    obs_pair = np.bincount(row, weights=ps.count * wo.at(ps.k, ps.l), minlength=n_pairs)
     r_m, t_m = ps.pair_marginals  # a's and b's label counts on their shared items, sparse (pairs × q)
-    exp_pair = np.empty(n_pairs)
-    step = max(1, _BLOCK_CELLS // max(data.n_categories, 1))
-    for start in range(0, n_pairs, step):  # blocks of pairs
-        rb, tb = r_m[start : start + step], t_m[start : start + step]
-        if kind == "cohen":
-            exp_pair[start : start + step] = np.asarray(tb.multiply(rb @ w).sum(axis=1)).ravel()
-        else:
-            pooled = (rb + tb) / 2.0
-            exp_pair[start : start + step] = np.asarray(pooled.multiply(pooled @ w).sum(axis=1)).ravel()
+    rc, tc = r_m.tocoo(), t_m.tocoo()
+    q = max(data.n_categories, 1)
+    cells, inv = np.unique(np.r_[rc.row * q + rc.col, tc.row * q + tc.col], return_inverse=True)
+    inv = inv.ravel()
+    r_v = np.bincount(inv[: rc.nnz], weights=rc.data, minlength=cells.size)
+    t_v = np.bincount(inv[rc.nnz :], weights=tc.data, minlength=cells.size)
+    pair, cat = cells // q, cells % q
+    if kind == "cohen":  # r^T W t
+        exp_pair = np.bincount(pair, weights=r_v * op.group_sums(pair, cat, t_v), minlength=n_pairs)
+    else:  # pooled^T W pooled
+        pooled = (r_v + t_v) / 2.0
+        exp_pair = np.bincount(pair, weights=pooled * wo.group_sums(pair, cat, pooled), minlength=n_pairs)
     observed = np.full(s.shape, np.nan)
     expected = np.full(s.shape, np.nan)
     ok = s > 0

@@ -21,6 +21,8 @@ from iaa_engine.metrics._agreement import SPA_WEIGHTS, percent_agreement_matrix,
 from iaa_engine.metrics._alpha import krippendorff_alpha_matrix
 from iaa_engine.metrics._kappa import cohen_kappa_matrix
 from iaa_engine.metrics._registry import REPORT_METRICS
+from iaa_engine.metrics._weighted import check_order
+from iaa_engine.stats._weight_sums import TooManyCategoriesError
 from iaa_engine.stats._weights import AGREEMENT_WEIGHTS
 
 __all__ = ["Report", "report"]
@@ -358,6 +360,9 @@ def report(
         and percent agreement, each with its analytic standard error in ``Report.estimates``): a family name of
         :data:`AGREEMENT_WEIGHTS`; ``'auto'`` picks ``quadratic`` for ordinal and interval data, ``ratio`` for
         ratio data and none for nominal data; None computes none. (``weights`` is SPA's item weighting.)
+        The sums behind them never build a categories × categories matrix (closed forms for ``linear``,
+        ``quadratic``, ``ordinal`` and ``circular``); where a family cannot run on this many categories, the
+        report carries the rest and says so in ``notes``.
         Interval and ratio data also get the intraclass correlations ICC(1,1) and ICC(2,1).
     benchmark : {'landis_koch', 'fleiss', 'altman', 'krippendorff'}, optional
         Read every coefficient with a standard error on this benchmark scale, with its uncertainty
@@ -380,7 +385,9 @@ def report(
     TypeError
         ``data`` is not annotations nor convertible to them.
     ValueError
-        The labels do not fit ``level``; the pairwise matrices would need more memory than is available
+        The labels do not fit ``level``; ``kappa_weights`` names a family of weights for labels that are not
+        numbers and have no given order (text is never ordered alphabetically; read the data at the ordinal level
+        with ``categories=``); the pairwise matrices would need more memory than is available
         (pass ``pairwise=False``); or ``ci``, ``hierarchy`` or ``strata`` is asked of data that holds only
         statistics (they need per-item counts or the annotations themselves).
 
@@ -436,6 +443,8 @@ def report(
     annotator_2        0.708        0.408        1.000
     """
     data = as_annotations(data, level=level)
+    if kappa_weights not in (None, "auto"):
+        check_order(data, kappa_weights)  # asked for: text labels are never ordered alphabetically
     notes: list[str] = []
 
     def run(fn: Callable[[], Any], name: str | None = None) -> Any:
@@ -511,13 +520,19 @@ def report(
             ["identity"] if (ci or benchmark is not None) and chosen != "identity" else []
         )
         for family in families:
-            for name in ANALYTIC_IN_REPORT:
-                if (name == "multi_kappa" and not has_ann) or (
-                    name == "percent_agreement_weighted" and family == "identity"
-                ):
-                    continue
-                e = run(functools.partial(estimate, data, name, weights=family), f"{name}[{family}]")
-                estimates[e.metric] = e
+            block: dict[str, Estimate] = {}
+            try:  # an optional block: what cannot run is a note, never the report's end
+                for name in ANALYTIC_IN_REPORT:
+                    if (name == "multi_kappa" and not has_ann) or (
+                        name == "percent_agreement_weighted" and family == "identity"
+                    ):
+                        continue
+                    e = run(functools.partial(estimate, data, name, weights=family), f"{name}[{family}]")
+                    block[e.metric] = e
+            except (NotEnoughMemoryError, TooManyCategoriesError) as exc:
+                notes.append(f"the kappa family with {family} weights is not computed: {exc}")
+            else:
+                estimates.update(block)
         if benchmark is not None:
             e = run(functools.partial(estimate, data, "krippendorff_alpha"), "krippendorff_alpha")
             estimates[e.metric] = e

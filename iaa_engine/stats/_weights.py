@@ -84,12 +84,27 @@ def weight_matrix(family: str, values: np.ndarray) -> np.ndarray:
 
 
 def check_weight_matrix(weights: Any, n_categories: int) -> np.ndarray:
-    """A user's q × q weight array as floats, or ``ValueError`` saying what is wrong (shape, values)."""
-    expected = f"a {n_categories} × {n_categories} array of finite numbers (a row and a column per category, in order)"
+    """A user's q × q weight array as floats, or the one error saying what was expected and what came.
+
+    Agreement weights are credits: finite, in [0, 1], 1 on the diagonal (identical labels agree fully), to 1e-12;
+    one row and one column per category, in the categories' order.
+    """
+    q = n_categories
+    expected = (
+        f"a {q} × {q} array of weights in [0, 1] with 1 on the diagonal (a row and a column per category, in order)"
+    )
     try:
         w = np.asarray(weights, dtype=float)
     except (TypeError, ValueError):
         raise invalid("weights", expected, weights) from None
-    if w.shape != (n_categories, n_categories) or not np.isfinite(w).all():
-        raise invalid("weights", expected, f"shape {w.shape}" if w.shape != (n_categories,) * 2 else weights)
+    if w.shape != (q, q):
+        raise invalid("weights", expected, f"shape {w.shape}")
+    tol = 1e-12
+    if not np.isfinite(w).all():
+        raise invalid("weights", expected, "an array with a value that is not a finite number")
+    if (w < -tol).any() or (w > 1 + tol).any():
+        raise invalid("weights", expected, f"an array with values from {w.min():g} to {w.max():g}")
+    off = np.flatnonzero(np.abs(np.diag(w) - 1.0) > tol)
+    if off.size:
+        raise invalid("weights", expected, f"{w[off[0], off[0]]:g} on the diagonal (row {off[0]})")
     return w
