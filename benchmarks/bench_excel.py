@@ -9,7 +9,7 @@ The range: 1,000 items (rows) × 50 annotators (columns, ``layout="columns"``), 
 ``XLWINGS_LICENSE_KEY=noncommercial`` (PolyForm Noncommercial terms of ``xlwings.server``) is set for this
 benchmark only.
 
-    python benchmarks/bench_excel.py [--items 1000] [--annotators 50] [--json OUT] [--quick]
+    python benchmarks/bench_excel.py [--items 1000] [--annotators 50] [--json OUT] [--quick] [--addin PATH]
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ import xlwings.server as server  # noqa: E402
 import iaa_engine as ie  # noqa: E402
 
 
-def load_addin():
-    spec = importlib.util.spec_from_file_location("iaa_functions", bl.ROOT / "excel_addin" / "iaa_functions.py")
+def load_addin(path: Path):
+    spec = importlib.util.spec_from_file_location("iaa_functions", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -62,13 +62,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json")
+    ap.add_argument(
+        "--addin",
+        type=Path,
+        default=bl.ROOT / "excel_addin" / "iaa_functions.py",
+        help="the worksheet-function module to time (default: the add-in; an older copy for a before/after)",
+    )
     ap.add_argument("--quick", action="store_true", help="the same 1,000 × 50 range, 2 repetitions")
     args = ap.parse_args(argv)
     if args.quick:
         args.repeat = 2
     t_wall = time.perf_counter()
     machine = bl.machine_info()
-    addin = load_addin()
+    addin = load_addin(args.addin)
     rng_values = make_range(args.items, args.annotators, args.categories, args.blank, args.seed)
     bl.say(
         f"Excel add-in benchmark: a {args.items:,} × {args.annotators} range (items × annotators), "

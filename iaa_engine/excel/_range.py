@@ -175,6 +175,8 @@ def labels(body: list[list[Any]]) -> list[list[Any]]:
       call).
     """
     values = [[cell(v) for v in r] for r in body]
+    if not any(type(v) is str for r in body for v in r):  # no text cell (the common case): numbers as they are
+        return values
     text = numbers = None
     for r, cells in zip(body, values):
         for v, c in zip(r, cells):
