@@ -35,7 +35,64 @@ _ALIASES = {
 #: Every name :func:`icc` accepts for a form: Shrout & Fleiss's, McGraw & Wong's, psych's and pingouin's.
 ICC_NAMES = (*ICC_FORMS, *_ALIASES)
 
-METHOD = "Shrout & Fleiss (1979) mean squares; F test; exact F interval (Satterthwaite's for ICC(2,·))"
+METHOD = (
+    "Shrout & Fleiss (1979) mean squares; F test; exact F interval (Satterthwaite's for ICC(2,·)); standard error by "
+    "the delta method on the mean squares (variance 2 MS^2 / df each)"
+)
+
+#: The coefficient is (a · m) / (b · m) with m = (MS_R, MS_C, MS_E, MS_W): a and b per form (n items, k ratings).
+_COEFFICIENTS = {
+    "ICC(1,1)": lambda n, k: ((1.0, 0.0, 0.0, -1.0), (1.0, 0.0, 0.0, k - 1.0)),
+    "ICC(1,k)": lambda n, k: ((1.0, 0.0, 0.0, -1.0), (1.0, 0.0, 0.0, 0.0)),
+    "ICC(2,1)": lambda n, k: ((1.0, 0.0, -1.0, 0.0), (1.0, k / n, k - 1.0 - k / n, 0.0)),
+    "ICC(2,k)": lambda n, k: ((1.0, 0.0, -1.0, 0.0), (1.0, 1.0 / n, -1.0 / n, 0.0)),
+    "ICC(3,1)": lambda n, k: ((1.0, 0.0, -1.0, 0.0), (1.0, 0.0, k - 1.0, 0.0)),
+    "ICC(3,k)": lambda n, k: ((1.0, 0.0, -1.0, 0.0), (1.0, 0.0, 0.0, 0.0)),
+}
+
+
+def _delta_se(form: str, ms: dict[str, float], n: int, k: int) -> float:
+    r"""The delta-method standard error of an ICC form from its mean squares.
+
+        Every form is a ratio of linear combinations of the mean squares :math:`m = (MS_R, MS_C, MS_E, MS_W)`,
+        :math:`
+    ho = a^	op m / b^	op m`. Under the normal ANOVA model the mean squares are independent with
+        :math:`\operatorname{Var}(MS) = 2\,E[MS]^2 / df` (df: :math:`n - 1`, :math:`k - 1`, :math:`(n-1)(k-1)`,
+        :math:`n(k-1)`), so
+
+        .. math::
+
+            \widehat{\operatorname{Var}}(\hat
+    ho) = \sum_j \Big(rac{a_j\, b^	op m - b_j\, a^	op m}{(b^	op m)^2}\Big)^2
+            rac{2\, m_j^2}{df_j}
+
+        For ICC(1,1) this is :math:`2(1-
+    ho)^2(1+(k-1)
+    ho)^2 (nk-1) / (k^2 n (n-1)(k-1))`, Fisher's (1925) large-sample
+        variance :math:`2(1-
+    ho)^2(1+(k-1)
+    ho)^2 / (k(k-1)(n-1))` up to a factor :math:`1 + O(1/n)`.
+    """
+    a, b = (np.asarray(v) for v in _COEFFICIENTS[form](float(n), float(k)))
+    m = np.array([ms["msr"], ms["msc"], ms["mse"], ms["msw"]])
+    df = np.array([n - 1.0, k - 1.0, (n - 1.0) * (k - 1.0), n * (k - 1.0)])
+    num, den = float(a @ m), float(b @ m)
+    grad = (a * den - b * num) / den**2
+    used = (a != 0) | (b != 0)  # the mean squares the form reads (one-way: MS_R, MS_W; two-way: MS_R, MS_C, MS_E)
+    return float(np.sqrt(np.sum((grad**2 * 2.0 * m**2 / df)[used])))
+
+
+def _note(form: str, n: int, total: int, k: int, m: int | None) -> str:
+    """Which items the form rests on, and why the others were left out (empty when none was)."""
+    if n == total:
+        return ""
+    if form.startswith("ICC(1"):
+        why = f"those with the most common number of ratings (k = {k}); the one-way form needs k ratings per item"
+    else:
+        why = (
+            f"those rated by all {m} annotators (complete cases); the two-way forms need every annotator on every item"
+        )
+    return f"{form} rests on {n} of the {total} rated items: {why}; {total - n} left out"
 
 
 def _matrix(data: Annotations, form: str) -> tuple[np.ndarray, int]:
@@ -122,7 +179,12 @@ def icc(
 
     Missing ratings: the two-way forms need raters crossed with items, so they use the items every annotator
     rated (complete cases); the one-way forms use the items with the most common number of ratings :math:`k`,
-    whoever gave them. ``details['items_dropped']`` says how many items were left out.
+    whoever gave them. ``n_items`` is the items used; ``details`` says how many were rated (``items_rated``) and
+    left out (``items_dropped``), and ``details['note']`` says so in a sentence ("ICC(2,1) rests on 30 of the 40
+    rated items: those rated by all 4 annotators ...; 10 left out"; empty when none was).
+
+    The standard error is the delta method's on the mean squares (each mean square independent
+    with variance :math:`2 MS^2/df` under the normal ANOVA model); the interval stays the exact F interval.
 
     Parameters
     ----------
@@ -140,9 +202,9 @@ def icc(
     Returns
     -------
     Estimate
-        ``estimate``, ``lower``, ``upper``, ``p_value`` (F test), ``n_items``; ``se`` is nan (the interval comes
-        from the F distribution); ``details`` holds ``F``, ``df1``, ``df2``, ``k``, the mean squares and
-        ``items_dropped``.
+        ``estimate``, ``se`` (delta method), ``lower``, ``upper``, ``p_value`` (F test), ``n_items`` (the items
+        used); ``details`` holds ``F``, ``df1``, ``df2``, ``k``, the mean squares, ``items_used``, ``items_rated``,
+        ``items_dropped`` and ``note`` (which items were used and why others were left out; empty when none was).
 
     Raises
     ------
@@ -158,6 +220,8 @@ def icc(
 
     McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass correlation coefficients.
     Psychological Methods 1(1), 30–46.
+
+    Fisher, R. A. (1925). Statistical Methods for Research Workers, §40. Oliver & Boyd.
 
     Examples
     --------
@@ -178,9 +242,16 @@ def icc(
     mat, dropped = _matrix(data, form)
     n, k = mat.shape if mat.ndim == 2 else (0, 0)
     nan = float("nan")
+    total = n + dropped
+    kept = {
+        "items_used": n,
+        "items_rated": total,
+        "items_dropped": dropped,
+        "note": _note(form, n, total, k, data.n_annotators),
+    }
     if n < 2 or k < 2:
         value = undefined(form, f"it needs two items with two ratings each; {n} × {k} remain", replace_undefined_by)
-        return Estimate(form, value, nan, nan, nan, nan, float(confidence), n, METHOD, {"items_dropped": dropped})
+        return Estimate(form, value, nan, nan, nan, nan, float(confidence), n, METHOD, kept)
     ms = _mean_squares(mat)
     msr, msc, mse, msw = ms["msr"], ms["msc"], ms["mse"], ms["msw"]
     one, single = form.startswith("ICC(1"), form.endswith(",1)")
@@ -194,7 +265,7 @@ def icc(
         else:
             den = msr + (k - 1) * mse if single else msr
         f0, df1, df2 = msr / mse if mse > 0 else np.inf, n - 1, (n - 1) * (k - 1)
-    details: dict[str, Any] = {"F": f0, "df1": df1, "df2": df2, "k": k, "items_dropped": dropped, **ms}
+    details: dict[str, Any] = {"F": f0, "df1": df1, "df2": df2, "k": k, **ms, **kept}
     if den <= 0 or not np.isfinite(num / den):
         value = undefined(form, "the ratings have no variance between items, so it is 0/0", replace_undefined_by)
         return Estimate(form, value, nan, nan, nan, nan, float(confidence), n, METHOD, details)
@@ -218,4 +289,5 @@ def icc(
             lo, hi = (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
         else:
             lo, hi = 1 - 1 / fl, 1 - 1 / fu
-    return Estimate(form, float(value), nan, float(lo), float(hi), p, float(confidence), n, METHOD, details)
+    se = _delta_se(form, ms, n, k)
+    return Estimate(form, float(value), se, float(lo), float(hi), p, float(confidence), n, METHOD, details)

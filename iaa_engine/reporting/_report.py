@@ -220,7 +220,7 @@ class Report(Result):
         if self.estimates:
             lines += [
                 "",
-                "  With analytic standard errors (kappa family: Gwet; ICC: F test)"
+                "  With analytic standard errors (kappa family: Gwet; ICC: delta method, F test and interval)"
                 + (f"; weights: {self.kappa_weights}" if self.kappa_weights else ""),
                 f"    {'metric':<38} {'estimate':>9} {'s.e.':>9} {'lower':>9} {'upper':>9} {'p':>9}",
             ]
@@ -540,6 +540,8 @@ def report(
             for form in ("ICC(1,1)", "ICC(2,1)") if has_ann else ("ICC(1,1)",):
                 try:
                     estimates[form] = run(functools.partial(icc, data, form), form)
+                    if estimates[form].details.get("note"):  # the items the ICC rests on, beside the others' n
+                        notes.append(estimates[form].details["note"])
                 except NotEnoughMemoryError as exc:
                     notes.append(f"{form} not computed: {exc}")
     if benchmark is not None:
