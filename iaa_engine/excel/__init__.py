@@ -171,12 +171,13 @@ _ESTIMATE_DOCS: dict[str, Any] = {"weights": DOC_WEIGHTS_EST, "annotator_a": DOC
 
 
 def worksheet(*, counts: bool = True, **docs: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register ``fn`` as a worksheet function: the one wrapper of every function of the add-in.
+    """The decorator that makes a function a worksheet function: the one wrapper of every function of the add-in.
 
-    Every parameter gets its help text (``docs``, else :data:`ARG_DOCS`; ``layout`` says whether count tables are
-    read, as ``counts`` does), ranges (:data:`RANGES`) are read raw, and every failure becomes an Excel error value:
-    an :class:`~iaa_engine.excel._range.ExcelError` its own value, bad input (``ValueError``, ``TypeError``,
-    ``KeyError``) and anything unexpected ``#VALUE!``, with the reason logged -- never a traceback in a cell.
+    Every parameter gets its help text (``docs``, else :data:`ARG_DOCS`; the help of ``layout`` says whether the
+    function reads count tables, as ``counts`` says), ranges (:data:`RANGES`) are read raw, the function joins
+    ``__all__``, and every failure becomes an Excel error value: an :class:`~iaa_engine.excel._range.ExcelError` its
+    own value, bad input (``ValueError``, ``TypeError``, ``KeyError``) and anything unexpected ``#VALUE!``, with the
+    reason logged -- never a traceback in a cell.
     """
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
