@@ -61,8 +61,10 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--annotators-as",
         choices=("rows", "columns"),
-        default="rows",
-        help="wide matrix orientation: annotators as rows (default, the classroom layout) or columns",
+        default=None,
+        help="wide matrix orientation: one annotator per row (the classroom layout) or per column; by default "
+        "the file says (a first column named like items, e.g. doc_id, or like annotators), else its shape "
+        "(taller than wide: one item per row); a square matrix needs this flag",
     )
     g.add_argument(
         "--level",
@@ -95,10 +97,12 @@ def _split(text: str | None) -> list[str] | None:
 
 
 def load(args: argparse.Namespace):
-    """Read the file named by ``args.path`` with the options of :func:`add_data_options`."""
-    from iaa_engine.data._io import read
+    """Read the file named by ``args.path`` with the options of :func:`add_data_options`; say on stderr how it
+    was read (``iaa: read 60 items × 4 annotators ...``)."""
+    from iaa_engine.base._results import printable
+    from iaa_engine.data._io import _read
 
-    return read(
+    data, reading = _read(
         args.path,
         layout=args.layout,
         item=args.item_col,
@@ -110,6 +114,15 @@ def load(args: argparse.Namespace):
         duplicates=args.duplicates,
         na_values=_split(getattr(args, "na_values", None)) or (),
     )
+    who = "" if data.n_annotators is None else f" × {data.n_annotators} annotators"
+    print(
+        printable(
+            f"iaa: read {data.n_items} items{who} ({data.n_annotations} annotations) from "
+            f"{Path(args.path).name!r}: {reading}"
+        ),
+        file=sys.stderr,
+    )
+    return data
 
 
 def _load_dask(args: argparse.Namespace):
@@ -579,10 +592,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"iaa: error: {exc}", file=sys.stderr)
         return exc.status
+    except BrokenPipeError:  # the reader went away (| head): end quietly, as Unix tools do on SIGPIPE
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+        return 128 + 13
     except (ValueError, TypeError, OSError, KeyError) as exc:
         if os.environ.get("IAA_DEBUG"):
             raise
         message = (exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)) or type(exc).__name__
+        message = getattr(exc, "cli", None) or message  # InputError: the same message with the CLI's flags
         print(f"iaa: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

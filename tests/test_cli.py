@@ -112,8 +112,8 @@ def test_ordinal_categories_flag(tmp_path):
     [
         (None, "missing.csv", "no such file"),
         (b"\x00\xff\xfe garbage \x81", "bad.parquet", "cannot parse 'bad.parquet'"),
-        (b"item,annotator\n1,2\n", "short.csv", "cannot tell the layout of 'short.csv'"),
-        (b"doc,who,tag\n1,a,x\n", "names.csv", "name yours with --item-col"),
+        (b"item,annotator\n1,2\n", "short.csv", "'short.csv' has no columns 'item', 'annotator', 'label'"),
+        (b"doc,who,tag\n1,a,x\n", "names.csv", "--item-col doc --annotator-col NAME --label-col tag"),
         (b"item,annotator,label\n1,a,x\n1,a,y\n", "dup.csv", "labelled more than once"),
         (b"item,annotator,label\n1,a,x\n", "data.xlsx", "expected a file ending in"),
         (b"item,annotator,label\n1,a,1\n1,b,x\n", "mixed.csv", None),

@@ -32,7 +32,10 @@ def test_long_wide_and_orientation_give_the_same_data():
     wide = pd.DataFrame([[1, None, 2], [1, 2, ""], [np.nan, 2, 2]], index=["a", "b", "c"], columns=["x", "y", "z"])
     rows = [("x", "a", 1), ("z", "a", 2), ("x", "b", 1), ("y", "b", 2), ("y", "c", 2), ("z", "c", 2)]
     from_long = ie.Annotations.from_long(long(rows))
-    for data in (ie.Annotations.from_wide(wide), ie.Annotations.from_wide(wide.T, annotators_as="columns")):
+    for data in (
+        ie.Annotations.from_wide(wide, annotators_as="rows"),
+        ie.Annotations.from_wide(wide.T, annotators_as="columns"),
+    ):
         assert data.n_annotations == 6
         for metric in (ie.fleiss_kappa, ie.krippendorff_alpha, ie.spa):
             assert metric(data) == pytest.approx(metric(from_long), abs=1e-15)
@@ -43,7 +46,7 @@ def test_missing_values_and_zero_labels():
     """Blank, None, NaN and "" are missing; 0 and "0" are labels (spec.md, policy questions)."""
     data = ie.Annotations.from_wide([[0, None, "  "], [0, np.nan, ""]], level="nominal")
     assert data.n_annotations == 2 and list(data.categories) == [0]
-    data = ie.Annotations.from_wide([["0", None], ["0", "1"]])
+    data = ie.Annotations.from_wide([["0", None], ["0", "1"]], annotators_as="rows")
     assert data.n_annotations == 3 and list(data.categories) == ["0", "1"]
 
 
@@ -103,7 +106,7 @@ def test_empty_or_all_missing_long(empty):
 @pytest.mark.parametrize(
     ("matrix", "message"),
     [
-        ([[None, ""], [np.nan, None]], "no annotations"),
+        ([[None, "", None], [np.nan, None, " "]], "no annotations"),
         ([[]], "empty"),
         ([1, 2, 3], "2-dimensional"),
     ],
@@ -172,7 +175,7 @@ def test_mixed_label_types():
     ],
 )
 def test_unknown_choice_names_use_one_template(call, name):
-    data = ie.Annotations.from_wide([[1, 2], [1, 1]])
+    data = ie.Annotations.from_wide([[1, 2], [1, 1]], annotators_as="rows")
     with pytest.raises(ValueError, match=rf"^{name} must be one of '.*'(, or None)?; got '"):
         call(data)
 
@@ -181,17 +184,18 @@ def test_non_numeric_labels_at_interval_and_ratio():
     for level in ("interval", "ratio"):
         with pytest.raises(
             ValueError,
-            match=f"the {level} level needs numeric labels; label 'high' \\(annotation 1\\) is not a finite number",
+            match=f"the {level} level needs numeric labels; label 'high' \\(annotator 0, item 0\\) is not a finite "
+            "number",
         ):
-            ie.Annotations.from_wide([["high", "low"], ["low", "low"]], level=level)
-        data = ie.Annotations.from_wide([["high", "low"], ["low", "low"]])
+            ie.Annotations.from_wide([["high", "low"], ["low", "low"]], annotators_as="rows", level=level)
+        data = ie.Annotations.from_wide([["high", "low"], ["low", "low"]], annotators_as="rows")
         with pytest.raises(ValueError, match=f"the {level} level needs numeric labels"):
             ie.krippendorff_alpha(data, level=level)
 
 
 def test_ratio_rejects_negative_values():
     with pytest.raises(ValueError, match="non-negative"):
-        ie.Annotations.from_wide([[-1, 2], [1, 2]], level="ratio")
+        ie.Annotations.from_wide([[-1, 2], [1, 2]], annotators_as="rows", level="ratio")
 
 
 def test_missing_column():
@@ -209,11 +213,11 @@ def test_wrong_types():
     with pytest.raises(TypeError, match="got a path"):
         ie.fleiss_kappa("data.csv")
     with pytest.raises(TypeError, match="replace_undefined_by must be a number"):
-        ie.fleiss_kappa([[1, 2], [1, 2]], replace_undefined_by="zero")
+        ie.fleiss_kappa([[1, 2, 1], [1, 2, 2]], replace_undefined_by="zero")
 
 
 def test_unknown_annotator_names_in_cohen():
-    data = ie.Annotations.from_wide(pd.DataFrame([[1, 2], [1, 1], [2, 2]], index=["a", "b", "c"]))
+    data = ie.Annotations.from_wide(pd.DataFrame([[1, 2], [1, 1], [2, 2]], index=["a", "b", "c"]), annotators_as="rows")
     with pytest.raises(ValueError, match="compares two annotators; the data has 3"):
         ie.cohen_kappa(data)
     with pytest.raises(ValueError, match="annotator 'z' is not in the data"):
@@ -236,13 +240,13 @@ def test_one_annotator_is_undefined_everywhere():
 
 def test_one_item_is_computed():
     """One item with labels a, a, b: P = 1/3, p = (2/3, 1/3), Fleiss' κ = (1/3 − 5/9)/(1 − 5/9) = −1/2."""
-    data = ie.Annotations.from_wide([["a"], ["a"], ["b"]])
+    data = ie.Annotations.from_wide([["a"], ["a"], ["b"]], annotators_as="rows")  # 3 × 1: taller than wide
     assert ie.fleiss_kappa(data) == pytest.approx(-0.5, abs=1e-15)
     assert ie.spa(data) == pytest.approx(1 / 3, abs=1e-15)
 
 
 def test_expected_agreement_of_one_is_undefined_with_replacement():
-    data = ie.Annotations.from_wide([["a", "a"], ["a", "a"]])
+    data = ie.Annotations.from_wide([["a", "a"], ["a", "a"]], annotators_as="rows")
     for metric in (ie.fleiss_kappa, ie.multi_kappa, ie.krippendorff_alpha):
         with pytest.warns(ie.UndefinedMetricWarning, match="0/0"):
             assert np.isnan(metric(data))
@@ -267,7 +271,7 @@ def test_pairs_without_shared_items_are_undefined():
 
 
 def test_report_records_undefined_reasons():
-    rep = ie.report(ie.Annotations.from_wide([["a", "a"], ["a", "a"]]))
+    rep = ie.report(ie.Annotations.from_wide([["a", "a"], ["a", "a"]], annotators_as="rows"))
     d = rep.to_dict()
     assert d["fleiss_kappa"] is None and d["krippendorff_alpha"] is None
     assert any("Fleiss' kappa is undefined" in n for n in d["notes"])

@@ -26,7 +26,7 @@ categories included; text ids come back as an object index instead of an Arrow-b
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -59,11 +59,11 @@ class NALikeLabelWarning(UserWarning):
     >>> import iaa_engine as ie
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     data = ie.Annotations.from_wide([["pos", "NA"], ["pos", "neg"]])
+    ...     data = ie.Annotations.from_wide([["pos", "NA", "neg"], ["pos", "neg", "neg"]])
     >>> caught[0].category.__name__, list(data.categories)
     ('NALikeLabelWarning', ['NA', 'neg', 'pos'])
-    >>> ie.Annotations.from_wide([["pos", "NA"], ["pos", "neg"]], na_values=["NA"]).n_annotations
-    3
+    >>> ie.Annotations.from_wide([["pos", "NA", "neg"], ["pos", "neg", "neg"]], na_values=["NA"]).n_annotations
+    5
     """
 
 
@@ -335,11 +335,12 @@ def encode_text_labels(
     level: str,
     categories: Sequence[Any] | None,
     na_values: Iterable[str] = (),
+    where: Callable[[int], str] = lambda row: f"annotation {row + 1}",
 ) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
     """``(keep, codes, categories)`` of a text label column, or ``None`` if the column is not text.
 
     ``keep`` marks the rows with a label; ``codes`` index ``categories`` for those rows. See the module docstring
-    for what is missing and when labels are numbers.
+    for what is missing and when labels are numbers. ``where(row)`` names a row in a message.
     """
     arr = arrow_text(values)
     if arr is None:
@@ -364,11 +365,11 @@ def encode_text_labels(
             if level == "ordinal":
                 raise ValueError(
                     "the ordinal level needs the order of the categories: pass categories=[lowest, ..., highest] "
-                    f"(CLI --categories); label {value!r} (annotation {row + 1}) is not a number, and text labels "
+                    f"(CLI --categories); label {value!r} ({where(row)}) is not a number, and text labels "
                     "are never sorted silently"
                 )
             raise ValueError(
-                f"the {level} level needs numeric labels; label {value!r} (annotation {row + 1}) "
+                f"the {level} level needs numeric labels; label {value!r} ({where(row)}) "
                 "is not a finite number. Use level='nominal' or level='ordinal' for categories"
             )
         if categories is not None:

@@ -10,6 +10,7 @@ no rows) is an error that names the line.
 from __future__ import annotations
 
 import csv
+import difflib
 import json
 from collections.abc import Sequence
 from os import PathLike
@@ -22,7 +23,9 @@ import pandas as pd
 from iaa_engine.base._choices import LEVELS
 from iaa_engine.base._params import PARAMS, Choice, validate
 from iaa_engine.data._encode import arrow_text, parse_numbers
+from iaa_engine.data._errors import InputError
 from iaa_engine.data._model import Annotations, Level
+from iaa_engine.data._orient import column_role, guess_long_columns, wide_orientation
 
 __all__ = ["read", "read_table"]
 
@@ -50,17 +53,20 @@ _NOT_UTF8 = "the file is not UTF-8 text (save it as UTF-8, in Excel: CSV UTF-8)"
 
 
 def _header(path: Path, delimiter: str) -> tuple[list[str], int]:
-    """The header's field names (quotes handled) and the number of physical lines it spans."""
+    """The header's field names (quotes handled) and the number of physical lines up to its end (blank lines
+    before it included: they are skipped)."""
     with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
         try:
-            names = next(reader)
+            names: list[str] = []
+            while not names or (len(names) == 1 and not names[0].strip()):  # blank lines before the header
+                names = next(reader)
         except StopIteration:
             raise _ParseError("the file is empty (no header line)") from None
         except UnicodeDecodeError:
             raise _ParseError(_NOT_UTF8) from None
         except csv.Error as exc:
-            raise _ParseError(f"line 1: {exc}") from None
+            raise _ParseError(f"line {reader.line_num}: {exc}") from None
         return [n.strip() for n in names], reader.line_num
 
 
@@ -125,7 +131,17 @@ def _read_delimited(path: Path, delimiter: str) -> tuple[list[str], list[Any]]:
         except pa.ArrowInvalid:
             bad.clear()
             table = attempt(True)  # a quoted value may span lines
+        # A quote that is never closed swallows rows (or, in a large file, Arrow drops them): every physical
+        # line must be a header line, a row, or a line break inside a value.
+        n_breaks = _check_multiline(path, delimiter, table, keys, header_lines) if _has_line_break(table) else 0
+        if _physical_lines(path) != header_lines + table.num_rows + n_breaks:
+            problem = _runaway_value(path, delimiter)  # blank lines, or a runaway quote: Python's reader says which
+            if problem:
+                raise _ParseError(problem)
     except pa.ArrowInvalid as exc:
+        message = str(exc).splitlines()[0]
+        if "straddl" in message:  # a row longer than Arrow's block: a runaway quote, or a giant value
+            raise _ParseError(_runaway_value(path, delimiter) or _TOO_LONG) from None
         if bad:
             line, fields = _first_bad_row(path, delimiter, len(names))
             where = f"line {line}" if line else "a row"
@@ -135,11 +151,137 @@ def _read_delimited(path: Path, delimiter: str) -> tuple[list[str], list[Any]]:
                 f"({', '.join(map(repr, names[:6]))}{', ...' if len(names) > 6 else ''}); "
                 "every row needs one value per column (quote values that contain the delimiter)"
             ) from None
-        message = str(exc).splitlines()[0]
         if "UTF8" in message or "utf8" in message.lower():
             message = _NOT_UTF8
         raise _ParseError(message) from None
     return names, [table.column(k) for k in keys]
+
+
+#: A quoted value spanning more line breaks than this is a quote that was never closed where it should have been.
+MAX_LINES_IN_VALUE = 100
+#: Nor is a value this long (characters) an id or a label; Arrow reads a row in blocks of 1 MB.
+MAX_VALUE_CHARS = 1_000_000
+_TOO_LONG = (
+    f"a row holds a value of more than {MAX_VALUE_CHARS:,} characters; an id or a label is never that long "
+    "(a quote that is never closed swallows the rest of the file)"
+)
+
+
+def _unclosed(line: int) -> str:
+    return (
+        f"line {line}: a quoted value starts here and never closes, so it swallows the rows after it; "
+        'close the quote (a quote inside a quoted value is written twice: "") or remove the stray one'
+    )
+
+
+def _runaway(line: int, breaks: int) -> str:
+    return (
+        f"line {line}: a quoted value runs over {breaks + 1} lines (more than {MAX_LINES_IN_VALUE + 1}), "
+        "swallowing the rows after it; check the quotes on that line (a quote inside a quoted value is "
+        'written twice: "")'
+    )
+
+
+def _has_line_break(table: Any) -> bool:
+    """Whether any value holds a line break: a search of the columns' data buffers (memchr speed, 16 MB at a time,
+    no per-row work). The buffers may hold bytes outside the table's rows; a hit only triggers the exact check."""
+    step = 1 << 24
+    for column in table.columns:
+        for chunk in column.chunks:
+            data = chunk.buffers()[-1]
+            if data is None:
+                continue
+            for start in range(0, data.size, step):
+                if data.slice(start, min(step, data.size - start)).to_pybytes().find(b"\n") >= 0:
+                    return True
+    return False
+
+
+def _physical_lines(path: Path) -> int:
+    """The number of lines of the file (line breaks at its very end not counted as lines): a memchr-speed count,
+    16 MB at a time."""
+    count, last = 0, b""
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 24):
+            count += block.count(b"\n")
+            last = block
+    if not last:
+        return 0
+    trailing = len(last) - len(last.rstrip(b"\r\n"))
+    return count - last[len(last) - trailing :].count(b"\n") + 1
+
+
+def _check_multiline(path: Path, delimiter: str, table: Any, keys: list[str], header_lines: int) -> int:
+    """After a read that let quoted values span lines: refuse a quote that never closes (it runs to the end of
+    the file) or a value spanning more than :data:`MAX_LINES_IN_VALUE` line breaks, naming the line it starts
+    on. Vectorised over the columns (this runs only on files whose values hold line breaks)."""
+    import pyarrow.compute as pc
+
+    n = table.num_rows
+    if n == 0:
+        return 0
+    per_column = [
+        pc.count_substring(table.column(k), "\n").to_numpy(zero_copy_only=False).astype(np.int64) for k in keys
+    ]
+    breaks = np.sum(per_column, axis=0)
+    # the physical line each row starts on
+    starts = header_lines + 1 + np.arange(n, dtype=np.int64) + np.concatenate(([0], np.cumsum(breaks)[:-1]))
+    most = np.max(per_column, axis=0)
+    over = np.flatnonzero(most > MAX_LINES_IN_VALUE)
+    if over.size:
+        row = int(over[0])
+        raise _ParseError(_runaway(int(starts[row]), int(most[row])))
+    if breaks[-1] and not _last_row_closes(path, delimiter, int(breaks[-1]) + 1):
+        raise _ParseError(_unclosed(int(starts[-1])))
+    return int(breaks.sum())
+
+
+def _last_row_closes(path: Path, delimiter: str, lines: int) -> bool:
+    """Whether the file's last row (its last ``lines`` physical lines) parses with every quote closed."""
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        end = fh.tell()
+        block, tail = 1 << 16, b""
+        while True:
+            start = max(0, end - block)
+            fh.seek(start)
+            tail = fh.read(end - start)
+            body = tail.rstrip(b"\r\n")
+            if body.count(b"\n") >= lines or start == 0:
+                break
+            block *= 4
+    body = tail.rstrip(b"\r\n")
+    cut = len(body)
+    for _ in range(lines):
+        cut = body.rfind(b"\n", 0, cut)
+        if cut < 0:
+            break
+    text = body[cut + 1 :].decode("utf-8", errors="replace")
+    try:
+        list(csv.reader(text.splitlines(keepends=True), delimiter=delimiter, strict=True))
+    except csv.Error as exc:
+        return "end of data" not in str(exc)
+    return True
+
+
+def _runaway_value(path: Path, delimiter: str) -> str | None:
+    """Error path: the first value (Python's csv reader) that spans too many lines, is too long or never closes."""
+    csv.field_size_limit(1 << 30)
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
+        reader = csv.reader(fh, delimiter=delimiter, strict=True)
+        start = 1
+        try:
+            for row in reader:
+                for value in row:
+                    breaks = value.count("\n")
+                    if breaks > MAX_LINES_IN_VALUE:
+                        return _runaway(start, breaks)
+                    if len(value) > MAX_VALUE_CHARS:
+                        return f"line {start}: {_TOO_LONG}"
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            return _unclosed(start) if "end of data" in str(exc) else f"line {reader.line_num}: {exc}"
+    return None
 
 
 # --------------------------------------------------------------------------- JSON
@@ -231,7 +373,23 @@ def _read_parquet(path: Path) -> tuple[list[str], list[Any]]:
     table = pq.read_table(path)
     names = [str(n) for n in table.column_names]
     _check_header(names)
-    return names, [table.column(j) for j in range(table.num_columns)]
+    return names, [_text_from_bytes(name, table.column(j)) for j, name in enumerate(names)]
+
+
+def _text_from_bytes(name: str, column: Any) -> Any:
+    """A Parquet ``binary`` column (text written without its string type) as UTF-8 text, checked once by Arrow."""
+    import pyarrow as pa
+
+    t = column.type
+    if not (pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t)):
+        return column
+    try:
+        return column.cast(pa.large_string() if pa.types.is_large_binary(t) else pa.string())
+    except pa.ArrowInvalid:
+        raise _ParseError(
+            f"column {name!r} holds bytes that are not UTF-8 text; ids and labels must be text or numbers "
+            "(write the column as a string column)"
+        ) from None
 
 
 # --------------------------------------------------------------------------- the public reader
@@ -315,7 +473,7 @@ def read(
     item: str = "item",
     annotator: str = "annotator",
     label: str = "label",
-    annotators_as: Literal["rows", "columns"] = "rows",
+    annotators_as: Literal["rows", "columns"] | None = None,
     level: Level = "nominal",
     categories: Sequence[Any] | None = None,
     duplicates: Literal["error", "first", "last"] = "error",
@@ -335,13 +493,26 @@ def read(
     layout : {'auto', 'long', 'wide', 'counts'}, default 'auto'
         ``'auto'`` reads a long table when the item, annotator and label
         columns are present, and otherwise a wide matrix whose first column
-        names the rows (a file with three columns or fewer and without them is
-        refused as ambiguous). ``'wide'`` and ``'counts'`` take the first
-        column as the row names.
+        names the rows. A table that is neither is refused with its columns and
+        the keywords to name them: one with three columns or fewer, one whose
+        column names are those of a long table (an ``annotator`` or ``worker``
+        column beside others), or one whose first column repeats a name.
+        ``'wide'`` and ``'counts'`` take the first column as the row names.
     item, annotator, label : str, default 'item', 'annotator', 'label'
-        Column names of a long table.
-    annotators_as : {'rows', 'columns'}, default 'rows'
-        For a wide matrix: whether rows or columns are annotators.
+        Column names of a long table. A name that is not a column is an error
+        that lists the file's columns (and a near match, e.g. in another case).
+    annotators_as : {'rows', 'columns'}, optional
+        For a wide matrix: whether each row or each column holds one
+        annotator's labels. By default the table says: a first column named
+        like items (``doc_id``, ``item``, ``id``, ``task`` ...) means one item
+        per row, one named like annotators (``annotator``, ``coder``,
+        ``rater`` ...) one annotator per row; otherwise column or row names
+        that all name annotators (or all items) tell; otherwise the shape:
+        taller than wide is one item per row, wider than tall one annotator per
+        row (the classroom layout). A square matrix whose names do not tell is
+        an error asking for this keyword (the rule is
+        ``iaa_engine.data._orient.wide_orientation``, shared with the command
+        line and the Excel functions).
     level, categories, duplicates
         As in :meth:`Annotations.from_long`.
     na_values : sequence of str, default ()
@@ -363,9 +534,10 @@ def read(
     ValueError
         If the path is a directory or has an unknown suffix, the file cannot be parsed (with the line where it
         can be named: rows with another number of fields than the header, duplicate or blank header names, no
-        data rows, text that is not UTF-8), a reader needs an optional package that is not installed, the layout
-        cannot be told, or the content does not fit the layout (see :meth:`Annotations.from_long`,
-        :meth:`Annotations.from_wide` and :meth:`Annotations.from_counts`).
+        data rows, text that is not UTF-8, a quoted value that never closes or spans more than 100 lines), a
+        reader needs an optional package that is not installed, a named column is missing, the layout or the
+        orientation of a wide matrix cannot be told, or the content does not fit the layout (see
+        :meth:`Annotations.from_long`, :meth:`Annotations.from_wide` and :meth:`Annotations.from_counts`).
 
     Warns
     -----
@@ -407,27 +579,96 @@ def read(
     >>> crowd
     Annotations(n_annotations=926, n_items=300, n_annotators=40, n_categories=4, level='nominal')
     """
+    return _read(
+        path,
+        layout=layout,
+        item=item,
+        annotator=annotator,
+        label=label,
+        annotators_as=annotators_as,
+        level=level,
+        categories=categories,
+        duplicates=duplicates,
+        na_values=na_values,
+    )[0]
+
+
+_DEFAULT_COLUMNS = ("item", "annotator", "label")
+_KEYWORDS = ("item", "annotator", "label")
+_FLAGS = ("--item-col", "--annotator-col", "--label-col")
+
+
+def _near(name: str, names: list[str]) -> str:
+    """A hint for a column name that is not there: the same name in another case, or a close spelling."""
+    folded = [n for n in names if n.casefold() == name.casefold()]
+    if folded:
+        return f" (did you mean {folded[0]!r}? column names are case-sensitive)"
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _columns_not_found(file: str, given: tuple[str, str, str], names: list[str]) -> InputError:
+    """Named columns that the file does not have: which, a near match, and the columns it has."""
+    absent = [c for c in given if c not in names]
+    hints = "".join(_near(c, names) for c in absent[:1])
+    head = f"column(s) {absent!r} not found in {file}{hints}; it has columns {names!r}. "
+    return InputError(
+        head + "Name the columns with item=, annotator=, label=",
+        cli=head + "Name the columns with --item-col, --annotator-col, --label-col",
+    )
+
+
+def _not_a_long_table(file: str, names: list[str], why: str) -> InputError:
+    """A table without the default long columns that is no wide matrix either: its columns and the flags."""
+    guess = guess_long_columns(names)
+    picks = [guess.get(role, "NAME") for role in _KEYWORDS]
+    head = (
+        f"{file} has no columns 'item', 'annotator', 'label' and {why}; it has columns {names!r}. "
+        "Say which columns hold the item, the annotator and the label"
+    )
+    return InputError(
+        head + ": " + ", ".join(f"{k}={v!r}" for k, v in zip(_KEYWORDS, picks)) + " (or layout='wide' for a wide "
+        "matrix with the row names in the first column)",
+        cli=head + ": " + " ".join(f"{f} {v}" for f, v in zip(_FLAGS, picks)) + " (or --layout wide for a wide "
+        "matrix with the row names in the first column)",
+    )
+
+
+def _looks_long(names: list[str]) -> bool:
+    """Whether a table without the item/annotator/label columns is a long table with other names: a column after
+    the first is named like the annotator (``annotator``, ``worker``, ...) while the others are not all so named,
+    or is called ``item``, ``annotator`` or ``label`` in another case."""
+    rest = names[1:]
+    roles = [column_role(n) for n in rest]
+    if "annotator" in roles and not all(r == "annotator" for r in roles):
+        return True
+    return any(n.casefold() in _DEFAULT_COLUMNS for n in rest)
+
+
+def _read(
+    path: str | PathLike,
+    *,
+    layout: str = "auto",
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    annotators_as: Literal["rows", "columns"] | None = None,
+    level: str = "nominal",
+    categories: Sequence[Any] | None = None,
+    duplicates: str = "error",
+    na_values: Sequence[str] = (),
+) -> tuple[Annotations, str]:
+    """:func:`read`, and the reading it chose in words (what the command line prints)."""
     p = Path(path)
+    file = repr(p.name)
     names, columns = read_table(p)
-    long_columns = [item, annotator, label]
-    is_long = all(c in names for c in long_columns)
-    if layout == "auto" and not is_long and len(names) <= 3:
-        # Too narrow to be a useful wide matrix: almost surely a long table with other column names.
-        absent = [c for c in long_columns if c not in names]
-        raise ValueError(
-            f"cannot tell the layout of {p.name!r}: its columns are {names!r}, without {absent!r}. "
-            f"A long table needs columns {item!r}, {annotator!r}, {label!r} (name yours with "
-            "--item-col/--annotator-col/--label-col); for a wide matrix pass --layout wide"
-        )
+    given = (item, annotator, label)
+    is_long = all(c in names for c in given)
     if layout == "long" or (layout == "auto" and is_long):
         if not is_long:
-            absent = [c for c in long_columns if c not in names]
-            raise ValueError(
-                f"column(s) {absent!r} not found in {p.name!r}; it has columns {names!r}. Name the columns "
-                "with item=, annotator=, label= (CLI: --item-col, --annotator-col, --label-col)"
-            )
+            raise _columns_not_found(file, given, names)
         col = dict(zip(names, columns))
-        return Annotations._from_columns(
+        data = Annotations._from_columns(
             col[item],
             col[annotator],
             col[label],
@@ -436,17 +677,45 @@ def read(
             duplicates=duplicates,
             na_values=na_values,
         )
+        return data, f"a long table (columns {item!r}, {annotator!r}, {label!r})"
+    if layout == "auto":
+        if given != _DEFAULT_COLUMNS:  # the user named columns: a long table is meant
+            raise _columns_not_found(file, given, names)
+        if len(names) <= 3:
+            raise _not_a_long_table(file, names, "is too narrow to be a wide matrix")
+        if _looks_long(names):
+            raise _not_a_long_table(file, names, "its column names are those of a long table")
     if len(names) < 2:
-        raise ValueError(
-            f"{p.name!r} has columns {names!r}: a long table needs columns "
-            f"{item!r}, {annotator!r}, {label!r} (or name them with --item-col/--annotator-col/--label-col); "
-            "a wide matrix needs a name column and one column per item or annotator"
-        )
+        raise _not_a_long_table(file, names, "a wide matrix needs a name column and one column per item or annotator")
     frame = _frame(names, columns)
     frame = frame.set_index(frame.columns[0])
     frame.index.name = None
     if layout == "counts":
-        return Annotations.from_counts(_count_frame(frame), level=level, categories=categories)
-    return Annotations.from_wide(
+        data = Annotations.from_counts(_count_frame(frame), level=level, categories=categories)
+        return data, f"a count table ({len(frame)} items × {len(names) - 1} categories)"
+    if layout == "auto" and frame.index.has_duplicates:
+        twice = frame.index[frame.index.duplicated()][0]
+        raise _not_a_long_table(file, names, f"is no wide matrix either (its first column repeats {twice!r})")
+    if annotators_as is None:
+        row_names = list(frame.index) if len(frame) <= 1000 else []
+        annotators_as, why = wide_orientation(
+            len(frame), len(names) - 1, corner=names[0], column_names=names[1:], row_names=row_names
+        )
+        if annotators_as is None:
+            raise _cannot_orient(file, why)
+    else:
+        why = f"as --annotators-as {annotators_as} says"
+    data = Annotations.from_wide(
         frame, annotators_as=annotators_as, level=level, categories=categories, na_values=na_values
+    )
+    other = "columns" if annotators_as == "rows" else "rows"
+    per = "row" if annotators_as == "rows" else "column"
+    return data, f"a wide matrix, one annotator per {per} ({why}; --annotators-as {other} reads it the other way)"
+
+
+def _cannot_orient(what: str, why: str) -> InputError:
+    head = f"cannot tell which way round {what} is: {why}. Say whether each row holds one annotator's labels"
+    return InputError(
+        head + " (annotators_as='rows') or each column does (annotators_as='columns')",
+        cli=head + " (--annotators-as rows) or each column does (--annotators-as columns)",
     )

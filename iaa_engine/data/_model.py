@@ -8,7 +8,7 @@ ranges, Label Studio tasks) ends here, and every metric starts here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from os import PathLike
 from typing import Any, Literal, cast
@@ -21,6 +21,8 @@ from iaa_engine.base._choices import LEVELS
 from iaa_engine.base._params import ANY, Choice, NoneOr, Text, Whole, validate
 from iaa_engine.base._policy import check_choice
 from iaa_engine.data._encode import encode_id_column, encode_text_labels, needs_numbers, numeric_index, parse_numbers
+from iaa_engine.data._errors import InputError
+from iaa_engine.data._orient import column_role, guess_long_columns, wide_orientation
 from iaa_engine.stats._sums import CountSums
 from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats
 
@@ -38,6 +40,12 @@ __all__ = [
 #: A level of measurement: one of :data:`LEVELS` (checked where it is passed in).
 Level = str
 
+#: The largest count a count table may hold: every whole number up to it is exact in float64.
+_MAX_COUNT = 2.0**53
+#: The largest magnitude of an interval or ratio label: squared differences, times counts of up to 10**9 squared,
+#: stay far from float64's overflow (about 1.8e308).
+MAX_MAGNITUDE = 1e100
+
 
 # --------------------------------------------------------------------------- helpers
 
@@ -49,7 +57,7 @@ def is_missing_mask(values: np.ndarray) -> np.ndarray:
     if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
         try:
             blank = s.str.strip() == ""
-        except AttributeError:  # an object column without any string
+        except (AttributeError, TypeError):  # an object column without any string (numbers, bytes, tuples)
             return mask
         mask = mask | blank.to_numpy(dtype=bool, na_value=False)
     return mask
@@ -108,15 +116,25 @@ def _typed_array(values: Any) -> np.ndarray:
     return np.asarray(values)
 
 
+def _annotation(row: int) -> str:
+    return f"annotation {row + 1}"
+
+
 def encode_labels(
-    values: Any, level: str, categories: Sequence[Any] | None, na_values: Sequence[str] = ()
+    values: Any,
+    level: str,
+    categories: Sequence[Any] | None,
+    na_values: Sequence[str] = (),
+    *,
+    where: Callable[[int], str] = _annotation,
 ) -> tuple[np.ndarray, np.ndarray, pd.Index]:
     """``(keep, codes, categories)``: which rows carry a label, their codes, and the category index.
 
     Text columns go through :func:`iaa_engine.data._encode.encode_text_labels` (codes as read, text as written); typed
-    columns (numbers, booleans, tuples and sets of choices) keep their own values.
+    columns (numbers, booleans, tuples and sets of choices) keep their own values. ``where(row)`` names a row in a
+    message (``annotation 3``; a wide matrix names the cell).
     """
-    text = encode_text_labels(values, level=level, categories=categories, na_values=na_values)
+    text = encode_text_labels(values, level=level, categories=categories, na_values=na_values, where=where)
     if text is not None:
         return text
     labels = _typed_array(values)
@@ -126,8 +144,23 @@ def encode_labels(
     labels = labels[keep]
     if labels.size == 0:
         return keep, np.zeros(0, dtype=np.int64), pd.Index([])
-    codes, cats = _encode_typed_labels(labels, level, categories)
+    try:
+        codes, cats = _encode_typed_labels(labels, level, categories)
+    except _NotFinite as exc:
+        row = int(np.flatnonzero(keep)[exc.position])
+        raise ValueError(
+            f"label {_plain(labels[exc.position])!r} ({where(row)}) is not a finite number; the {level} level "
+            "needs finite numbers"
+        ) from None
     return keep, codes, cats
+
+
+class _NotFinite(ValueError):
+    """A typed label that is not a finite number, at ``position`` among the kept labels."""
+
+    def __init__(self, position: int) -> None:
+        super().__init__(position)
+        self.position = position
 
 
 def _encode_typed_labels(
@@ -148,8 +181,7 @@ def _encode_typed_labels(
     if kind == "numeric" and level != "nominal":
         finite = np.isfinite(labels.astype(float))
         if not finite.all():
-            row = int(np.flatnonzero(~finite)[0])
-            raise ValueError(f"label {labels[row]!r} is not a finite number; the {level} level needs finite numbers")
+            raise _NotFinite(int(np.flatnonzero(~finite)[0]))
     if categories is not None:
         # tupleize_cols=False: taxonomy paths of different lengths stay paths (pandas would try a MultiIndex)
         cats = pd.Index(list(categories), tupleize_cols=False)
@@ -245,6 +277,55 @@ def _factorize_ids(values: np.ndarray, what: str) -> tuple[np.ndarray, pd.Index]
     if values.dtype.kind not in "iu" and len(values) and pd.isna(values).any():
         raise ValueError(f"the {what} column has missing values; every annotation needs an {what}")
     return factorize_values(values)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (``1.5``, not ``np.float64(1.5)``), for messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _orientation(frame: pd.DataFrame) -> Literal["rows", "columns"]:
+    """``from_wide`` without ``annotators_as``: the shared rule (:func:`iaa_engine.data._orient.wide_orientation`)
+    on the DataFrame's names and shape, or an error asking for the keyword."""
+    n_rows, n_cols = frame.shape
+    orientation, why = wide_orientation(
+        n_rows,
+        n_cols,
+        corner=frame.index.name,
+        column_names=list(frame.columns) if n_cols <= 1000 else [],
+        row_names=list(frame.index) if n_rows <= 1000 else [],
+    )
+    if orientation is None:
+        raise InputError(
+            f"cannot tell which way round the matrix is: {why}. Say whether each row holds one annotator's labels "
+            "(annotators_as='rows', the classroom layout) or each column does (annotators_as='columns')",
+            cli=f"cannot tell which way round the matrix is: {why}; pass --annotators-as rows or columns",
+        )
+    return orientation
+
+
+def _refuse_long_lookalike(frame: pd.DataFrame) -> None:
+    """A DataFrame without ``item``/``annotator``/``label`` columns whose column names are those of a long table
+    (a column naming items or annotators beside others) is not read as a wide matrix of labels."""
+    names = list(frame.columns)
+    roles = [column_role(c) for c in names]
+    if all(r == "annotator" for r in roles) or all(r == "item" for r in roles):  # rater_1, rater_2, ...: wide
+        return
+    if not any(r in ("item", "annotator") for r in roles) and not any(
+        isinstance(c, str) and c.casefold() in ("item", "annotator", "label") for c in names
+    ):
+        return
+    guess = guess_long_columns(names)
+    args = ", ".join(f"{k}={guess.get(k, 'NAME')!r}" for k in ("item", "annotator", "label"))
+    wide = (
+        f"; for a wide matrix, set the id column as the index first (df.set_index({guess['item']!r}))"
+        if ("item" in guess)
+        else ""
+    )
+    raise ValueError(
+        f"this DataFrame has columns {[_plain(c) for c in names]!r}: a long table (one row per annotation), not a "
+        f"wide matrix of labels. Read it with ie.Annotations.from_long(df, {args}){wide}"
+    )
 
 
 # --------------------------------------------------------------------------- the model
@@ -346,6 +427,15 @@ class Annotations:
             raise ValueError(f"the {level} level needs numeric labels; got categories {list(self.categories)[:5]!r}")
         if level == "ratio" and len(self.categories) and float(np.min(self.categories.to_numpy(float))) < 0:
             raise ValueError("the ratio level needs non-negative values (a ratio scale has an absolute zero)")
+        if level in ("interval", "ratio") and len(self.categories):
+            values = self.categories.to_numpy(float)
+            big = np.flatnonzero(np.abs(values) > MAX_MAGNITUDE)
+            if big.size:
+                raise ValueError(
+                    f"label {_plain(self.categories[big[0]])!r} is beyond ±{MAX_MAGNITUDE:g}: at the {level} level "
+                    "the squared differences of such values overflow; rescale the labels (the coefficients do not "
+                    "change when every label is divided by the same number)"
+                )
 
     # ---------------------------------------------------------------- constructors
 
@@ -482,7 +572,7 @@ class Annotations:
         cls,
         matrix: Any,
         *,
-        annotators_as: Literal["rows", "columns"] = "rows",
+        annotators_as: Literal["rows", "columns"] | None = None,
         level: Level = "nominal",
         categories: Sequence[Any] | None = None,
         na_values: Sequence[str] = (),
@@ -491,13 +581,19 @@ class Annotations:
 
         Parameters
         ----------
-        matrix : pandas.DataFrame or array-like of shape (n_annotators, n_items)
+        matrix : pandas.DataFrame or array-like of shape (n_annotators, n_items) or (n_items, n_annotators)
             Cells hold labels; blank cells, ``None``, ``NaN`` and ``""`` are
             missing. A DataFrame's index and columns name the annotators and
             items; otherwise they are numbered from 0.
-        annotators_as : {'rows', 'columns'}
-            Whether each row (default, as in the classroom exercise) or each
-            column holds one annotator's labels.
+        annotators_as : {'rows', 'columns'}, optional
+            Whether each row (as in the classroom exercise) or each column
+            holds one annotator's labels. By default the matrix says, as
+            :func:`read` and the Excel functions read it: a DataFrame's index
+            name, column names or row names that name items or annotators
+            (``doc_id``; ``rater_1``, ``rater_2``, ...) tell; otherwise a matrix
+            wider than tall has one annotator per row and one taller than wide
+            one annotator per column. A square matrix whose names do not tell
+            is an error asking for this keyword.
         level, categories, na_values
             As in :meth:`from_long` (text cells stay text at the nominal level).
 
@@ -512,7 +608,8 @@ class Annotations:
         InvalidParameterError
             An option is not one it accepts (the message says what was expected and what came).
         ValueError
-            The matrix is not 2-dimensional or is empty; every cell is missing; item or annotator names repeat;
+            The matrix is not 2-dimensional or is empty; its orientation cannot be told (square, without names
+            that tell) and ``annotators_as`` is not given; every cell is missing; item or annotator names repeat;
             or the labels do not fit ``level`` or ``categories`` (as in :meth:`from_long`).
 
         References
@@ -542,6 +639,8 @@ class Annotations:
                     f"a wide matrix must be 2-dimensional (annotators × items); got {arr.ndim} dimension(s)"
                 )
             frame = pd.DataFrame(arr)
+        if annotators_as is None:
+            annotators_as = _orientation(frame)
         if annotators_as == "columns":
             frame = frame.T
         if frame.shape[0] == 0 or frame.shape[1] == 0:
@@ -551,12 +650,16 @@ class Annotations:
         flat = values.ravel(order="C")
         ann = np.repeat(np.arange(n_ann), n_items)
         itm = np.tile(np.arange(n_items), n_ann)
-        keep, label_codes, cats = encode_labels(flat, level, categories, na_values)
+        items = pd.Index(frame.columns)
+        annotators = pd.Index(frame.index)
+
+        def cell(r: int) -> str:
+            return f"annotator {_plain(annotators[r // n_items])!r}, item {_plain(items[r % n_items])!r}"
+
+        keep, label_codes, cats = encode_labels(flat, level, categories, na_values, where=cell)
         if label_codes.size == 0:
             raise ValueError("the data holds no annotations (every cell is missing)")
         ann, itm = ann[keep], itm[keep]
-        items = pd.Index(frame.columns)
-        annotators = pd.Index(frame.index)
         for what, idx in (("item", items), ("annotator", annotators)):
             if idx.has_duplicates:
                 raise ValueError(f"{what} names must be unique; {idx[idx.duplicated()][0]!r} appears twice")
@@ -660,6 +763,15 @@ class Annotations:
             values = np.nan_to_num(values, nan=0.0)
         if (values < 0).any() or not np.isfinite(values).all():
             raise ValueError("a count table must hold non-negative numbers")
+        if (values > _MAX_COUNT).any():
+            i, c = np.argwhere(values > _MAX_COUNT)[0]
+            raise ValueError(
+                f"count {_plain(frame.iat[i, c])!r} (item {_plain(frame.index[i])!r}, category "
+                f"{_plain(frame.columns[c])!r}) is more than 2**53 = {int(_MAX_COUNT):,}, the largest count held "
+                "exactly; a count table holds numbers of annotations"
+            )
+        if float(values.sum()) >= 2.0**63:
+            raise ValueError("the counts add up to 2**63 or more annotations, more than can be counted exactly")
         fractional = bool((values != np.round(values)).any())
         counts = values if fractional else values.astype(np.int64)
         cats = pd.Index(frame.columns) if categories is None else pd.Index(list(categories), tupleize_cols=False)
@@ -849,7 +961,7 @@ class Annotations:
         Examples
         --------
         >>> import iaa_engine as ie
-        >>> data = ie.Annotations.from_wide([["1", "2"], ["2", "2"]])  # text, as read from a CSV file
+        >>> data = ie.Annotations.from_wide([["1", "2", "2"], ["2", "2", "1"]])  # text, as read from a CSV file
         >>> list(data.categories)
         ['1', '2']
         >>> interval = data.with_level("interval")
@@ -931,7 +1043,7 @@ class Annotations:
         Examples
         --------
         >>> import iaa_engine as ie
-        >>> ie.Annotations.from_wide([["a", "b"], ["a", "a"]]).to_long()
+        >>> ie.Annotations.from_wide([["a", "b"], ["a", "a"]], annotators_as="rows").to_long()
            item  annotator label
         0     0          0     a
         1     1          0     b
@@ -1025,7 +1137,7 @@ class Annotations:
         Examples
         --------
         >>> import iaa_engine as ie
-        >>> ie.Annotations.from_wide([[1, 2.5], [2.5, 4]], level="interval").category_values()
+        >>> ie.Annotations.from_wide([[1, 2.5], [2.5, 4]], annotators_as="rows", level="interval").category_values()
         array([1. , 2.5, 4. ])
         """
         level = self.level if level is None else level
@@ -1044,10 +1156,14 @@ def resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
     if rule == "error":
         first = int(np.flatnonzero(dup)[0])
         n_pairs = int(pd.Series(key[dup]).nunique())
-        raise ValueError(
+        head = (
             f"{n_pairs} (item, annotator) pair(s) are labelled more than once, e.g. annotator "
-            f"{annotators[ann[first]]!r} on item {items[item[first]]!r}. Each annotator may label an item once; "
-            "pass duplicates='first' or duplicates='last' to keep one of them"
+            f"{_plain(annotators[ann[first]])!r} on item {_plain(items[item[first]])!r}. Each annotator may label "
+            "an item once; "
+        )
+        raise InputError(
+            head + "pass duplicates='first' or duplicates='last' to keep one of them",
+            cli=head + "pass --duplicates first or --duplicates last to keep one of them",
         )
     keep = ~pd.Series(key).duplicated(keep=rule).to_numpy()
     return item[keep], ann[keep], label[keep]
@@ -1063,9 +1179,14 @@ def as_annotations(data: Any, *, level: Level | None = None, categories: Sequenc
     Accepted: an :class:`Annotations` object (returned as is, or re-read at
     ``level``); a DataFrame with columns ``item``, ``annotator``, ``label``
     (a long table); any other DataFrame or 2-D array-like, read as a wide
-    matrix with annotators as rows (the classroom layout). Use the
-    ``Annotations.from_*`` constructors for anything else (items as rows, count
-    tables, other column names). Every metric calls this on its ``data``.
+    matrix oriented as :meth:`Annotations.from_wide` reads it without
+    ``annotators_as`` (wider than tall: annotators as rows, the classroom
+    layout; taller than wide: annotators as columns; square: an error). A
+    DataFrame whose column names are those of a long table (``doc``,
+    ``worker``, ``tag``) is refused with the :meth:`Annotations.from_long` call
+    to make. Use the ``Annotations.from_*`` constructors for anything else
+    (a square matrix, count tables, other column names). Every metric calls
+    this on its ``data``.
 
     Parameters
     ----------
@@ -1091,7 +1212,8 @@ def as_annotations(data: Any, *, level: Level | None = None, categories: Sequenc
     TypeError
         ``data`` is a path, or of a type that cannot be read as annotations.
     ValueError
-        The table or matrix cannot be read (see :meth:`Annotations.from_long` and :meth:`Annotations.from_wide`).
+        The table or matrix cannot be read (see :meth:`Annotations.from_long` and :meth:`Annotations.from_wide`):
+        a square matrix, or a DataFrame with the column names of a long table.
 
     References
     ----------
@@ -1105,9 +1227,9 @@ def as_annotations(data: Any, *, level: Level | None = None, categories: Sequenc
     The classroom layout, one row per annotator:
 
     >>> import iaa_engine as ie
-    >>> data = ie.as_annotations([[1, 1, 2], [1, 2, 2], [2, 1, 2]])
+    >>> data = ie.as_annotations([[1, 1, 2, 1], [1, 2, 2, 1], [2, 1, 2, 1]])
     >>> data
-    Annotations(n_annotations=9, n_items=3, n_annotators=3, n_categories=2, level='nominal')
+    Annotations(n_annotations=12, n_items=4, n_annotators=3, n_categories=2, level='nominal')
     >>> ie.as_annotations(data) is data
     True
     >>> ie.as_annotations(data, level="interval").level
@@ -1121,6 +1243,7 @@ def as_annotations(data: Any, *, level: Level | None = None, categories: Sequenc
     if isinstance(data, pd.DataFrame):
         if {"item", "annotator", "label"} <= set(map(str, data.columns)):
             return Annotations.from_long(data, level=lvl, categories=categories)
+        _refuse_long_lookalike(data)
         return Annotations.from_wide(data, level=lvl, categories=categories)
     if isinstance(data, (str, PathLike)):
         raise TypeError("got a path; read files with iaa_engine.read(path) first")
