@@ -109,7 +109,7 @@ def core(fn, data, **kw):
 
 @pytest.fixture(scope="module")
 def classroom() -> ie.Annotations:
-    return ie.Annotations.from_wide(MATRIX_A)
+    return ie.Annotations.from_wide(MATRIX_A, annotators_as="rows")
 
 
 # ----------------------------------------------------------------------------- metadata (function wizard)
@@ -207,7 +207,8 @@ def test_spa_every_scheme_on_a_sparse_matrix(scheme):
         sparse[r][c] = None
     sparse[2][3] = ""  # Office.js may send a blank as "" too
     expected = ie.spa(
-        ie.Annotations.from_wide([[None if v in (None, "") else v for v in r] for r in sparse]), weights=scheme
+        ie.Annotations.from_wide([[None if v in (None, "") else v for v in r] for r in sparse], annotators_as="rows"),
+        weights=scheme,
     )
     assert value("SPA", sparse, scheme) == pytest.approx(expected, abs=1e-12)
     assert value("SPA", sparse, scheme.upper()) == pytest.approx(expected, abs=1e-12)  # names are case-blind
@@ -216,11 +217,13 @@ def test_spa_every_scheme_on_a_sparse_matrix(scheme):
 def test_kalpha_levels_and_seed002():
     """Seed 002, step 7: α = (0.6944 - 0.3055)/(1 - 0.3055) = 0.56 for Labeler A vs Reviewer."""
     got = value("KALPHA", SEED002)
-    assert got == pytest.approx(ie.krippendorff_alpha(ie.Annotations.from_wide(SEED002)), abs=1e-12)
+    assert got == pytest.approx(
+        ie.krippendorff_alpha(ie.Annotations.from_wide(SEED002, annotators_as="rows")), abs=1e-12
+    )
     assert round(got, 2) == 0.56
     for level in ("ordinal", "interval", "ratio"):
         assert value("KALPHA", A, level) == pytest.approx(
-            ie.krippendorff_alpha(ie.Annotations.from_wide(MATRIX_A, level=level)), abs=1e-12
+            ie.krippendorff_alpha(ie.Annotations.from_wide(MATRIX_A, level=level, annotators_as="rows")), abs=1e-12
         )
     assert value("KALPHA", SEED002, "interval") == VALUE  # text labels have no interval distances
 
@@ -274,7 +277,7 @@ def test_bcr_weights_spill_seed001():
     out = call("BCR_WEIGHTS", A, "rat")
     assert out[0] == ["w (rat)", 1, 2, 3]
     assert out[1][1] == pytest.approx((15 / 45) / (6 / 15), abs=1e-15)
-    w = ie.bcr_weights(ie.Annotations.from_wide(MATRIX_A), "rat").to_numpy()
+    w = ie.bcr_weights(ie.Annotations.from_wide(MATRIX_A, annotators_as="rows"), "rat").to_numpy()
     assert np.allclose(np.array([r[1:] for r in out[1:]], dtype=float), w)
 
 
@@ -371,7 +374,7 @@ def test_square_range_without_layout_is_value_error_with_the_reason(caplog):
             assert call(func, square) == [[VALUE]], func
         assert reasons(caplog) == [f"{func}: {SQUARE}"]
     # said explicitly, it is read as said
-    three = ie.Annotations.from_wide([row[:3] for row in MATRIX_A])
+    three = ie.Annotations.from_wide([row[:3] for row in MATRIX_A], annotators_as="rows")
     assert value("FLEISS", square, "rows") == ie.fleiss_kappa(three)
     assert value("FLEISS", square, "columns") == ie.fleiss_kappa(
         ie.Annotations.from_wide(square, annotators_as="columns")
@@ -404,7 +407,9 @@ def test_count_table_without_layout_is_value_error_with_the_reason(classroom, ca
     assert value("FLEISS", with_headers, "counts", True) == ie.fleiss_kappa(classroom)
     # an explicit layout is never second-guessed: "rows" (the old default) reads the 15 rows as annotators and the
     # numbers as labels, which is the old silent 0.025; "columns" reads them as 15 items of 3 annotators
-    assert value("KALPHA", counts, None, "rows") == ie.krippendorff_alpha(ie.Annotations.from_wide(counts))
+    assert value("KALPHA", counts, None, "rows") == ie.krippendorff_alpha(
+        ie.Annotations.from_wide(counts, annotators_as="rows")
+    )
     assert round(value("KALPHA", counts, None, "rows"), 3) == 0.025
     as_labels = ie.Annotations.from_wide(counts, annotators_as="columns")
     assert value("KALPHA", counts, None, "columns") == ie.krippendorff_alpha(as_labels)
@@ -549,9 +554,11 @@ def test_other_runtimes_cell_encodings():
     data[0][0] = JsNull()  # a blank cell in xlwings Lite
     sparse = [row[:] for row in A]
     sparse[0][0] = None
-    assert value("FLEISS", data) == pytest.approx(ie.fleiss_kappa(ie.Annotations.from_wide(sparse)), abs=1e-12)
+    assert value("FLEISS", data) == pytest.approx(
+        ie.fleiss_kappa(ie.Annotations.from_wide(sparse, annotators_as="rows")), abs=1e-12
+    )
     assert value("FLEISS", [[{"type": "Double", "basicValue": 1.0}, 1.0], [1.0, 2.0]], "rows") == pytest.approx(
-        ie.fleiss_kappa(ie.Annotations.from_wide([[1, 1], [1, 2]])), abs=1e-12
+        ie.fleiss_kappa(ie.Annotations.from_wide([[1, 1], [1, 2]], annotators_as="rows")), abs=1e-12
     )  # an entity value's basicValue
     assert call("GOLD", A, None, None, None, [[excel_error("#N/A")]]) == [[NA]]
 
@@ -638,7 +645,9 @@ def sparse_a() -> tuple[list[list], ie.Annotations]:
     for r, c in [(0, 1), (1, 4), (2, 7), (0, 10), (2, 12), (1, 13)]:
         sparse[r][c] = None
     sparse[2][3] = ""
-    core_data = ie.Annotations.from_wide([[None if v in (None, "") else v for v in r] for r in sparse])
+    core_data = ie.Annotations.from_wide(
+        [[None if v in (None, "") else v for v in r] for r in sparse], annotators_as="rows"
+    )
     return sparse, core_data
 
 

@@ -123,7 +123,7 @@ def test_the_worked_examples_are_iaa_engines_values():
     ws = openpyxl.load_workbook(BOOK)["iaa-engine"]
     matrix = [[ws.cell(row=gen.DATA_ROW + i, column=2 + j).value for j in range(15)] for i in range(3)]
     assert matrix == gen.MATRIX_A
-    d = ie.Annotations.from_wide(matrix)
+    d = ie.Annotations.from_wide(matrix, annotators_as="rows")
     typed = [ws[f"{gen.EXPECTED}{gen.FIRST_EXAMPLE + k}"].value for k in range(len(gen.EXAMPLES))]
     want = [
         ie.fleiss_kappa(d),
