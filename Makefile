@@ -14,8 +14,10 @@ $(BIN)/python:
 PLUGINS := $(wildcard plugins/*/pyproject.toml)
 
 # The main job needs only the core (numpy, pandas, pyarrow, scipy): seconds to install, no plugins, no peers.
+# setuptools announces every editable install of a flat layout with an information-only "Editable installation."
+# banner (not a warning about this project); it is filtered by its text, every real warning still shows.
 $(VENV)/.installed-core: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e .
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml $(PLUGINS) | $(BIN)/python
@@ -27,6 +29,12 @@ $(VENV)/.installed-dev: pyproject.toml $(PLUGINS) | $(BIN)/python
 
 example: $(VENV)/.installed-core
 	$(BIN)/iaa report iaa_engine/examples/crowd.csv
+	@echo
+	@echo "Next: iaa is installed in $(VENV), not on your PATH. Either type $(BIN)/iaa, or activate the venv once per shell:"
+	@echo "  . $(BIN)/activate"
+	@echo "  iaa report your_annotations.csv     # your own file: a long table with columns item, annotator, label"
+	@echo "  iaa report --help                   # the options; iaa --help lists the other commands"
+	@echo "A walkthrough from a first report to gold labels: docs/team-lead.md"
 
 test: $(VENV)/.installed-dev
 	bash scripts/system-deps.sh

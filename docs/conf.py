@@ -32,7 +32,6 @@ numpydoc_xref_param_type = False
 html_theme = "alabaster"
 html_static_path = ["_static"]
 html_theme_options = {"description": "Inter-annotator agreement on sparse annotations", "fixed_sidebar": True}
-suppress_warnings = ["myst.xref_missing"]
 os.environ.setdefault("IAA_DOCS", "1")
 
 # ---------------------------------------------------------------------------- the API reference, from __all__
@@ -154,3 +153,41 @@ def _write_api_index() -> None:
 
 
 _write_api_index()
+
+
+# ---------------------------------------------------------------------------- the constants' descriptions
+# A constant re-exported by ``iaa_engine/__init__.py`` (LEVELS, SPA_WEIGHTS, METRICS, ...) is documented under
+# ``iaa_engine.<NAME>``, where autodoc finds no comment and would show the docstring of its type ("Built-in immutable
+# sequence."). Its description is the ``#:`` comment above its assignment in the module that defines it: found here
+# with Sphinx's own source analyser and put in place of the type's docstring.
+_CONSTANT_DOCS: dict[str, list[str]] | None = None
+
+
+def _constant_docs() -> dict[str, list[str]]:
+    global _CONSTANT_DOCS
+    if _CONSTANT_DOCS is None:
+        from sphinx.pycode import ModuleAnalyzer
+
+        import iaa_engine
+
+        wanted = {n: getattr(iaa_engine, n) for n in iaa_engine.__all__ if n.isupper()}  # imports their modules
+        _CONSTANT_DOCS = {}
+        for mod_name, module in sorted(sys.modules.items()):
+            if not mod_name.startswith("iaa_engine.") or not any(
+                getattr(module, n, None) is v for n, v in wanted.items()
+            ):
+                continue
+            for (scope, name), lines in ModuleAnalyzer.for_module(mod_name).find_attr_docs().items():
+                if scope == "" and name in wanted and getattr(module, name, None) is wanted[name]:
+                    _CONSTANT_DOCS.setdefault(name, [line for line in lines if line.strip()])
+    return _CONSTANT_DOCS
+
+
+def _describe_constant(app, what, name, obj, options, lines) -> None:
+    short = name.rpartition(".")[2]
+    if what == "data" and name == f"iaa_engine.{short}" and short in _constant_docs():
+        lines[:] = [*_constant_docs()[short], ""]
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _describe_constant)
