@@ -392,7 +392,7 @@ PARAMS: dict[str, Constraint] = {
     "progress": _Progress(),
     "layout": Choice(*LAYOUTS),
     "duplicates": Choice(*DUPLICATE_RULES),
-    "annotators_as": Choice("rows", "columns"),
+    "annotators_as": NoneOr(Choice("rows", "columns")),  # None: the matrix says (data._orient)
     "item": _ColumnName(),
     "annotator": _ColumnName(),
     "label": _ColumnName(),
