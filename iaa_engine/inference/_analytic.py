@@ -138,7 +138,8 @@ def estimate(
     confidence : float, default 0.95
         Coverage of the interval, in (0, 1).
     population : float, optional
-        Number of items in the population, for the finite-population correction :math:`1 - n/N`.
+        Number of items in the population, for the finite-population correction :math:`1 - n/N`: at least the
+        number of items rated in the data (equal: the whole population is rated, the standard error is 0).
     annotator_a, annotator_b : optional
         The pair, for ``cohen_kappa`` and ``scott_pi`` (may be omitted when the data has two annotators).
     replace_undefined_by : float, default nan
@@ -153,7 +154,8 @@ def estimate(
     Raises
     ------
     InvalidParameterError
-        An option is not one it accepts (the message says what was expected and what came).
+        An option is not one it accepts (the message says what was expected and what came); ``population`` is
+        smaller than the number of items rated in the data.
     ValueError
         The data has no annotator identities and the metric needs them (``multi_kappa``, ``cohen_kappa``,
         ``scott_pi``); an annotator named is not in the data.
@@ -183,6 +185,10 @@ def estimate(
     (0.77544, 0.14295)
     """
     data = as_annotations(data)
+    if population is not None and data.has_item_counts:  # a sample cannot be larger than its population
+        rated = int(np.count_nonzero(data.counts.n_i))
+        if population < rated:
+            raise invalid("population", f"at least the number of items rated ({rated})", population)
     name = metric if isinstance(weights, str) and weights == "identity" else f"{metric}[{_name(weights)}]"
     if metric == "krippendorff_alpha":
         return _alpha_estimate(data, weights, confidence, population, replace_undefined_by)

@@ -250,13 +250,14 @@ class Report(Result):
             lines += [
                 "",
                 f"  Bootstrap {self.intervals.confidence:.0%} intervals ({self.intervals.n_boot} replicates "
-                f"of the items, seed {self.intervals.seed})",
-                f"    {'metric':<24} {'estimate':>9} {'lower':>9} {'upper':>9} {'s.e.':>9}",
+                f"of the items, seed {self.intervals.seed}); BCa: bias-corrected and accelerated (Efron 1987);",
+                "  basic: twice the estimate minus the replicates' quantiles (centred on the estimate less its bias)",
+                f"    {'metric':<24} {'estimate':>9} {'lower':>9} {'upper':>9} {'s.e.':>9}  interval",
             ]
             for name, row in t.iterrows():
                 lines.append(
                     f"    {name:<24} {fmt(row['estimate']):>9} {fmt(row['lower']):>9} {fmt(row['upper']):>9} "
-                    f"{fmt(row['se']):>9}"
+                    f"{fmt(row['se']):>9}  {'BCa' if row['method'] == 'bca' else row['method']}"
                 )
         if self.hierarchy is not None:
             h = self.hierarchy
@@ -342,7 +343,7 @@ def report(
         to 100 annotators (a larger matrix is not read, and it takes memory and time quadratic in the
         annotator count; a note says so).
     ci : bool, default False
-        Add bootstrap percentile intervals (:func:`iaa_engine.bootstrap`, ``n_boot``
+        Add bootstrap intervals (BCa; basic for the bias B: :func:`iaa_engine.bootstrap`, ``n_boot``
         replicates, ``seed``) for every scalar metric.
     n_boot : int, default 1000
         Bootstrap replicates (with ``ci=True``; 2 to 100,000).
