@@ -357,3 +357,101 @@ def test_dawid_skene_with_thousands_of_labels_is_refused_before_allocating_when_
     assert len(lines) == 2
     assert lines[0].startswith("Dawid-Skene gold (3 annotators x ") and "use gold='majority'" in lines[0]
     assert lines[1].startswith("Dawid-Skene (3 annotators x ") and "use dawid_skene=False or 'auto'" in lines[1]
+
+
+# --------------------------------------------------------------------------- the default report at every level on the
+# intake shapes (issue 24): the weighted coefficients never build a categories × categories matrix
+
+REPORT_AT = """
+import json, resource, numpy as np, pandas as pd, iaa_engine as ie
+from iaa_engine.stats._weights import weight_matrix
+shape, level = SHAPE, LEVEL
+rng = np.random.default_rng(3)
+check = {}
+if shape.startswith("values"):
+    n = int(float(shape.split("-")[1])) // 2
+    x = np.round(np.abs(rng.normal(size=2 * n)) + 0.5, 9)  # distinct values (non-negative: the ratio level too)
+    frame = pd.DataFrame({"item": np.repeat(np.arange(n), 2), "annotator": np.tile(["a", "b"], n), "label": x})
+    data = ie.Annotations.from_long(frame, level=level)
+    # quadratic weights on two ratings per item, from the values alone (no library code): d_i the item's difference
+    a, b = x[0::2], x[1::2]
+    d2, var, big_r = np.mean((a - b) ** 2), np.var(x), x.max() - x.min()
+    v = np.unique(x)  # the categories (a few values coincide after rounding)
+    q, s1, s2 = v.size, np.sum(v), np.sum(v * v)
+    pa = 1 - d2 / big_r**2
+    pe_bp = (q * q - (2 * q * s2 - 2 * s1 * s1) / big_r**2) / q**2
+    check = {"fleiss_kappa": 1 - d2 / (2 * var), "brennan_prediger": (pa - pe_bp) / (1 - pe_bp),
+             "multi_kappa": 1 - d2 / (np.var(a) + np.var(b) + (a.mean() - b.mean()) ** 2),
+             "percent_agreement_weighted": pa}
+    check = {f"{k}[quadratic]": v for k, v in check.items()}
+    distinct = int(q)
+elif shape == "crowd":
+    n = 200_000
+    frame = pd.DataFrame({"item": rng.integers(0, 40_000, n), "annotator": rng.integers(0, 1000, n),
+                          "label": rng.integers(0, 1000, n)})
+    data = ie.Annotations.from_long(frame, duplicates="first", level=level)
+    distinct = data.n_categories
+else:
+    data = ie.Annotations.from_counts([[10**9, 10**9], [3, 1], [0, 5]], level=level)
+    distinct = 2
+rep = ie.report(data, pairwise=False)
+dense = {}
+if shape != "values-1e6" and rep.kappa_weights is not None:  # the same with the family's matrix, where it fits
+    w = weight_matrix(rep.kappa_weights, np.asarray(data.categories, dtype=float)) if distinct <= 2000 else None
+    for key in rep.estimates:
+        name = key.split("[")[0]
+        if w is not None and key.endswith(f"[{rep.kappa_weights}]"):
+            e = ie.estimate(data, name, weights=w)
+            dense[key] = [e.estimate, e.se]
+print(json.dumps({"values": rep.values, "estimates": {k: [e.estimate, e.se] for k, e in rep.estimates.items()},
+                  "notes": rep.notes, "kappa_weights": rep.kappa_weights, "distinct": distinct, "check": check,
+                  "dense": dense, "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
+"""
+
+_SLOW = pytest.mark.slow
+_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+def _report_cases():
+    for shape in ("values-1e5", "values-1e6", "crowd", "counts"):
+        for level in _LEVELS:
+            marks = [_SLOW] if shape == "values-1e6" or (shape == "values-1e5" and level == "ratio") else []
+            if shape == "values-1e6" and level == "ratio":
+                marks = [pytest.mark.skip(reason="Krippendorff's alpha at the ratio level visits every pair of "
+                                          "distinct values (10¹² pairs at 10⁶: hours; README, Limits)")]  # fmt: skip
+            yield pytest.param(shape, level, marks=marks, id=f"{shape}-{level}")
+
+
+@pytest.mark.parametrize("shape, level", list(_report_cases()))
+def test_the_default_report_at_every_level_on_the_intake_shapes(shape, level):
+    """The report answers with the weighted coefficients (ordinal, interval: quadratic weights; ratio: ratio weights,
+    which have no closed form: a note where they cannot run, never an error), under a 3 GiB address-space ceiling and
+    2 GiB of peak RSS; the weighted coefficients equal an independent closed form (two ratings per item) or the same
+    computation with the family's q × q matrix where it fits."""
+    out = result_of(REPORT_AT.replace("SHAPE", repr(shape)).replace("LEVEL", repr(level)))
+    assert out["peak_gib"] < 2.0, out["peak_gib"]
+    assert np.isfinite(out["values"]["fleiss_kappa"])
+    expected = {"nominal": None, "ordinal": "quadratic", "interval": "quadratic", "ratio": "ratio"}[level]
+    assert out["kappa_weights"] == expected
+    weighted = {k: v for k, v in out["estimates"].items() if expected and k.endswith(f"[{expected}]")}
+    if expected is None:
+        assert weighted == {}
+    elif expected == "ratio" and out["distinct"] > 40_000:  # no closed form: 10¹⁰ pairs of categories
+        assert weighted == {} and any("ratio weights have no closed form" in n for n in out["notes"])
+    else:
+        names = {"percent_agreement_weighted", "fleiss_kappa", "gwet_ac1", "brennan_prediger", "multi_kappa"}
+        if shape == "counts":
+            names.discard("multi_kappa")  # no annotators
+        assert {k.split("[")[0] for k in weighted} == names
+        for key, value in out["check"].items():
+            assert weighted[key][0] == pytest.approx(value, abs=1e-9), key
+        for key, (est, se) in out["dense"].items():
+            assert weighted[key][0] == pytest.approx(est, abs=1e-12) and weighted[key][1] == pytest.approx(
+                se, abs=1e-12
+            )
+        if shape == "counts":  # two categories: every family is the identity, the unweighted Fleiss' kappa
+            assert weighted[f"fleiss_kappa[{expected}]"][0] == pytest.approx(out["values"]["fleiss_kappa"], abs=1e-14)
+        if shape == "crowd":
+            assert out["dense"] and set(out["dense"]) == set(weighted)
+    if level in ("interval", "ratio") and shape != "counts":
+        assert {"ICC(1,1)"} <= set(out["estimates"]) or any("ICC" in n for n in out["notes"])
