@@ -353,3 +353,23 @@ def test_rendered_to_pdf(tmp_path):
     if keep and shutil.which("pdftoppm"):
         Path(keep).mkdir(parents=True, exist_ok=True)
         subprocess.run(["pdftoppm", "-png", "-r", "70", str(pdf), str(Path(keep) / "class")], check=True, timeout=120)
+
+
+def test_workbook_stands_alone():
+    """No reference to material that is not in the file (the classroom exercise, the project's seeds), annotators
+    and pairs numbered from 1 (ann 1, pair 1-2), and the Start sheet tells teachers where the answer is."""
+    wb = openpyxl.load_workbook(BOOK)
+    text = "\n".join(
+        c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if isinstance(c.value, str)
+    ).lower()
+    for gone in ("exercise", "seed", "#name?"):
+        assert gone not in text, gone
+    assert (
+        [wb["Data"][f"{col}6"].value for col in gen.ANN_COLS[:3]]
+        == gen.EXAMPLE_ANNOTATORS
+        == ["ann 1", "ann 2", "ann 3"]
+    )
+    assert wb["Pairs"][f"A{gen.PAIR_FIRST}"].value == "1-2"
+    start = [c.value for c in wb["Start"]["A"] if c.value]
+    (teachers,) = [line for line in start if line.startswith("For teachers")]
+    assert f"row {gen.FIRST_ROW + gen.TIE_ITEM - 1}" in teachers and gen.TIE_CHECK.startswith("D")
