@@ -590,7 +590,9 @@ def test_text_labels_are_never_ordered_alphabetically_for_weights(tmp_path):
                          capture_output=True, text=True)  # fmt: skip
     assert bad.returncode == 2 and bad.stdout == ""
     last = bad.stderr.strip().splitlines()[-1]
-    assert last.startswith("iaa: error: quadratic weights need the order") and "--categories" in last
+    assert last.startswith("iaa: error: quadratic weights need the order") and "categories=" not in last
+    assert last.endswith("never ordered alphabetically: give their order with --level ordinal --categories "
+                         "lowest,...,highest")  # fmt: skip
     good = ["report", str(path), "--level", "ordinal", "--categories", "low,mid,high", "--json"]
     assert cli.main(good + ["--kappa-weights", "quadratic"]) == 0
 

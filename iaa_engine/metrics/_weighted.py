@@ -42,6 +42,7 @@ import scipy.sparse as sp
 
 from iaa_engine.base._params import AnyOf, Choice, SquareArray
 from iaa_engine.base._policy import EPS, undefined
+from iaa_engine.data._errors import InputError
 from iaa_engine.data._model import Annotations
 from iaa_engine.stats._weight_sums import DenseWeights, FamilyWeights, Weights, as_weights
 from iaa_engine.stats._weights import AGREEMENT_WEIGHTS, check_weight_matrix
@@ -105,11 +106,14 @@ def check_order(data: Annotations, family: str) -> None:
     if family == "identity" or has_order(data):
         return
     shown = ", ".join(repr(c) for c in list(data.categories[:3]))
-    raise ValueError(
+    why = (
         f"{family} weights need the order of the categories, and labels that are not numbers ({shown}, ...) are "
-        "never ordered alphabetically: give their order with categories=[lowest, ..., highest] at the ordinal "
-        "level, e.g. data.with_level('ordinal', categories=[...]) or ie.read(..., level='ordinal', "
-        "categories=[...]) (CLI --level ordinal --categories lowest,...,highest)"
+        "never ordered alphabetically: give their order with "
+    )
+    raise InputError(
+        why + "categories=[lowest, ..., highest] at the ordinal level, e.g. data.with_level('ordinal', "
+        "categories=[...]) or ie.read(..., level='ordinal', categories=[...])",
+        cli=why + "--level ordinal --categories lowest,...,highest",
     )
 
 
