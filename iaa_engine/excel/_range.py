@@ -174,29 +174,22 @@ def labels(body: list[list[Any]]) -> list[list[Any]]:
     * Numeric cells beside text that is not a plain number: #VALUE! (which of the two is the mistake is the user's
       call).
     """
-    values = [[cell(v) for v in r] for r in body]
     if not any(type(v) is str for r in body for v in r):  # no text cell (the common case): numbers as they are
-        return values
-    text = numbers = None
-    for r, cells in zip(body, values):
-        for v, c in zip(r, cells):
-            if c is None:
-                continue
-            if not isinstance(v, str):
-                numbers = c if numbers is None else numbers
-            elif not _is_number(c) or _LEADING_ZERO.match(v.strip()):
-                text = v.strip() if text is None else text
-            if text is not None and numbers is not None:
-                why = "a number written with a leading zero is a code, kept as text" if _is_number(cell(text)) else ""
-                raise ExcelError(
-                    "#VALUE!",
-                    f"the range mixes numbers ({numbers!r}) with text labels ({text!r}"
-                    + (f": {why}" if why else "")
-                    + "); make them all numbers, or all text",
-                )
-    if text is None:
-        return values
-    return [[None if c is None else v.strip() for v, c in zip(r, cells)] for r, cells in zip(body, values)]
+        return [[cell(v) for v in r] for r in body]
+    read = {t: cell(t) for t in {v for r in body for v in r if isinstance(v, str)}}  # each distinct text, once
+    code = {t for t, c in read.items() if c is not None and (not _is_number(c) or _LEADING_ZERO.match(t.strip()))}
+    if not code:  # text that spells numbers plainly: those numbers
+        return [[read[v] if isinstance(v, str) else cell(v) for v in r] for r in body]
+    number = next((c for r in body for v in r if not isinstance(v, str) and (c := cell(v)) is not None), None)
+    if number is not None:
+        text = next(v for r in body for v in r if isinstance(v, str) and v in code)  # the first, in range order
+        why = ": a number written with a leading zero is a code, kept as text" if _is_number(read[text]) else ""
+        raise ExcelError(
+            "#VALUE!",
+            f"the range mixes numbers ({number!r}) with text labels ({text.strip()!r}{why}); make them all numbers, "
+            "or all text",
+        )
+    return [[v.strip() if isinstance(v, str) and read[v] is not None else None for v in r] for r in body]
 
 
 def spell(c: Any) -> Any:
