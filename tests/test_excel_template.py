@@ -300,6 +300,17 @@ def formula_text(value):
     return value.text if isinstance(value, ArrayFormula) else value
 
 
+def addin_cells(wb):
+    """(sheet, cell, formula, the add-in calls in it) of every cell of ``wb`` whose formula calls the add-in."""
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                f = formula_text(c.value)
+                calls = gen.addin_calls(f) if isinstance(f, str) and c.data_type == "f" else []
+                if calls:
+                    yield ws, c, f, calls
+
+
 def comparable(value):
     return ("array", value.ref, value.text) if isinstance(value, ArrayFormula) else (value or None)
 
@@ -365,22 +376,16 @@ def test_every_addin_formula_states_its_layout(path):
     annotators × items matrices (Data, SPA) and "columns" for the spans × annotators table (Alpha)."""
     positions = addin_layout_positions()
     assert set(gen.ADDIN_FUNCS) <= set(positions)
-    wb = openpyxl.load_workbook(path)
     seen, arrays = 0, 0
-    for ws in wb.worksheets:
-        for row in ws.iter_rows():
-            for c in row:
-                f = formula_text(c.value)
-                if not (isinstance(f, str) and f.startswith("=") and c.data_type == "f"):
-                    continue
-                for call in gen.addin_calls(f):
-                    name, args = formula_args("=" + call)
-                    seen += 1
-                    arrays += isinstance(c.value, ArrayFormula)
-                    want = '"columns"' if args[0].startswith("Alpha!") else '"rows"'
-                    idx = positions[name]
-                    got = args[idx] if idx < len(args) else None
-                    assert got == want, (ws.title, c.coordinate, f)
+    for ws, c, f, calls in addin_cells(openpyxl.load_workbook(path)):
+        for call in calls:
+            name, args = formula_args("=" + call)
+            seen += 1
+            arrays += isinstance(c.value, ArrayFormula)
+            want = '"columns"' if args[0].startswith("Alpha!") else '"rows"'
+            idx = positions[name]
+            got = args[idx] if idx < len(args) else None
+            assert got == want, (ws.title, c.coordinate, f)
     assert seen >= 20 and arrays == len(SPILLS) == 10  # the spilling cells (array formulas) are checked too
 
 
@@ -388,25 +393,15 @@ def test_every_addin_formula_states_its_layout(path):
 def test_every_addin_call_is_guarded_by_the_probe(path):
     """Each add-in cell is IF(<probe says yes>, <the call>, <"needs the add-in">): the call appears once, inside
     the guard; only the probe (Data!B9) calls the add-in unguarded, inside IFERROR(ERROR.TYPE(...)<>5, TRUE)."""
-    wb = openpyxl.load_workbook(path)
     guarded = 0
-    for ws in wb.worksheets:
-        for row in ws.iter_rows():
-            for c in row:
-                f = formula_text(c.value)
-                calls = gen.addin_calls(f) if isinstance(f, str) and c.data_type == "f" else []
-                if not calls:
-                    continue
-                if (ws.title, c.coordinate) == ("Data", gen.ADDIN_CELL):
-                    assert f == gen.ADDIN_PROBE
-                    continue
-                assert len(calls) == 1, (ws.title, c.coordinate, f)
-                if isinstance(c.value, ArrayFormula):
-                    rows, cols = ref_shape(c.value.ref)
-                    assert f == gen.guarded(calls[0], rows, cols), (ws.title, c.coordinate, f)
-                else:
-                    assert f == gen.guarded(calls[0]), (ws.title, c.coordinate, f)
-                guarded += 1
+    for ws, c, f, calls in addin_cells(openpyxl.load_workbook(path)):
+        if (ws.title, c.coordinate) == ("Data", gen.ADDIN_CELL):
+            assert f == gen.ADDIN_PROBE
+            continue
+        assert len(calls) == 1, (ws.title, c.coordinate, f)
+        shape = ref_shape(c.value.ref) if isinstance(c.value, ArrayFormula) else (1, 1)
+        assert f == gen.guarded(calls[0], *shape), (ws.title, c.coordinate, f)
+        guarded += 1
     assert guarded >= 20
 
 
@@ -632,14 +627,11 @@ def addin_values(wb) -> dict[str, object]:
     (a number, an error string or a table)."""
     addin = load_addin()
     out = {}
-    for ws in wb.worksheets:
-        for row in ws.iter_rows():
-            for c in row:
-                f = formula_text(c.value)
-                for call in gen.addin_calls(f) if isinstance(f, str) and c.data_type == "f" else []:
-                    name, args = formula_args("=" + call)
-                    rest = [a.strip('"') if a.startswith('"') else float(a) for a in args[1:]]
-                    out[call] = getattr(addin, name)(range_values(wb, args[0]), *rest)
+    for _, _, _, calls in addin_cells(wb):
+        for call in calls:
+            name, args = formula_args("=" + call)
+            rest = [a.strip('"') if a.startswith('"') else float(a) for a in args[1:]]
+            out[call] = getattr(addin, name)(range_values(wb, args[0]), *rest)
     return out
 
 
@@ -699,31 +691,26 @@ def test_addin_cells_compute_with_the_addin_in_libreoffice(tmp_path):
     parts = read_parts(SOLUTION)
     names = sheet_parts(parts)
     cells = []  # (sheet, cell, want)
-    for ws in wb.worksheets:
-        xml = parts[names[ws.title]].decode("utf-8")
-        for row in ws.iter_rows():
-            for c in row:
-                f = formula_text(c.value)
-                calls = gen.addin_calls(f) if isinstance(f, str) and c.data_type == "f" else []
-                if not calls:
-                    continue
-                new = f[1:]
-                for call in calls:
-                    v = values[call]
-                    new = new.replace(call, array_constant(v) if isinstance(v, list) else literal(v))
-                pat = re.compile(rf'(<c r="{c.coordinate}"[^>]*><f[^>]*>)[^<]*(</f>)')
-                xml, n = pat.subn(lambda m, new=new: m.group(1) + escape(new) + m.group(2), xml)
-                assert n == 1, (ws.title, c.coordinate)
-                if (ws.title, c.coordinate) == ("Data", gen.ADDIN_CELL):
-                    cells.append((ws.title, c.coordinate, "yes"))
-                elif isinstance(c.value, ArrayFormula):
-                    (r0, c0) = openpyxl.utils.cell.coordinate_to_tuple(c.coordinate)
-                    for i, trow in enumerate(values[calls[0]]):
-                        for k, v in enumerate(trow):
-                            cells.append((ws.title, ws.cell(row=r0 + i, column=c0 + k).coordinate, v))
-                else:
-                    cells.append((ws.title, c.coordinate, values[calls[0]]))
-        parts[names[ws.title]] = xml.encode("utf-8")
+    xml = {sheet: parts[name].decode("utf-8") for sheet, name in names.items()}
+    for ws, c, f, calls in addin_cells(wb):
+        new = f[1:]
+        for call in calls:
+            v = values[call]
+            new = new.replace(call, array_constant(v) if isinstance(v, list) else literal(v))
+        pat = re.compile(rf'(<c r="{c.coordinate}"[^>]*><f[^>]*>)[^<]*(</f>)')
+        xml[ws.title], n = pat.subn(lambda m, new=new: m.group(1) + escape(new) + m.group(2), xml[ws.title])
+        assert n == 1, (ws.title, c.coordinate)
+        if (ws.title, c.coordinate) == ("Data", gen.ADDIN_CELL):
+            cells.append((ws.title, c.coordinate, "yes"))
+        elif isinstance(c.value, ArrayFormula):
+            (r0, c0) = openpyxl.utils.cell.coordinate_to_tuple(c.coordinate)
+            for i, trow in enumerate(values[calls[0]]):
+                for k, v in enumerate(trow):
+                    cells.append((ws.title, ws.cell(row=r0 + i, column=c0 + k).coordinate, v))
+        else:
+            cells.append((ws.title, c.coordinate, values[calls[0]]))
+    for sheet, name in names.items():
+        parts[name] = xml[sheet].encode("utf-8")
     swapped = tmp_path / "in" / "classroom_swapped.xlsx"
     swapped.parent.mkdir()
     with zipfile.ZipFile(swapped, "w", zipfile.ZIP_DEFLATED) as z:
