@@ -967,6 +967,7 @@ def test_untouched_workbooks_show_no_error_value(recalculated):
 BLANK = ("C6", 1, 1)  # Data!C6: annotator 2 (row 6), item 2 (column C) - 0-based (1, 1)
 
 
+@pytest.mark.slow  # two workbooks recalculated by LibreOffice: ~12 s
 def test_a_blank_cell_gives_the_librarys_numbers(tmp_path):
     """One cell of the matrix blanked (a missing annotation), in the solution and in the exercise: LibreOffice
     recalculates and every step equals iaa_engine on the same data to 1e-9 - Cohen's kappa of the two affected
