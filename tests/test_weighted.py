@@ -478,6 +478,7 @@ def test_the_sums_without_a_matrix_equal_the_matrix(family, small, monkeypatch):
     """Every coefficient and standard error with a family by name (closed forms, or pairs in blocks) equals the same
     computation with the family's q × q matrix given as an array (the dense path), to 1e-12."""
     monkeypatch.setattr(weight_sums, "SMALL", small)
+    monkeypatch.setattr(weight_sums, "DENSE_Q", 0)  # no matrix behind the family, whatever q
     for seed in range(3):
         table = _wide_values(seed)
         data = _data(table)
@@ -505,9 +506,10 @@ def test_the_sums_without_a_matrix_equal_the_matrix(family, small, monkeypatch):
 
 
 @pytest.mark.parametrize("family", ie.AGREEMENT_WEIGHTS)
-def test_group_sums_equal_brute_force(family):
+def test_group_sums_equal_brute_force(family, monkeypatch):
     """T_e = sum over e's group of a_e' w(k_e, k_e'), against the matrix entry by entry (groups small and large,
     values unsorted, negative, tied with the group's other entries' values)."""
+    monkeypatch.setattr(weight_sums, "DENSE_Q", 0)
     rng = np.random.default_rng(11)
     for x in (rng.normal(size=90) * 1e3 + 1e6, rng.permutation(np.arange(60.0)) - 20, np.array([0.0, 2.0, 7.0])):
         x = np.abs(x) if family == "ratio" else x
@@ -529,6 +531,7 @@ def test_group_sums_equal_brute_force(family):
 
 def test_a_family_without_a_closed_form_is_refused_above_its_limit_and_the_report_says_so(monkeypatch):
     monkeypatch.setattr(weight_sums, "MAX_PAIRS", 1000)
+    monkeypatch.setattr(weight_sums, "DENSE_Q", 0)
     data = _data(_wide_values(4)).with_level("ratio")
     with pytest.raises(weight_sums.TooManyCategoriesError, match="ratio weights have no closed form"):
         ie.fleiss_kappa(data, weights="ratio")

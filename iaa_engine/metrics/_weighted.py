@@ -174,9 +174,7 @@ def _gwet_parts(data: Annotations, w: Weights) -> GwetParts:
     table = table[rows]
     r = r_all[rows]
     n, q = rows.size, data.n_categories
-    row_of = np.repeat(np.arange(n), np.diff(table.indptr))
-    t = w.group_sums(row_of, table.indices, table.data)  # (W r_i)_k at each of item i's categories k
-    quad = np.bincount(row_of, weights=table.data * t, minlength=n)  # r_i^T W r_i
+    quad = w.row_forms(table)  # r_i^T W r_i
     two = r >= 2
     pa_i = np.zeros(n)
     pa_i[two] = (quad[two] - r[two]) / (r[two] * (r[two] - 1.0))

@@ -34,8 +34,10 @@ bounded by the block, time :math:`\sum_g n_g^2`), and a computation that would v
 largest distances are known: ``radical`` :math:`\sqrt R`, ``ratio`` :math:`((M - m)/(M + m))^2`, ``bipolar`` 1 (the
 pair :math:`m, M`).
 
-Groups of at most :data:`SMALL` entries (an item's few labels) are summed pair by pair, as the matrix would; the
-closed forms serve the larger ones. A user's own q × q array is :class:`DenseWeights` (the matrix, in blocks).
+Up to :data:`DENSE_Q` categories (a rating scale) a family's sums go through its matrix, the fastest way there.
+Above it, groups of at most :data:`SMALL` entries (an item's few labels) are summed pair by pair, as the matrix
+would; the closed forms serve the larger ones. A user's own q × q array is :class:`DenseWeights` (the matrix, in
+blocks of groups).
 
 References
 ----------
@@ -50,6 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from iaa_engine.base._choices import AGREEMENT_WEIGHTS
+from iaa_engine.stats._weights import weight_matrix
 
 __all__ = [
     "Weights",
@@ -73,6 +76,10 @@ _BLOCK = 1 << 22
 #: The most pairs of categories a family without a closed form may visit (about 10 s).
 MAX_PAIRS = 10**9
 
+#: Up to this many categories a family's sums go through its q × q matrix (at most 32 MB, and the fastest way for a
+#: rating scale's few categories); above it, through the closed forms.
+DENSE_Q = 2048
+
 
 class TooManyCategoriesError(ValueError):
     """A family without a closed form would visit more pairs of categories than :data:`MAX_PAIRS`."""
@@ -92,6 +99,12 @@ class Weights:
     def group_sums(self, group: np.ndarray, code: np.ndarray, a: np.ndarray) -> np.ndarray:
         """:math:`T_e = \\sum_{e' \\text{ in } e\\text{'s group}} a_{e'} w_{k_e k_{e'}}` for every entry ``e``."""
         raise NotImplementedError
+
+    def row_forms(self, table: sp.csr_matrix) -> np.ndarray:
+        """:math:`r_i^\\top W r_i` for every row :math:`r_i` of a rows × q sparse table (sorted indices)."""
+        row_of = np.repeat(np.arange(table.shape[0]), np.diff(table.indptr))
+        t = self.group_sums(row_of, table.indices, table.data)
+        return np.bincount(row_of, weights=table.data * t, minlength=table.shape[0])
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
         """:math:`W v` (length q)."""
@@ -136,7 +149,11 @@ class DenseWeights(Weights):
             return out
         n_groups = int(group.max()) + 1
         table = sp.csr_matrix((np.asarray(a, dtype=float), (group, code)), shape=(n_groups, self.q))
-        order = np.argsort(group, kind="stable")
+        order: np.ndarray = (
+            np.arange(group.size)  # already by group (a sparse table's rows, an annotator's categories)
+            if bool(np.all(group[1:] >= group[:-1]))
+            else np.argsort(group, kind="stable")
+        )
         sorted_groups = group[order]
         wt = np.ascontiguousarray(self.w.T)
         step = max(1, _BLOCK // max(self.q, 1))
@@ -151,6 +168,15 @@ class DenseWeights(Weights):
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
         return self.w @ np.asarray(v, dtype=float)
+
+    def row_forms(self, table: sp.csr_matrix) -> np.ndarray:
+        out = np.empty(table.shape[0])
+        wt = np.ascontiguousarray(self.w.T)
+        step = max(1, _BLOCK // max(self.q, 1))
+        for start in range(0, table.shape[0], step):  # blocks of rows: r_i . (W r_i)
+            block = table[start : start + step]
+            out[start : start + step] = np.asarray(block.multiply(block @ wt).sum(axis=1)).ravel()
+        return out
 
     @property
     def T(self) -> Weights:  # noqa: N802
@@ -199,6 +225,9 @@ class FamilyWeights(Weights):
                 self.kind = "identity"
         elif kind == "bipolar":
             self.top = float(self._raw(np.asarray([m]), np.asarray([big]))[0])
+        self._dense: DenseWeights | None = None
+        if 1 < self.q <= DENSE_Q:  # a few categories: the matrix itself
+            self._dense = DenseWeights(weight_matrix(family, x))
 
     def _circular_top(self) -> float:
         """The largest :math:`\\sin^2(\\pi d/(R + 1))` over pairs: the difference nearest :math:`(R + 1)/2`."""
@@ -231,7 +260,15 @@ class FamilyWeights(Weights):
                 return np.where(d != 0, d**2 / np.where(d != 0, den, 1.0), 0.0)
         raise ValueError(f"unknown weight family {self.family!r}")  # pragma: no cover
 
+    def matvec(self, v: np.ndarray) -> np.ndarray:
+        return self._dense.matvec(v) if self._dense is not None else super().matvec(v)
+
+    def row_forms(self, table: sp.csr_matrix) -> np.ndarray:
+        return self._dense.row_forms(table) if self._dense is not None else super().row_forms(table)
+
     def at(self, k: np.ndarray, l: np.ndarray) -> np.ndarray:  # noqa: E741
+        if self._dense is not None:
+            return self._dense.at(k, l)
         k, l = np.asarray(k), np.asarray(l)  # noqa: E741
         if self.kind == "identity":
             return (k == l).astype(float)
@@ -241,6 +278,8 @@ class FamilyWeights(Weights):
         return 1.0 - raw / scale
 
     def group_sums(self, group: np.ndarray, code: np.ndarray, a: np.ndarray) -> np.ndarray:
+        if self._dense is not None:
+            return self._dense.group_sums(group, code, a)
         group = np.asarray(group, dtype=np.int64)
         code = np.asarray(code, dtype=np.int64)
         a = np.asarray(a, dtype=float)
