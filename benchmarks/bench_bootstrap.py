@@ -104,10 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     bl.say("")
     bl.print_comparisons(bench.comparisons)
     table = res.table
-    bl.say("\n  intervals (95 %):")
+    bl.say("\n  intervals (95 %; BCa or basic, see ie.bootstrap):")
     for name in ("fleiss_kappa", "krippendorff_alpha", "spa[annotations_m1]", "spa_kappa"):
         row = table.loc[name]
-        bl.say(f"    {name:<22} {row['estimate']:.6f}  [{row['lower']:.6f}, {row['upper']:.6f}]  se {row['se']:.6f}")
+        bl.say(
+            f"    {name:<22} {row['estimate']:.6f}  [{row['lower']:.6f}, {row['upper']:.6f}] ({row['method']})  "
+            f"se {row['se']:.6f}"
+        )
     wall = time.perf_counter() - t_wall
     bl.say(f"\n  peak RSS of the process {bl.fmt_bytes(bl.ru_maxrss_bytes())}; wall time {wall:.1f} s")
     if args.json:

@@ -304,7 +304,9 @@ def test_count_jackknife_against_brute_force():
         assert jack["fleiss_kappa"][u] == pytest.approx(ie.fleiss_kappa(rest), abs=1e-12)
         assert jack["spa[inv_var_class]"][u] == pytest.approx(ie.spa(rest, weights="inv_var_class"), abs=1e-12)
     assert w.sum() == data.n_items
-    jack, w = _count_jackknife(data, "nominal", None, "annotations_m1", patterns, np.random.default_rng(3), units=4)
+    jack, w = _count_jackknife(
+        data, "nominal", None, "annotations_m1", patterns, np.random.default_rng(3), exact=0, units=4
+    )
     pattern_of_item = np.repeat(np.arange(len(patterns[1])), patterns[1])
     group = np.random.default_rng(3).permutation(data.n_items) % 4
     rows = np.concatenate([np.flatnonzero((dense == p).all(axis=1)) for p in patterns[0]])  # items in pattern order
@@ -419,3 +421,16 @@ def test_population_smaller_than_the_items_rated_is_refused():
             ie.estimate(data, metric, population=2, annotator_a=0, annotator_b=1)
     assert ie.estimate(data, "gwet_ac1", population=5).se == 0.0  # the whole population rated: no sampling error
     assert ie.estimate(data, "gwet_ac1", population=50).se > 0.0
+
+
+@pytest.mark.parametrize("n_cls", [3, 12, 40])
+def test_count_patterns_are_the_distinct_rows(n_cls):
+    """The distinct count vectors and their multiplicities, as numpy.unique(axis=0) gives them (in another order):
+    by a tally of base-b keys (few categories), by sorting the keys (12), and from the dense table (40: the keys
+    would not fit)."""
+    priors = np.full(n_cls, 1.0 / n_cls)
+    data = ie.Annotations.from_long(crowd(15, n_items=400, per_item=6, n_ann=12, n_cls=n_cls, priors=priors))
+    uniq, mult = count_patterns(data)
+    order = np.lexsort(uniq.T[::-1])  # numpy.unique's order: by rows
+    ref, ref_mult = np.unique(data.counts.to_dense(), axis=0, return_counts=True)
+    assert np.array_equal(uniq[order], ref) and np.array_equal(mult[order], ref_mult)

@@ -107,14 +107,22 @@ def count_patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
             f"the bootstrap builds a dense items × categories table; {counts.n_items} × {counts.n_categories} is "
             "too large (more than 50 million cells)"
         )
-    dense = counts.to_dense()
-    base = int(dense.max(initial=0)) + 1
-    if dense.shape[1] * np.log2(max(base, 2)) < 62:
-        keys = dense @ (base ** np.arange(dense.shape[1], dtype=np.int64))
-        _, first, mult = np.unique(keys, return_index=True, return_counts=True)
-        return dense[first], mult
-    uniq, mult = np.unique(dense, axis=0, return_counts=True)
-    return uniq, mult
+    c = counts.n_categories
+    base = int(counts.count.max(initial=0)) + 1
+    if c * np.log2(max(base, 2)) < 52:  # each item's counts as one base-`base` number, exact in float64 sums
+        powers = base ** np.arange(c, dtype=np.int64)
+        keys = np.bincount(
+            counts.item, weights=counts.count * powers[counts.category], minlength=counts.n_items
+        ).astype(np.int64)
+        if base**c <= 1 << 24:  # a tally instead of a sort (same order: by key)
+            tally = np.bincount(keys)
+            uniq = np.flatnonzero(tally)
+            mult = tally[uniq]
+        else:
+            uniq, mult = np.unique(keys, return_counts=True)
+        return (uniq[:, None] // powers) % base, mult
+    uniq_rows, mult = np.unique(counts.to_dense(), axis=0, return_counts=True)
+    return uniq_rows, mult
 
 
 def _point_estimates(
@@ -167,6 +175,8 @@ def _count_replicates(
 #: weighted by how many items share each; or the annotator metrics' resampling units) when there are at most this
 #: many, else this many random groups of them (the delete-a-group jackknife).
 JACKKNIFE_UNITS = 1024
+#: The count metrics' jackknife is exact (one value per distinct count pattern) up to this many patterns.
+COUNT_JACKKNIFE_EXACT = 1 << 16
 
 
 def _count_jackknife(
@@ -176,13 +186,15 @@ def _count_jackknife(
     spa_weights: str,
     patterns: tuple[np.ndarray, np.ndarray],
     rng: np.random.Generator,
+    exact: int = COUNT_JACKKNIFE_EXACT,
     units: int = JACKKNIFE_UNITS,
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Delete-one jackknife of the count metrics: ``({metric: theta_(j)}, weights)``.
 
-    With at most ``units`` distinct count patterns, unit j is one item of pattern j (every item of a pattern leaves
-    the same value, so the weight is the pattern's multiplicity): the exact delete-one-item jackknife. With more,
-    the items are dealt at random into ``units`` groups of equal size (±1) and each group is left out in turn (the
+    With at most ``exact`` distinct count patterns (whose sums fit in 2**24 numbers), unit j is one item of
+    pattern j (every item of a pattern leaves the same value, so the weight is the pattern's multiplicity): the
+    exact delete-one-item jackknife. With more, the items are dealt at random into ``units`` groups of equal size
+    (±1) and each group is left out in turn (the
     delete-a-group jackknife, weights 1).
     """
     uniq, mult = patterns
@@ -190,7 +202,7 @@ def _count_jackknife(
     feats = CountSums.pattern_features(uniq, sums.o_row, sums.o_col)
     size = CountSums.pattern_n_values(uniq)
     total = mult @ feats
-    if uniq.shape[0] <= units:
+    if uniq.shape[0] <= exact and uniq.shape[0] * feats.shape[1] <= 1 << 24:  # and at most 128 MB of sums
         left, weights = feats, mult.astype(float)
     else:
         import scipy.sparse as sp
@@ -251,7 +263,10 @@ class _AnnotatorUnits:
             [np.bincount(block, weights=ok.astype(float), minlength=g), np.bincount(block, weights=p, minlength=g)],
             axis=1,
         )  # (g, 2)
-        key = block[data.item] * ac + cast(np.ndarray, data.annotator) * n_cat + data.label
+        key = block[data.item]  # in place from here: 10**7 annotations make every temporary 80 MB
+        key *= ac
+        key += cast(np.ndarray, data.annotator) * n_cat
+        key += data.label
         self.table: Any
         if g * ac <= 1 << 25:
             dense = np.bincount(key, minlength=g * ac).reshape(g, ac)
@@ -481,8 +496,8 @@ def bootstrap(
           \alpha_{1,2} = \Phi\Big(\hat z_0 + \frac{\hat z_0 \pm z_\gamma}{1 - \hat a(\hat z_0 \pm z_\gamma)}\Big)
 
       with the bias correction :math:`\hat z_0` (the share of replicates below the estimate) and the acceleration
-      :math:`\hat a` from the delete-one-item jackknife (:func:`bca_constants`; above 1,024 distinct count
-      patterns or units, ``JACKKNIFE_UNITS``, a delete-a-group jackknife over 1,024 random groups of them, whose
+      :math:`\hat a` from the delete-one-item jackknife (:func:`bca_constants`; above 65,536 distinct count
+      patterns, or 1,024 units of the annotator metrics, a delete-a-group jackknife over 1,024 random groups, whose
       acceleration estimates the same :math:`\hat a` since third cumulants add). It reduces to the percentile
       interval :math:`[\hat F^{*-1}(\gamma), \hat F^{*-1}(1-\gamma)]` when :math:`\hat z_0 = \hat a = 0`, it
       is second-order accurate where the percentile interval is first-order (DiCiccio & Efron 1996, §3), and it
@@ -538,7 +553,7 @@ def bootstrap(
     the mean and variance of the sum over resampled items, at a cost per
     replicate independent of the number of annotations (one matrix product of
     the replicates' weights and the blocks' annotator × category counts). Their
-    jackknife leaves out the same units (an item, or a block).
+    jackknife leaves out the same units (an item or a block; above 1,024 units, random groups of them).
 
     Replicates in which a metric is undefined (e.g. all labels equal) are left
     out of its interval and counted in ``n_undefined``. Pairwise matrices are
