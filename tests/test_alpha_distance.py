@@ -690,7 +690,7 @@ def test_levenshtein_needs_strings():
     with pytest.raises(ValueError, match=r"compares strings; got the label \('a',\) \(tuple\)"):
         ie.krippendorff_alpha(data_of([("a", "1", ("a", "b")), ("b", "1", ("a",))]), distance="levenshtein")
     with pytest.raises(ValueError, match="compares strings"):
-        ie.krippendorff_alpha(Annotations.from_wide([[1, 2], [1, 3]]), distance="levenshtein")
+        ie.krippendorff_alpha(Annotations.from_wide([[1, 2], [1, 3]], annotators_as="rows"), distance="levenshtein")
 
 
 def test_too_many_distinct_labels_is_a_clear_error():

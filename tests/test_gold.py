@@ -73,7 +73,9 @@ def test_seed001_aggregation_of_every_rule(classroom, rule):
 
 def test_ties_keep_every_tied_label():
     """Seed 001: "If there are ties, include all options in the final dataset"."""
-    data = ie.Annotations.from_wide([["a", "a", "x"], ["b", "a", "x"], ["c", "b", "y"], [None, "b", "y"]])
+    data = ie.Annotations.from_wide(
+        [["a", "a", "x"], ["b", "a", "x"], ["c", "b", "y"], [None, "b", "y"]], annotators_as="rows"
+    )
     gold = ie.gold_standard(data, rule="majority")
     by_item = gold.labels.groupby("item")["label"].agg(list)
     assert by_item[0] == ["a", "b", "c"] and by_item[1] == ["a", "b"] and by_item[2] == ["x", "y"]
@@ -194,7 +196,7 @@ def test_dawid_skene_matches_crowd_kit():
 
 
 def test_dawid_skene_input_errors():
-    data = ie.Annotations.from_wide([[1, 2], [1, 1]])
+    data = ie.Annotations.from_wide([[1, 2], [1, 1]], annotators_as="rows")
     with pytest.raises(ValueError, match="max_iter must be a whole number of at least 1; got 0"):
         ie.gold_standard(data, rule="dawid_skene", max_iter=0)
     with pytest.raises(ValueError, match="no annotator identities"):

@@ -308,7 +308,7 @@ def test_two_annotators_give_cohen_kappa(raw):
 def test_undefined_annotator_rows_are_filled_silently():
     """x and y share item 0 and both say 1 (E = 1); z shares nothing; w labelled nothing (wide matrix row)."""
     frame = pd.DataFrame([[1, None], [1, None], [None, 2], [None, None]], index=list("xyzw"))
-    data = Annotations.from_wide(frame)
+    data = Annotations.from_wide(frame, annotators_as="rows")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         t = ie.annotator_agreement(data)

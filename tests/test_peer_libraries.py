@@ -98,7 +98,7 @@ class Sparse:
         return out
 
     def annotations(self, level: str = "nominal") -> Annotations:
-        return Annotations.from_wide(self.matrix, level=level)
+        return Annotations.from_wide(self.matrix, annotators_as="rows", level=level)
 
 
 def make_sparse(case: Case) -> Sparse:
@@ -208,7 +208,7 @@ def test_fleiss_matches_statsmodels_on_complete_data(case):
     table, _ = aggregate_raters(codes.T)  # items × categories counts
     assert (table.sum(axis=1) == case.n_annotators).all()
     theirs = fleiss_kappa(table, method="fleiss")
-    assert_close(ie.fleiss_kappa(Annotations.from_wide(codes)), theirs, "fleiss (wide)")
+    assert_close(ie.fleiss_kappa(Annotations.from_wide(codes, annotators_as="rows")), theirs, "fleiss (wide)")
     assert_close(ie.fleiss_kappa(Annotations.from_counts(table)), theirs, "fleiss (counts)")
 
 
@@ -226,7 +226,7 @@ def test_fleiss_matches_statsmodels_on_constant_raters_per_item(case):
         who = rng.choice(case.n_annotators, size=k, replace=False)
         sparse_codes[who, j] = codes[who, j]
     wide = np.where(sparse_codes >= 0, sparse_codes.astype(float), np.nan)
-    data = Annotations.from_wide(wide)
+    data = Annotations.from_wide(wide, annotators_as="rows")
     table = data.counts.to_dense()
     assert (table.sum(axis=1) == k).all()
     theirs = fleiss_kappa(table, method="fleiss")

@@ -407,7 +407,7 @@ class Raw:
         return pd.DataFrame(cells, index=self.annotators, columns=self.items)
 
     def data(self, labels: Any = None, **kw) -> Annotations:
-        return Annotations.from_wide(self.frame(labels), **kw)
+        return Annotations.from_wide(self.frame(labels), annotators_as="rows", **kw)
 
 
 @st.composite
