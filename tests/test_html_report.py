@@ -304,6 +304,21 @@ def test_pairs_of_annotators_are_counted_once(crowd, crowd_text):
     assert f"{shared} of 780 pairs are defined" in crowd_text
 
 
+def test_group_summary_of_picture_c_equals_pandas():
+    """Picture c's per-n mean, quartiles, range and count (one sort) against pandas 2's groupby (linear quantiles)."""
+    from iaa_engine.reporting._html import _group_stats
+
+    rng = np.random.default_rng(0)
+    n, p = rng.integers(2, 9, 5_000), rng.random(5_000).round(2)
+    g = pd.DataFrame({"n": n, "p": p}).groupby("n")["p"]
+    ref = pd.DataFrame(
+        {"mean": g.mean(), "q25": g.quantile(0.25), "q75": g.quantile(0.75), "min": g.min(), "max": g.max()}
+    )
+    ours = _group_stats(n, p)
+    np.testing.assert_allclose(ours[ref.columns].to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12)
+    assert list(ours.index) == list(ref.index) and list(ours["count"]) == list(g.size())
+
+
 def test_level_and_weights_are_passed_on(tmp_path):
     data = ie.read(EXAMPLES / "classroom.csv")
     text = write_html_report(data, tmp_path / "r.html", level="interval", weights="edges", n_boot=50, seed=3).read_text(

@@ -234,6 +234,22 @@ def test_chance_moments_equal_the_enumerated_permutations():
         assert others[np.arange(it.size), lab].sum() == pytest.approx(np.trace(soft[a]))
 
 
+def test_majority_gold_by_count_pattern_equals_the_per_annotation_tables():
+    """Majority gold depends on an item only through its counts, so its label x gold tables come from the count
+    patterns: the same columns as the per-annotation path of known labels given the same gold labels."""
+    from iaa_engine.analysis._scorecard import _gold_codes
+
+    df = crowd(4, n_annotations=6_000, per_item=3)
+    data = ie.Annotations.from_long(df)
+    codes, _ = _gold_codes(data, "majority", 10, False)
+    known = pd.Series(np.asarray(data.categories)[codes[codes >= 0]], index=np.asarray(data.items)[codes >= 0])
+    by_pattern = ie.annotator_report(data, competence=False, progress=False).table
+    by_item = ie.annotator_report(data, gold=known, competence=False, progress=False).table
+    cols = ["n_gold", "accuracy", "accuracy_lower", "gold_kappa", "gold_kappa_lower", "gold_kappa_upper"]
+    np.testing.assert_allclose(by_pattern[cols].to_numpy(float), by_item[cols].to_numpy(float), rtol=0, atol=1e-12)
+    assert (by_pattern["n_items"] == df.groupby("annotator").size().loc[by_pattern["annotator"]].to_numpy()).all()
+
+
 def test_holm_against_statsmodels():
     multitest = pytest.importorskip("statsmodels.stats.multitest")
     from iaa_engine.analysis._scorecard import _holm

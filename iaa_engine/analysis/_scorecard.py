@@ -206,6 +206,7 @@ class _Patterns:
     m: np.ndarray  # (n_pat,) annotations per item of the pattern
     k_al: Any  # (A*C, n_pat) annotations by (annotator, label) and pattern
     k_a: Any  # (A, n_pat) annotations by annotator and pattern
+    first: np.ndarray  # (n_pat,) an item of each pattern
 
     @classmethod
     def of(cls, data: Annotations) -> _Patterns:
@@ -222,7 +223,10 @@ class _Patterns:
             code = np.zeros(data.n_items, dtype=np.int64)
             if cnt.item.size:  # entries are sorted by item
                 code[cnt.item[starts]] = np.add.reduceat(contrib, starts)
-            _, first, pat = np.unique(code, return_index=True, return_inverse=True)
+            codes, uniques = pd.factorize(code)  # hashing: patterns in order of appearance, no sort of the items
+            pat: np.ndarray = np.asarray(codes, dtype=np.int64)
+            first: np.ndarray = np.empty(len(uniques), dtype=np.int64)
+            first[pat[::-1]] = np.arange(pat.size - 1, -1, -1)  # each pattern's first item
         else:  # many labels: each item's (label, count) list, padded to the most distinct labels on an item
             sizes = np.diff(np.r_[starts, cnt.item.size])
             k = int(sizes.max()) if sizes.size else 0
@@ -242,8 +246,10 @@ class _Patterns:
         ann = cast(np.ndarray, data.annotator)
         p_ann = pat[data.item]
         k_al = _group_counts(ann * c + data.label, a_n * c, p_ann, n_pat)
-        k_a = _group_counts(ann, a_n, p_ann, n_pat)
-        return cls(pat, vec, np.asarray(vec.sum(axis=1)).ravel(), k_al, k_a)
+        del p_ann
+        rows = np.arange(a_n * c)  # k_a: k_al's rows summed over the labels (no second pass over the annotations)
+        k_a = (sp.csr_matrix((np.ones(a_n * c), (rows // c, rows)), shape=(a_n, a_n * c)) @ k_al).tocsr()
+        return cls(pat, vec, np.asarray(vec.sum(axis=1)).ravel(), k_al, k_a, np.asarray(first, dtype=np.int64))
 
     def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The non-zero cells of ``k_al`` as (annotator, label, pattern, count), sorted by annotator."""
@@ -930,12 +936,10 @@ def annotator_report(
     z = normal_quantile(confidence)
     notes: list[str] = []
 
-    pairable = data.counts.n_i[data.item] >= 2
-    n_items = np.bincount(ann, minlength=a_n)
-    n_pair = np.bincount(ann, weights=pairable, minlength=a_n)
-
     # agreement and kappa with the pooled others
     pt = _Patterns.of(data)
+    n_items = np.rint(np.asarray(pt.k_a.sum(axis=1)).ravel()).astype(np.int64)
+    n_pair = np.asarray(pt.k_a @ (pt.m >= 2).astype(float)).ravel()  # annotations on items someone else labelled
     dense_tables = a_n * c * c <= TABLE_CELLS and pt.m.size * c <= TABLE_CELLS
     if dense_tables:
         soft = _soft_table(data, pt)
@@ -951,14 +955,26 @@ def annotator_report(
 
     # accuracy and kappa against gold
     gold_cat, gold_name = _gold_codes(data, "majority" if gold is None else gold, max_iter, progress)
-    g = gold_cat[data.item]
-    has = g >= 0
-    if dense_tables:
+    if dense_tables and gold_name == "majority":  # majority gold is a function of an item's counts: by pattern
+        import scipy.sparse as sp
+
+        g_pat = gold_cat[pt.first]
+        keep = np.flatnonzero(g_pat >= 0)
+        to_gold = sp.csr_matrix((np.ones(keep.size), (keep, g_pat[keep])), shape=(pt.m.size, c))
+        gt = _dense(pt.k_al @ to_gold).reshape(a_n, c, c)
+        n_gold = gt.sum(axis=(1, 2))
+        correct = np.einsum("aii->a", gt)
+        gkappa, gkappa_se, _, _ = kappa_from_tables(gt)
+    elif dense_tables:
+        g = gold_cat[data.item]
+        has = g >= 0
         gt = np.bincount(((ann * c + lab) * c + g)[has], minlength=a_n * c * c).reshape(a_n, c, c).astype(float)
         n_gold = gt.sum(axis=(1, 2))
         correct = np.einsum("aii->a", gt)
         gkappa, gkappa_se, _, _ = kappa_from_tables(gt)
     else:
+        g = gold_cat[data.item]
+        has = g >= 0
         gold_parts = _gold_parts(ann[has], lab[has], g[has], a_n, c)
         n_gold, correct = gold_parts[0], gold_parts[1].sum(axis=1)
         gkappa, gkappa_se = _kappa_parts(*gold_parts)

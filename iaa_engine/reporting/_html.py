@@ -653,19 +653,35 @@ def _histogram(p: np.ndarray, mean: float, fig_id: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- c. agreement by annotations per item
 
 
-def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: str) -> tuple[str, str]:
-    frame = pd.DataFrame({"n": n.astype(np.int64), "p": p})
-    g = frame.groupby("n")["p"]
-    stats = pd.DataFrame(
+def _group_stats(key: np.ndarray, value: np.ndarray) -> pd.DataFrame:
+    """Per distinct ``key`` (sorted): mean, quartiles (linear interpolation, as pandas' and numpy's default), min,
+    max and count of ``value``; one sort, no loop over groups."""
+    order = np.lexsort((value, key))
+    k, v = key[order], value[order]
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    count = np.diff(np.r_[starts, k.size])
+
+    def quantile(q: float) -> np.ndarray:
+        pos = starts + q * (count - 1)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, starts + count - 1)
+        return v[lo] + (pos - lo) * (v[hi] - v[lo])
+
+    return pd.DataFrame(
         {
-            "mean": g.mean(),
-            "q25": g.quantile(0.25),
-            "q75": g.quantile(0.75),
-            "min": g.min(),
-            "max": g.max(),
-            "count": g.size(),
-        }
-    ).sort_index()
+            "mean": np.add.reduceat(v, starts) / count,
+            "q25": quantile(0.25),
+            "q75": quantile(0.75),
+            "min": v[starts],
+            "max": v[starts + count - 1],
+            "count": count,
+        },
+        index=pd.Index(k[starts], name="n"),
+    )
+
+
+def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: str) -> tuple[str, str]:
+    stats = _group_stats(n.astype(np.int64), p)
     tips = [
         f"n = {nv}: {int(s['count'])} item(s), mean agreement {s['mean']:.3f}, middle half "
         f"{s['q25']:.3f}-{s['q75']:.3f}, range {s['min']:.3f}-{s['max']:.3f}"
@@ -905,12 +921,16 @@ def render_html_report(
     """The agreement report of ``data`` as one self-contained HTML document (a string).
 
     The page of :func:`write_html_report`, returned instead of written: a
-    summary of the data, a table of every scalar metric of
-    :func:`iaa_engine.report` with its 95 % percentile bootstrap interval, and
-    five inline SVG pictures (Cohen's kappa heatmap, distribution of item
-    agreement, item agreement by number of annotations, Krippendorff's
-    coincidence matrix, forest plot of the intervals). Every name from the
-    data is HTML-escaped; the page loads nothing from elsewhere.
+    summary of the data, one table of every metric of
+    :func:`iaa_engine.report` with its analytic interval (where the report
+    computed one) and its 95 % bootstrap interval (BCa; basic for the
+    annotator bias), each labelled with its method, the items to adjudicate,
+    the annotator scorecard with its flags, their p-values and why, and inline
+    SVG pictures a-f (Cohen's kappa heatmap, distribution of item agreement,
+    item agreement by number of annotations, Krippendorff's coincidence
+    matrix, forest plots of the bootstrap and of the analytic intervals).
+    Every name from the data is HTML-escaped; the page loads nothing from
+    elsewhere.
 
     Parameters
     ----------
@@ -1071,14 +1091,17 @@ def write_html_report(
 ) -> Path:
     """Write the agreement report of ``data`` as one self-contained HTML file.
 
-    The page holds a summary of the data, a table of every scalar metric of
-    :func:`iaa_engine.report` with its 95 % percentile bootstrap interval
-    (:func:`iaa_engine.bootstrap`), and five pictures drawn as inline SVG: the
-    annotator × annotator Cohen's kappa heatmap, the distribution of item
-    agreement, item agreement by number of annotations per item, the
-    coincidence matrix and a forest plot of the intervals. Pictures that do
-    not apply (a count table has no annotators) are replaced by one line
-    saying why. Nothing is loaded from elsewhere: no script, font or link.
+    The page holds a summary of the data, one table of every metric of
+    :func:`iaa_engine.report` with its analytic interval (where the report
+    computed one) and its 95 % bootstrap interval (:func:`iaa_engine.bootstrap`),
+    each labelled with its method, the items to adjudicate, the annotator
+    scorecard (flags with their p-values and why; no MACE EM), and pictures
+    drawn as inline SVG: the annotator × annotator Cohen's kappa heatmap, the
+    distribution of item agreement, item agreement by number of annotations
+    per item, the coincidence matrix and forest plots of the intervals.
+    Pictures that do not apply (a count table has no annotators) are replaced
+    by one line saying why. Nothing is loaded from elsewhere: no script, font
+    or link.
 
     Parameters
     ----------
