@@ -654,30 +654,21 @@ def _histogram(p: np.ndarray, mean: float, fig_id: str) -> tuple[str, str]:
 
 
 def _group_stats(key: np.ndarray, value: np.ndarray) -> pd.DataFrame:
-    """Per distinct ``key`` (sorted): mean, quartiles (linear interpolation, as pandas' and numpy's default), min,
-    max and count of ``value``; one sort, no loop over groups."""
-    order = np.lexsort((value, key))
-    k, v = key[order], value[order]
-    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
-    count = np.diff(np.r_[starts, k.size])
-
-    def quantile(q: float) -> np.ndarray:
-        pos = starts + q * (count - 1)
-        lo = np.floor(pos).astype(np.int64)
-        hi = np.minimum(lo + 1, starts + count - 1)
-        return v[lo] + (pos - lo) * (v[hi] - v[lo])
-
-    return pd.DataFrame(
-        {
-            "mean": np.add.reduceat(v, starts) / count,
-            "q25": quantile(0.25),
-            "q75": quantile(0.75),
-            "min": v[starts],
-            "max": v[starts + count - 1],
-            "count": count,
-        },
-        index=pd.Index(k[starts], name="n"),
-    )
+    """Per distinct ``key`` (non-negative integers, sorted): mean, quartiles (linear interpolation, as pandas' and
+    numpy's default), min, max and count of ``value``. One selection per distinct key (the numbers of annotations per
+    item: a handful), and the quartiles by partial sorting (no sort of every item)."""
+    tally = np.bincount(key)  # keys are small counts (annotations per item): no sort
+    keys = np.flatnonzero(tally)
+    count = tally[keys]
+    rows = []
+    for k in keys:
+        v = value[key == k]
+        q25, q75 = np.quantile(v, [0.25, 0.75])
+        rows.append((v.mean(), q25, q75, v.min(), v.max()))
+    stats = np.array(rows, dtype=float).reshape(-1, 5)
+    frame = pd.DataFrame(stats, columns=["mean", "q25", "q75", "min", "max"], index=pd.Index(keys, name="n"))
+    frame["count"] = count
+    return frame
 
 
 def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: str) -> tuple[str, str]:
