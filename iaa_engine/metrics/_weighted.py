@@ -193,27 +193,27 @@ def _conger_parts(data: Annotations, w: Weights, parts: GwetParts) -> tuple[floa
     :math:`b_g = c_g \\cdot p_g`; :math:`W^\\top p_g` is needed only at the categories annotator :math:`g` used.
     """
     stats = data.annotator_stats
-    n_g = stats.n_a.astype(float)
-    present = n_g > 0
-    p = np.where(present[:, None], stats.counts / np.where(present, n_g, 1.0)[:, None], 0.0)[present]
-    n_g = n_g[present]
-    n_r = p.shape[0]
-    s = p.sum(axis=0)
-    g_of, k_of = np.nonzero(p)  # row-major: sorted by (annotator, category)
-    p_e = p[g_of, k_of]
+    n_all = stats.n_a.astype(float)
+    present = n_all > 0
+    g_index = np.cumsum(present) - 1  # annotator code -> row of p
+    g_code, k_of = np.nonzero(stats.counts)  # the entries p_gk > 0, row-major: by (annotator, category)
+    g_of = g_index[g_code]
+    p_e = stats.counts[g_code, k_of] / n_all[g_code]
+    n_g = n_all[present]
+    n_r = n_g.size
+    s = np.bincount(k_of, weights=p_e, minlength=data.n_categories)  # S_k = sum_g p_gk
     wt = w.T
     ws = wt.matvec(s)  # (W^T S)_l
     wtp = wt.group_sums(g_of, k_of, p_e)  # (W^T p_g)_l at annotator g's categories
     pe = float((s @ ws - p_e @ wtp) / (n_r * (n_r - 1.0))) if n_r > 1 else float("nan")
     c_e = ws[k_of] - wtp  # c_gl at the same entries
     b = np.bincount(g_of, weights=p_e * c_e, minlength=n_r)
-    g_index = np.cumsum(present) - 1  # annotator code -> row of p
     pos = np.full(data.n_items, -1, dtype=np.int64)
     pos[parts.rows] = np.arange(parts.n)
+    entry = np.zeros(stats.counts.shape, dtype=np.int64)  # (annotator, category) -> its entry (as large as n_gk)
+    entry[g_code, k_of] = np.arange(g_code.size)
     ann = g_index[data.annotator]
-    entry = np.zeros(p.shape, dtype=np.int64)  # (annotator, category) -> its entry; p is as large already
-    entry[g_of, k_of] = np.arange(g_of.size)
-    term = parts.n / n_g[ann] * (c_e[entry[ann, data.label]] - b[ann])
+    term = parts.n / n_g[ann] * (c_e[entry[data.annotator, data.label]] - b[ann])
     lam = np.bincount(pos[data.item], weights=term, minlength=parts.n) + b.sum()
     pe_i = lam / (n_r * (n_r - 1.0)) if n_r > 1 else np.full(parts.n, np.nan)
     return pe, pe_i

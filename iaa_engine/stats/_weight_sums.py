@@ -363,7 +363,13 @@ def _square_sums(u: np.ndarray, a: np.ndarray, total: float) -> np.ndarray:
     c = float(a @ u) / total if total != 0 else 0.0
     dev = u - c
     first = float(a @ dev)  # 0 up to rounding when c is the mean
-    return total * dev**2 - 2.0 * dev * first + float(a @ dev**2)
+    sq = dev * dev
+    const = float(a @ sq)
+    sq *= total
+    dev *= 2.0 * first
+    sq -= dev
+    sq += const
+    return sq
 
 
 def as_weights(w: Weights | np.ndarray) -> Weights:
