@@ -455,3 +455,28 @@ def test_the_default_report_at_every_level_on_the_intake_shapes(shape, level):
             assert out["dense"] and set(out["dense"]) == set(weighted)
     if level in ("interval", "ratio") and shape != "counts":
         assert {"ICC(1,1)"} <= set(out["estimates"]) or any("ICC" in n for n in out["notes"])
+
+
+def test_category_kappas_with_fifty_thousand_labels_build_no_identity_matrix():
+    """fleiss_kappa_by_category took the unweighted parts through np.eye(q): 18.6 GiB at q = 50,000."""
+    code = """
+    import json, numpy as np, pandas as pd, iaa_engine as ie
+    rng = np.random.default_rng(4)
+    n = 100_000
+    lab = rng.integers(0, 50_000, 2 * n)
+    lab[1::2] = np.where(rng.random(n) < 0.5, lab[0::2], lab[1::2])
+    data = ie.Annotations.from_long(pd.DataFrame({"item": np.repeat(np.arange(n), 2), "annotator": np.tile([0, 1], n),
+                                                  "label": lab}))
+    by_cat = ie.fleiss_kappa_by_category(data)
+    print(json.dumps({"cats": by_cat.index.tolist(), "kappa": by_cat.tolist(), "labels": lab.tolist()}))
+    """
+    out = result_of(code, ceiling_gib=2.0)
+    lab = np.array(out["labels"]).reshape(-1, 2)
+    # Fleiss (1971), eq. 11 with m = 2 ratings per item: kappa_k = 1 - sum_i x_ik (2 - x_ik) / (2 n p_k (1 - p_k))
+    n = lab.shape[0]
+    cats = np.array(out["cats"])
+    x = (lab[:, :1] == cats[None, :100]).astype(float) + (lab[:, 1:] == cats[None, :100])
+    p = x.sum(axis=0) / (2 * n)
+    expected = 1 - np.sum(x * (2 - x), axis=0) / (2 * n * p * (1 - p))
+    assert len(out["kappa"]) > 40_000
+    np.testing.assert_allclose(out["kappa"][:100], expected, rtol=0, atol=1e-12)

@@ -1071,7 +1071,7 @@ def fleiss_kappa_by_category(data: Any, *, replace_undefined_by: float = np.nan)
     """
     data = as_annotations(data)
     fill = check_replacement(replace_undefined_by)
-    parts = gwet_parts(data, np.eye(data.n_categories))
+    parts = gwet_parts(data, resolve_weights(data, "identity"))  # no q × q identity matrix
     if parts.n2 == 0:
         return pd.Series(fill, index=data.categories, name="fleiss_kappa", dtype=float)
     r = parts.r
