@@ -250,6 +250,17 @@ def test_majority_gold_by_count_pattern_equals_the_per_annotation_tables():
     assert (by_pattern["n_items"] == df.groupby("annotator").size().loc[by_pattern["annotator"]].to_numpy()).all()
 
 
+def test_an_annotator_with_one_label_is_at_chance_exactly():
+    """Someone who gives every item the same label agrees with the others exactly as any shuffle of their labels
+    would: kappa 0, chance_p 1 (no evidence above chance), and far below the typical annotator: random (and biased)."""
+    df = crowd_like(1, 50)
+    df.loc[df["annotator"] == "g00", "label"] = 0
+    t = ie.annotator_report(df, competence=False, progress=False).table.set_index("annotator")
+    assert t.loc["g00", "kappa"] == pytest.approx(0.0, abs=1e-12)
+    assert t.loc["g00", "chance_p"] == 1.0 and t.loc["g00", "random_p"] == 0.0
+    assert t.loc["g00", "flag"] == "random,biased"
+
+
 def test_holm_against_statsmodels():
     multitest = pytest.importorskip("statsmodels.stats.multitest")
     from iaa_engine.analysis._scorecard import _holm

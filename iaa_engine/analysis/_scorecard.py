@@ -1006,7 +1006,8 @@ def annotator_report(
     with np.errstate(divide="ignore", invalid="ignore"):
         z_chance = (agree_sum - e0) / sd0
         kappa_se0 = sd0 / (n_pair - e0)
-    degenerate = np.isfinite(e0) & ~(sd0 > 0)  # one label only: the shuffles cannot change the agreement
+    # one label only: the shuffles cannot change the agreement (V_0 is 0 up to rounding)
+    degenerate = np.isfinite(e0) & ~(sd0 > 1e-9 * np.maximum(n_pair, 1.0))
     from scipy.special import ndtr
 
     chance_p = np.where(degenerate, 1.0, ndtr(-z_chance))
