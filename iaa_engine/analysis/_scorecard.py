@@ -792,10 +792,10 @@ def annotator_report(
         ``random_fraction`` times the typical one is flagged ``random`` by ``random_level`` (normal approximation),
         and an annotator significantly better than chance is never flagged ``random``. Measured on simulated crowds
         shaped like the bundled example (40 annotators, accuracies uniform on 0.45-0.95 with errors spread over the
-        other 3 of 4 labels, 3 labels per item, 200 seeds each; tests/test_scorecard.py checks 40 of them): genuine
-        annotators flagged ``random`` 0.3 % of the time at 20 items per annotator, 1.5 % at 50 and 0 % at 200; a
-        random labeller with 60 items beside them flagged 88 %, 87.5 % and 95 % of the time (MACE competence below
-        0.3, the former rule: 12.5 % of genuine annotators at about 30 items). The bias rule needs both a large
+        other 3 of 4 labels, 3 labels per item, seeds 0-199 each; tests/test_scorecard.py checks seeds 0-99):
+        genuine annotators flagged ``random`` 0.5 % of the time at 20 items per annotator, 1.5 % at 50 and 0.01 % at
+        200; a random labeller with 60 items beside them flagged 91 %, 87.5 % and 95 % of the time (MACE competence
+        below 0.3, the former rule: 12.5 % of genuine annotators at about 30 items). The bias rule needs both a large
         difference (TVD, not only significance, which any tiny difference reaches with thousands of items) and
         significance (not only a large difference, which a few items give by chance); an annotator who was given
         items of a different kind than the others is compared on the same items, so item mix alone does not flag
