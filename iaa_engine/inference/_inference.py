@@ -412,16 +412,12 @@ def bca_constants(
     good = replicates[np.isfinite(replicates)]
     tol = 1e-12 * max(1.0, abs(estimate))
     below = np.count_nonzero(good < estimate - tol) + 0.5 * np.count_nonzero(np.abs(good - estimate) <= tol)
-    share = below / good.size if good.size else float("nan")
-    z0 = (
-        float("nan")
-        if not np.isfinite(share)
-        else -np.inf
-        if share <= 0
-        else np.inf
-        if share >= 1
-        else NormalDist().inv_cdf(share)
-    )
+    if good.size == 0:
+        z0 = float("nan")
+    elif below <= 0 or below >= good.size:  # every replicate on one side of the estimate
+        z0 = -np.inf if below <= 0 else np.inf
+    else:
+        z0 = NormalDist().inv_cdf(below / good.size)
     w = np.ones(jackknife.size) if weights is None else np.asarray(weights, dtype=float)
     ok = np.isfinite(jackknife) & (w > 0)
     v, w = jackknife[ok], w[ok]
