@@ -200,9 +200,10 @@ def test_answers_of_the_wrong_shape_are_one_line_naming_what_came(fake, capsys, 
     assert expected in line, line
 
 
-def test_an_error_body_echoing_the_token_never_shows_it(fake, capsys):
+def test_an_error_body_echoing_the_token_never_shows_it_nor_drives_the_terminal(fake, capsys):
     def echo(h: BaseHTTPRequestHandler) -> None:
-        body = ("bad request; you sent: " + "; ".join(f"{k}: {v}" for k, v in h.headers.items())).encode()
+        sent = "; ".join(f"{k}: {v}" for k, v in h.headers.items())
+        body = f"bad request\x1b[2J; you sent: {sent}".encode()
         h.send_response(400)
         h.send_header("Content-Length", str(len(body)))
         h.end_headers()
@@ -211,9 +212,14 @@ def test_an_error_body_echoing_the_token_never_shows_it(fake, capsys):
     f = fake({"GET /api/projects/1": echo})
     line = one_line_error(*report(f.url, capsys)[::2])
     assert "Authorization: Token ***" in line and TOKEN not in line, line
+    assert "bad request\\x1b[2J" in line and "\x1b" not in line  # the server's escape shown, not run
     with pytest.raises(LabelStudioError) as exc:  # the Python API too
         Api(f.url, TOKEN).project(1)
     assert TOKEN not in str(exc.value) and "***" in str(exc.value)
+    # quoted in an answer of the wrong shape, and cut by the quote: no piece of it either
+    g = fake({"GET /api/projects/1": [f"you sent {TOKEN}"]})
+    line = one_line_error(*report(g.url, capsys)[::2])
+    assert "expected a project" in line and not any(TOKEN[i : i + 8] in line for i in range(len(TOKEN) - 7)), line
 
 
 # --------------------------------------------------------------------------- deadlines and size

@@ -29,6 +29,7 @@ ids, ...); anything else is a one-line error naming what the server sent.
 from __future__ import annotations
 
 import json as _json
+import re
 import reprlib
 import threading
 import time
@@ -228,6 +229,10 @@ def _refresh_token(token: str) -> bool:
         return False
 
 
+#: a run of token characters long enough to be a piece of a token (JWTs are cut at their dots)
+_TOKEN_PIECE = re.compile(r"[A-Za-z0-9_\-]{8,}")
+
+
 class _TooLate(Exception):
     """The request's deadline passed."""
 
@@ -304,12 +309,13 @@ class Api:
         return f"Bearer {self._access}"
 
     def scrub(self, text: str) -> str:
-        """``text`` without the token, the access token it was exchanged for, nor any credentials of the URL."""
+        """``text`` without the token, the access token it was exchanged for, nor any credentials of the URL; nor
+        a piece of a token that a shortened quote cut (8 characters or more of one)."""
         text = scrub(text, self._raw_url)
-        for secret in sorted({self._token, self._access or ""}, key=len, reverse=True):
-            if len(secret) >= 4:
-                text = text.replace(secret, "***")
-        return text
+        secrets = [x for x in sorted({self._token, self._access or ""}, key=len, reverse=True) if len(x) >= 4]
+        for secret in secrets:
+            text = text.replace(secret, "***")
+        return _TOKEN_PIECE.sub(lambda m: "***" if any(m.group() in x for x in secrets) else m.group(), text)
 
     def request(
         self, method: str, path: str, *, params: dict | None = None, json: Any = None, ok404: bool = False
@@ -378,8 +384,10 @@ class Api:
         if status == 404 and ok404:
             return None
         if status >= 400:
-            text = body[:400].decode("utf-8", "replace")
-            raise LabelStudioError(f"Label Studio answered HTTP {status} to {where}: {' '.join(text.split())[:200]}")
+            from iaa_engine.base._results import printable  # the core's escaping of control characters
+
+            text = self.scrub(printable(" ".join(body[:1000].decode("utf-8", "replace").split())))
+            raise LabelStudioError(f"Label Studio answered HTTP {status} to {where}: {text[:200]}")
         if not body:
             return None
         try:
@@ -823,3 +831,35 @@ class Api:
 
     def delete_webhook(self, webhook_id: int) -> None:
         self.request("DELETE", f"api/webhooks/{int(webhook_id)}", ok404=True)
+
+
+def _scrubbing(fn: Any) -> Any:
+    """``fn`` (a method of :class:`Api`) whose :class:`LabelStudioError` messages never hold the token, whatever
+    they quote (a shape check quotes what the server sent)."""
+    import functools
+    import inspect
+
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def each(self: Api, *args: Any, **kwargs: Any) -> Any:
+            try:
+                yield from fn(self, *args, **kwargs)
+            except LabelStudioError as exc:
+                raise LabelStudioError(self.scrub(str(exc))) from None
+
+        return each
+
+    @functools.wraps(fn)
+    def run(self: Api, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except LabelStudioError as exc:
+            raise LabelStudioError(self.scrub(str(exc))) from None
+
+    return run
+
+
+for _name, _fn in list(vars(Api).items()):
+    if not _name.startswith("_") and _name not in ("scrub", "request") and callable(_fn):
+        setattr(Api, _name, _scrubbing(_fn))

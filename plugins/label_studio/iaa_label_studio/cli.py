@@ -234,6 +234,7 @@ def _connect(args: argparse.Namespace):
             deadline=limits["--deadline"],
             max_bytes=int(limits["--max-response"]),
         )
+        args._ls_api = api  # for the error messages (_guard): they never show its token
         api.whoami()  # fails early and clearly on a wrong token or an unreachable server
     except LabelStudioError as exc:
         message = str(exc).replace(token, "***") if token and len(token) >= 4 else str(exc)
@@ -255,8 +256,9 @@ def _guard(fn):
 
         try:
             return fn(args)
-        except LabelStudioError as exc:
-            raise CliError(str(exc)) from None
+        except LabelStudioError as exc:  # the token never shown, whatever a message quotes
+            api = getattr(args, "_ls_api", None)
+            raise CliError(api.scrub(str(exc)) if api is not None else str(exc)) from None
 
     return run
 

@@ -610,7 +610,7 @@ def _watch(
                     if polling:
                         next_poll = time.monotonic() + poll
             except LabelStudioError as exc:  # the server may be away for a moment: keep serving, retry on poll
-                say(f"error: {exc}")
+                say(f"error: {api.scrub(str(exc))}")
     finally:
         server.shutdown()
         server.server_close()
