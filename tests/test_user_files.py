@@ -171,7 +171,6 @@ def test_an_unterminated_quote_is_an_error_with_its_line(tmp_path):
         ie.read(write_lines(tmp_path / "mid.csv", mid))
 
 
-@pytest.mark.slow
 def test_an_unterminated_quote_in_a_large_file(tmp_path):
     """Past Arrow's first 1 MB block the unclosed quote made Arrow drop rows without an error (100,000 rows read as
     22,733 on main); every physical line is now accounted for."""
@@ -186,6 +185,9 @@ def test_quoted_line_breaks_blank_lines_and_long_values_are_read_or_named(tmp_pa
     assert data.n_annotations == 2 and list(data.categories) == ["multi\nline", "x"]
     blank_rows = write_lines(tmp_path / "blank_rows.csv", ["item,annotator,label\n", "i1,a,x\n", "\n", "i1,b,y\n\n"])
     assert ie.read(blank_rows).n_annotations == 2
+    crlf = tmp_path / "crlf.csv"  # Excel's line ends, a quoted comma, no line end after the last row
+    crlf.write_bytes(b'item,annotator,label\r\ni1,a,"x, y"\r\ni1,b,x\r\ni2,a,"x, y"\r\ni2,b,"x, y"')
+    assert list(ie.read(crlf).to_long()["label"]) == ["x, y", "x", "x, y", "x, y"]
     huge = ["item,annotator,label\n", 'i0,a,"x\ny"\n', "i0,b,x\n", 'i1,a,"' + ("y" * 100_000 + "\n") * 15 + '"\n']
     huge += ["i1,b,x\n", 'i2,a,"' + "y" * 2_000_000 + '"\n']
     # main: Arrow's "straddling object straddles two block boundaries (try to increase block size?)"

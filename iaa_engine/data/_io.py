@@ -134,7 +134,9 @@ def _read_delimited(path: Path, delimiter: str) -> tuple[list[str], list[Any]]:
         # A quote that is never closed swallows rows (or, in a large file, Arrow drops them): every physical
         # line must be a header line, a row, or a line break inside a value.
         n_breaks = _check_multiline(path, delimiter, table, keys, header_lines) if _has_line_break(table) else 0
-        if _physical_lines(path) != header_lines + table.num_rows + n_breaks:
+        if not _bytes_accounted_for(path, table, header_lines) and (
+            _physical_lines(path) != header_lines + table.num_rows + n_breaks
+        ):
             problem = _runaway_value(path, delimiter)  # blank lines, or a runaway quote: Python's reader says which
             if problem:
                 raise _ParseError(problem)
@@ -197,18 +199,46 @@ def _has_line_break(table: Any) -> bool:
     return False
 
 
-def _physical_lines(path: Path) -> int:
-    """The number of lines of the file (line breaks at its very end not counted as lines): a memchr-speed count,
-    16 MB at a time."""
-    count, last = 0, b""
+def _bytes_accounted_for(path: Path, table: Any, header_lines: int) -> bool:
+    """Whether the file's bytes after the header are exactly the values read, one delimiter between them and one
+    line break (LF or CRLF) after each row: then nothing is quoted and no row went missing, and no line needs
+    counting. O(1) per column chunk (the sizes of Arrow's value buffers)."""
+    import pyarrow as pa
+
     with open(path, "rb") as fh:
-        while block := fh.read(1 << 24):
-            count += block.count(b"\n")
-            last = block
-    if not last:
+        for _ in range(header_lines):
+            fh.readline()
+        start = fh.tell()
+        first = fh.readline()
+        fh.seek(0, 2)
+        size = fh.tell() - start
+    value_bytes = 0
+    for column in table.columns:
+        for chunk in column.chunks:
+            width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=width)
+            value_bytes += int(offsets[chunk.offset + len(chunk)] - offsets[chunk.offset])
+    n = table.num_rows
+    extra = size - value_bytes - n * table.num_columns  # beyond the values, delimiters and one byte per line end
+    if first.endswith(b"\r\n"):
+        return extra in (n, n - 2)  # CRLF; the last line with or without its line break
+    return extra in (0, -1)
+
+
+def _physical_lines(path: Path) -> int:
+    """The number of lines of the file (line breaks at its very end not counted as lines): a vectorised count,
+    16 MB at a time (only when :func:`_bytes_accounted_for` cannot tell, e.g. quoted values)."""
+    count, tail = 0, b""
+    block = bytearray(1 << 24)
+    view, codes = memoryview(block), np.frombuffer(block, dtype=np.uint8)
+    with open(path, "rb", buffering=0) as fh:
+        while size := fh.readinto(view):
+            count += int(np.count_nonzero(codes[:size] == 10))
+            tail = bytes(block[max(0, size - 64) : size])
+    if not tail:
         return 0
-    trailing = len(last) - len(last.rstrip(b"\r\n"))
-    return count - last[len(last) - trailing :].count(b"\n") + 1
+    body = tail.rstrip(b"\r\n")
+    return count - tail[len(body) :].count(b"\n") + (1 if body or count else 0)
 
 
 def _check_multiline(path: Path, delimiter: str, table: Any, keys: list[str], header_lines: int) -> int:
