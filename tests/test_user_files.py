@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import iaa_engine as ie
-from iaa_engine.data._orient import column_role, wide_orientation
+from iaa_engine.data._orient import column_role, guess_long_columns, wide_orientation
 
 from .test_cli import IAA, run
 
@@ -131,6 +131,9 @@ def test_the_shared_rule():
     assert wide_orientation(4, 4, column_names=["item_1", "item_2", "item_3", "item_4"])[0] == "rows"
     assert wide_orientation(4, 4, row_names=["rater A", "rater B", "rater C", "rater D"])[0] == "rows"
     assert wide_orientation(4, 4, column_names=["alice", "bob", "item_3", "x"])[0] is None
+    # a Label Studio CSV export's columns: the whole-word names win ("id" over "annotation_id")
+    export = ["annotation_id", "annotator", "created_at", "id", "lead_time", "sentiment", "text", "updated_at"]
+    assert guess_long_columns(export) == {"item": "id", "annotator": "annotator", "label": "sentiment"}
     assert [column_role(n) for n in ("docId", "annotator_id", "WorkerID", "sentiment", "alice", 3)] == [
         "item",
         "annotator",

@@ -144,9 +144,16 @@ def wide_orientation(
 def guess_long_columns(names: Iterable[Any]) -> dict[str, str]:
     """For a long table with other column names: the first column naming items, annotators and labels (by
     :func:`column_role`), for a message that shows the flags to pass."""
+    words = {"item": ITEM_WORDS, "annotator": ANNOTATOR_WORDS, "label": LABEL_WORDS}
     out: dict[str, str] = {}
+    exact: set[str] = set()
     for name in names:
         role = column_role(name)
-        if role is not None and role not in out:
+        if role is None or role in exact:
+            continue
+        whole = isinstance(name, str) and name.strip().lower() in words[role]  # "id" before "annotation_id"
+        if role not in out or whole:
             out[role] = str(name)
+        if whole:
+            exact.add(role)
     return out
