@@ -196,6 +196,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_gold(args: argparse.Namespace) -> int:
     from iaa_engine.analysis._gold import gold_standard
 
+    if not args.sep:  # tied labels joined by nothing could not be told apart
+        raise CliError("--sep must be a non-empty string (it joins tied labels); got ''")
     data = load(args)
     rule = args.rule.replace("-", "_")
     gold = gold_standard(data, rule=rule, max_iter=args.max_iter)

@@ -61,3 +61,11 @@ def test_pairable_expected_agreement_is_unbiased_by_enumeration():
 def test_simulation_argument_errors():
     with pytest.raises(ValueError, match=r"fractions must be a non-empty sequence of numbers in \[0, 1\); got"):
         ie.missingness_simulation(complete_data(), fractions=(1.0,))
+
+
+def test_replicates_are_bounded():
+    """Issue 25: n_rep=10**9 ran unbounded; the table's bound refuses it at once with the one template."""
+    data = complete_data()
+    with pytest.raises(ie.InvalidParameterError, match=r"^n_rep must be a whole number from 1 to 100000; got 10+$"):
+        ie.missingness_simulation(data, n_rep=10**9)
+    assert len(ie.missingness_simulation(data, fractions=[0.5], n_rep=2, seed=0, progress=False)) == 3

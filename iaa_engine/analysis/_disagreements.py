@@ -191,12 +191,12 @@ class Disagreements(Result):
             cols += ["disagreement"] if self.level != "nominal" else []  # nominal: 1 - agreement
             cols += ["tie"] + (["entropy", "ds_label"] if self.dawid_skene else []) + ["gold", "labels"]
             shown = f[cols].copy()
-            shown["item"] = shown["item"].map(printable)
+            shown["item"] = shown["item"].map(_short)
             # a tie is shown as one: every tied majority label, as the gold-label rules keep them
-            shown["gold"] = [printable(g) + (" (tie)" if t else "") for g, t in zip(shown["gold"], shown["tie"])]
+            shown["gold"] = [_short(g) + (" (tie)" if t else "") for g, t in zip(shown["gold"], shown["tie"])]
             if self.dawid_skene:
-                shown["ds_label"] = shown["ds_label"].map(printable)
-            shown["labels"] = shown["labels"].map(printable)
+                shown["ds_label"] = shown["ds_label"].map(_short)
+            shown["labels"] = shown["labels"].map(_short)
             lines += ["  " + line for line in shown.round(3).to_string(index=False).splitlines()]
             a = self.annotations
             if len(a) and not a["annotator"].isna().all():  # a count table has no annotators
@@ -204,21 +204,32 @@ class Disagreements(Result):
                     a["rank"], sort=False
                 )
                 who = {rank: _shorten(list(e)) for rank, e in entries}
-                width = max(len(printable(i)) for i in f["item"])
+                width = max(len(_short(i)) for i in f["item"])
                 lines += ["", "Who said what (annotator=label)"]
-                lines += [f"  {printable(item):>{width}}  {who.get(r, '')}" for item, r in zip(f["item"], f["rank"])]
+                lines += [f"  {_short(item):>{width}}  {who.get(r, '')}" for item, r in zip(f["item"], f["rank"])]
         p = self.pairs_frame()
         lines += ["", f"Most confused label pairs ({len(p)} shown; observed / expected coincidences)"]
         if len(p):
             cols = ["rank", "label_a", "label_b", "observed", "expected", "ratio", "share", "n_items"]
             shown = p[cols].copy()
             for c in ("label_a", "label_b"):
-                shown[c] = shown[c].map(printable)
+                shown[c] = shown[c].map(_short)
             lines += ["  " + line for line in shown.round(3).to_string(index=False).splitlines()]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"Disagreements({len(self.items)} items, {len(self.pairs)} label pairs)\n{self}"
+
+
+#: Longest text of a cell of the terminal table (a longer name is cut, with "..."; CSV and JSON keep it whole).
+CELL_WIDTH = 60
+
+
+def _short(value: Any) -> str:
+    """A value as the terminal table shows it: control characters escaped (:func:`printable`), cut at
+    :data:`CELL_WIDTH` characters."""
+    text = printable(value)
+    return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 3] + "..."
 
 
 def _shorten(entries: list[str], limit: int = 100) -> str:
