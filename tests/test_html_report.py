@@ -319,6 +319,15 @@ def test_group_summary_of_picture_c_equals_pandas():
     assert list(ours.index) == list(ref.index) and list(ours["count"]) == list(g.size())
 
 
+@pytest.mark.parametrize("path", ["crowd.csv", "classroom.csv"])
+def test_coincidences_from_the_scorecard_patterns_equal_coincidence_matrix(path):
+    """Picture d's matrix, summed by count pattern beside the scorecard, against ``coincidence_matrix``."""
+    from iaa_engine.analysis._scorecard import coincidences_by_pattern
+
+    data = ie.read(EXAMPLES / path)
+    np.testing.assert_allclose(coincidences_by_pattern(data), ie.coincidence_matrix(data), rtol=0, atol=1e-12)
+
+
 def test_level_and_weights_are_passed_on(tmp_path):
     data = ie.read(EXAMPLES / "classroom.csv")
     text = write_html_report(data, tmp_path / "r.html", level="interval", weights="edges", n_boot=50, seed=3).read_text(

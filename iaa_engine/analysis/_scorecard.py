@@ -3,6 +3,7 @@ them, tests of their label distribution, and flags for likely random or biased w
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -278,6 +279,31 @@ class _Patterns:
                 g = np.asarray(vec @ rows[lo:hi].T)  # (n_pat, block)
                 out[i:j] = g[p[i:j], a[i:j] - lo]
         return out
+
+
+#: The count patterns of the data a scorecard was last computed on, for the same data's coincidences (the HTML page
+#: draws them beside the scorecard): kept only while that data object lives.
+_PATTERNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _patterns(data: Annotations) -> _Patterns:
+    """:meth:`_Patterns.of`, remembered for the data object (immutable) while it lives."""
+    pt = _PATTERNS.get(data)
+    if pt is None:
+        pt = _PATTERNS[data] = _Patterns.of(data)
+    return pt
+
+
+def coincidences_by_pattern(data: Annotations) -> np.ndarray:
+    r"""Krippendorff's coincidence matrix (dense, categories × categories) from the count patterns of
+    :func:`annotator_report`: :math:`o = \sum_p N_p\, w_p\, (v_p v_p^\top - \mathrm{diag}(v_p))` over the patterns
+    p with :math:`N_p` items of count vector :math:`v_p` and :math:`w_p = 1/(m_p - 1)` (0 for one annotation): the
+    sum over items of :func:`coincidence_matrix` grouped by pattern (patterns × labels work, not items × labels)."""
+    pt = _patterns(data)
+    w = np.where(pt.m >= 2, 1.0 / np.maximum(pt.m - 1.0, 1.0), 0.0) * np.bincount(pt.pat, minlength=pt.m.size)
+    o = _dense(pt.vec.T @ (_diag(w) @ pt.vec))
+    o[np.diag_indices_from(o)] -= np.asarray(pt.vec.T @ w).ravel()
+    return o
 
 
 def alpha_without_each(data: Any, *, level: str | None = None) -> tuple[float, np.ndarray]:
@@ -937,7 +963,7 @@ def annotator_report(
     notes: list[str] = []
 
     # agreement and kappa with the pooled others
-    pt = _Patterns.of(data)
+    pt = _patterns(data)
     n_items = np.rint(np.asarray(pt.k_a.sum(axis=1)).ravel()).astype(np.int64)
     n_pair = np.asarray(pt.k_a @ (pt.m >= 2).astype(float)).ravel()  # annotations on items someone else labelled
     dense_tables = a_n * c * c <= TABLE_CELLS and pt.m.size * c <= TABLE_CELLS

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.analysis._disagreements import Disagreements, disagreements
-from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report, flag_legend
+from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report, coincidences_by_pattern, flag_legend
 from iaa_engine.base._params import PARAMS, AnyOf, Exactly, Instance, NoneOr, validate
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
@@ -819,6 +819,7 @@ def _pictures(
     rows: list[dict[str, Any]],
     boot: BootstrapResult | None,
     dis: Disagreements | None = None,
+    card: AnnotatorReport | None = None,
 ) -> str:
     parts = []
     # a. heatmap
@@ -869,7 +870,8 @@ def _pictures(
             _skipped("fig-coincidence", head_d, f"{rep.n_categories} categories are too many for a legible matrix.")
         )
     else:
-        o = coincidence_matrix(data)
+        # from the scorecard's count patterns when it was computed (the same sums, grouped by pattern)
+        o = coincidences_by_pattern(data) if card is not None else coincidence_matrix(data)
         cats = list(data.categories)
         parts.append(
             _figure("fig-coincidence", head_d, *_coincidence(o, cats, "fig-coincidence", _pair_links(dis, cats)))
@@ -1057,7 +1059,7 @@ def render_html_report(
         _adjudicate_section(dis) if dis is not None else "",
         _annotators_section(card) if card is not None else "",
         '<h2 id="pictures">Pictures</h2>',
-        _pictures(data, rep, rows, boot, dis),
+        _pictures(data, rep, rows, boot, dis, card),
         notes,
         f"<footer>iaa-engine {_esc(__version__)} · {rep.n_items:,} items, {_esc(ann)} annotators, "
         f"{rep.n_annotations:,} annotations · SPA headline weights: {_esc(rep.spa_weights)} · "
