@@ -40,6 +40,18 @@ def make_csv(n: int, path: Path, seed: int = 0) -> int:
     return len({(p, c) for p, c in zip(parent, child)})
 
 
+def _timed(cmd: list[str], env: dict, args: argparse.Namespace, own_clock: bool = False) -> str:
+    """Wall time of a command (or the time it prints itself), "error" or "> timeout"."""
+    start = time.perf_counter()
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return f"> {args.timeout:g} s"
+    if out.returncode != 0:
+        return "error"
+    return f"{float(out.stdout) if own_clock else time.perf_counter() - start:.2f} s"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="5000,10000,20000,200000")
@@ -53,33 +65,12 @@ def main() -> None:
         for n in (int(s) for s in args.sizes.split(",")):
             path = Path(tmp) / f"h{n}.csv"
             labels = make_csv(n, path)
-            start = time.perf_counter()
-            try:
-                out = subprocess.run(
-                    [sys.executable, "-m", "iaa_engine", "report", str(path), "--hierarchy", "--json"],
-                    capture_output=True,
-                    text=True,
-                    env=env,
-                    timeout=args.timeout,
-                )
-                cli = f"{time.perf_counter() - start:.2f} s" if out.returncode == 0 else "error"
-            except subprocess.TimeoutExpired:
-                cli = f"> {args.timeout:g} s"
+            cli = _timed([sys.executable, "-m", "iaa_engine", "report", str(path), "--hierarchy", "--json"], env, args)
             code = (
                 "import sys, time, iaa_engine as ie; d = ie.read(sys.argv[1]); t = time.perf_counter(); "
                 "ie.hierarchical_agreement(d); print(time.perf_counter() - t)"
             )
-            try:
-                alone = subprocess.run(
-                    [sys.executable, "-c", code, str(path)],
-                    capture_output=True,
-                    text=True,
-                    env=env,
-                    timeout=args.timeout,
-                )
-                api = f"{float(alone.stdout):.2f} s" if alone.returncode == 0 else "error"
-            except subprocess.TimeoutExpired:
-                api = f"> {args.timeout:g} s"
+            api = _timed([sys.executable, "-c", code, str(path)], env, args, own_clock=True)
             bl.say(f"{n:>8} {labels:>7} {cli:>24} {api:>24}")
 
 
