@@ -182,7 +182,10 @@ def _group_counts(rows: np.ndarray, n_rows: int, cols: np.ndarray, n_cols: int) 
     import scipy.sparse as sp
 
     if n_rows * n_cols <= _DENSE_GROUP_CELLS:
-        dense = np.bincount(rows * n_cols + cols, minlength=n_rows * n_cols)
+        key = np.multiply(rows, n_cols, dtype=np.int64)  # in place from here: no other temporary per annotation
+        key += cols
+        dense = np.bincount(key, minlength=n_rows * n_cols)
+        del key
         cells = np.flatnonzero(dense)
         r, c = np.divmod(cells, n_cols)
         indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=n_rows))])
@@ -244,10 +247,10 @@ class _Patterns:
         n_pat = first.size
         rep = first[pat[cnt.item]] == cnt.item  # the entries of one item per pattern
         vec = sp.csr_matrix((cnt.count[rep].astype(float), (pat[cnt.item[rep]], cnt.category[rep])), shape=(n_pat, c))
-        ann = cast(np.ndarray, data.annotator)
-        p_ann = pat[data.item]
-        k_al = _group_counts(ann * c + data.label, a_n * c, p_ann, n_pat)
-        del p_ann
+        ann_label = np.multiply(cast(np.ndarray, data.annotator), c, dtype=np.int64)
+        ann_label += data.label
+        k_al = _group_counts(ann_label, a_n * c, pat[data.item], n_pat)
+        del ann_label
         rows = np.arange(a_n * c)  # k_a: k_al's rows summed over the labels (no second pass over the annotations)
         k_a = (sp.csr_matrix((np.ones(a_n * c), (rows // c, rows)), shape=(a_n, a_n * c)) @ k_al).tocsr()
         return cls(pat, vec, np.asarray(vec.sum(axis=1)).ravel(), k_al, k_a, np.asarray(first, dtype=np.int64))
