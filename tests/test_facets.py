@@ -254,3 +254,21 @@ def test_hierarchy_cost_does_not_grow_with_parents_times_rows(monkeypatch):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < 12 * 2**20, peak / 2**20
+
+
+def test_hierarchy_test_refuses_a_table_too_large_before_building_projections():
+    """6,667 items x 8,650 labels is above the bootstrap's 50 million cells: refused with its one line before any
+    table is built (the category -> parent projection was a dense 8,650 x 2,000 array, 138 MB, built first)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = 20_000
+    labels = [f"P{p}/C{c}" for p, c in zip(rng.integers(0, 2000, n), rng.integers(0, 5, n))]
+    frame = pd.DataFrame({"item": np.arange(n) // 3, "annotator": np.arange(n) % 3, "label": labels})
+    data = ie.Annotations.from_long(frame)
+    tracemalloc.start()
+    with pytest.raises(ValueError, match="too large"):
+        ie.hierarchy_test(data, n_boot=10)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 32 * 2**20, peak / 2**20

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from iaa_engine.base._params import validate
 from iaa_engine.base._policy import EPS, check_replacement
@@ -537,17 +538,22 @@ def hierarchy_test(data: Any, *, sep: str = "/", n_boot: int = 2000, seed: int |
     views = split_hierarchy(data, sep=sep)
     full = views["full"]
     parent_names, cat_parent, child_names, cat_child = _components([_path(c, sep) for c in full.categories])
-    to_parent = np.zeros((full.n_categories, len(parent_names)))
-    to_child = np.zeros((full.n_categories, len(child_names)))
-    to_parent[np.arange(full.n_categories), cat_parent] = 1.0
+    patterns, mult = count_patterns(full)  # refuses a table too large to resample before anything is built
+    # category -> parent and category -> child as sparse 0/1 projections (categories x parents would be dense
+    # categories^2 with many labels)
     with_child = np.flatnonzero(cat_child >= 0)
-    to_child[with_child, cat_child[with_child]] = 1.0
-    patterns, mult = count_patterns(full)
+    projections = [
+        sp.csr_matrix((np.ones(rows.size), (rows, codes[rows])), shape=(full.n_categories, len(names)))
+        for rows, codes, names in (
+            (np.arange(full.n_categories), cat_parent, parent_names),
+            (with_child, cat_child, child_names),
+        )
+    ]
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(int(mult.sum()), mult / mult.sum(), size=int(n_boot)).astype(float)
     alphas = []
-    for proj in (to_parent, to_child):
-        pat = (patterns @ proj).astype(np.int64)
+    for proj in projections:
+        pat = np.asarray(proj.T @ patterns.T).T.astype(np.int64)  # the patterns' counts per parent (per child)
         view = Annotations.from_counts(pat) if pat.sum() else None
         if view is None:
             raise ValueError("no labels at this level of the hierarchy")
