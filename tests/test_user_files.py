@@ -251,6 +251,8 @@ def test_a_long_dataframe_with_other_column_names_is_refused():
         ValueError, match=r"ie\.Annotations\.from_long\(df, item='doc', annotator='worker', label='tag'\)"
     ):
         ie.fleiss_kappa(df)
+    with pytest.raises(ValueError, match=r"from_long\(df, item='doc'"):
+        ie.Annotations.from_wide(df)  # without annotators_as: the same check
     expected = ie.Annotations.from_long(df, item="doc", annotator="worker", label="tag")
     assert (expected.n_items, expected.n_annotators) == (3, 2)
     export = pd.DataFrame({"id": [1, 1], "annotator": [1, 2], "sentiment": ["a", "b"], "lead_time": [1.5, 2.0]})

@@ -608,9 +608,10 @@ class Annotations:
         InvalidParameterError
             An option is not one it accepts (the message says what was expected and what came).
         ValueError
-            The matrix is not 2-dimensional or is empty; its orientation cannot be told (square, without names
-            that tell) and ``annotators_as`` is not given; every cell is missing; item or annotator names repeat;
-            or the labels do not fit ``level`` or ``categories`` (as in :meth:`from_long`).
+            The matrix is not 2-dimensional or is empty; ``annotators_as`` is not given and the orientation
+            cannot be told (square, without names that tell) or the DataFrame's column names are those of a long
+            table (``doc``, ``worker``, ``tag``; use :meth:`from_long`); every cell is missing; item or annotator
+            names repeat; or the labels do not fit ``level`` or ``categories`` (as in :meth:`from_long`).
 
         References
         ----------
@@ -640,6 +641,8 @@ class Annotations:
                 )
             frame = pd.DataFrame(arr)
         if annotators_as is None:
+            if isinstance(matrix, pd.DataFrame):
+                _refuse_long_lookalike(frame)
             annotators_as = _orientation(frame)
         if annotators_as == "columns":
             frame = frame.T
