@@ -82,6 +82,8 @@ _EXPORTS = {
     "AGREEMENT_WEIGHTS": ".base._choices",
     "read": ".data._io",
     "match_regions": ".data._regions",
+    "unitizing_alpha": ".metrics._unitizing",
+    "UnitizingAlpha": ".metrics._unitizing",
     "RegionMatch": ".data._regions",
     "REGION_KINDS": ".data._regions",
     "read_dask": ".engines._distributed",
@@ -188,11 +190,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         scott_pi_matrix,
     )
     from iaa_engine.metrics._registry import METRICS, MetricSpec
+    from iaa_engine.metrics._unitizing import UnitizingAlpha, unitizing_alpha
     from iaa_engine.reporting._html import render_html_report, write_html_report
     from iaa_engine.reporting._report import Report, report
 
 __all__ = [
     "match_regions",
+    "unitizing_alpha",
+    "UnitizingAlpha",
     "RegionMatch",
     "REGION_KINDS",
     "AGREEMENT_WEIGHTS",

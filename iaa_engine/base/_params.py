@@ -381,6 +381,31 @@ class _Path(Constraint):
         return [3, None, ""]
 
 
+class _Continuum(Constraint):
+    """A unitizing study's continuum: ``None`` (from the spans), ``(begin, length)``, a length, a mapping document ->
+    one of those, or a DataFrame with columns ``document``, ``begin``, ``length`` (each entry checked where used)."""
+
+    description = (
+        "None, (begin, length), a mapping document -> (begin, length), or a DataFrame with columns document, "
+        "begin, length"
+    )
+
+    def accepts(self, value: object) -> bool:
+        if value is None or isinstance(value, Mapping) or type(value).__name__ == "DataFrame":
+            return True
+        if _is_real(value):
+            return math.isfinite(value) and value >= 0  # type: ignore[arg-type,operator]
+        return (
+            isinstance(value, (tuple, list))
+            and len(value) == 2
+            and all(_is_real(v) and math.isfinite(v) for v in value)
+            and value[1] >= 0
+        )
+
+    def bad_examples(self) -> list[object]:
+        return ["0 10", (0,), (0, -1), (0, math.nan), True]
+
+
 #: The options that mean the same thing in every public function, and what each accepts.
 PARAMS: dict[str, Constraint] = {
     "level": NoneOr(Choice(*LEVELS)),
@@ -413,6 +438,8 @@ PARAMS: dict[str, Constraint] = {
     "tie_tolerance": Real(0),
     "n_workers": NoneOr(_LocalWorkers()),
     "path": _Path(),
+    "continuum": _Continuum(),
+    "overlaps": Choice("raise", "merge"),
     "annotator_a": ANY,
     "annotator_b": ANY,
 }

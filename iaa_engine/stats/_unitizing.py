@@ -1,0 +1,226 @@
+"""Sufficient sums of Krippendorff's unitizing alpha (α_U), per document and category and pooled per category.
+
+The units are arrays (document, annotator, category codes; begin and end relative to the document's begin). For
+category c and R annotators Krippendorff (1995; 2004, §12.4) defines on a continuum of length L
+
+* the observed disagreement ``D_o(c) = Σ_i Σ_{j≠i} Σ_g Σ_h δ²(g, h) / (R (R-1) L²)`` over the segments g of
+  annotator i and h of annotator j (units of c and the gaps between them), with δ² = (b_g - b_h)² + (e_g - e_h)²
+  for two units that overlap (b_g < e_h and b_h < e_g), l_g² for a unit g that lies inside a gap h, and 0
+  otherwise;
+* the expected disagreement ``D_e(c) = (2/L) Σ_u [(N_c - 1) l_u(l_u-1)(2l_u-1)/3 + l_u² Σ_{gaps g ≥ l_u}
+  (g - l_u + 1)] / (R L (R L - 1) - Σ_u l_u(l_u - 1))`` over the N_c units u of c and the gaps of every annotator.
+
+The observed numerator adds over documents. The expected one does not (every unit meets every gap of the whole
+continuum), so its parts are kept as what combines: unit counts and the sums Σ l(l-1)(2l-1)/3 and Σ l(l-1), and the
+unit × gap term evaluated on sorted gap lengths with prefix sums (a unit's gaps ≥ l are a suffix: no unit × gap
+loop). A document's gaps end at its boundaries (a unit cannot cross one), so the pooled sums do not depend on the
+order of the documents. No Python loop runs over units: searches in sorted composite keys find, for every unit and
+every other annotator, the units it overlaps (a contiguous run, because one annotator's units of one category do
+not overlap) and the gaps at least as long as it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["UnitizingSums", "unitizing_sums"]
+
+
+@dataclass(frozen=True, eq=False)
+class UnitizingSums:
+    """The sums α_U needs, per (document, category) pair that holds a unit and pooled per category.
+
+    Attributes
+    ----------
+    pair_document, pair_category : int arrays (P,)
+        The document and category code of each pair that holds at least one unit (sorted).
+    pair_units : float (P,)
+        Units of the pair.
+    pair_observed : float (P,)
+        Σ over ordered annotator pairs and their segments of δ² (the numerator of D_o before R(R-1)L²).
+    pair_expected : float (P,)
+        The numerator of D_e before 2/L: (N - 1) Σ l(l-1)(2l-1)/3 + Σ_u l_u² Σ_{g ≥ l_u} (g - l_u + 1).
+    pair_squares : float (P,)
+        Σ l(l - 1) over the pair's units (subtracted in D_e's denominator).
+    category_units, category_observed, category_expected, category_squares : float (C,)
+        The same for each category over all documents laid end to end.
+    """
+
+    pair_document: np.ndarray
+    pair_category: np.ndarray
+    pair_units: np.ndarray
+    pair_observed: np.ndarray
+    pair_expected: np.ndarray
+    pair_squares: np.ndarray
+    category_units: np.ndarray
+    category_observed: np.ndarray
+    category_expected: np.ndarray
+    category_squares: np.ndarray
+
+
+def _ranks(values: np.ndarray, *queries: np.ndarray) -> tuple[int, list[np.ndarray]]:
+    """Integer ranks of ``queries`` in the sorted distinct ``values`` (exact for floats: no arithmetic on them)."""
+    distinct = np.unique(values)
+    return distinct.size + 1, [np.searchsorted(distinct, q) for q in queries]
+
+
+def _tail_sums(
+    item_group: np.ndarray,
+    item_value: np.ndarray,
+    item_weight: np.ndarray,
+    query_group: np.ndarray,
+    query_value: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each query: Σ w·v and Σ w over the items of its group whose value is ≥ the query's value.
+
+    One sort of the items by (group, value), prefix sums, and two searches per query in composite integer keys
+    (group × rank of the value): O((items + queries) log items).
+    """
+    if item_value.size == 0 or query_value.size == 0:
+        return np.zeros(query_value.size), np.zeros(query_value.size)
+    m, (item_rank, query_rank) = _ranks(np.concatenate([item_value, query_value]), item_value, query_value)
+    item_key = item_group.astype(np.int64) * m + item_rank
+    order = np.argsort(item_key, kind="stable")
+    item_key = item_key[order]
+    weight = item_weight[order].astype(float)
+    csum_w = np.concatenate([[0.0], np.cumsum(weight)])
+    csum_v = np.concatenate([[0.0], np.cumsum(weight * item_value[order])])
+    group = query_group.astype(np.int64)
+    first = np.searchsorted(item_key, group * m + query_rank, side="left")
+    stop = np.searchsorted(item_key, (group + 1) * m, side="left")
+    return csum_v[stop] - csum_v[first], csum_w[stop] - csum_w[first]
+
+
+def unitizing_sums(
+    document: np.ndarray,
+    rater: np.ndarray,
+    category: np.ndarray,
+    begin: np.ndarray,
+    end: np.ndarray,
+    document_length: np.ndarray,
+    n_raters: int,
+    n_categories: int,
+) -> UnitizingSums:
+    """The sums of :class:`UnitizingSums` for units given by their codes and positions.
+
+    ``begin`` and ``end`` are relative to the begin of the unit's document (0 ≤ begin ≤ end ≤ that document's
+    length); one annotator's units of one category in one document must not overlap (b_next ≥ every earlier end):
+    the converter (:mod:`iaa_engine.data._spans`) refuses or merges them before this runs.
+    """
+    R = int(n_raters)
+    n_cat = int(n_categories)
+    document_length = np.asarray(document_length, dtype=float)
+    n = int(np.size(begin))
+    empty = np.zeros(0)
+    if n == 0:
+        zeros = np.zeros(n_cat)
+        return UnitizingSums(
+            np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty, empty, empty, zeros, zeros, zeros, zeros
+        )
+    order = np.lexsort((end, begin, rater, category, document))
+    d = np.asarray(document, np.int64)[order]
+    c = np.asarray(category, np.int64)[order]
+    r = np.asarray(rater, np.int64)[order]
+    b = np.asarray(begin, float)[order]
+    e = np.asarray(end, float)[order]
+    length = e - b
+
+    pair_key, pair = np.unique(d * n_cat + c, return_inverse=True)
+    pair = pair.reshape(-1)
+    n_pairs = pair_key.size
+    pair_doc, pair_cat = pair_key // n_cat, pair_key % n_cat
+    group = pair * R + r  # (document, category, annotator): non-decreasing in the sorted order
+
+    # --- observed: for each unit u and each other annotator j, j's units overlapping u are one run [lo, hi)
+    m, (rank_b, rank_e) = _ranks(np.concatenate([b, e]), b, e)
+    key_begin = group * m + rank_b
+    key_end = group * m + rank_e  # sorted too: within a group ends never decrease (no overlaps)
+    observed = np.zeros(n_pairs)
+    if R >= 2:
+        shift = np.arange(1, R, dtype=np.int64)
+        unit = np.repeat(np.arange(n), R - 1)
+        other = (np.repeat(r, R - 1) + np.tile(shift, n)) % R
+        target = pair[unit] * R + other
+        hi = np.searchsorted(key_begin, target * m + rank_e[unit], side="left")
+        lo = np.searchsorted(key_end, target * m + rank_b[unit], side="right")
+        count = np.maximum(hi - lo, 0)
+        # a unit inside another annotator's gap: l² (counted for (i, j) and again, mirrored, for (j, i))
+        alone = count == 0
+        observed += 2.0 * np.bincount(pair[unit[alone]], weights=length[unit[alone]] ** 2, minlength=n_pairs)
+        # overlapping units: (b_u - b_v)² + (e_u - e_v)², every ordered pair once
+        total = int(count.sum())
+        if total:
+            u = np.repeat(unit, count)
+            start = np.repeat(lo, count)
+            v = start + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+            delta = (b[u] - b[v]) ** 2 + (e[u] - e[v]) ** 2
+            observed += np.bincount(pair[u], weights=delta, minlength=n_pairs)
+
+    # --- expected: the units' sums and their gaps
+    cubes = length * (length - 1.0) * (2.0 * length - 1.0) / 3.0
+    squares = length * (length - 1.0)
+    pair_units = np.bincount(pair, minlength=n_pairs).astype(float)
+    pair_cubes = np.bincount(pair, weights=cubes, minlength=n_pairs)
+    pair_squares = np.bincount(pair, weights=squares, minlength=n_pairs)
+
+    # gaps of each (document, category, annotator) with units: before the first unit, between units, after the last
+    new_group = np.concatenate([[True], group[1:] != group[:-1]])
+    last = np.concatenate([group[1:] != group[:-1], [True]])
+    previous_end = np.concatenate([[0.0], e[:-1]])
+    previous_end[new_group] = 0.0
+    inner = b - previous_end
+    trailing = document_length[d[last]] - e[last]
+    gap_length = np.concatenate([inner, trailing])
+    gap_pair = np.concatenate([pair, pair[last]])
+    keep = gap_length > 0
+    gap_length, gap_pair = gap_length[keep], gap_pair[keep]
+    # annotators without a unit of the category in the document: the whole document is one gap
+    raters_with_units = np.bincount(pair[new_group], minlength=n_pairs).astype(float)
+    pair_length = document_length[pair_doc]
+
+    # per (document, category): explicit gaps and R - k whole-document gaps
+    s, w = _tail_sums(
+        np.concatenate([gap_pair, np.arange(n_pairs)]),
+        np.concatenate([gap_length, pair_length]),
+        np.concatenate([np.ones(gap_length.size), R - raters_with_units]),
+        pair,
+        length,
+    )
+    cross = length**2 * (s - (length - 1.0) * w)
+    pair_expected = (pair_units - 1.0) * pair_cubes + np.bincount(pair, weights=cross, minlength=n_pairs)
+
+    # pooled per category: explicit gaps, whole documents for every annotator (R per document) less the k_dc
+    # annotators who have units in (d, c)
+    unit_cat = pair_cat[pair]
+    s, w = _tail_sums(
+        np.concatenate([pair_cat[gap_pair], pair_cat]),
+        np.concatenate([gap_length, pair_length]),
+        np.concatenate([np.ones(gap_length.size), -raters_with_units]),
+        unit_cat,
+        length,
+    )
+    s_all, w_all = _tail_sums(
+        np.zeros(document_length.size, np.int64),
+        document_length,
+        np.full(document_length.size, float(R)),
+        np.zeros(n, np.int64),
+        length,
+    )
+    cross = length**2 * ((s + s_all) - (length - 1.0) * (w + w_all))
+    category_units = np.bincount(pair_cat, weights=pair_units, minlength=n_cat)
+    category_cubes = np.bincount(pair_cat, weights=pair_cubes, minlength=n_cat)
+    category_expected = (category_units - 1.0) * category_cubes + np.bincount(unit_cat, weights=cross, minlength=n_cat)
+    return UnitizingSums(
+        pair_document=pair_doc,
+        pair_category=pair_cat,
+        pair_units=pair_units,
+        pair_observed=observed,
+        pair_expected=pair_expected,
+        pair_squares=pair_squares,
+        category_units=category_units,
+        category_observed=np.bincount(pair_cat, weights=observed, minlength=n_cat),
+        category_expected=category_expected,
+        category_squares=np.bincount(pair_cat, weights=pair_squares, minlength=n_cat),
+    )
