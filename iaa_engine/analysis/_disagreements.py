@@ -20,7 +20,7 @@ DS_CELLS = 1 << 24
 
 #: How :func:`disagreements` ranks the items (the sort keys, in order); the first names the data's level.
 RANKING = (
-    "disagreement at the data's level (the mean difference delta^2 of the item's pairs of labels), highest first",
+    "disagreement at the data's level (mean delta^2 of the item's label pairs), highest first",
     "a tied majority label before a clear one",
     "Dawid-Skene posterior entropy, highest first",
     "more annotations first",
