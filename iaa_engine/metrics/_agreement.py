@@ -228,7 +228,9 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         bad = ~(np.isfinite(flat) & (flat >= 0) & (flat == np.floor(flat)))
     if bad.any():  # a negative or fractional count is a mistake, not an item without pairs
-        raise invalid("n", "a whole number of at least 0 (or an array of them)", flat[bad][0].item())
+        first = flat[bad][0].item()
+        shown = int(first) if np.isfinite(first) and first == int(first) else first  # -3, not -3.0
+        raise invalid("n", "a whole number of at least 0 (or an array of them)", shown)
     p = np.asarray(p, dtype=float)
     if p.ndim != 1 or p.size == 0 or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
         raise ValueError(f"p must be a probability vector (non-negative, summing to 1); got {p!r}")
