@@ -193,6 +193,11 @@ def test_numpy_integers_and_generators_are_accepted(classroom):
 
 SINGLETONS = pd.DataFrame({"item": ["1", "2", "3"], "annotator": ["a", "b", "a"], "label": [1, 2, 1]})
 CONSTANT = pd.DataFrame({"item": ["1", "1", "2", "2"], "annotator": ["a", "b", "a", "b"], "label": [1] * 4})
+#: The same two shapes as span tables (unitizing_alpha): one annotator; two annotators' zero-length units only.
+SPANS = {
+    "singletons": pd.DataFrame({"annotator": ["a"], "start": [0], "end": [2], "label": [1]}),
+    "constant": pd.DataFrame({"annotator": ["a", "b"], "start": [1, 1], "end": [1, 1], "label": [1, 1]}),
+}
 
 
 def _coefficients():
@@ -214,7 +219,7 @@ def _scalar_values(out):
         return [out]
     if isinstance(out, ie.AlphaVariance):
         return [out.alpha, out.se_delta, out.se_jackknife]
-    if isinstance(out, ie.Estimate):
+    if isinstance(out, (ie.Estimate, ie.UnitizingAlpha)):
         return [out.estimate]
     return None  # tables (matrices, per-item, per-group): entries replaced without a warning
 
@@ -223,7 +228,7 @@ def _scalar_values(out):
 @pytest.mark.parametrize("shape", ["singletons", "constant"])
 def test_undefined_is_the_replacement_and_the_warning_names_the_callers_line(qualname, shape):
     frame = SINGLETONS if shape == "singletons" else CONSTANT
-    data = ie.Annotations.from_long(frame)
+    data = SPANS[shape] if qualname == "unitizing_alpha" else ie.Annotations.from_long(frame)
     fn = CALLABLES[qualname]
     extra = {"group_agreement": (lambda item: "all",), "estimate": ("fleiss_kappa",)}
     args = (data, *extra.get(qualname, ()))

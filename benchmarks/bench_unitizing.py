@@ -1,0 +1,152 @@
+"""Krippendorff's unitizing alpha (``ie.unitizing_alpha``) at scale: many documents, and one long continuum.
+
+Cases (each timed from a CSV file: read with pandas, then the coefficient; medians of ``--repeat`` runs):
+
+* ``docs``: 10⁵ spans over 10⁴ documents (1,000 characters each), 3 and 5 annotators, 5 labels: every annotator
+  marks most of each document's entities, with shifted boundaries and now and then another label;
+* ``long``: one continuum of 10⁷ positions with 10⁵ units (4 annotators × 25,000), and 10⁴ units on the same
+  design, to show the growth is not quadratic (DKPro Agreement's expected disagreement visits every unit × gap:
+  10⁵ units × ~10⁵ gaps per category).
+
+Peers: pygamma-agreement computes gamma, not α_U (and needs cvxpy with a MILP solver): not timed here. DKPro
+Agreement is Java (not on PyPI). ``krippendorff-unitized-alpha`` (PyPI, 0.1.0) computes the 2016 uα, a different
+coefficient, with pure-Python loops over segment pairs; with ``--peer-python PATH`` (a Python where it is
+installed, e.g. ``python -m venv /tmp/peer && /tmp/peer/bin/pip install krippendorff-unitized-alpha``) its time on
+the small long-continuum case is printed beside ours, for scale only.
+
+Run: ``python benchmarks/bench_unitizing.py [--repeat 3] [--peer-python /tmp/peer/bin/python]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import iaa_engine as ie
+
+
+def documents(n_docs: int, n_raters: int, per_doc: int, doc_length: int, seed: int = 0) -> pd.DataFrame:
+    """Entities at regular slots of each document; each annotator marks one with probability 0.9, boundaries
+    shifted by up to 2, the label changed with probability 0.1 (units of one annotator never overlap)."""
+    rng = np.random.default_rng(seed)
+    slot = doc_length // per_doc
+    doc = np.repeat(np.arange(n_docs), per_doc)
+    start = np.tile(np.arange(per_doc) * slot, n_docs) + rng.integers(3, slot // 4, doc.size)
+    length = rng.integers(6, slot // 2, doc.size)
+    label = rng.integers(0, 5, doc.size)
+    frames = []
+    for r in range(n_raters):
+        keep = rng.random(doc.size) < 0.9
+        s = start + rng.integers(-2, 3, doc.size)
+        e = start + length + rng.integers(-2, 3, doc.size)
+        lab = np.where(rng.random(doc.size) < 0.1, rng.integers(0, 5, doc.size), label)
+        frames.append(
+            pd.DataFrame(
+                {"document": doc[keep], "annotator": f"a{r}", "start": s[keep], "end": e[keep], "label": lab[keep]}
+            )
+        )
+    return pd.concat(frames, ignore_index=True).assign(label=lambda f: "L" + f["label"].astype(str))
+
+
+def timed(fn, repeat: int) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), out
+
+
+def from_file(path: Path, continuum):
+    frame = pd.read_csv(path)
+    return ie.unitizing_alpha(frame, continuum=continuum)
+
+
+PEER = """
+import csv, sys, time
+from collections import defaultdict
+from krippendorff_unitized_alpha.krippendorffs_unitized_alpha import KrippendorffUnitizedAlpha, Segment, EMPTY_TAG
+L = int(sys.argv[2])
+t = time.perf_counter()
+rows = defaultdict(list)
+with open(sys.argv[1]) as fh:
+    for row in csv.DictReader(fh):
+        rows[row["annotator"]].append((int(row["start"]), int(row["end"]), row["label"]))
+data = {}
+for a, spans in rows.items():
+    segs, pos = [], 0
+    for s, e, lab in sorted(spans):
+        if s > pos:
+            segs.append(Segment(EMPTY_TAG, pos, s))
+        segs.append(Segment(lab, s, e))
+        pos = e
+    if L > pos:
+        segs.append(Segment(EMPTY_TAG, pos, L))
+    data[a] = segs
+value = KrippendorffUnitizedAlpha(data).result
+print(time.perf_counter() - t, value)
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--peer-python", default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpdir = Path(tmp)
+        print("case                                       spans   seconds (file→α_U)   coefficient only   α_U")
+        for n_raters in (3, 5):
+            per_doc = max(1, round(100_000 / (10_000 * n_raters * 0.9)))
+            frame = documents(10_000, n_raters, per_doc, 1000)
+            path = tmpdir / f"docs{n_raters}.csv"
+            frame.to_csv(path, index=False)
+            cont = (0, 1000)
+            t_file, res = timed(lambda: from_file(path, cont), args.repeat)  # noqa: B023
+            t_coef, _ = timed(lambda: ie.unitizing_alpha(frame, continuum=cont), args.repeat)  # noqa: B023
+            print(
+                f"10^4 documents, {n_raters} annotators     {len(frame):>8}   {t_file:>8.3f}"
+                f"             {t_coef:>8.3f}          {res.estimate:.4f}"
+            )
+        for n_units in (10_000, 100_000):
+            per_rater = round(n_units / (4 * 0.9))
+            length = 100 * per_rater
+            frame = documents(1, 4, per_rater, length).drop(columns="document")
+            path = tmpdir / f"long{n_units}.csv"
+            frame.to_csv(path, index=False)
+            cont = (0, length)
+            t_file, res = timed(lambda: from_file(path, cont), args.repeat)  # noqa: B023
+            t_coef, _ = timed(lambda: ie.unitizing_alpha(frame, continuum=cont), args.repeat)  # noqa: B023
+            print(
+                f"one continuum of {length:.0e}, 4 annotators {len(frame):>8}   {t_file:>8.3f}"
+                f"             {t_coef:>8.3f}          {res.estimate:.4f}"
+            )
+        if args.peer_python:
+            frame = documents(1, 4, 500, 50_000).drop(columns="document")
+            path = tmpdir / "peer.csv"
+            frame.to_csv(path, index=False)
+            ours, _ = timed(lambda: from_file(path, (0, 50_000)), args.repeat)
+            run = subprocess.run(
+                [args.peer_python, "-c", PEER, str(path), "50000"], capture_output=True, text=True, timeout=3600
+            )
+            if run.returncode:
+                print("krippendorff-unitized-alpha failed:", run.stderr.strip().splitlines()[-1:])
+            else:
+                seconds, value = run.stdout.split()
+                print(
+                    f"{len(frame)} units, one continuum: ours (α_U) {ours:.3f} s; krippendorff-unitized-alpha "
+                    f"(2016 uα, a different coefficient: {float(value):.4f}) {float(seconds):.3f} s, "
+                    f"{float(seconds) / ours:.0f}× ours"
+                )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
