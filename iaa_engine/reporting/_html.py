@@ -120,6 +120,8 @@ table.metrics tr.group td {{ background: #fafbfc; font-weight: 600; color: #444;
 table.metrics tr.headline td.metric {{ font-weight: 600; }}
 table.metrics code {{ font-size: 12px; color: {MUTED}; }}
 table.metrics span.method {{ display: block; font-size: 11.5px; color: {MUTED}; }}
+table.metrics td.interval {{ white-space: normal; min-width: 6.5em; }}
+div.wide {{ overflow-x: auto; }}
 .undefined {{ color: {MISSING}; font-style: italic; }}
 td.note {{ font-size: 12.5px; color: {MUTED}; max-width: 330px; }}
 figure {{ margin: 0 0 22px; padding: 14px 16px 10px; border: 1px solid #e2e5e9; border-radius: 10px; }}
@@ -178,7 +180,7 @@ def _metric_label(key: str, rep: Report) -> str:
     try:
         label = metric_spec(base).label
     except (KeyError, ValueError):
-        return key
+        label = base.replace("_", " ").capitalize()  # e.g. percent_agreement_weighted, outside the registry
     return f"{label}, {option[:-1]} weights" if option else label
 
 
@@ -198,6 +200,14 @@ def _analytic_of(rep: Report) -> dict[str, Any]:
     return out
 
 
+def _extra_group(key: str) -> str:
+    """The metrics table's section of a coefficient outside the report's registry groups (weighted ones, ICC)."""
+    if key.startswith("ICC("):
+        return "Intraclass correlation"
+    option = key.partition("[")[2][:-1]
+    return f"Weighted agreement ({option} weights)" if option else "Other"
+
+
 def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, Any]]:
     """One row per metric of the report, in display order, with its analytic and its bootstrap interval."""
     analytic = _analytic_of(rep)
@@ -211,15 +221,11 @@ def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, An
     rows = []
     for key in order:
         est = float(estimates[key])
-        base = key.partition("[")[0]
         e = analytic.get(key)
         row: dict[str, Any] = {
             "key": key,
             "label": _metric_label(key, rep),
-            "group": group_of.get(
-                key,
-                "Intraclass correlation" if key.startswith("ICC(") else group_of.get(base, "Weighted agreement"),
-            ),
+            "group": group_of.get(key, _extra_group(key)),
             "estimate": est,
             "lower": np.nan,
             "upper": np.nan,
@@ -276,11 +282,13 @@ def _interval_cell(lower: float, upper: float, method: str) -> str:
     and the method in ``data-method``."""
     if not (np.isfinite(lower) and np.isfinite(upper)):
         return (
-            f'<td class="num undefined" data-lower="nan" data-upper="nan" data-method="{_esc(method)}">undefined'
+            f'<td class="num interval undefined" data-lower="nan" data-upper="nan" data-method="{_esc(method)}">'
+            "undefined"
             f'<span class="method">{_esc(method)}</span></td>'
         )
     return (
-        f'<td class="num" data-lower="{float(lower)!r}" data-upper="{float(upper)!r}" data-method="{_esc(method)}">'
+        f'<td class="num interval" data-lower="{float(lower)!r}" data-upper="{float(upper)!r}" '
+        f'data-method="{_esc(method)}">'
         f'{_rounded(lower)} – {_rounded(upper)}<span class="method">{_esc(method)}</span></td>'
     )
 
@@ -302,7 +310,8 @@ def _metrics_table(rows: list[dict[str, Any]], boot: BootstrapResult | None, rep
     bootstrap interval (with ``--ci``), each labelled with its method, and the benchmark reading (``--benchmark``)."""
     has_analytic = any(r["analytic"] is not None for r in rows)
     has_reading = bool(rep.readings)
-    head = ['<table class="metrics" id="metric-table"><thead><tr><th>metric</th><th class="num">estimate</th>']
+    head = ['<div class="wide"><table class="metrics" id="metric-table"><thead><tr><th>metric</th>']
+    head.append('<th class="num">estimate</th>')
     if has_analytic:
         conf = next(r["analytic"] for r in rows if r["analytic"] is not None).confidence
         head.append(
@@ -341,7 +350,7 @@ def _metrics_table(rows: list[dict[str, Any]], boot: BootstrapResult | None, rep
             cells.append(_reading_cell(r["reading"]) if e is not None else '<td class="note">—</td>')
         cells.append(f'<td class="note">{_esc(r["note"])}</td></tr>')
         body.append("".join(cells))
-    return "".join(head) + "".join(body) + "</tbody></table>"
+    return "".join(head) + "".join(body) + "</tbody></table></div>"
 
 
 def _analytic_picture(rows: list[dict[str, Any]], fig_id: str) -> tuple[str, str] | None:
