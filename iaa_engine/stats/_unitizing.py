@@ -62,7 +62,11 @@ class UnitizingSums:
 
 def _ranks(values: np.ndarray, *queries: np.ndarray) -> tuple[int, list[np.ndarray]]:
     """Integer ranks of ``queries`` in the sorted distinct ``values`` (exact for floats: no arithmetic on them)."""
-    distinct = np.unique(values)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if sum(q.size for q in queries) == values.size:  # the queries are ``values`` cut in pieces: one sort serves all
+        cuts = np.cumsum([q.size for q in queries])[:-1]
+        return distinct.size + 1, list(np.split(inverse, cuts))
     return distinct.size + 1, [np.searchsorted(distinct, q) for q in queries]
 
 
@@ -139,9 +143,10 @@ def unitizing_sums(
     key_end = group * m + rank_e  # sorted too: within a group ends never decrease (no overlaps)
     observed = np.zeros(n_pairs)
     if R >= 2:
-        shift = np.arange(1, R, dtype=np.int64)
-        unit = np.repeat(np.arange(n), R - 1)
-        other = (np.repeat(r, R - 1) + np.tile(shift, n)) % R
+        # one block of queries per shift k (other = (r + k) mod R): each block is nearly sorted, which searchsorted
+        # exploits; a loop over annotators, not over units
+        unit = np.tile(np.arange(n), R - 1)
+        other = (np.tile(r, R - 1) + np.repeat(np.arange(1, R, dtype=np.int64), n)) % R
         target = pair[unit] * R + other
         hi = np.searchsorted(key_begin, target * m + rank_e[unit], side="left")
         lo = np.searchsorted(key_end, target * m + rank_b[unit], side="right")
