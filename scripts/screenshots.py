@@ -84,7 +84,7 @@ def write_data(out: Path = DATA_DIR) -> list[Path]:
 #: name -> (the element to keep, how many elements before it to keep too, the heading text to stop at, rows kept
 #: per table, the page's fragment); an h2 keeps what follows it up to the next h2 or the stop heading
 SHOTS = {
-    "benchmark": ("#estimate-table", 2, "", 0, ""),
+    "benchmark": ("#metrics", 0, "", 0, ""),
     "adjudicate-items": ("#adjudicate", 0, "Most confused", 8, ""),
     "coincidence": ("#fig-coincidence", 0, "", 0, ""),
     "confused-pair": ("#adjudicate-pairs", 2, "", 0, "#pair-1"),
