@@ -36,8 +36,8 @@ example: $(VENV)/.installed-core
 	@echo "  iaa report --help                   # the options; iaa --help lists the other commands"
 	@echo "A walkthrough from a first report to gold labels: docs/team-lead.md"
 
-# The suite runs in parallel worker processes (pytest-xdist), one test file per worker at a time so that a file's
-# Label Studio server or LibreOffice profile is started once. The Label Studio server (its own venv and a migrated
+# The suite runs in parallel worker processes (pytest-xdist); the tests that share a file's module-scoped fixture
+# (a Label Studio server, a LibreOffice recalculation) stay on one worker, so it is started once (tests/conftest.py). The Label Studio server (its own venv and a migrated
 # data directory, cached under ~/.cache/iaa-engine) is prepared first, so no worker waits on the install.
 # PYTEST_WORKERS=0 runs the suite in one process.
 PYTEST_WORKERS ?= 4
@@ -45,7 +45,7 @@ test: $(VENV)/.installed-dev
 	bash scripts/system-deps.sh
 	$(BIN)/python -c "from iaa_label_studio.testing import prepared; prepared()" \
 	  || echo "make test: the Label Studio server could not be prepared; its tests will say why"
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 docs: $(VENV)/.installed-dev
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
