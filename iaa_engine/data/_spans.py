@@ -127,7 +127,8 @@ def _continuum(
     if isinstance(continuum, Mapping):
         if not has_documents and len(continuum) == 1:
             continuum = {documents[0]: next(iter(continuum.values()))} if n else dict(continuum)
-        names = list(documents) + [k for k in continuum if k not in set(documents)]
+        known = set(documents)
+        names = list(documents) + [k for k in continuum if k not in known]
         missing = [d for d in documents if d not in continuum]
         if missing:
             raise ValueError(
