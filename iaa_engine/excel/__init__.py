@@ -27,7 +27,8 @@ Conventions shared by every function (see ``excel_addin/README.md``):
   ``"items"`` -- only the item names. With ``"auto"`` and one header line, the orientation is the one whose body
   (the range without that line) has the shape that orientation stands for.
 * ``weights`` (the weighted coefficients): a family of agreement weights between categories, by name
-  (:data:`iaa_engine.AGREEMENT_WEIGHTS`); numeric labels use their values, text labels their alphabetical positions.
+  (:data:`iaa_engine.AGREEMENT_WEIGHTS`); numeric labels use their values; text labels have no order to weigh by
+  and give ``#VALUE!`` (never their alphabetical positions): code ordered categories as numbers.
 * Blank cells are missing annotations. Labels are numbers when every label cell is a number or text that spells
   a number plainly (``'1`` is the number 1; the numeric cells 1 and 1.0 are one label); when every label cell is
   text and one of them is not a plain number (``yes``, or ``01``: a number written with a leading zero is a code),
@@ -111,7 +112,7 @@ DOC_SEP = 'Separator between tied labels (default "|").'
 _DOC_FAMILIES = '"linear", "ordinal", "radical", "ratio", "circular", "bipolar"'
 DOC_WEIGHTS = (
     f'Agreement weights: "quadratic" (default), "identity" (unweighted), {_DOC_FAMILIES}. '
-    "Numeric labels use their values, text labels their alphabetical positions."
+    "Numeric labels use their values; text labels give #VALUE! (code ordered categories as numbers)."
 )
 DOC_WEIGHTS_EST = f'Agreement weights: "identity" (default: unweighted), "quadratic", {_DOC_FAMILIES}. Not for an ICC.'
 DOC_FORM = (
