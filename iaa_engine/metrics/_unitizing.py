@@ -166,7 +166,8 @@ def unitizing_alpha(
     * zero-length units count (N_c, and δ² with a unit of another rater they lie strictly inside) but weigh
       nothing; a study whose units all have length 0 has D_o = D_e = 0: undefined (DKPro returns 0.0);
     * a single unit of length 1 gives D_o = D_e exactly, so α_U = 0 (DKPro: 0.0);
-    * an empty study (no span), fewer than two annotators or a continuum of length 0: undefined (DKPro: NaN);
+    * an empty study (no span), fewer than two annotators or a continuum of length 0: undefined (DKPro: NaN for
+      the first two, an ArithmeticException for the third);
     * a rater's overlapping units of one label are refused, naming them (``overlaps='raise'``, as DKPro requires
       them apart), or merged into their union (``overlaps='merge'``); touching units stay two units;
     * DKPro's sweep skips one pair when a rater's last unit of a category is zero-length at the start of another
