@@ -355,6 +355,8 @@ def test_html_report_has_the_scorecard_chart_and_table(tmp_path):
     assert html.escape(card.loc["random", "flag_reason"]) in row  # and why
     assert section.index(">biased<") < section.index(">good0<")  # flagged first
     assert '<th class="num">competence</th>' not in section  # the page runs no MACE EM
+    kappa0 = ie.annotator_report(df, progress=False).settings["random_kappa"]
+    assert f"{kappa0:.3f}: the random flag" in section and '<line class="reference"' in section  # its threshold
 
 
 def test_every_surface_explains_a_missing_flag(tmp_path):

@@ -941,6 +941,7 @@ def interval_plot(
     label_title: str = "label",
     missing_text: str = "undefined",
     label_max_chars: int = 44,
+    reference: tuple[float, str] | None = None,
 ) -> str:
     """Estimates with their intervals, one row each (a forest plot), and the numbers written on the right.
 
@@ -972,6 +973,9 @@ def interval_plot(
         What a NaN estimate is written as.
     label_max_chars : int
         Labels longer than this are shortened.
+    reference : (float, str), optional
+        A value marked by a dashed vertical line across the rows, with its label above the plot (e.g. a flag's
+        threshold); nothing is drawn for a NaN value.
 
     Returns
     -------
@@ -1012,6 +1016,8 @@ def interval_plot(
     row_h, group_h = 22.0, 24.0
     y = 58.0
     finite = [float(v) for a in (est_all, low_all, high_all) for v in a if np.isfinite(v)]
+    if reference is not None and np.isfinite(reference[0]):
+        finite.append(float(reference[0]))
     lo = min([include[0], *finite])
     hi = max([include[1], *finite])
     lo = math.floor(lo * 10 + 1e-9) / 10
@@ -1045,6 +1051,13 @@ def interval_plot(
         )
         body.append(_text(sx(t), y_end + 16, _tick_label(t), size=11, anchor="middle", fill=MUTED))
     body.append(f'<line x1="{_n(x0)}" y1="{_n(y_end)}" x2="{_n(x0 + pw)}" y2="{_n(y_end)}" stroke="#888"/>')
+    if reference is not None and np.isfinite(reference[0]):
+        rx = sx(float(reference[0]))
+        body.append(
+            f'<line class="reference" x1="{_n(rx)}" y1="40" x2="{_n(rx)}" y2="{_n(y_end)}" stroke="{_ACCENT}" '
+            f'stroke-width="1.2" stroke-dasharray="4 3"><title>{_esc(reference[1])}</title></line>'
+        )
+        body.append(_text(rx, 36, _esc(reference[1]), size=11, anchor="middle", fill=_ACCENT))
     body.append(_text(text_x, 48, _esc(value_header), size=11.5, fill=MUTED, weight="600"))
     for kind, item, yy in layout:
         if kind == "group":

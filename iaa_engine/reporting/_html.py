@@ -419,7 +419,7 @@ def _clip(name: Any, limit: int = 2 * NAME_MAX_CHARS) -> str:
 
 def _annotators_section(card: AnnotatorReport) -> str:
     """Each annotator's kappa with the pooled others and its interval (a chart), and their scorecard (a table)."""
-    t = card.table
+    t, s = card.table, card.settings
     order = np.lexsort((t["kappa"].to_numpy(dtype=float), (t["flag"] == "").to_numpy()))
     shown = t.iloc[order[:SCORECARD_ROWS]]
     pct = f"{card.confidence:.0%}"
@@ -436,12 +436,20 @@ def _annotators_section(card: AnnotatorReport) -> str:
         x_title="Cohen's kappa of the annotator against the pooled others",
         label_title="annotator",
         missing_text="undefined",
+        reference=(s["random_kappa"], f"{s['random_fraction']:g} × typical kappa"),
     )
     more = f" The {SCORECARD_ROWS} shown: flagged first, then the lowest kappa." if len(t) > len(shown) else ""
     caption = (
         f"One row per annotator: Cohen's kappa of their labels against the other annotators' labels on the same "
         f"items (dot), with its {pct} interval (line; Fleiss, Cohen & Everitt's standard error). Flagged annotators "
-        "are highlighted." + more
+        "are highlighted."
+        + (
+            f" The dashed line is {s['random_fraction']:g} × the typical (median) annotator's kappa, "
+            f"{s['random_kappa']:.3f}: the random flag's test asks whether an annotator is significantly below it."
+            if np.isfinite(s["random_kappa"])
+            else ""
+        )
+        + more
     )
 
     def num(v: Any, digits: int = 3) -> str:
