@@ -819,7 +819,12 @@ def annotator_report(
 
         The error rates. Holm's adjustment bounds the probability that any annotator whose kappa is at least
         ``random_fraction`` times the typical one is flagged ``random`` by ``random_level`` (normal approximation),
-        and an annotator significantly better than chance is never flagged ``random``. Measured on simulated crowds
+        and an annotator significantly better than chance is never flagged ``random``. Why two tests: the chance
+        test alone cannot say "random" (not rejecting chance is no evidence of it, and on 20 items a weak genuine
+        annotator often fails to beat chance), and a test against a genuine level alone flags genuine but weak
+        annotators once they have many items. Why Holm (family-wise) and not Benjamini-Hochberg (false discovery
+        rate): a flag is a statement about a person, so the stated rate is that of flagging anyone wrongly; with one
+        random labeller among many, both adjust its p-value alike. Measured on simulated crowds
         shaped like the bundled example (40 annotators, accuracies uniform on 0.45-0.95 with errors spread over the
         other 3 of 4 labels, 3 labels per item, seeds 0-199 each; tests/test_scorecard.py checks seeds 0-99):
         genuine annotators flagged ``random`` 0.5 % of the time at 20 items per annotator, 1.5 % at 50 and 0.01 % at
