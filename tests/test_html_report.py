@@ -242,6 +242,18 @@ def test_metric_table_equals_report_and_bootstrap(crowd, crowd_text):
     assert re.search(r'data-key="level"><div class="v">nominal<', crowd_text)
 
 
+def test_the_bias_interval_is_shown_with_the_estimate_it_centres_on(crowd, crowd_text):
+    """Issue 24: the page gave bias B 0.0012 with the interval [0.0016, 0.0025], outside its own estimate. The
+    basic interval is about the population B and centres on the bias-corrected estimate (2 B - the replicates'
+    mean), which the row's note states and the forest plot draws as the row's dot, inside its line."""
+    boot = ie.bootstrap(crowd, n_boot=N_BOOT, seed=0).table.loc["bias"]
+    assert boot["method"] == "basic" and boot["lower"] <= boot["corrected"] <= boot["upper"]
+    row = re.search(r'<tr data-metric="bias".*?</tr>', crowd_text, re.S).group(0)
+    assert f"centres on the bias-corrected estimate {boot['corrected']:.4f}" in row
+    forest = re.search(r'<figure id="fig-forest".*?</figure>', crowd_text, re.S).group(0)
+    assert "bias-corrected estimate it centres on" in forest
+
+
 def test_with_ci_and_benchmark_one_table_holds_both_intervals_and_the_figures_are_in_order(crowd):
     """Issue 25: with ``--ci`` or ``--benchmark`` Fleiss' kappa, AC1, Brennan-Prediger and the multi-coder kappa
     stayed in one metrics table under their names, with their analytic interval (Gwet's linearisation) and their

@@ -371,6 +371,7 @@ def test_coverage_of_the_bias_interval(n_items, preference, band):
         row = res.table.loc["bias"]
         assert row["method"] == "basic"
         hits += row["lower"] <= b_true <= row["upper"]
+        assert row["lower"] <= row["corrected"] <= row["upper"]  # the interval contains its own estimate
         q = np.quantile(res.replicates["bias"], [0.025, 0.975])
         perc += q[0] <= b_true <= q[1]
     assert band[0] <= hits / sims <= band[1], hits / sims
@@ -382,7 +383,8 @@ def test_bias_interval_on_the_bundled_crowd_example():
     skills and the class shares, so the true B is known: 4.2e-5. B's estimate, 1.2e-3, is almost all sampling
     noise (about 23 annotations per worker); the percentile interval [0.0016, 0.0025] missed both. The basic
     interval covers the true B, and it lies below the estimate (the bootstrap puts the estimate's bias at 8e-4,
-    3.6 standard errors)."""
+    3.6 standard errors). The basic interval's own point estimate is the bias-corrected one (2 B - mean of the
+    replicates, Efron & Tibshirani 1993 §10.6: 0.0004), which it contains, and which the report shows beside it."""
     rng = np.random.default_rng(20251124)  # the generator's first draws: true classes, then skills
     priors = np.array([0.3, 0.25, 0.35, 0.10])
     rng.choice(4, size=300, p=priors)
@@ -391,10 +393,16 @@ def test_bias_interval_on_the_bundled_crowd_example():
     b_true = dist.var(axis=0).sum() / 39
     assert b_true == pytest.approx(4.18e-5, rel=1e-3)
     data = ie.read(EXAMPLES / "crowd.csv")
-    row = ie.bootstrap(data, n_boot=1000, seed=0, progress=False).table.loc["bias"]
+    res = ie.bootstrap(data, n_boot=1000, seed=0, progress=False)
+    row = res.table.loc["bias"]
     assert row["method"] == "basic"
     assert row["lower"] <= b_true <= row["upper"]
     assert row["upper"] < row["estimate"] == pytest.approx(ie.annotator_bias(data), abs=1e-15)
+    corrected = 2 * row["estimate"] - res.replicates["bias"].mean()
+    assert row["corrected"] == pytest.approx(corrected, abs=1e-15) and 0 < corrected < row["estimate"]
+    assert row["lower"] <= row["corrected"] <= row["upper"]
+    text = str(ie.report(data, ci=True, n_boot=1000, seed=0))
+    assert f"basic (bias-corrected estimate {row['corrected']:.4f})" in text
 
 
 def test_report_states_the_interval_method():

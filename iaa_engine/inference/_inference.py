@@ -32,12 +32,14 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class BootstrapResult(Result):
-    """Bootstrap distribution and intervals of agreement metrics (the result of :func:`bootstrap`).
+    r"""Bootstrap distribution and intervals of agreement metrics (the result of :func:`bootstrap`).
 
     Attributes
     ----------
     table : pandas.DataFrame
         Indexed by metric (index name ``metric``): ``estimate`` (on the data),
+        ``corrected`` (the bias-corrected estimate :math:`2\hat\theta - \bar\theta^*`, the estimate less the
+        bootstrap's estimate of its bias, cut to the values the metric can take: the centre of a basic interval),
         ``se`` (standard deviation of the replicates), ``lower``, ``upper``
         (the interval), ``method`` (how the interval was computed: ``'bca'`` or
         ``'basic'``, described in :data:`INTERVAL_METHODS` and :func:`bootstrap`),
@@ -66,7 +68,7 @@ class BootstrapResult(Result):
     >>> data = ie.read(files("iaa_engine") / "examples" / "classroom.csv")
     >>> res = ie.bootstrap(data, n_boot=200, seed=0, progress=False)
     >>> list(res.to_frame().columns)
-    ['metric', 'estimate', 'se', 'lower', 'upper', 'method', 'n_undefined']
+    ['metric', 'estimate', 'corrected', 'se', 'lower', 'upper', 'method', 'n_undefined']
     >>> res.replicates.shape  # 200 replicates of 15 metrics
     (200, 15)
     >>> sorted(res.to_dict())
@@ -82,7 +84,8 @@ class BootstrapResult(Result):
     seed: int | None
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per metric: ``estimate``, ``se``, ``lower``, ``upper``, ``method``, ``n_undefined``."""
+        """One row per metric: ``estimate``, ``corrected``, ``se``, ``lower``, ``upper``, ``method``,
+        ``n_undefined``."""
         return self.table.reset_index()
 
     def to_dict(self) -> dict:
@@ -530,8 +533,11 @@ def bootstrap(
       ======================================  ==========  =====  =====
 
       Where B's estimate is mostly sampling noise (the first row; the bundled crowd example, whose generator's
-      true B is 4e-5 against an estimate of 1.2e-3), the interval lies below the estimate, and it is
-      conservative there (the replicates' spread also counts the noise twice).
+      true B is 4e-5 against an estimate of 1.2e-3), the interval lies below the plug-in estimate, and it is
+      conservative there (the replicates' spread also counts the noise twice). Such an interval is about the
+      population value, and its point estimate is the bias-corrected one, column ``corrected``
+      (:math:`2\hat\theta - \bar\theta^*`, Efron & Tibshirani 1993, §10.6), which it contains: the report and
+      the HTML page show that estimate beside a basic interval (crowd example: 0.0004 in [0, 0.0008]).
 
     The standard error is the replicates' :math:`\big(\frac{1}{B'-1}\sum_b (\theta^*_b - \bar\theta^*)^2\big)^{1/2}`.
 
@@ -658,8 +664,11 @@ def bootstrap(
         point = est.get(name, np.nan)
         point = np.nan if point is None else float(point)
         lo, hi, method = _interval(str(name), point, good, jack.get(str(name)), unit_weights.get(str(name)), confidence)
+        low, high = _bounds(str(name))
+        corrected = float(np.clip(2.0 * point - good.mean(), low, high)) if good.size and np.isfinite(point) else np.nan
         rows[name] = {
             "estimate": point,
+            "corrected": corrected,
             "se": float(np.std(good, ddof=1)) if good.size > 1 else np.nan,
             "lower": lo,
             "upper": hi,

@@ -250,6 +250,12 @@ def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, An
                 n_undefined=int(b["n_undefined"]),
                 method=_BOOT_METHOD.get(method, method),
             )
+            if method == "basic" and "corrected" in boot.table.columns and np.isfinite(b["corrected"]):
+                row["corrected"] = float(b["corrected"])
+                notes.append(
+                    f"the basic interval is about the population value: it centres on the bias-corrected estimate "
+                    f"{_rounded(row['corrected'])} (the estimate less the bootstrap's estimate of its bias)"
+                )
             if np.isfinite(est) and not np.isfinite(row["lower"]):
                 notes.append(f"interval undefined: the metric is undefined in all {boot.n_boot} bootstrap replicates")
             elif np.isfinite(est) and row["n_undefined"]:
@@ -782,7 +788,7 @@ def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> t
     rows = [r for r in rows if r["method"]]  # the metrics the bootstrap resampled
     svg = interval_plot(
         [r["label"] for r in rows],
-        [r["estimate"] for r in rows],
+        [r.get("corrected", r["estimate"]) for r in rows],  # a basic interval's own estimate: the bias-corrected one
         [r["lower"] for r in rows],
         [r["upper"] for r in rows],
         groups=[r["group"] for r in rows],
@@ -796,7 +802,8 @@ def _forest(rows: list[dict[str, Any]], boot: BootstrapResult, fig_id: str) -> t
         missing_text="undefined",
     )
     caption = (
-        f"One row per metric: the estimate on the data (dot) and its {boot.confidence:.0%} "
+        f"One row per metric: the estimate on the data (dot; for a basic interval the bias-corrected estimate it "
+        f"centres on) and its {boot.confidence:.0%} "
         f"{_esc(_boot_methods(rows))} (line) from {boot.n_boot} resamplings of the items (seed {_esc(boot.seed)}). "
         "Raw agreement is a probability (0 to 1); the chance-corrected coefficients are 0 at chance level and 1 at "
         "perfect agreement. The same intervals are in the metrics table."

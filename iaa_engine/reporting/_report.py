@@ -251,13 +251,17 @@ class Report(Result):
                 "",
                 f"  Bootstrap {self.intervals.confidence:.0%} intervals ({self.intervals.n_boot} replicates "
                 f"of the items, seed {self.intervals.seed}); BCa: bias-corrected and accelerated (Efron 1987);",
-                "  basic: twice the estimate minus the replicates' quantiles (centred on the estimate less its bias)",
+                "  basic: twice the estimate minus the replicates' quantiles, centred on the bias-corrected estimate",
+                "  (the estimate less the bootstrap's estimate of its bias), which is shown beside it",
                 f"    {'metric':<24} {'estimate':>9} {'lower':>9} {'upper':>9} {'s.e.':>9}  interval",
             ]
             for name, row in t.iterrows():
+                how = "BCa" if row["method"] == "bca" else str(row["method"])
+                if row["method"] == "basic" and "corrected" in row.index:
+                    how += f" (bias-corrected estimate {fmt(row['corrected'])})"
                 lines.append(
                     f"    {name:<24} {fmt(row['estimate']):>9} {fmt(row['lower']):>9} {fmt(row['upper']):>9} "
-                    f"{fmt(row['se']):>9}  {'BCa' if row['method'] == 'bca' else row['method']}"
+                    f"{fmt(row['se']):>9}  {how}"
                 )
         if self.hierarchy is not None:
             h = self.hierarchy
