@@ -657,7 +657,7 @@ def block(out) -> dict:
     return {r[0]: r[1] for r in out}
 
 
-def assert_block_equals(out, e: ie.Estimate, *, icc: bool = False, pct: str = "95%"):
+def assert_block_equals(out, e: ie.Estimate, *, pct: str = "95%"):
     """Every cell of the block is the core's Estimate, to the last bit."""
     assert [r[0] for r in out] == [
         f"Estimate ({e.metric})",
@@ -668,7 +668,7 @@ def assert_block_equals(out, e: ie.Estimate, *, icc: bool = False, pct: str = "9
         "Items",
     ]
     assert out[0][1] == e.estimate
-    assert out[1][1] == (NA if icc else e.se)
+    assert out[1][1] == (e.se if np.isfinite(e.se) else DIV0)  # the ICC's too: the delta method's (issue 25)
     assert out[2][1] == e.lower and out[3][1] == e.upper
     assert out[4][1] == e.p_value
     assert out[5][1] == e.n_items
@@ -771,11 +771,11 @@ def test_iaa_estimate_defaults_and_confidence(classroom):
 @pytest.mark.parametrize("form", ie.ICC_FORMS)
 def test_iaa_estimate_icc_block(form, classroom):
     out = call("IAA_ESTIMATE", A, form)
-    assert_block_equals(out, ie.icc(classroom, form), icc=True)  # the ICC's interval is F-based: no SE (#N/A)
+    assert_block_equals(out, ie.icc(classroom, form))  # the F interval, the delta method's SE
     assert out[0][1] == value("INTRACLASS", A, form)
     out = call("IAA_ESTIMATE", SF, form.lower(), "identity", 0.9, None, None, "columns")
     data = ie.Annotations.from_wide(SHROUT_FLEISS, annotators_as="columns")
-    assert_block_equals(out, ie.icc(data, form, confidence=0.9), icc=True, pct="90%")
+    assert_block_equals(out, ie.icc(data, form, confidence=0.9), pct="90%")
 
 
 def test_iaa_estimate_pairs_need_two_annotators(classroom):
@@ -803,7 +803,7 @@ def test_new_functions_read_blank_cells_as_missing():
     )
     assert_block_equals(call("IAA_ESTIMATE", sparse, "multi_kappa"), ie.estimate(d, "multi_kappa"))
     icc_block = call("IAA_ESTIMATE", sparse, "ICC(2,1)")
-    assert_block_equals(icc_block, ie.icc(d), icc=True)
+    assert_block_equals(icc_block, ie.icc(d))
     assert icc_block[5][1] == 8  # complete cases: 7 of the 15 items have a blank
 
 

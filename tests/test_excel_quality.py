@@ -383,7 +383,7 @@ ERRORS = [
     ("GOLD_ACCURACY", (A, [[20.0, 1.0], [21.0, 2.0]]), NA, "none of the 2 items of known"),
     ("GOLD_ACCURACY", (A, [[1.0, 1.0], [1.0, 2.0]]), VALUE, "more than once"),
     ("GOLD_ACCURACY", (A, [[None, 1.0], [2.0, 2.0]]), VALUE, "has no item name"),
-    ("IAA_BENCHMARK", (A, "ICC(2,1)"), VALUE, "has no standard error"),
+    ("IAA_BENCHMARK", (A, "ICC(2,1)"), VALUE, "got the intraclass correlation"),
     ("IAA_BENCHMARK", (A, "fleiss"), VALUE, "metric must be one of"),
     ("IAA_BENCHMARK", (A, None, "cohen"), VALUE, "scale must be one of"),
     ("IAA_BENCHMARK", (A, None, None, None, 0.0), VALUE, "threshold must be a number above 0"),

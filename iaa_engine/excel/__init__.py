@@ -140,7 +140,9 @@ DOC_MIN_ITEMS = "Annotators with fewer items shared with others are never flagge
 DOC_THRESHOLD = "The accuracy an annotator needs, between 0 and 1 (default 0.8)."
 DOC_SCALE = '"landis_koch" (default), "fleiss", "altman" or "krippendorff" (0.667 / 0.800).'
 DOC_BENCH_THRESHOLD = "The probability the reading must reach, in (0, 1] (default 0.95)."
-DOC_METRIC_BENCH = DOC_METRIC.replace(', or an ICC form such as "ICC(2,1)"', "") + " An ICC has no standard error."
+DOC_METRIC_BENCH = (
+    DOC_METRIC.replace(', or an ICC form such as "ICC(2,1)"', "") + " Not an ICC (IAA_ESTIMATE gives its interval)."
+)
 
 #: The help text of each argument, by its name; a function's own ``docs`` (see :func:`worksheet`) win.
 ARG_DOCS = {
@@ -454,11 +456,10 @@ def IAA_ESTIMATE(
         if w != "identity":
             raise ExcelError("#VALUE!", f"weights are for the kappa family; {m} takes none (got {weights!r})")
         d, _, _ = read(data, layout, headers, allow_counts=False)
-        e = ie.icc(d, m, confidence=conf)
-        se: Any = "#N/A"  # the ICC's interval comes from the F distribution: it has no standard error
+        e = ie.icc(d, m, confidence=conf)  # its interval is the F interval; its SE the delta method's
     else:
         e = _estimate(data, m, w, annotator_a, annotator_b, layout, headers, confidence=conf)
-        se = scalar(e.se)
+    se = scalar(e.se)
     pct = f"{conf * 100:g}%"
     return [
         [f"Estimate ({e.metric})", scalar(e.estimate)],
@@ -640,8 +641,8 @@ def IAA_BENCHMARK(
     if is_icc:
         raise ExcelError(
             "#VALUE!",
-            f"{m} has no standard error (its interval comes from the F distribution): read a kappa-family "
-            "coefficient or krippendorff_alpha on a scale",
+            f"IAA_BENCHMARK reads a kappa-family coefficient or krippendorff_alpha on an agreement scale; got the "
+            f"intraclass correlation {m} (its estimate and F interval: IAA_ESTIMATE)",
         )
     sc = option(scale.replace("-", "_") if isinstance(scale, str) else scale, "scale", BENCHMARK_SCALES, "landis_koch")
     thr = fraction(threshold, "threshold", 0.95, low_open=True)
