@@ -12,7 +12,7 @@ import pandas as pd
 
 from iaa_engine.base._choices import LEVELS
 from iaa_engine.base._params import ANY, Choice, Flag, NoneOr, Real, Whole, validate
-from iaa_engine.base._results import Result, nan_to_none
+from iaa_engine.base._results import Result, nan_to_none, printable
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.stats import _differences as diff
 from iaa_engine.stats._homogeneity import (
@@ -111,7 +111,7 @@ class AnnotatorReport(Result):
     def __str__(self) -> str:
         return (
             f"Annotator scorecard (alpha {self.alpha:.4f} at the {self.level} level, gold: {self.gold})\n"
-            + text_table(self.table)
+            + text_table(self.table.assign(annotator=self.table["annotator"].map(printable)))  # names escaped
             + "\n"
             + flag_legend(self.settings, width=118)
         )
