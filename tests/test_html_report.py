@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -415,8 +416,6 @@ def test_hostile_names_are_escaped(crowd, tmp_path):
 
 
 def html_escape(s: str) -> str:
-    import html
-
     return html.escape(s, quote=True)
 
 
@@ -538,3 +537,21 @@ def test_the_browser_dom_holds_the_five_pictures(crowd_html, tmp_path):
         assert f'id="{fig}-svg"' in dom
     assert dom.count("<rect") > 1600  # the 40 × 40 heatmap is there
     assert "Fleiss' kappa" in dom
+
+
+def test_the_iccs_row_says_which_items_it_rests_on():
+    """Issue 25: the ICC is computed on complete cases (30 of 40 items here) and its row said nothing; the row's
+    note now gives the core's sentence (``Estimate.details['note']``) beside the number."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for i in range(40):
+        true = rng.normal(3, 1)
+        rows += [(f"i{i}", f"a{a}", round(true + rng.normal(0, 0.5), 1)) for a in range(4) if i < 30 or a < 3]
+    data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"])).with_level("interval")
+    rep = ie.report(data)
+    page = render_html_report(data, report=rep)
+    for form in ("ICC(1,1)", "ICC(2,1)"):
+        note = rep.estimates[form].details["note"]
+        assert note.startswith(f"{form} rests on 30 of the 40 rated items")
+        row = re.search(rf'<tr data-metric="{re.escape(form)}".*?</tr>', page, re.S).group(0)
+        assert html.escape(note) in row

@@ -240,6 +240,8 @@ def _metric_rows(rep: Report, boot: BootstrapResult | None) -> list[dict[str, An
         notes = []
         if not np.isfinite(est):
             notes.append(_undefined_reason(key, rep))
+        if e is not None and (e.details or {}).get("items_dropped"):  # the ICC on complete cases: which items
+            notes.append(str(e.details.get("note", "")))
         if boot is not None and key in boot.table.index:
             b = boot.table.loc[key]
             method = str(b["method"]) if "method" in boot.table.columns else "percentile"
