@@ -82,18 +82,44 @@ RATIO_QUADRATURE_Q = 4096
 _RATIO_STEP = 0.2
 
 
-def _ratio_node_range(x: np.ndarray) -> tuple[float, float, int]:
-    """The first and last u of the trapezoidal rule for positive values ``x`` scaled to a largest of 1, and the number
-    of nodes (:func:`_ratio_node_blocks`)."""
-    lo, hi = -20.0 - np.log(2.0), float(np.log(45.0 / (2.0 * (float(x.min()) / float(x.max())))))
-    return lo, hi, int(np.ceil((hi - lo) / _RATIO_STEP)) + 1
+def _ratio_rule(r: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Logarithms of nodes :math:`t_j` and weights :math:`W_j` (no overflow) with
+    :math:`\sum_j W_j e^{-t_j s} = 1/s^2` to about :math:`10^{-15}` relative for every :math:`s \in [2r, 2]`
+    (positive values scaled to a largest of 1, r the smallest).
+
+    The trapezoidal rule of step h = 0.2 on :math:`1/s^2 = \int_0^\infty t e^{-ts}\,dt` after
+    :math:`t = e^u` (see :func:`_ratio_node_blocks` for its error bound) and, to shorten the slow left tail, the
+    double-exponential map :math:`u = v - e^{-v}` (Takahasi & Mori 1974): the integrand then decays doubly
+    exponentially at both ends, the nodes run from v = -3.5 (u = -36.6) to :math:`u = \log(45/2r) + 0.5`, and
+    :math:`W_j = h\,t_j^2 (1 + e^{-v_j})`: 48 nodes for values within a factor 10 of each other, 71 within a
+    factor 1000, 140 from :math:`10^{-9}` to :math:`10^9` (at most about 3,800 for any double-precision values).
+    The rule is checked on 4001 values of s spread evenly in log s over :math:`[2r, 2]` (error below
+    :math:`10^{-14}`); should the check fail, the plain rule in u with its proven bound is used.
+    """
+    hi = float(np.log(45.0 / (2.0 * r)))
+    v = np.arange(-3.5, hi + 3.0, _RATIO_STEP)
+    u = v - np.exp(-v)
+    keep = u <= hi + 0.5
+    u, log_w = u[keep], np.log(_RATIO_STEP) + 2.0 * u[keep] + np.log1p(np.exp(-v[keep]))
+    s = np.exp(np.linspace(np.log(2.0 * r), np.log(2.0), 4001))
+    log_s = np.log(s)[:, None]
+    err = np.max(np.abs(np.sum(np.exp(log_w - np.exp(u + log_s) + 2.0 * log_s), axis=1) - 1.0))
+    if not err < 1e-14:  # pragma: no cover - the map never failed the check
+        u = -20.0 - np.log(2.0) + _RATIO_STEP * np.arange(int(np.ceil((hi + 20.0 + np.log(2.0)) / _RATIO_STEP)) + 1)
+        log_w = np.log(_RATIO_STEP) + 2.0 * u
+    return u, log_w
 
 
 def ratio_uses_quadrature(x: np.ndarray) -> bool:
     """Whether the quadrature is cheaper than the pairs for these values: q above :data:`RATIO_QUADRATURE_Q` and
-    five times the nodes (one node costs about as much as five pairs of values per value)."""
+    five times the nodes (one node costs about as much as five pairs of values per value), and the smallest positive
+    value at least 1e-300 times the largest (the nodes stay finite)."""
     pos = x[x > 0]
-    return pos.size > RATIO_QUADRATURE_Q and pos.size > 5 * _ratio_node_range(pos)[2]
+    return (
+        pos.size > RATIO_QUADRATURE_Q
+        and float(pos.min()) >= 1e-300 * float(pos.max())
+        and pos.size > 5 * _ratio_rule(float(pos.min()) / float(pos.max()))[0].size
+    )
 
 
 def ratio_expected_sum(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -129,15 +155,18 @@ def ratio_expected_sum_exact(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ratio_node_blocks(x: np.ndarray, p: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, float]]:
-    r"""The trapezoidal rule's nodes for positive values ``x``, a block at a time: ``(e, z, h)`` with
-    :math:`e_{cj} = e^{-t_j x_c}`, :math:`z_{cj} = t_j (x_c - \bar x_j)` and h the step.
+def _ratio_node_blocks(x: np.ndarray, p: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    r"""The quadrature's nodes for positive values ``x`` (:func:`_ratio_rule`), a block at a time: ``(e, z)`` with
+    :math:`e_{cj} = e^{-t_j x_c}`, :math:`z_{cj} = \sqrt{W_j} (x_c - \bar x_j)`, so that
+    :math:`\sum_j e_{cj} e_{kj} (z_{cj} - z_{kj})^2 \approx (x_c - x_k)^2/(x_c + x_k)^2`.
 
     :math:`\bar x_j` is the mean of the values weighted by :math:`p_c e^{-t_j x_c}`: the values that count at
     node j lie around it, and their differences from it are exact (Sterbenz) where the values cluster, so values
-    close together keep their difference to the last digit (``t x`` would not). :math:`t_j = e^{u_j} / \max x`
-    (the ratio difference does not change with the scale); z is clipped at ±2000, which changes only entries where
-    e is 0.
+    close together keep their difference to the last digit (``t x`` would not). The nodes are those of
+    :func:`_ratio_rule` divided by :math:`\max x` (the ratio difference does not change with the scale); z is
+    clipped at ±2000, which changes only entries where e is 0.
+
+    The error bound of the plain rule in :math:`u = \log t`:
 
     One pair with :math:`s = x_c + x_k` contributes :math:`\int e^{2u} e^{-s e^u}\,du = 1/s^2` (times
     :math:`(x_c - x_k)^2`); with :math:`v = u + \log s` the integrand is :math:`g(v) = e^{2v - e^v}`, of integral 1,
@@ -151,10 +180,11 @@ def _ratio_node_blocks(x: np.ndarray, p: np.ndarray) -> Iterator[tuple[np.ndarra
     double-precision values (:math:`r \ge 5\cdot10^{-324}`); 130 for values within a factor 10 of each other,
     330 from :math:`10^{-9}` to :math:`10^{9}`.
     """
-    lo, _, count = _ratio_node_range(x)
-    nodes = np.exp(lo + _RATIO_STEP * np.arange(count)) / float(x.max())
+    top = float(x.max())
+    log_t, log_w = _ratio_rule(float(x.min()) / top)
+    nodes, roots = np.exp(log_t - np.log(top)), np.exp(0.5 * log_w - np.log(top))
     step = max(1, RATIO_CELLS // x.size)
-    for first in range(0, count, step):
+    for first in range(0, nodes.size, step):
         t = nodes[first : first + step]
         e = np.multiply.outer(x, t)
         np.minimum(e, 1e3, out=e)  # exp(-1000) is 0
@@ -163,9 +193,9 @@ def _ratio_node_blocks(x: np.ndarray, p: np.ndarray) -> Iterator[tuple[np.ndarra
         w0 = p @ e
         centre = np.divide((p * x) @ e, w0, out=np.zeros_like(w0), where=w0 > 0)
         z = np.subtract.outer(x, centre)  # exact for values within a factor 2 of the centre (Sterbenz)
-        z *= t
+        z *= roots[first : first + step]
         np.clip(z, -2e3, 2e3, out=z)
-        yield e, z, _RATIO_STEP
+        yield e, z
 
 
 def ratio_expected_sum_quadrature(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -233,18 +263,18 @@ def ratio_expected_sum_quadrature(totals: np.ndarray, x: np.ndarray) -> np.ndarr
 
 
 def _ratio_variance_integral(t: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r""":math:`h \sum_j (A_0 A_2 - A_1^2)(t_j)` per row of ``t`` (see :func:`ratio_expected_sum_quadrature`), and
-    :math:`h \sum_j A_0 A_2` (the size of the rounding errors of the difference)."""
+    r""":math:`\sum_j (A_0 A_2 - A_1^2)(t_j)` per row of ``t`` (see :func:`ratio_expected_sum_quadrature`), and
+    :math:`\sum_j A_0 A_2` (the size of the rounding errors of the difference)."""
     var = np.zeros(t.shape[0])
     scale = np.zeros(t.shape[0])
-    for e, z, h in _ratio_node_blocks(c, t.sum(axis=0)):
+    for e, z in _ratio_node_blocks(c, t.sum(axis=0)):
         a0 = t @ e
         e *= z
         a1 = t @ e
         e *= z
         a2 = t @ e
-        var += h * np.sum(a0 * a2 - a1 * a1, axis=1)
-        scale += h * np.sum(a0 * a2, axis=1)
+        var += np.sum(a0 * a2 - a1 * a1, axis=1)
+        scale += np.sum(a0 * a2, axis=1)
     return var, scale
 
 
@@ -294,7 +324,7 @@ def ratio_row_sums(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     out[~pos] = a_pos
     c, w = x[pos], a[pos]
     acc = np.zeros(c.size)
-    for e, z, h in _ratio_node_blocks(c, w):
+    for e, z in _ratio_node_blocks(c, w):
         ez = e * z
         b0, b1, b2 = w @ e, w @ ez, w @ (ez * z)
         ez = z * b0
@@ -303,7 +333,7 @@ def ratio_row_sums(x: np.ndarray, a: np.ndarray) -> np.ndarray:
         ez += b2
         ez *= e
         z = ez
-        acc += h * z.sum(axis=1)
+        acc += z.sum(axis=1)
     out[pos] = acc + float(a[~pos].sum())
     return out
 
