@@ -197,7 +197,7 @@ def test_dawid_skene_matches_crowd_kit():
 
 def test_dawid_skene_input_errors():
     data = ie.Annotations.from_wide([[1, 2], [1, 1]], annotators_as="rows")
-    with pytest.raises(ValueError, match="max_iter must be a whole number of at least 1; got 0"):
+    with pytest.raises(ValueError, match="max_iter must be a whole number from 1 to 100000; got 0"):
         ie.gold_standard(data, rule="dawid_skene", max_iter=0)
     with pytest.raises(ValueError, match="no annotator identities"):
         ie.gold_standard(ie.Annotations.from_counts([[1, 1]]), rule="dawid_skene")

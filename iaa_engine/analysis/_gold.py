@@ -81,7 +81,7 @@ class GoldStandard(Result):
     Two annotators agree on the first item and split on the second, whose two labels are both kept:
 
     >>> import iaa_engine as ie
-    >>> gold = ie.gold_standard(ie.Annotations.from_wide([["pos", "neg"], ["pos", "pos"]]))
+    >>> gold = ie.gold_standard(ie.Annotations.from_wide([["pos", "neg"], ["pos", "pos"]], annotators_as="rows"))
     >>> gold.labels
        item label  score  share    tie  n_annotations
     0     0   pos    2.0    1.0  False              2
