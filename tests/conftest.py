@@ -21,31 +21,46 @@ def _label_studio_state_in_a_temporary_directory(tmp_path_factory):
 
 
 # --------------------------------------------------------------------------- parallel workers (pytest-xdist)
-# `make test` runs `pytest -n 4 --dist loadgroup`. A test that uses a module-scoped fixture of its own file (a real
-# Label Studio server, a LibreOffice recalculation, a browser, a local Dask cluster) joins that file's group, so the
-# fixture is built once, on one worker; every other test is scheduled on its own. Groups are started first, the
-# Label Studio files (the longest) before the rest, then slow tests, so that no long group starts last and leaves the
-# other workers idle. Without xdist the marks and the order change nothing that a test can see.
+# `make test` runs `pytest -n 4 --dist loadgroup`. The files below build a costly module-scoped fixture (a real
+# Label Studio server, a LibreOffice recalculation, wheels and a clean venv, a local Dask cluster, a bootstrapped
+# HTML page): each such file's tests are one group, run on one worker, so the fixture is built once; every other
+# test is scheduled on its own. (xdist's own `xdist_group` marks do not reach its scheduler under pytest 9.2, which
+# no longer reads the node id xdist rewrites; the scheduler below groups by file instead.) The groups are started
+# first, the Label Studio files (the longest) before the rest, then the slow tests, so that no long group starts
+# last while the other workers idle. Without xdist the order changes nothing a test can see.
+
+TOGETHER = (
+    "tests/test_label_studio",
+    "tests/test_excel_template.py",
+    "tests/test_class_workbook.py",
+    "tests/test_excel_lite.py",
+    "tests/test_distributed.py",
+    "tests/test_html_report.py",
+)
 
 
-def _own_module_scoped_fixture(item) -> bool:
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return False
-    module_id = item.nodeid.split("::", 1)[0]
-    for defs in info.name2fixturedefs.values():
-        for d in defs:
-            if d.scope in ("module", "package") and d.baseid.split("::", 1)[0] == module_id:
-                return True
-    return False
+def _group(nodeid: str) -> str | None:
+    module = nodeid.split("::", 1)[0]
+    return module if module.startswith(TOGETHER) else None
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid) or nodeid
+
+    return FileGroups(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
     def rank(item) -> int:
-        module = item.nodeid.split("::", 1)[0]
-        if _own_module_scoped_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(module))
-            return 0 if "label_studio" in module else 1
+        group = _group(item.nodeid)
+        if group:
+            return 0 if "label_studio" in group else 1
         return 2 if item.get_closest_marker("slow") else 3
 
     items.sort(key=rank)  # stable: within a rank, the collection order
