@@ -158,15 +158,17 @@ def ratio_expected_sum_exact(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _ratio_node_blocks(x: np.ndarray, p: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    r"""The quadrature's nodes for positive values ``x`` (:func:`_ratio_rule`), a block at a time: ``(e, z)`` with
+    r"""The quadrature's nodes for positive values ``x`` (:func:`_ratio_rule`), a block at a time: ``(e, z)``, nodes ×
+    values (rows contiguous: the products with the values' vectors run along them), with
     :math:`e_{cj} = e^{-t_j x_c}`, :math:`z_{cj} = \sqrt{W_j} (x_c - \bar x_j)`, so that
     :math:`\sum_j e_{cj} e_{kj} (z_{cj} - z_{kj})^2 \approx (x_c - x_k)^2/(x_c + x_k)^2`.
 
     :math:`\bar x_j` is the mean of the values weighted by :math:`p_c e^{-t_j x_c}`: the values that count at
     node j lie around it, and their differences from it are exact (Sterbenz) where the values cluster, so values
     close together keep their difference to the last digit (``t x`` would not). The nodes are those of
-    :func:`_ratio_rule` divided by :math:`\max x` (the ratio difference does not change with the scale); z is
-    clipped at ±2000, which changes only entries where e is 0.
+    :func:`_ratio_rule` divided by :math:`\max x` (the ratio difference does not change with the scale). Where e
+    is not 0, |z| is below about 1000 (t x and the centre's t x̄ are below 745); elsewhere z may be large (below
+    1e302 as the values are within a factor 1e300), so callers form e z and e z², never z² alone.
 
     The error bound of the plain rule in :math:`u = \log t`:
 
@@ -187,16 +189,12 @@ def _ratio_node_blocks(x: np.ndarray, p: np.ndarray) -> Iterator[tuple[np.ndarra
     nodes, roots = np.exp(log_t - np.log(top)), np.exp(0.5 * log_w - np.log(top))
     step = max(1, RATIO_CELLS // x.size)
     for first in range(0, nodes.size, step):
-        t = nodes[first : first + step]
-        e = np.multiply.outer(x, t)
-        np.minimum(e, 1e3, out=e)  # exp(-1000) is 0
-        np.negative(e, out=e)
+        e = np.multiply.outer(-nodes[first : first + step], x)  # finite: t x <= 45 max/(2 min) <= 2.25e301
         np.exp(e, out=e)
-        w0 = p @ e
-        centre = np.divide((p * x) @ e, w0, out=np.zeros_like(w0), where=w0 > 0)
-        z = np.subtract.outer(x, centre)  # exact for values within a factor 2 of the centre (Sterbenz)
-        z *= roots[first : first + step]
-        np.clip(z, -2e3, 2e3, out=z)
+        w0 = e @ p
+        centre = np.divide(e @ (p * x), w0, out=np.zeros_like(w0), where=w0 > 0)
+        z = x[None, :] - centre[:, None]  # exact for values within a factor 2 of the centre (Sterbenz)
+        z *= roots[first : first + step, None]
         yield e, z
 
 
@@ -269,14 +267,15 @@ def _ratio_variance_integral(t: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, 
     :math:`\sum_j A_0 A_2` (the size of the rounding errors of the difference)."""
     var = np.zeros(t.shape[0])
     scale = np.zeros(t.shape[0])
+    tt = np.ascontiguousarray(t.T)
     for e, z in _ratio_node_blocks(c, t.sum(axis=0)):
-        a0 = t @ e
+        a0 = e @ tt  # nodes × batches
         e *= z
-        a1 = t @ e
+        a1 = e @ tt
         e *= z
-        a2 = t @ e
-        var += np.sum(a0 * a2 - a1 * a1, axis=1)
-        scale += np.sum(a0 * a2, axis=1)
+        a2 = e @ tt
+        var += np.sum(a0 * a2 - a1 * a1, axis=0)
+        scale += np.sum(a0 * a2, axis=0)
     return var, scale
 
 
@@ -327,15 +326,13 @@ def ratio_row_sums(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     c, w = x[pos], a[pos]
     acc = np.zeros(c.size)
     for e, z in _ratio_node_blocks(c, w):
+        b0 = e @ w
         ez = e * z
-        b0, b1, b2 = w @ e, w @ ez, w @ (ez * z)
-        ez = z * b0
-        ez -= 2.0 * b1
-        ez *= z
-        ez += b2
-        ez *= e
-        z = ez
-        acc += z.sum(axis=1)
+        b1 = ez @ w
+        cross = b1 @ ez
+        ez *= z  # e z^2 (never z^2 alone: z may be huge where e is 0)
+        b2 = ez @ w
+        acc += b0 @ ez - 2.0 * cross + b2 @ e
     out[pos] = acc + float(a[~pos].sum())
     return out
 
