@@ -88,12 +88,12 @@ def test_the_rule_integrates_one_over_s_squared_off_its_check_grid():
     assert counts[0.1] <= 50 and counts[1e-9] <= 150 and counts[1e-300] <= 3850, counts
 
 
-@pytest.mark.parametrize("q", [5000, pytest.param(20_000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("q", [5000, 20_000])
 def test_the_quadrature_equals_the_exact_pairs_on_thousands_of_values(q, monkeypatch):
     """Above the threshold the dispatcher takes the quadrature; it equals the blocked pairs to 1e-12 relative."""
     rng = np.random.default_rng(q)
     for name, x in _value_sets(q, 3).items():
-        if q > 5000 and name not in ("cluster", "wide", "zeros", "two clusters"):
+        if q > 5000 and name != "two clusters":  # the hardest set (digits lost to a shared centre); the rest at 5000
             continue
         n = rng.integers(1, 5, x.size).astype(float)
         assert diff.ratio_uses_quadrature(x) == (name != "extreme")  # 1e-150 to 1: 1700 nodes, the pairs are cheaper
