@@ -57,6 +57,18 @@ class Receiver:
         self.server.shutdown()
         self.server.server_close()
 
+    def idle(self, timeout: float = 5.0) -> None:
+        """Wait until no request holds a worker: a client gets its answer just before the worker that sent it is
+        released, so back-to-back requests on a loaded machine could otherwise meet a 503 (every slot busy)."""
+        end = time.monotonic() + timeout
+        while self.server._active and time.monotonic() < end:
+            time.sleep(0.01)
+
+    def exchange(self, data: bytes, **kw) -> tuple[int | None, float]:
+        """:func:`exchange` once no earlier request holds a worker (sequential requests, never a 503 race)."""
+        self.idle()
+        return exchange(self.port, data, **kw)
+
     def queued(self) -> list:
         out = []
         while True:
@@ -118,15 +130,15 @@ def webhook(action="ANNOTATION_CREATED", task=1, who=3, project=PROJECT) -> byte
 
 def test_secret_and_size_are_checked_before_any_body_is_read(rx):
     # an 800 MB body announced with a wrong secret: refused at once, from the headers alone (nothing is sent)
-    status, took = exchange(rx.port, request({"Content-Length": str(800 * 2**20), SECRET_HEADER: "wrong"}))
+    status, took = rx.exchange(request({"Content-Length": str(800 * 2**20), SECRET_HEADER: "wrong"}))
     assert status == 403 and took < 1.0
-    status, _ = exchange(rx.port, request({"Content-Length": str(800 * 2**20)}))
+    status, _ = rx.exchange(request({"Content-Length": str(800 * 2**20)}))
     assert status == 403
     # with the right secret, a body over the limit is refused unread too
-    status, took = exchange(rx.port, request({"Content-Length": "1025", SECRET_HEADER: SECRET}))
+    status, took = rx.exchange(request({"Content-Length": "1025", SECRET_HEADER: SECRET}))
     assert status == 413 and took < 1.0
     # the refused client may still be sending: it gets its answer all the same
-    status, _ = exchange(rx.port, request({SECRET_HEADER: "wrong"}, b"x" * 200_000))
+    status, _ = rx.exchange(request({SECRET_HEADER: "wrong"}, b"x" * 200_000))
     assert status == 403
     assert rx.queued() == []
     assert len(rx.lines) == 4 and all(
@@ -146,7 +158,7 @@ def test_secret_and_size_are_checked_before_any_body_is_read(rx):
     ],
 )
 def test_a_missing_or_invalid_length_is_answered_at_once_with_one_log_line(rx, capfd, headers, code):
-    status, took = exchange(rx.port, request({SECRET_HEADER: SECRET, **headers}, length=False))
+    status, took = rx.exchange(request({SECRET_HEADER: SECRET, **headers}, length=False))
     assert status == code and took < 1.0
     assert len(rx.lines) == 1 and f": {code} " in rx.lines[0], rx.lines
     err = capfd.readouterr()
@@ -155,13 +167,13 @@ def test_a_missing_or_invalid_length_is_answered_at_once_with_one_log_line(rx, c
 
 def test_an_authenticated_but_malformed_webhook_is_400_and_logged_a_good_one_is_queued(rx):
     good = request({SECRET_HEADER: SECRET}, webhook(task=12))
-    assert exchange(rx.port, good)[0] == 204
+    assert rx.exchange(good)[0] == 204
     assert rx.queued() == [("ANNOTATION_CREATED", 12)] and rx.lines == []
     # ignored without error: another project, and the plugin's own annotation
-    assert exchange(rx.port, request({SECRET_HEADER: SECRET}, webhook(project=8)))[0] == 204
-    assert exchange(rx.port, request({SECRET_HEADER: SECRET}, webhook(who=BOT)))[0] == 204
+    assert rx.exchange(request({SECRET_HEADER: SECRET}, webhook(project=8)))[0] == 204
+    assert rx.exchange(request({SECRET_HEADER: SECRET}, webhook(who=BOT)))[0] == 204
     deleted = json.dumps({"action": "ANNOTATIONS_DELETED", "annotations": [{"id": 4}], "project": {"id": PROJECT}})
-    assert exchange(rx.port, request({SECRET_HEADER: SECRET}, deleted.encode()))[0] == 204
+    assert rx.exchange(request({SECRET_HEADER: SECRET}, deleted.encode()))[0] == 204
     assert [a for a, _ in rx.queued()] == ["ANNOTATIONS_DELETED"] and rx.lines == []
     bad = [
         b"not json",
@@ -173,12 +185,12 @@ def test_an_authenticated_but_malformed_webhook_is_400_and_logged_a_good_one_is_
         b"[" * 500 + b"]" * 500,  # nested lists
     ]
     for body in bad:
-        assert exchange(rx.port, request({SECRET_HEADER: SECRET}, body))[0] == 400, body[:40]
+        assert rx.exchange(request({SECRET_HEADER: SECRET}, body))[0] == 400, body[:40]
     assert rx.queued() == []
     assert len(rx.lines) == len(bad) and all(": 400 not a Label Studio webhook: " in line for line in rx.lines)
     assert "names no task" in rx.lines[3] and "unexpected action 'PROJECT_DELETED'" in rx.lines[4]
     # a body shorter than announced (the client stops sending)
-    status, _ = exchange(rx.port, request({SECRET_HEADER: SECRET, "Content-Length": "100"}, b"{}"), close_write=True)
+    status, _ = rx.exchange(request({SECRET_HEADER: SECRET, "Content-Length": "100"}, b"{}"), close_write=True)
     assert status == 400 and "shorter than its Content-Length" in rx.lines[-1]
 
 
@@ -217,7 +229,7 @@ def test_idle_and_slow_clients_never_starve_the_receiver(rx):
     dripper.start()
     time.sleep(0.3)
     for t in range(10):  # 22 connections hold nothing: every good webhook is answered at once
-        status, took = exchange(rx.port, request({SECRET_HEADER: SECRET}, webhook(task=100 + t)))
+        status, took = rx.exchange(request({SECRET_HEADER: SECRET}, webhook(task=100 + t)))
         assert status == 204 and took < 1.0
     assert [tid for _, tid in rx.queued()] == list(range(100, 110))
     assert threading.active_count() <= threads0 + 4  # the pool's 3 threads and the dripper: none per connection
@@ -251,7 +263,7 @@ def test_requests_with_complete_headers_are_served_by_a_bounded_pool(rx):
     for s in slow:
         s.close()
     time.sleep(0.3)
-    assert exchange(rx.port, request({SECRET_HEADER: SECRET}, webhook(task=3)))[0] == 204
+    assert rx.exchange(request({SECRET_HEADER: SECRET}, webhook(task=3)))[0] == 204
     assert ("ANNOTATION_CREATED", 3) in rx.queued()
     assert sum("503" in line for line in rx.lines) == 5
     assert sum("cut off" in x or "timed out" in x for x in rx.lines) == 3, "\n".join(rx.lines)
