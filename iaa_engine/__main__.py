@@ -1,7 +1,5 @@
 """``python -m iaa_engine`` is the ``iaa`` command."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()
