@@ -15,13 +15,14 @@ PLUGINS := $(wildcard plugins/*/pyproject.toml)
 
 # The main job needs only the core (numpy, pandas, pyarrow, scipy): seconds to install, no plugins, no peers.
 # setuptools announces every editable install of a flat layout with an information-only "Editable installation."
-# banner (not a warning about this project); it is filtered by its text, every real warning still shows.
+# banner (not a warning about this project); it is filtered by its text here and below, every real warning shows.
 $(VENV)/.installed-core: pyproject.toml | $(BIN)/python
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e .
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml $(PLUGINS) | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev]" $(foreach p,$(PLUGINS),-e "$(dir $(p))")
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e ".[dev]" \
+	  $(foreach p,$(PLUGINS),-e "$(dir $(p))")
 	# irrCAC (a reference implementation for Fleiss/Gwet/Conger on missing data) pins scipy==1.12, which would
 	# drag numpy below 2; its code runs on current scipy, so it is installed without its pins.
 	$(BIN)/python -m pip install --quiet --no-deps "irrCAC==0.4.4"
