@@ -13,6 +13,7 @@ with status 2; nothing prints a traceback unless ``IAA_DEBUG=1`` is set.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -29,6 +30,11 @@ from iaa_engine.base._version import __version__
 __all__ = ["main", "build_parser", "CliError"]
 
 PLUGIN_GROUP = "iaa_engine.cli"
+
+#: The core's further sub-commands, one module each in this package (``iaa_engine.cli.<name>``), each with a
+#: ``register(subparsers)`` as a plugin's: a new sub-command is a new module and one line here, not an edit of
+#: this file's parser. A module imports its heavy dependencies inside its ``func`` (``iaa --help`` stays fast).
+COMMANDS: tuple[str, ...] = ()
 
 
 class CliError(Exception):
@@ -557,6 +563,8 @@ def build_parser() -> argparse.ArgumentParser:
     ann.add_argument("--indent", action="store_true", help="indent the JSON")
     ann.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     ann.set_defaults(func=_cmd_annotators)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     for ep in entry_points(group=PLUGIN_GROUP):
         try:
             ep.load()(sub)
