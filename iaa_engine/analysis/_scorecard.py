@@ -18,6 +18,7 @@ from iaa_engine.stats import _differences as diff
 from iaa_engine.stats._homogeneity import (
     kappa_from_tables,
     marginal_homogeneity_tables,
+    normal_cdf,
     normal_quantile,
     two_sample_chi2,
     wilson_interval,
@@ -1042,14 +1043,12 @@ def annotator_report(
         kappa_se0 = sd0 / (n_pair - e0)
     # one label only: the shuffles cannot change the agreement (V_0 is 0 up to rounding)
     degenerate = np.isfinite(e0) & ~(sd0 > 1e-9 * np.maximum(n_pair, 1.0))
-    from scipy.special import ndtr
-
-    chance_p = np.where(degenerate, 1.0, ndtr(-z_chance))
+    chance_p = np.where(degenerate, 1.0, normal_cdf(-z_chance))
     typical_pool = kappa[enough] if enough.any() else kappa[np.isfinite(kappa)]
     typical = float(np.median(typical_pool)) if typical_pool.size else float("nan")
     kappa0 = random_fraction * typical
     with np.errstate(divide="ignore", invalid="ignore"):
-        below = ndtr((kappa - kappa0) / kappa_se0)
+        below = normal_cdf((kappa - kappa0) / kappa_se0)
     below = np.where(degenerate & np.isfinite(kappa), (kappa >= kappa0).astype(float), below)
     random_p = _holm(np.where(enough & np.isfinite(kappa0), below, np.nan))
     biased_p = _holm(np.where(enough, chi2_p, np.nan))
