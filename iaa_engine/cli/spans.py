@@ -1,0 +1,399 @@
+"""``iaa spans FILE``: Krippendorff's unitizing alpha (α_U) of a span table, pooled, per category and per document.
+
+The file is read by the project's readers (:func:`iaa_engine.data._io.read_table`: CSV, TSV, JSON, JSON lines,
+Parquet; a CSV cell is text as written, so a document ``007`` stays ``007``), its columns renamed to the span
+table's (``annotator``, ``start``, ``end``, ``label``, optional ``document``) and handed to
+:func:`iaa_engine.unitizing_alpha`, which checks it (errors name the offending rows, numbered from 1 as the data
+rows of the file). ``--html`` writes a self-contained page with a picture of the continuum of the documents with
+the lowest α_U (:mod:`iaa_engine.reporting._spans_page`).
+
+Which pooled value is shown: α_U over every category and every document laid end to end in one continuum
+(``UnitizingAlpha.estimate``), as INCEpTION pools its documents; ``--per-document`` adds each document's α_U on its
+own continuum.
+
+The coefficients the command reports are listed in :data:`MEASURES` (one line each): a further unitizing
+coefficient with the same result shape (``estimate``, ``per_category``, ``per_document``, ``to_dict()``) is one
+more line there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from iaa_engine.cli import CliError, safe_csv
+
+__all__ = ["register", "MEASURES"]
+
+#: The coefficients ``iaa spans`` reports: (key in the JSON and the CSV, title, ``iaa_engine`` function name).
+#: The first is the headline. A coefficient of the same result shape is one more line here.
+MEASURES: tuple[tuple[str, str, str], ...] = (
+    ("unitizing_alpha", "Krippendorff's unitizing alpha (α_U)", "unitizing_alpha"),
+)
+
+#: ``--top``'s default: documents drawn on the ``--html`` page.
+PAGE_DOCUMENTS = 8
+
+_PAIR = re.compile(r"^\s*([-+]?[0-9.eE+-]+)\s*,\s*([-+]?[0-9.eE+-]+)\s*$")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``iaa spans`` to the command line."""
+    p = subparsers.add_parser(
+        "spans",
+        help="unitizing alpha (α_U) of a span table: pooled, per category, per document",
+        description="Krippendorff's unitizing alpha of a table of spans (one row per span: annotator, start, end "
+        "(exclusive), label, optionally document) read from a CSV, TSV, JSON or Parquet file. Shows the pooled "
+        "α_U (every category and every document laid end to end in one continuum) and one row per category; "
+        "--per-document adds each document's α_U on its own continuum.",
+    )
+    p.add_argument("path", help="the span table")
+    cols = p.add_argument_group("columns")
+    for role, default in (
+        ("annotator", "annotator"),
+        ("start", "start"),
+        ("end", "end"),
+        ("label", "label"),
+        ("document", "document"),
+    ):
+        extra = " (exclusive)" if role == "end" else ""
+        extra += "; optional: without it the file is one document" if role == "document" else ""
+        cols.add_argument(
+            f"--{role}-col", default=default, metavar="NAME", help=f"{role} column{extra} (default: {default})"
+        )
+    p.add_argument(
+        "--continuum",
+        metavar="FILE|BEGIN,LENGTH",
+        help="each document's continuum: a file with columns document, begin (optional, 0) and length (e.g. the "
+        "texts' lengths), or BEGIN,LENGTH for every document; default: each document from its first start to "
+        "its last end, with a warning (α_U depends on it)",
+    )
+    p.add_argument(
+        "--overlaps",
+        choices=("raise", "merge"),
+        default="raise",
+        help="an annotator's overlapping spans of one label: raise (default: an error naming them) or merge "
+        "them into their union",
+    )
+    p.add_argument("--per-document", action="store_true", help="add each document's α_U on its own continuum")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="table (default), csv or json")
+    p.add_argument("--indent", action="store_true", help="indent the JSON")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    p.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write a self-contained HTML page: the numbers and a picture of who marked what in the "
+        "documents with the lowest α_U",
+    )
+    p.add_argument(
+        "--top",
+        type=_positive_int,
+        default=PAGE_DOCUMENTS,
+        metavar="N",
+        help=f"with --html: draw the N documents with the lowest α_U (default {PAGE_DOCUMENTS})",
+    )
+    p.set_defaults(func=run)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1; got {value}")
+    return value
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _near(name: str, names: list[str]) -> str:
+    from iaa_engine.data._io import _near as near
+
+    return near(name, names)
+
+
+def _text(column: Any) -> Any:
+    """A column of ids or labels as an object array: text as written (blank cells missing), other values as read."""
+    import numpy as np
+
+    from iaa_engine.data._encode import arrow_text
+
+    text = arrow_text(column)
+    if text is not None:
+        import pyarrow.compute as pc
+
+        values = pc.if_else(pc.equal(pc.utf8_trim_whitespace(text), ""), None, text)
+        return np.asarray(values.to_numpy(zero_copy_only=False), dtype=object)
+    return column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
+
+
+def _numbers(column: Any) -> Any:
+    """Positions as float64 when every cell is a plain number (Arrow's cast); otherwise the values as read, for
+    :func:`iaa_engine.unitizing_alpha` to name the cells that are not numbers."""
+    import numpy as np
+
+    from iaa_engine.data._encode import arrow_text
+
+    text = arrow_text(column)
+    if text is None:
+        return column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        return pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:  # padded or not numbers: the core parses what it can and names the rest
+        return np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _as_document_ids(values: Any) -> Any:
+    """Document ids as text (numbers from JSON or Parquet written as text), so that a continuum file's ids match."""
+    import numpy as np
+
+    out = np.asarray(values, dtype=object)
+    kinds = {type(v) for v in out[:1000]}
+    if kinds <= {str, type(None)} and all(isinstance(v, str) or v is None for v in out):
+        return out
+    return np.array([None if v is None else _id_text(v) for v in out], dtype=object)
+
+
+def _id_text(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def read_spans(args: argparse.Namespace) -> tuple[Any, bool]:
+    """The span table of ``args.path`` as a DataFrame with the span table's column names (and ``row``, the
+    1-based data row, which the core's errors show), and whether it has a document column."""
+    import numpy as np
+    import pandas as pd
+
+    from iaa_engine.data._io import read_table
+
+    names, columns = read_table(args.path)
+    file = Path(args.path).name
+    given = {
+        "annotator": args.annotator_col,
+        "start": args.start_col,
+        "end": args.end_col,
+        "label": args.label_col,
+    }
+    absent = [f"{c!r}" for c in given.values() if c not in names]
+    if absent:
+        first = next(c for c in given.values() if c not in names)
+        raise CliError(
+            f"column(s) {', '.join(absent)} not found in {file}{_near(first, names)}; it has columns {names!r}. "
+            "A span table has columns annotator, start, end, label (and optionally document); name yours with "
+            "--annotator-col, --start-col, --end-col, --label-col, --document-col"
+        )
+    has_documents = args.document_col in names
+    if not has_documents and args.document_col != "document":
+        raise CliError(
+            f"--document-col {args.document_col!r}: no such column in {file}{_near(args.document_col, names)}; "
+            f"it has columns {names!r}"
+        )
+    by_name = dict(zip(names, columns))
+    data: dict[str, Any] = {"row": np.arange(1, len(columns[0]) + 1)}
+    if has_documents:
+        data["document"] = _as_document_ids(_text(by_name[args.document_col]))
+    data["annotator"] = _text(by_name[args.annotator_col])
+    data["start"] = _numbers(by_name[args.start_col])
+    data["end"] = _numbers(by_name[args.end_col])
+    data["label"] = _text(by_name[args.label_col])
+    return pd.DataFrame(data), has_documents
+
+
+def read_continuum(text: str | None, has_documents: bool) -> Any:
+    """``--continuum``: None, a (begin, length) pair, or a DataFrame (document, begin, length) from a file."""
+    if text is None:
+        return None
+    path = Path(text)
+    if not path.exists():
+        match = _PAIR.match(text)
+        if not match:
+            raise CliError(
+                f"--continuum {text!r}: no such file, and not BEGIN,LENGTH (two numbers, e.g. 0,1200); give a "
+                "file with columns document, begin, length or the continuum of every document"
+            )
+        try:
+            begin, length = float(match.group(1)), float(match.group(2))
+        except ValueError:
+            raise CliError(f"--continuum {text!r}: BEGIN and LENGTH must be numbers, e.g. 0,1200") from None
+        if not (begin == begin and length == length and abs(begin) < float("inf") and 0 <= length < float("inf")):
+            raise CliError(f"--continuum {text!r}: BEGIN must be a finite number and LENGTH one of at least 0")
+        return (begin, length)
+    import numpy as np
+    import pandas as pd
+
+    from iaa_engine.data._io import read_table
+
+    names, columns = read_table(path)
+    by_name = dict(zip(names, columns))
+    if "length" not in by_name or (has_documents and "document" not in by_name):
+        need = "document, begin (optional) and length" if has_documents else "length and begin (optional)"
+        raise CliError(f"--continuum {path.name}: needs columns {need}; it has columns {names!r}")
+    frame = pd.DataFrame(
+        {
+            "document": _as_document_ids(_text(by_name["document"]))
+            if "document" in by_name
+            else np.full(len(columns[0]), None, dtype=object),
+            "begin": _numbers(by_name["begin"]) if "begin" in by_name else np.zeros(len(columns[0])),
+            "length": _numbers(by_name["length"]),
+        }
+    )
+    for name in ("begin", "length"):
+        values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(values) | ((values < 0) if name == "length" else False)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            what = "a number of at least 0" if name == "length" else "a finite number"
+            raise CliError(
+                f"--continuum {path.name}: {name} must be {what} in every row; got {frame[name].iloc[row]!r} in "
+                f"data row {row + 1}"
+            )
+        frame[name] = values
+    if has_documents:
+        missing = frame["document"].isna().to_numpy()
+        if missing.any():
+            raise CliError(
+                f"--continuum {path.name}: document is blank in data row {int(np.flatnonzero(missing)[0]) + 1}"
+            )
+        twice = frame["document"].duplicated().to_numpy()
+        if twice.any():
+            raise CliError(
+                f"--continuum {path.name}: document {frame['document'].iloc[int(np.flatnonzero(twice)[0])]!r} "
+                "has two rows; give one continuum per document"
+            )
+        return frame
+    if len(frame) != 1:
+        raise CliError(
+            f"--continuum {path.name}: the span table has no document column, so the continuum file must have "
+            f"one row; it has {len(frame)}"
+        )
+    return (float(frame["begin"].iloc[0]), float(frame["length"].iloc[0]))
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _num(v: float, digits: int = 4) -> str:
+    return "undefined" if v != v else f"{v:.{digits}f}"
+
+
+def _table(title: str, result: Any, per_document: bool) -> str:
+    from iaa_engine.base._results import printable
+
+    docs = result.n_documents
+    lines = [
+        f"{title}: {_num(result.estimate)}",
+        f"  pooled over {result.n_categories} categories and {docs} document{'s' if docs != 1 else ''} laid end "
+        f"to end (continuum length {result.length:g}): D_o {result.d_o:.6g}, D_e {result.d_e:.6g}",
+        f"  {result.n_units} units, {result.n_annotators} annotators",
+        "",
+    ]
+    cats = result.per_category
+    width = max([8, *(len(printable(c)) for c in cats["category"])])
+    lines.append(f"{'category':<{width}}  {'units':>7}  {'D_o':>10}  {'D_e':>10}  {'alpha':>9}")
+    for r in cats.itertuples(index=False):
+        lines.append(
+            f"{printable(r.category):<{width}}  {r.n_units:>7}  {r.d_o:>10.6g}  {r.d_e:>10.6g}  {_num(r.alpha):>9}"
+        )
+    if per_document:
+        docs_t = result.per_document
+        width = max([8, *(len(printable(d)) for d in docs_t["document"])])
+        lines += [
+            "",
+            f"{'document':<{width}}  {'begin':>8}  {'length':>8}  {'units':>7}  {'D_o':>10}  {'D_e':>10}  {'alpha':>9}",
+        ]
+        for r in docs_t.itertuples(index=False):
+            lines.append(
+                f"{printable(r.document):<{width}}  {r.begin:>8g}  {r.length:>8g}  {r.n_units:>7}  {r.d_o:>10.6g}  "
+                f"{r.d_e:>10.6g}  {_num(r.alpha):>9}"
+            )
+    return "\n".join(lines)
+
+
+def _csv(key: str, result: Any, per_document: bool) -> str:
+    """One CSV: the pooled row (scope ``pooled``), one row per category, and per document on request."""
+    import numpy as np
+    import pandas as pd
+
+    nan = np.nan
+    parts = [
+        pd.DataFrame(
+            {
+                "coefficient": key,
+                "scope": "pooled",
+                "name": "",
+                "begin": [nan],
+                "length": [result.length],
+                "n_units": [result.n_units],
+                "d_o": [result.d_o],
+                "d_e": [result.d_e],
+                "alpha": [result.estimate],
+            }
+        ),
+        result.per_category.rename(columns={"category": "name"}).assign(
+            coefficient=key, scope="category", begin=nan, length=result.length
+        ),
+    ]
+    if per_document:
+        parts.append(result.per_document.rename(columns={"document": "name"}).assign(coefficient=key, scope="document"))
+    order = ["coefficient", "scope", "name", "begin", "length", "n_units", "d_o", "d_e", "alpha"]
+    return safe_csv(pd.concat([p[order] for p in parts], ignore_index=True))
+
+
+def _json(key: str, result: Any, per_document: bool, file: str) -> dict[str, Any]:
+    out = result.to_dict()
+    if not per_document:
+        out.pop("per_document", None)
+    out["pooled"] = "every category and every document laid end to end in one continuum"
+    return {"file": file, key: out}
+
+
+def run(args: argparse.Namespace) -> int:
+    """``iaa spans``: read, compute, print or write."""
+    import iaa_engine as ie
+    from iaa_engine.base._results import printable
+
+    frame, has_documents = read_spans(args)
+    continuum = read_continuum(args.continuum, has_documents)
+    key, title, name = MEASURES[0]
+    result = getattr(ie, name)(frame, continuum=continuum, overlaps=args.overlaps)
+    docs = f" in {result.n_documents} documents" if has_documents else ""
+    print(
+        printable(
+            f"iaa: read {len(frame)} spans by {result.n_annotators} annotators{docs} from {Path(args.path).name!r}"
+        ),
+        file=sys.stderr,
+    )
+    if args.html:
+        from iaa_engine.reporting._spans_page import write_spans_page
+
+        out = write_spans_page(
+            frame, result, args.html, documents=args.top, title=f"Span agreement: {Path(args.path).name}"
+        )
+        print(f"iaa: wrote {out}", file=sys.stderr)
+    if args.format == "json":
+        text = json.dumps(
+            _json(key, result, args.per_document, Path(args.path).name), indent=2 if args.indent else None
+        )
+    elif args.format == "csv":
+        text = _csv(key, result, args.per_document)
+    else:
+        text = _table(title, result, args.per_document)
+    if args.output:
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(f"iaa: wrote {args.output}", file=sys.stderr)
+        return 0
+    if sys.stdout.isatty() and args.format != "table":  # the table is already escaped
+        text = "\n".join(printable(line) for line in text.splitlines())
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

@@ -1,0 +1,285 @@
+"""A self-contained HTML page of a unitizing study: α_U pooled and per category, and who marked what.
+
+:func:`write_spans_page` (``iaa spans FILE --html OUT.html``) lays out the numbers of a
+:class:`~iaa_engine.UnitizingAlpha` and, for the documents with the lowest α_U, a picture of the continuum drawn by
+:func:`iaa_engine.reporting._draw_spans.continuum_plot` (one row per annotator, segments coloured by label). The
+page uses the style sheet and helpers of the agreement report's page (:mod:`iaa_engine.reporting._html`): no script,
+no font or file fetched; every name from the data is escaped.
+
+A document with more units than :data:`MAX_SEGMENTS` (one long continuum) is drawn in one window of it: the
+continuum is cut into windows holding about that many units each, α_U of every window is computed in one call
+(each span counted in the window where it starts, cut at the window's end) and the window with the lowest α_U is
+drawn, its stretch named in the caption.
+"""
+
+from __future__ import annotations
+
+import html
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["render_spans_page", "write_spans_page"]
+
+#: A picture draws at most about this many segments; a longer document is drawn in its worst window.
+MAX_SEGMENTS = 1500
+#: The per-document table lists every document up to this many, else the ones drawn.
+DOCUMENT_ROWS = 50
+
+_CSS_EXTRA = """
+table.metrics td.alpha { font-weight: 600; }
+p.pooled { font-size: 14px; }
+"""
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(v: float, digits: int = 4) -> str:
+    """A number cell with its exact value in ``data-value`` (``nan`` where undefined)."""
+    v = float(v)
+    if not np.isfinite(v):
+        return '<td class="num undefined" data-value="nan">undefined</td>'
+    return f'<td class="num" data-value="{v!r}">{v:.{digits}f}</td>'
+
+
+def _columns(spans: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """annotator, start, end, label (and document) of a span table the core has accepted."""
+    start = pd.to_numeric(spans["start"]).to_numpy(dtype=float)
+    end = pd.to_numeric(spans["end"]).to_numpy(dtype=float)
+    doc = spans["document"].to_numpy() if "document" in spans.columns else None
+    return spans["annotator"].to_numpy(), start, end, spans["label"].to_numpy(), doc
+
+
+def _worst_window(
+    rater: np.ndarray, cat: np.ndarray, start: np.ndarray, end: np.ndarray, begin: float, length: float
+) -> tuple[float, float, float]:
+    """(window begin, window length, its α_U) of the window of a long document with the lowest α_U."""
+    import warnings
+
+    from iaa_engine.metrics._unitizing import unitizing_alpha
+
+    n_windows = int(np.ceil(start.size / MAX_SEGMENTS))
+    size = length / n_windows
+    window = np.minimum(((start - begin) // size).astype(np.int64), n_windows - 1)
+    w_begin = begin + window * size
+    frame = pd.DataFrame(
+        {
+            "document": window,
+            "annotator": rater,
+            "start": start,
+            "end": np.minimum(end, w_begin + size),
+            "label": cat,
+        }
+    )
+    continuum = pd.DataFrame(
+        {"document": np.arange(n_windows), "begin": begin + np.arange(n_windows) * size, "length": size}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        per = unitizing_alpha(frame, continuum=continuum, overlaps="merge").per_document
+    alpha = per["alpha"].to_numpy()
+    pick = int(np.nanargmin(alpha)) if np.isfinite(alpha).any() else 0
+    return float(per["begin"].iloc[pick]), float(per["length"].iloc[pick]), float(alpha[pick])
+
+
+def _ranked(result: Any, documents: int) -> pd.DataFrame:
+    """The documents to draw: lowest α_U first (most disagreement), then the most units; undefined ones last."""
+    per = result.per_document.reset_index(drop=True)
+    key = per.assign(code_=np.arange(len(per)), undefined_=~np.isfinite(per["alpha"].to_numpy(dtype=float)))
+    key = key[key["n_units"] > 0]
+    key = key.sort_values(["undefined_", "alpha", "n_units"], ascending=[True, True, False], kind="stable")
+    return key.head(documents)
+
+
+def render_spans_page(spans: Any, result: Any, *, documents: int = 8, title: str | None = None) -> str:
+    """The page of :func:`write_spans_page` as a string.
+
+    Parameters
+    ----------
+    spans : DataFrame
+        The span table ``result`` was computed from (columns ``annotator``, ``start``, ``end``, ``label``,
+        optionally ``document``).
+    result : UnitizingAlpha
+        Its :func:`iaa_engine.unitizing_alpha`.
+    documents : int
+        Draw this many documents, the lowest α_U first.
+    title : str, optional
+        The page's title.
+
+    Returns
+    -------
+    str
+        The HTML document (UTF-8; ends with a newline).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> from iaa_engine.reporting._spans_page import render_spans_page
+    >>> spans = pd.DataFrame({"annotator": ["a", "b"], "start": [2, 3], "end": [6, 6], "label": ["PER", "PER"]})
+    >>> page = render_spans_page(spans, ie.unitizing_alpha(spans, continuum=(0, 10)))
+    >>> page.count("<svg"), 'data-value="0.8426' in page
+    (1, True)
+    """
+    from iaa_engine.base._version import __version__
+    from iaa_engine.reporting._draw_spans import continuum_plot
+    from iaa_engine.reporting._html import _CSS, _figure, _skipped
+
+    frame = pd.DataFrame(spans)
+    annotator, start, end, label, doc = _columns(frame)
+    rater, rater_names = pd.factorize(annotator, sort=True)
+    cat_names = pd.Index(result.per_category["category"])
+    cat = cat_names.get_indexer(label)
+    per = result.per_document.reset_index(drop=True)
+    doccode_ = pd.Index(per["document"]).get_indexer(doc) if doc is not None else np.zeros(len(frame), np.int64)
+    title = "Span agreement: unitizing alpha" if title is None else str(title)
+    docs_word = "document" if result.n_documents == 1 else "documents"
+    every = "every document" if doc is not None else "the one continuum"
+
+    cards = [
+        ("α_U (pooled)", "undefined" if not np.isfinite(result.estimate) else f"{result.estimate:.4f}", "estimate"),
+        ("annotators", f"{result.n_annotators:,}", "n_annotators"),
+        (docs_word, f"{result.n_documents:,}", "n_documents"),
+        ("categories", f"{result.n_categories:,}", "n_categories"),
+        ("units", f"{result.n_units:,}", "n_units"),
+        ("continuum length", f"{result.length:g}", "length"),
+    ]
+    card_html = (
+        '<div class="cards">'
+        + "".join(
+            f'<div class="card" id="card-{key}" data-value="{float(getattr(result, key))!r}"><div class="v">{_esc(v)}'
+            f'</div><div class="k">{_esc(k)}</div></div>'
+            for k, v, key in cards
+        )
+        + "</div>"
+    )
+    pooled = (
+        f'<p class="pooled">The pooled α_U is taken over every category and {every} '
+        "laid end to end in one continuum (as INCEpTION pools its documents): 1 − mean D_o / mean D_e over the "
+        f"categories, a ratio of means, not a mean of the categories' alphas. D_o = {result.d_o:.6g}, "
+        f"D_e = {result.d_e:.6g}.</p>"
+    )
+    rows = "".join(
+        f'<tr><td>{_esc(r.category)}</td><td class="num">{int(r.n_units):,}</td>{_num(r.d_o, 6)}{_num(r.d_e, 6)}'
+        f"{_num(r.alpha)}</tr>"
+        for r in result.per_category.itertuples(index=False)
+    )
+    category_table = (
+        '<div class="wide"><table class="metrics" id="per-category"><thead><tr><th>category</th>'
+        '<th class="num">units</th><th class="num">D_o</th><th class="num">D_e</th><th class="num">α_U</th></tr>'
+        f"</thead><tbody>{rows}</tbody></table></div>"
+    )
+
+    ranked = _ranked(result, documents)
+    shown = per if len(per) <= DOCUMENT_ROWS else per.iloc[ranked["code_"].to_numpy()]
+    doc_rows = "".join(
+        f"<tr><td>{_esc(r.document)}</td>{_num(r.begin, 0 if float(r.begin).is_integer() else 4)}"
+        f'{_num(r.length, 0 if float(r.length).is_integer() else 4)}<td class="num">{int(r.n_units):,}</td>'
+        f"{_num(r.d_o, 6)}{_num(r.d_e, 6)}{_num(r.alpha)}</tr>"
+        for r in shown.itertuples(index=False)
+    )
+    which = (
+        "every document"
+        if len(per) <= DOCUMENT_ROWS
+        else f"the {len(shown)} drawn below (of {len(per):,}; every document: iaa spans FILE --per-document)"
+    )
+    document_table = (
+        f"<p>Each document's α_U on its own continuum ({_esc(which)}).</p>"
+        '<div class="wide"><table class="metrics" id="per-document"><thead><tr><th>document</th>'
+        '<th class="num">begin</th><th class="num">length</th><th class="num">units</th><th class="num">D_o</th>'
+        f'<th class="num">D_e</th><th class="num">α_U</th></tr></thead><tbody>{doc_rows}</tbody></table></div>'
+    )
+
+    figures = []
+    for k, r in enumerate(ranked.itertuples(index=False)):
+        code = int(r.code_)
+        mask = doccode_ == code
+        begin, length = float(r.begin), float(r.length)
+        name = "" if doc is None else f"document {r.document}: "
+        note = ""
+        if mask.sum() > MAX_SEGMENTS:
+            w_begin, w_length, w_alpha = _worst_window(rater[mask], cat[mask], start[mask], end[mask], begin, length)
+            note = (
+                f" The document holds {int(mask.sum()):,} spans; drawn: its window "
+                f"[{w_begin:g}, {w_begin + w_length:g}) with the lowest α_U of its windows ({w_alpha:.4f}; "
+                "spans counted in the window where they start)."
+            )
+            mask &= (start < w_begin + w_length) & (end > w_begin) | ((start == end) & (start == w_begin))
+            begin, length = w_begin, w_length
+        alpha = "undefined" if not np.isfinite(r.alpha) else f"{r.alpha:.4f}"
+        try:
+            svg = continuum_plot(
+                f"doc{k}",
+                f"{name}α_U {alpha}",
+                begin,
+                length,
+                list(rater_names),
+                rater[mask],
+                np.maximum(start[mask], begin),
+                np.minimum(end[mask], begin + length),
+                cat[mask],
+                list(cat_names),
+            )
+        except ValueError as exc:
+            figures.append(_skipped(f"fig-doc{k}", name.rstrip(": ") or "The continuum", str(exc)))
+            continue
+        caption = (
+            f"Who marked what: one row per annotator, one bar per span coloured by its label (hover for the span), "
+            f"on the continuum [{begin:g}, {begin + length:g}). {int(r.n_units):,} units, α_U {alpha}.{note}"
+        )
+        heading = f"Document {r.document}" if doc is not None else "The continuum"
+        figures.append(_figure(f"fig-doc{k}", heading, svg, _esc(caption)))
+    if not figures:
+        figures.append(_skipped("fig-doc0", "Who marked what", "no document holds a unit"))
+    heading = "The document" if result.n_documents == 1 else f"The {len(ranked)} documents with the lowest α_U"
+    page = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f'<meta name="generator" content="iaa-engine {_esc(__version__)}">',
+        f"<title>{_esc(title)}</title>",
+        f"<style>{_CSS}{_CSS_EXTRA}</style></head><body><main>",
+        f"<header><h1>{_esc(title)}</h1>",
+        '<p class="lead">Krippendorff\'s unitizing alpha (α_U; Krippendorff 1995, 2004 §12.4): agreement on where '
+        "the units are and what they are, per category and pooled.</p>",
+        card_html,
+        "</header>",
+        '<h2 id="pooled">Pooled and per category</h2>',
+        pooled,
+        category_table,
+        '<h2 id="documents">Per document</h2>' + document_table if doc is not None else "",
+        f'<h2 id="pictures">{_esc(heading)}: who marked what</h2>',
+        *figures,
+        f"<footer>iaa-engine {_esc(__version__)} · {result.n_units:,} units, {result.n_annotators} annotators, "
+        f"{result.n_documents:,} {docs_word} · this file is self-contained (no scripts, no external "
+        "resources).</footer>",
+        "</main></body></html>",
+    ]
+    return "\n".join(page) + "\n"
+
+
+def write_spans_page(
+    spans: Any, result: Any, path: str | PathLike, *, documents: int = 8, title: str | None = None
+) -> Path:
+    """Write the page of a unitizing study (see :func:`render_spans_page`) to ``path`` (UTF-8); returns the path.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> from iaa_engine.reporting._spans_page import write_spans_page
+    >>> spans = pd.DataFrame({"annotator": ["a", "b"], "start": [2, 3], "end": [6, 6], "label": ["PER", "PER"]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = write_spans_page(spans, ie.unitizing_alpha(spans, continuum=(0, 10)), pathlib.Path(tmp) / "s.html")
+    ...     out.name
+    's.html'
+    """
+    out = Path(path)
+    out.write_text(render_spans_page(spans, result, documents=documents, title=title), encoding="utf-8")
+    return out
