@@ -393,3 +393,92 @@ def test_a_detection_model_beside_the_humans_on_boxes(server, api):
     # the humans beside the model: the report's own agreement (humans-only units: the cars agree, the bus does not)
     assert models["human_agreement"] == pytest.approx(1 / 2)
     assert any("matched with the humans'" in n for n in both["details"]["box"]["quality"]["model_notes"])
+
+
+# --------------------------------------------------------------------------- unitizing alpha (issue 26)
+
+#: three sentences with their entities (the third holds an emoji: two UTF-16 code units, one Python character)
+SENTENCES = [
+    ("Ada Lovelace met Charles Babbage in London.", [("Ada Lovelace", "PER"), ("Charles Babbage", "PER"),
+                                                      ("London", "LOC")]),
+    ("Alan Turing worked at Bletchley Park.", [("Alan Turing", "PER"), ("Bletchley Park", "LOC")]),
+    ("At noon 🙂 Grace Hopper joined the Navy.", [("Grace Hopper", "PER"), ("Navy", "ORG")]),
+]  # fmt: skip
+
+
+def _entity(text: str, words: str) -> tuple[int, int]:
+    """Label Studio's offsets of ``words`` in ``text`` (UTF-16 code units, as JavaScript counts them)."""
+    i = text.index(words)
+    return len(text[:i].encode("utf-16-le")) // 2, len(text[: i + len(words)].encode("utf-16-le")) // 2
+
+
+def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api):
+    """a marks every entity; b misses some (and marks nothing at all in the second text: an annotation without
+    a region, so b counts there as having marked nothing); c shifts boundaries and gives London a wrong label; d
+    skipped the first task (a cancelled annotation with a span: never used). Every task has a, b and c, so the
+    hand-built study is the core's own case: one call of ie.unitizing_alpha on the span table with
+    annotators=[a, b, c] and each text's length (UTF-16) as its continuum."""
+    emails = ["ua@example.com", "ub@example.com", "uc@example.com", "ud@example.com"]
+    users = lst.make_users(api, emails)
+    a, b, c, d = (users[e] for e in emails)
+    marks: dict[tuple[int, str], list[tuple[int, int, str]]] = {}
+    for k, (text, ents) in enumerate(SENTENCES):
+        pos = {w: _entity(text, w) for w, _ in ents}
+        marks[(k, "a")] = [(*pos[w], lab) for w, lab in ents]
+        marks[(k, "b")] = [(*pos[ents[0][0]], ents[0][1])] if k != 1 else []  # b misses all but the first
+        marks[(k, "c")] = [(s + (1 if i == 0 else 0), e - (2 if i == 1 else 0), "ORG" if w == "London" else lab)
+                           for i, (w, lab) in enumerate(ents) for s, e in [pos[w]]]  # fmt: skip
+    assert marks[(0, "c")][2] == (36, 42, "ORG") and marks[(0, "c")][0] == (1, 12, "PER")
+
+    def ann(uid, spans, **extra):
+        rs = [res("ner", "labels", {"start": s, "end": e, "labels": [lab]}) for s, e, lab in spans]
+        return {"completed_by": uid, "result": rs, **extra}
+
+    tasks = []
+    for k, (text, _) in enumerate(SENTENCES):
+        anns = [ann(users[f"u{x}@example.com"], marks[(k, x)]) for x in "abc"]
+        if k == 0:
+            anns.append(ann(d, [(0, 40, "ORG")], was_cancelled=True))
+        tasks.append({"data": {"text": text}, "annotations": anns})
+    pid = lst.make_project(api, "ner unitizing", NER, tasks)
+    got = _report(server, pid)
+    u = got["details"]["ner"]["unitizing_alpha"]
+
+    # the hand-built span table, computed by the core directly
+    hand = pd.DataFrame(
+        [(k, who, s, e, lab) for (k, who), spans in marks.items() for s, e, lab in spans],
+        columns=["document", "annotator", "start", "end", "label"],
+    )
+    lengths = {k: len(text.encode("utf-16-le")) // 2 for k, (text, _) in enumerate(SENTENCES)}
+    assert lengths[2] == len(SENTENCES[2][0]) + 1  # the emoji counts twice
+    want = ie.unitizing_alpha(hand, continuum=lengths, annotators=["a", "b", "c"])
+    assert u["estimate"] == pytest.approx(want.estimate, abs=1e-12)
+    assert 0 < u["estimate"] < 0.9  # the misses, shifts and the wrong label cost agreement
+    assert (u["n_tasks"], u["n_annotators"], u["n_units"], u["length"]) == (3, 3, want.n_units, sum(lengths.values()))
+    assert u["positions"] == "characters" and u["other_groups"] == [] and u["n_spans"] == len(hand)
+    per = {r["category"]: r for r in u["per_category"]}
+    for r in want.per_category.itertuples():
+        assert per[r.category]["alpha"] == pytest.approx(r.alpha, abs=1e-12)
+        assert (per[r.category]["d_o"], per[r.category]["d_e"], per[r.category]["n_units"]) == (
+            pytest.approx(r.d_o, abs=1e-15),
+            pytest.approx(r.d_e, abs=1e-15),
+            r.n_units,
+        )
+    assert set(per) == {"PER", "LOC", "ORG"}
+    ids = sorted(int(t) for t in u["per_task"])  # tasks in import order
+    for k, tid in enumerate(ids):
+        one = ie.unitizing_alpha(hand[hand["document"] == k], continuum=lengths[k], annotators=["a", "b", "c"])
+        assert u["per_task"][str(tid)] == pytest.approx(one.estimate, abs=1e-12)
+    # the unit-matched numbers stay (exact boundaries: c's shifted spans are units of their own)
+    rm = got["details"]["ner"]["region_matching"]
+    assert rm["n_regions"] == len(hand) and got["controls"]["ner"]["krippendorff_alpha"] is not None
+    text = run("report", "--url", server.url, "--token", lst.TOKEN, "--project", str(pid)).stdout
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if "Krippendorff's unitizing alpha (α_U):" in line)
+    assert f"{want.estimate:.4f}" in lines[head] and "3 tasks with 3 annotators" in lines[head]
+    assert f"continuum {sum(lengths.values())} characters" in lines[head]
+    for r in want.per_category.itertuples():
+        assert any(line.split()[:2] == [r.category, f"{r.alpha:.4f}"] for line in lines[head + 1 : head + 4])
+    matched = next(i for i, line in enumerate(lines) if line.startswith("  Region matching ("))
+    alpha = next(i for i, line in enumerate(lines) if "Krippendorff's alpha" in line and "unitizing" not in line)
+    assert alpha < head < matched  # the unit-matched alpha, alpha_U and the region matching side by side

@@ -50,6 +50,8 @@ class ControlResult:
     partial_credit: dict | None = None
     #: the scorecard, gold questions, model raters and disagreements (:mod:`iaa_label_studio.quality`)
     quality: Quality | None = None
+    #: span controls: Krippendorff's unitizing alpha, pooled and per category (:func:`unitizing`), else None
+    unitizing: dict | None = None
 
     def details(self) -> dict:
         cd = self.converted
@@ -75,6 +77,7 @@ class ControlResult:
                 "ground_truth": self.vs_ground_truth,
                 "partial_credit": self.partial_credit,
                 "region_matching": _region_matching(cd),
+                "unitizing_alpha": self.unitizing,
                 "quality": self.quality.to_dict() if self.quality is not None else None,
                 "notes": self.notes,
             }
@@ -356,6 +359,8 @@ def analyse(
         name: _analyse_control(cd, hierarchy=hierarchy, models=None if models is None else tables.get(name, empty))
         for name, cd in conv.controls.items()
     }
+    for r in results.values():
+        r.unitizing = unitizing(r.converted)
     if primary is not None and primary not in results:
         raise ValueError(
             f"--score-control must name a supported control tag of the project: "
@@ -364,6 +369,92 @@ def analyse(
     if primary is None:
         primary = next((n for n, r in results.items() if r.data is not None), next(iter(results), None))
     return Analysis(project, results, conv, primary)
+
+
+# --------------------------------------------------------------------------- unitizing alpha (issue 26)
+
+
+def unitizing(cd: ControlData) -> dict | None:
+    """Krippendorff's unitizing alpha (:func:`iaa_engine.unitizing_alpha`) of a span control, beside its
+    unit-matched numbers; None for other controls.
+
+    Each task is one document, its continuum from :func:`iaa_label_studio.convert.span_table`; its annotators are
+    the users who completed it (one who drew no span marked nothing there). α_U takes every rater to have
+    unitized every document, and in a Label Studio project each task has its own annotators, so each task's
+    annotators become its raters #1..#R: the coefficient depends on the raters only through their number R per
+    document (the observed disagreement sums over pairs within a document, the expected one over all units and
+    gaps), so the value is the one of any study in which R raters unitized those tasks. The headline pools the
+    tasks whose number of annotators is the most common (ties: the larger number), laid end to end in one
+    continuum; ``other_groups`` gives the pooled α_U of the tasks with each other number. A rater's overlapping
+    spans of one label are merged (``overlaps='merge'``), counted in a note. ``per_task``: each task's α_U on its
+    own continuum.
+    """
+    st = cd.unitizing
+    if st is None:
+        return None
+    notes = list(st.notes)
+    who = st.annotators[st.annotators["task"].isin(st.continuum["task"])]
+    size = who.groupby("task")["annotator"].size()
+    size = size[size >= 2]
+    out: dict[str, Any] = {"positions": st.positions, "estimate": None, "n_tasks": 0, "notes": notes}
+    if size.empty:
+        notes.append("no task has two or more annotators: alpha_U is undefined")
+        return out
+    counts = size.value_counts()
+    r = int(max(counts.index, key=lambda k: (counts[k], k)))
+    head, spans = _alpha_u(st, size.index[size == r], r, notes)
+    out.update({k: v for k, v in head.to_dict().items() if k not in ("metric", "per_document", "n_documents")})
+    out["n_annotators"], out["n_tasks"] = r, int(len(size.index[size == r]))
+    out["per_task"] = {
+        int(t): _nan_to_none(float(a)) for t, a in zip(head.per_document["document"], head.per_document["alpha"])
+    }
+    out["other_groups"] = [
+        {
+            "n_annotators": int(k),
+            "n_tasks": int(counts[k]),
+            "estimate": _nan_to_none(_alpha_u(st, size.index[size == k], k, [])[0].estimate),
+        }
+        for k in sorted(counts.index)
+        if k != r
+    ]
+    if out["other_groups"]:
+        notes.append(
+            f"alpha_U pools the {out['n_tasks']} task(s) with {r} annotators (raters have one number per study); "
+            f"{int(counts.sum()) - out['n_tasks']} task(s) with other numbers of annotators are pooled apart "
+            "(other_groups)"
+        )
+    out["n_spans"] = int(len(spans))
+    out["notes"] = notes
+    # γ (Mathet et al. 2015) on the same span table would go here on request (--gamma) once the core has ie.gamma
+    return _nan_to_none(out)
+
+
+def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.UnitizingAlpha, pd.DataFrame]:
+    """α_U of ``tasks`` (each with ``r`` annotators), every task's annotators as raters #1..#r; returns the core's
+    result and the span table it was given (``document``, ``annotator``, ``start``, ``end``, ``label``)."""
+    w = st.annotators[st.annotators["task"].isin(tasks)].sort_values(["task", "annotator"], kind="stable")
+    w = w.assign(rater="#" + (w.groupby("task").cumcount() + 1).astype(str))
+    spans = st.spans.merge(w, on=["task", "annotator"], how="inner")
+    spans = spans[["task", "rater", "start", "end", "label"]].set_axis(
+        ["document", "annotator", "start", "end", "label"], axis=1
+    )
+    s = spans.sort_values(["document", "annotator", "label", "start", "end"], kind="stable")
+    key = ["document", "annotator", "label"]
+    same = s[key].eq(s[key].shift()).all(axis=1)
+    reach = s.groupby(key, sort=False)["end"].cummax().shift()
+    n_overlap = int((same & (s["start"] < reach)).sum())
+    if n_overlap:
+        notes.append(
+            f"{n_overlap} span(s) overlap an earlier span of the same annotator and label: merged into their union "
+            "for alpha_U (its units of one category must not overlap)"
+        )
+    cont = st.continuum[st.continuum["task"].isin(tasks)]
+    cont = pd.DataFrame({"document": cont["task"], "begin": cont["begin"], "length": cont["length"]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ie.UndefinedMetricWarning)
+        res = ie.unitizing_alpha(spans, continuum=cont, annotators=[f"#{k}" for k in range(1, r + 1)], overlaps="merge")
+    notes += [f"alpha_U: {w.message}" for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
+    return res, spans
 
 
 def fmt(v: Any) -> str:

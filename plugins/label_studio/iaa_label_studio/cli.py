@@ -309,6 +309,7 @@ def render_text(analysis) -> str:
                 f"  Krippendorff's alpha with partial credit ({r.partial_credit['distance']}): "
                 f"{fmt(r.partial_credit['krippendorff_alpha'])}"
             )
+        lines += render_unitizing(d.get("unitizing_alpha"))
         rm = d.get("region_matching")
         if rm:
             lines.append(
@@ -341,6 +342,30 @@ def render_text(analysis) -> str:
     if analysis.converted.notes:
         lines += ["Notes"] + [f"  - {n}" for n in analysis.converted.notes]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def render_unitizing(u: dict | None) -> list[str]:
+    """Text lines for a span control's Krippendorff's unitizing alpha (``details.<tag>.unitizing_alpha``): pooled,
+    per category, and the pooled value of tasks with another number of annotators."""
+    if not u:
+        return []
+    from .analyse import fmt
+
+    if not u.get("n_tasks"):
+        return ["  Krippendorff's unitizing alpha (α_U): undefined"] + [f"  note (α_U): {n}" for n in u["notes"]]
+    length = u.get("length")
+    lines = [
+        f"  Krippendorff's unitizing alpha (α_U): {fmt(u['estimate'])}  ({u['n_tasks']} tasks with "
+        f"{u['n_annotators']} annotators laid end to end, {u['n_units']} units, continuum "
+        f"{'-' if length is None else f'{length:g}'} {u['positions']}); per category: α_U, D_o, D_e, units"
+    ]
+    for r in u.get("per_category") or []:
+        lines.append(
+            f"    {str(r['category']):<32} {fmt(r['alpha'])}  {fmt(r['d_o'])}  {fmt(r['d_e'])}  ({r['n_units']} units)"
+        )
+    for g in u.get("other_groups") or []:
+        lines.append(f"    tasks with {g['n_annotators']} annotators ({g['n_tasks']}): α_U {fmt(g['estimate'])}")
+    return lines + [f"  note (α_U): {n}" for n in u.get("notes") or []]
 
 
 @_guard

@@ -59,6 +59,8 @@ __all__ = [
     "REGION_TAGS",
     "NO_REGION",
     "span_units",
+    "SpanTable",
+    "span_table",
 ]
 
 #: result type (lower case) -> the tag that writes it (every tag whose agreement is computed)
@@ -76,6 +78,7 @@ SUPPORTED = {
     "brushlabels": "BrushLabels",
     "timeserieslabels": "TimeSeriesLabels",
     "timelinelabels": "TimelineLabels",
+    "paragraphlabels": "ParagraphLabels",
 }
 #: region tags -> the core's kind of region (``labels`` depends on the object: text, audio or video)
 REGION_TAGS = {
@@ -87,6 +90,7 @@ REGION_TAGS = {
     "ellipselabels": "ellipse",
     "keypointlabels": "keypoint",
     "brushlabels": "mask",
+    "paragraphlabels": "span",
 }
 #: objects ``Labels`` can mark regions on
 _LABELS_OBJECTS = {"text": "text", "audio": "audio", "audioplus": "audio", "video": "video"}
@@ -99,6 +103,7 @@ _REGION_OBJECTS = {
     "brushlabels": {"image"},
     "timeserieslabels": {"timeseries"},
     "timelinelabels": {"video"},
+    "paragraphlabels": {"paragraphs"},
 }
 NO_REGION = "(no region)"
 COLUMNS = ["task", "item", "annotator", "label", "ground_truth", "annotation", "start", "end", "text", "value"]
@@ -123,6 +128,8 @@ class Control:
     maximum: float | None = None
     paths: set[tuple] | None = None  # Taxonomy paths (and their prefixes) in the config, None if open
     object_tag: str = ""  # the tag of the object it labels ("Text", "Image", "Audio", ...)
+    object_value: str = ""  # the task data key the object shows (its ``value="$key"``)
+    object_attr: dict = field(default_factory=dict)  # the object's attributes (valueType, timeColumn, textKey, ...)
 
     @property
     def kind(self) -> str:
@@ -176,13 +183,17 @@ def parse_config(xml: str) -> list[Control]:
         if not name:
             continue
         to_name = ",".join(tag.to_name or [])
-        obj = ""
+        obj, obj_value, obj_attr = "", "", {}
         if tag.to_name:
             try:
-                obj = li.get_object(tag.to_name[0]).tag or ""
+                target = li.get_object(tag.to_name[0])
+                obj, obj_attr = target.tag or "", dict(target.attr or {})
+                obj_value = str(obj_attr.get("value") or "").lstrip("$")
             except Exception:  # a toName that names no object: the tag cannot be read
                 obj = ""
-        c = Control(name=name, tag=tag.tag, to_name=to_name, object_tag=obj)
+        c = Control(
+            name=name, tag=tag.tag, to_name=to_name, object_tag=obj, object_value=obj_value, object_attr=obj_attr
+        )
         attr = tag.attr or {}
         if c.kind == "choices" or c.region is not None:
             c.values = list(tag.labels or [])
@@ -323,10 +334,15 @@ def _scale(res: Mapping[str, Any]) -> tuple[float, float]:
     return 1.0, 1.0
 
 
-def _region(control: Control, res: Mapping[str, Any], value: Mapping[str, Any]) -> tuple[list[dict], str | None]:
+def _region(
+    control: Control, res: Mapping[str, Any], value: Mapping[str, Any], paragraphs: np.ndarray | None = None
+) -> tuple[list[dict], str | None]:
     """The geometry of one region result as rows for :func:`iaa_engine.match_regions` (a TimelineLabels result
-    may hold several ranges), or ``([], reason)``."""
+    may hold several ranges), or ``([], reason)``. ``paragraphs``: the task's paragraph starts
+    (:func:`_paragraph_starts`), for ParagraphLabels."""
     kind, region = control.kind, control.region
+    if kind == "paragraphlabels":
+        return _paragraph_span(value, paragraphs)
     if region == "span" and kind == "labels" and _LABELS_OBJECTS.get(control.object_tag.lower()) == "video":
         seq = value.get("sequence")
         frames = [_number(k.get("frame")) for k in seq if isinstance(k, dict)] if isinstance(seq, list) else []
@@ -395,7 +411,185 @@ def _region_threshold(control: Control, iou_threshold: float | None, keypoint_th
         return keypoint_threshold
     if iou_threshold is not None:
         return iou_threshold
-    return 1.0 if control.kind == "labels" and control.object_tag.lower() == "text" else REGION_IOU
+    return 1.0 if _is_text(control) else REGION_IOU
+
+
+# --------------------------------------------------------------------------- spans on a continuum (issue 26)
+#
+# Krippendorff's unitizing alpha needs each task's spans as positions on one continuum, and the continuum's length:
+# text spans in characters (the task text's length), ParagraphLabels as characters of the task's paragraphs laid
+# end to end, audio in milliseconds, video in frames, time series in the units of their time column.
+
+
+def _is_text(control: Control) -> bool:
+    """Character spans: Labels on Text, ParagraphLabels on Paragraphs."""
+    return control.kind == "paragraphlabels" or (control.kind == "labels" and control.object_tag.lower() == "text")
+
+
+def _js_length(text: str) -> int:
+    """A text's length as Label Studio counts its offsets (JavaScript strings: UTF-16 code units)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _paragraph_starts(control: Control, data: Any) -> np.ndarray | None:
+    """Where each of the task's paragraphs starts when they are laid end to end (characters; one more entry, the
+    total length), or None when the paragraphs are not in the task data (``valueType="url"``)."""
+    items = data.get(control.object_value) if isinstance(data, Mapping) else None
+    if not isinstance(items, list):
+        return None
+    key = control.object_attr.get("textKey") or "text"
+    lengths = [_js_length(p[key]) if isinstance(p, dict) and isinstance(p.get(key), str) else 0 for p in items]
+    return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
+
+
+def _index(v: Any) -> int | None:
+    """A paragraph index: a whole number, or its digits as text (Label Studio writes both)."""
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)
+    x = _number(v)
+    return int(x) if x is not None and x == int(x) else None
+
+
+def _paragraph_span(value: Mapping[str, Any], starts: np.ndarray | None) -> tuple[list[dict], str | None]:
+    """A ParagraphLabels result (paragraphs ``start``..``end``, inclusive, with ``startOffset`` in the first and
+    ``endOffset`` in the last, exclusive) as character positions on the task's paragraphs laid end to end; without
+    offsets, the whole paragraphs."""
+    if starts is None:
+        return [], "ParagraphLabels: the task's paragraphs are not in its data (a url?): positions unknown"
+    p0, p1, n = _index(value.get("start")), _index(value.get("end")), len(starts) - 1
+    if p0 is None or p1 is None or not 0 <= p0 <= p1 < n:
+        return [], f"wrong shape (paragraph 'start' <= 'end' must be indices of the task's {n} paragraphs)"
+    so, eo = value.get("startOffset"), value.get("endOffset")
+    if so is None and eo is None:
+        return [{"start": int(starts[p0]), "end": int(starts[p1 + 1])}], None
+    so, eo = _index(so), _index(eo)
+    if so is None or eo is None or so > starts[p0 + 1] - starts[p0] or eo > starts[p1 + 1] - starts[p1]:
+        return [], "wrong shape ('startOffset', 'endOffset' must be offsets inside their paragraphs)"
+    s, e = int(starts[p0] + so), int(starts[p1] + eo)
+    if e < s:
+        return [], "wrong shape (a span needs 'start' <= 'end')"
+    return [{"start": s, "end": e}], None
+
+
+#: what one position of a span control's continuum counts, and the factor from the result's numbers to it
+_POSITIONS = {"text": ("characters", 1.0), "audio": ("milliseconds", 1000.0), "video": ("frames", 1.0)}
+
+
+def _positions(control: Control) -> tuple[str, float]:
+    """(what a position counts, factor from the region's numbers): α_U counts discrete positions, so audio seconds
+    become milliseconds; time series keep the units of their time column (row numbers without one)."""
+    if _is_text(control):
+        return _POSITIONS["text"]
+    if control.kind == "timeserieslabels":
+        return ("time-series units (its time column, or row numbers)", 1.0)
+    return _POSITIONS.get(_LABELS_OBJECTS.get(control.object_tag.lower(), "video"), _POSITIONS["video"])
+
+
+def _media_continuum(control: Control, data: Any, starts: np.ndarray | None) -> tuple[float, float] | None:
+    """A task's continuum ``(begin, length)`` from its data, in the control's positions, or None when the data
+    does not hold it: the text's length (``valueType="url"``: unknown), the paragraphs' total length, an inline time
+    series' first to last time (or row)."""
+    if control.kind == "paragraphlabels":
+        return (0.0, float(starts[-1])) if starts is not None else None
+    value = data.get(control.object_value) if isinstance(data, Mapping) and control.object_value else None
+    if _is_text(control):
+        url = str(control.object_attr.get("valueType", "")).lower() == "url"
+        return (0.0, float(_js_length(value))) if isinstance(value, str) and not url else None
+    if control.kind == "timeserieslabels" and isinstance(value, Mapping):
+        column = control.object_attr.get("timeColumn")
+        times = value.get(column) if column else next((v for v in value.values() if isinstance(v, list)), None)
+        if not isinstance(times, list) or not times:
+            return None
+        if not column:
+            return (0.0, float(len(times) - 1))
+        points = [t for t in (_seconds(x) for x in times) if t is not None]
+        return (min(points), max(points) - min(points)) if points else None
+    return None
+
+
+def _result_continuum(control: Control, res: Mapping[str, Any], value: Mapping[str, Any]) -> tuple[float, float] | None:
+    """A continuum a region result states: the audio's ``original_length`` (seconds), a video's ``framesCount``
+    (frames numbered from 1, as Label Studio numbers them)."""
+    media = _LABELS_OBJECTS.get(control.object_tag.lower())
+    if control.kind == "labels" and media == "audio":
+        n = _number(res.get("original_length", value.get("original_length")))
+        return (0.0, float(n)) if n is not None and n > 0 else None
+    if control.kind in ("labels", "timelinelabels") and media == "video":
+        n = _number(value.get("framesCount", res.get("framesCount")))
+        return (1.0, float(n)) if n is not None and n > 0 else None
+    return None
+
+
+@dataclass
+class SpanTable:
+    """One span control's input to Krippendorff's unitizing alpha (:func:`iaa_engine.unitizing_alpha`): each task
+    is a document with its continuum, its annotators (who marked nothing included) and their spans."""
+
+    #: one row per span and label: ``task``, ``annotator``, ``start``, ``end`` (exclusive), ``label``
+    spans: pd.DataFrame
+    #: ``task``, ``annotator``: every annotator of each task, whether they marked a span or not
+    annotators: pd.DataFrame
+    #: ``task``, ``begin``, ``length``, ``source`` (``data``, ``results`` or ``spans``): only tasks with a continuum
+    continuum: pd.DataFrame
+    #: what one position counts (characters, milliseconds, frames, ...)
+    positions: str
+    notes: list[str] = field(default_factory=list)
+
+
+def span_table(
+    control: Control, found: list[dict], presence: pd.DataFrame, media: Mapping[Any, tuple[float, float, str]]
+) -> SpanTable:
+    """The unitizing input of one span control from its valid regions (``found``, as :func:`convert` collects
+    them), who annotated each task (``presence``) and each task's continuum from its data or results (``media``:
+    task -> ``(begin, length, source)``). A span with several labels is a unit of each; a second span with the
+    same boundaries by the same annotator is left out (as in the matching). A task whose spans reach beyond its
+    stated continuum gets a continuum that covers them; a task without a stated one gets its spans' extent (first
+    start to last end, the core's fallback) and a note, and one with neither is left out."""
+    positions, factor = _positions(control)
+    cols = ["task", "annotator", "start", "end", "label"]
+    frame = pd.DataFrame(found, columns=cols) if found else pd.DataFrame(columns=cols)
+    frame = frame[cols].drop_duplicates(["task", "annotator", "start", "end"], keep="first")
+    frame = frame.assign(label=frame["label"].map(lambda v: list(v) if isinstance(v, tuple) else [v]))
+    frame = frame.explode("label", ignore_index=True)
+    frame["start"] = frame["start"].astype(float) * factor
+    frame["end"] = frame["end"].astype(float) * factor
+    who = presence[["task", "annotator"]].drop_duplicates().reset_index(drop=True)
+    tasks = pd.Index(who["task"].unique())
+    stated = pd.DataFrame(
+        [(t, b * factor, n * factor, src) for t, (b, n, src) in media.items() if t in tasks],
+        columns=["task", "begin", "length", "source"],
+    ).set_index("task")
+    extent = frame.groupby("task").agg(first=("start", "min"), last=("end", "max"))
+    cont = stated.reindex(tasks)
+    notes: list[str] = []
+    have = cont["length"].notna() & cont.index.isin(extent.index)
+    ext = extent.reindex(cont.index[have])
+    lo = np.minimum(cont.loc[have, "begin"].to_numpy(float), ext["first"].to_numpy(float))
+    hi = np.maximum((cont.loc[have, "begin"] + cont.loc[have, "length"]).to_numpy(float), ext["last"].to_numpy(float))
+    grown = (lo < cont.loc[have, "begin"].to_numpy(float)) | (hi > (cont.loc[have, "begin"] + cont.loc[have, "length"]))
+    if grown.any():
+        notes.append(
+            f"{int(grown.sum())} task(s) have spans beyond the continuum their data or results state: their "
+            "continuum is widened to cover the spans"
+        )
+    cont.loc[have, "begin"], cont.loc[have, "length"] = lo, hi - lo
+    missing = cont["length"].isna()
+    from_spans = missing & cont.index.isin(extent.index)
+    if from_spans.any():
+        ext = extent.reindex(cont.index[from_spans])
+        cont.loc[from_spans, "begin"] = ext["first"].to_numpy(float)
+        cont.loc[from_spans, "length"] = (ext["last"] - ext["first"]).to_numpy(float)
+        cont.loc[from_spans, "source"] = "spans"
+        notes.append(
+            f"{int(from_spans.sum())} task(s) state no {control.object_tag or 'media'} length (in the task data or "
+            "the results): their continuum is taken from their spans (first start to last end); alpha_U depends on "
+            "it (the unmarked stretches before the first and after the last span are agreement too)"
+        )
+    dropped = cont["length"].isna()
+    if dropped.any():
+        notes.append(f"{int(dropped.sum())} task(s) without a span and without a stated length are left out of alpha_U")
+    cont = cont[~dropped].rename_axis("task").reset_index()
+    return SpanTable(frame, who, cont[["task", "begin", "length", "source"]], positions, notes)
 
 
 def span_units(spans: list[tuple[Any, float, float, Any]], threshold: float | None) -> list[tuple[int, Any, Any]]:
@@ -418,6 +612,8 @@ class ControlData:
     notes: list[str] = field(default_factory=list)
     #: regions: the core's matching (units, precision / recall / F1 per annotator pair), else None
     matching: ie.RegionMatch | None = None
+    #: span controls: the input of Krippendorff's unitizing alpha (:func:`span_table`), else None
+    unitizing: SpanTable | None = None
 
     @property
     def n_invalid(self) -> int:
@@ -463,6 +659,8 @@ def convert(
     unknown: Counter = Counter()
     regions: dict[str, list[dict]] = defaultdict(list)
     present: list[tuple] = []  # (task, annotator, ground truth, annotation id): who annotated each task
+    span_controls = [c for c in controls if c.supported and c.region == "span"]
+    media: dict[str, dict] = {c.name: {} for c in span_controls}  # task -> (begin, length, source): the continuum
     set_aside: Counter = Counter()
     n_tasks = 0
     for task in tasks:
@@ -470,6 +668,7 @@ def convert(
         tid = task["id"]
         for x in task.get("set_aside") or ():  # of the wrong shape (iaa_label_studio.state.slim_task)
             set_aside[x["reason"]] += 1
+        starts = _task_continua(task, span_controls, media)
         seen_ann: set = set()
         for ann in human_annotations(task, exclude_users):
             uid = user_id(ann.get("completed_by"))
@@ -499,10 +698,12 @@ def convert(
                         invalid[c.name]["another annotation by the same annotator on the task (first kept)"] += 1
                         continue
                     label, why = _labels_of(c, value)
-                    geoms, why = _region(c, res, value) if why is None else ([], why)
+                    geoms, why = _region(c, res, value, starts.get(c.name)) if why is None else ([], why)
                     if why:
                         invalid[c.name][why] += 1
                         continue
+                    if c.region == "span":
+                        _result_length(c, tid, res, value, media[c.name])
                     for g in geoms:
                         regions[c.name].append(
                             {
@@ -550,6 +751,8 @@ def convert(
         else:
             table = pd.DataFrame(rows[c.name], columns=COLUMNS)
         cd = ControlData(c, table, invalid[c.name], n_tasks, notes, matching)
+        if c.region == "span":
+            cd.unitizing = span_table(c, regions.get(c.name, []), presence, media[c.name])
         if c.kind == "textarea":
             cd.notes.append(
                 "TextArea is compared by exact match of the text (white space trimmed); the "
@@ -567,6 +770,27 @@ def convert(
             f"({', '.join(sorted(unknown)[:5])}); not used"
         )
     return result
+
+
+def _task_continua(task: Mapping[str, Any], controls: list[Control], media: dict[str, dict]) -> dict[str, Any]:
+    """Note each span control's continuum that the task's data states (into ``media``); returns the task's
+    paragraph starts per ParagraphLabels control."""
+    data = task.get("data")
+    starts = {c.name: _paragraph_starts(c, data) for c in controls if c.kind == "paragraphlabels"}
+    for c in controls:
+        got = _media_continuum(c, data, starts.get(c.name))
+        if got is not None:
+            media[c.name][task["id"]] = (*got, "data")
+    return starts
+
+
+def _result_length(c: Control, tid: Any, res: Mapping[str, Any], value: Mapping[str, Any], media: dict) -> None:
+    """Note the continuum a region result states (audio length, frames) unless the task data stated one; the
+    longest one a task's results state is kept."""
+    got = _result_continuum(c, res, value)
+    old = media.get(tid)
+    if got is not None and (old is None or (old[2] == "results" and got[1] > old[1])):
+        media[tid] = (*got, "results")
 
 
 def _region_table(
