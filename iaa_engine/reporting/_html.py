@@ -504,6 +504,33 @@ def _annotators_section(card: AnnotatorReport) -> str:
     )
 
 
+def _listed_text(dis: Disagreements, listed: set[int]) -> tuple[dict[int, str], dict[int, str]]:
+    """For the listed items (by rank): who said what (``annotator = label``, escaped) and the majority label(s) in
+    category order (ties joined by `` | ``), as :meth:`Disagreements.to_frame` gives them.
+
+    Plain Python over the few annotations of the 25 listed items: a frame of every listed item and pandas'
+    group-bys cost the page ~40 ms for a table of 25 rows.
+    """
+    ann = dis.annotations[dis.annotations["rank"].isin(listed)]
+    ranks = ann["rank"].astype(int).tolist()
+    labels = ann["label"].tolist()
+    annotators = ann["annotator"].tolist()
+    anonymous = ann["annotator"].isna().all()
+    said: dict[int, list[str]] = {}
+    counts: dict[int, dict[Any, int]] = {}
+    for r, a, lab in zip(ranks, annotators, labels):
+        said.setdefault(r, []).append(_esc(lab if anonymous else f"{a} = {lab}"))
+        per = counts.setdefault(r, {})
+        per[lab] = per.get(lab, 0) + 1
+    present = list({lab for per in counts.values() for lab in per})
+    position = dict(zip(present, pd.Index(dis.categories, tupleize_cols=False).get_indexer(present).tolist()))
+    gold = {}
+    for r, per in counts.items():
+        top = max(per.values())
+        gold[r] = " | ".join(str(lab) for lab in sorted((k for k, n in per.items() if n == top), key=position.get))
+    return {r: ", ".join(v) for r, v in said.items()}, gold
+
+
 def _adjudicate_section(dis: Disagreements) -> str:
     """The items to adjudicate (anchors ``item-<rank>``) and the confused label pairs (anchors ``pair-<rank>``)."""
     out = [
@@ -525,14 +552,7 @@ def _adjudicate_section(dis: Disagreements) -> str:
     if items.empty:
         out.append('<p class="lead">Nothing to adjudicate: every item with two or more annotations is unanimous.</p>')
     else:
-        ann = dis.annotations[dis.annotations["rank"].isin(listed)]
-        said = (
-            ann["label"].map(str)
-            if ann["annotator"].isna().all()
-            else ann["annotator"].map(str) + " = " + ann["label"].map(str)
-        )
-        who = said.map(_esc).groupby(ann["rank"], sort=False).agg(", ".join)
-        gold = dis.to_frame().set_index("rank")["gold"].str.replace("|", " | ", regex=False)  # in category order
+        who, gold = _listed_text(dis, listed)
         rows = []
         for r in items.itertuples(index=False):
             rows.append(
