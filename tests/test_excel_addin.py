@@ -139,6 +139,7 @@ FUNCTIONS = [
     "PERCENT_AGREEMENT",
     "SCOTTPI",
     "SPA",
+    "UALPHA",
 ]
 
 

@@ -245,6 +245,9 @@ def test_url_base_writes_a_ready_requirements_file():
 
 # ----------------------------------------------------------------------------- without what Pyodide lacks
 
+# UALPHA's range: a spans table (headers, then annotator, start, end, label).
+SPANS = [["annotator", "start", "end", "label"], ["a", 0.0, 5.0, "X"], ["b", 1.0, 5.0, "X"], ["a", 7.0, 9.0, "Y"]]
+
 # Runs every worksheet function of the generated main.py through xlwings's Office.js call path (as xlwings Lite
 # does), on numbers and on text labels, with the modules named in argv[2] made unimportable first.
 RUNNER = r"""
@@ -261,12 +264,13 @@ handler = logging.Handler()
 handler.emit = lambda record: logged.append(record.getMessage())
 logging.getLogger("iaa_engine.excel").addHandler(handler)
 data = json.loads(sys.argv[3])
+spans = data.pop("spans")  # UALPHA reads a spans table, not a rating range
 results = {}
 for func in main.__all__:
     params = list(inspect.signature(getattr(main, func)).parameters)
     pair = "metric" not in params  # COHEN, SCOTTPI, COHEN_WEIGHTED: annotators 1 and 2; IAA_ESTIMATE: Fleiss
     for label, rng in data.items():
-        given = {"data": rng, "layout": [["rows"]], "known": [rng[0]]}  # GOLD_ACCURACY: annotator 1's labels
+        given = {"data": spans if func == "UALPHA" else rng, "layout": [["rows"]], "known": [rng[0]]}
         if pair:
             given.update(annotator_a=[[1]], annotator_b=[[2]])
         args = [given.get(p) for p in params]
@@ -280,7 +284,7 @@ print(json.dumps({"results": results, "logged": logged, "registered": registered
 
 def _run_functions(block: str = "") -> dict:
     env = dict(os.environ, XLWINGS_ON_SERVER="true", XLWINGS_LICENSE_KEY="noncommercial")
-    data = {"numbers": [[float(v) for v in row] for row in MATRIX_A], "text": TEXT}
+    data = {"numbers": [[float(v) for v in row] for row in MATRIX_A], "text": TEXT, "spans": SPANS}
     out = subprocess.run(
         [sys.executable, "-c", RUNNER, str(MAIN), block, json.dumps(data)],
         capture_output=True,

@@ -666,3 +666,8 @@ def IAA_BENCHMARK(
     for lo, hi, band, p, c in r.bands.itertuples(index=False, name=None):
         table.append([band, float(lo), float(hi), scalar(p), scalar(c)])
     return table
+
+
+# ----------------------------------------------------------------------------- further topics (one module each)
+
+from iaa_engine.excel._spans import UALPHA  # noqa: E402, F401  (unitizing alpha of a spans table)
