@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -482,3 +483,143 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
     matched = next(i for i, line in enumerate(lines) if line.startswith("  Region matching ("))
     alpha = next(i for i, line in enumerate(lines) if "Krippendorff's alpha" in line and "unitizing" not in line)
     assert alpha < head < matched  # the unit-matched alpha, alpha_U and the region matching side by side
+
+
+PARAGRAPHS = """<View><Paragraphs name="dialogue" value="$dialogue" layout="dialogue" textKey="line"/>
+<ParagraphLabels name="pl" toName="dialogue"><Label value="Q"/><Label value="A"/></ParagraphLabels></View>"""
+
+
+def _unitizing_of(tasks, config, names):
+    from iaa_label_studio.analyse import unitizing
+
+    conv = convert(tasks, parse_config(config), annotator_names=names)
+    return conv, {n: unitizing(cd) for n, cd in conv.controls.items()}
+
+
+def test_paragraph_labels_are_character_spans_on_the_paragraphs_laid_end_to_end():
+    """Paragraphs of 12, 10 (an emoji: two UTF-16 code units) and 5 characters start at 0, 12, 22; total 27.
+    A result's paragraph indices come as numbers or digit strings; offsets are inside their paragraphs (the end
+    one exclusive); a result without offsets is its whole paragraphs."""
+    dialogue = [
+        {"author": "x", "line": "How are you?"},
+        {"author": "y", "line": "Fine 🙂 ok"},
+        {"author": "x", "line": "Good."},
+    ]
+    assert [len(p["line"].encode("utf-16-le")) // 2 for p in dialogue] == [12, 10, 5]
+
+    def pl(start, end, lab, so=None, eo=None):
+        v = {"start": start, "end": end, "paragraphlabels": [lab]}
+        if so is not None:
+            v |= {"startOffset": so, "endOffset": eo}
+        return res("pl", "paragraphlabels", v, "dialogue")
+
+    a = [pl("0", "0", "Q", 0, 12), pl(1, 2, "A", 0, 5)]  # [0, 12) and [12, 27)
+    b = [pl(0, 0, "Q"), pl("1", "1", "A", 2, 10)]  # whole paragraph 0: [0, 12); [14, 22)
+    bad = [pl(0, 3, "Q"), pl(0, 0, "Q", 0, 13)]  # no paragraph 3; offset 13 beyond a 12-character paragraph
+    anns = [{"id": 1, "completed_by": 1, "result": a + bad}, {"id": 2, "completed_by": 2, "result": b}]
+    task = {"id": 4, "data": {"dialogue": dialogue}, "annotations": anns}
+    url = {"id": 5, "data": {"dialogue": "https://example.com/d.json"},
+           "annotations": [{"id": 3, "completed_by": 1, "result": [pl(0, 0, "Q")]}]}  # fmt: skip
+    conv, u = _unitizing_of([task, url], PARAGRAPHS, {1: "a", 2: "b"})
+    cd = conv.controls["pl"]
+    assert cd.control.region == "span" and cd.control.object_value == "dialogue"
+    spans = cd.unitizing.spans.sort_values(["annotator", "start"])
+    assert spans[["annotator", "start", "end", "label"]].values.tolist() == [
+        ["a", 0, 12, "Q"], ["a", 12, 27, "A"], ["b", 0, 12, "Q"], ["b", 14, 22, "A"]]  # fmt: skip
+    assert cd.unitizing.continuum.values.tolist() == [[4, 0.0, 27.0, "data"]]
+    assert sum(n for why, n in cd.invalid.items() if "paragraph" in why or "offsets" in why) == 3
+    assert any("not in its data" in why for why in cd.invalid)
+    hand = pd.DataFrame([("a", 0, 12, "Q"), ("a", 12, 27, "A"), ("b", 0, 12, "Q"), ("b", 14, 22, "A")],
+                        columns=["annotator", "start", "end", "label"])  # fmt: skip
+    want = ie.unitizing_alpha(hand, continuum=27)
+    assert u["pl"]["estimate"] == pytest.approx(want.estimate, abs=1e-12) and u["pl"]["n_tasks"] == 1
+    # the unit-matched numbers too: the Q spans match exactly, the A spans do not
+    assert cd.matching.pairs.iloc[0].n_matched == 1
+
+
+TIMED = """<View>
+  <Audio name="audio" value="$audio"/><Labels name="speech" toName="audio"><Label value="Speech"/></Labels>
+  <TimeSeries name="ts" value="$ts" valueType="json" timeColumn="t"><Channel column="y"/></TimeSeries>
+  <TimeSeriesLabels name="tsl" toName="ts"><Label value="Up"/></TimeSeriesLabels>
+  <TimeSeries name="rows" value="$rows" valueType="json"><Channel column="y"/></TimeSeries>
+  <TimeSeriesLabels name="rl" toName="rows"><Label value="Up"/></TimeSeriesLabels>
+  <Video name="video" value="$video"/><Labels name="vl" toName="video"><Label value="Car"/></Labels>
+  <TimelineLabels name="tl" toName="video"><Label value="Run"/></TimelineLabels>
+</View>"""
+
+
+def test_time_labels_on_their_continua():
+    """Audio in milliseconds (α_U counts positions), its length from the results' original_length (seconds); an
+    inline time series from its time column's first to last value, or its rows; video in frames, numbered from 1,
+    framesCount from the results; no stated length: the spans' extent, with the core's caution as a note."""
+    a = [
+        res("speech", "labels", {"start": 1.0, "end": 3.5, "labels": ["Speech"]}, "audio", original_length=10.0),
+        res("tsl", "timeserieslabels", {"start": 20, "end": 40, "timeserieslabels": ["Up"]}, "ts"),
+        res("rl", "timeserieslabels", {"start": 1, "end": 3, "timeserieslabels": ["Up"]}, "rows"),
+        res("vl", "videorectangle", {"sequence": [{"frame": 5}, {"frame": 9}], "labels": ["Car"], "framesCount": 50},
+            "video"),
+        res("tl", "timelinelabels", {"ranges": [{"start": 3, "end": 4}, {"start": 10, "end": 12}],
+                                     "timelinelabels": ["Run"]}, "video"),
+    ]  # fmt: skip
+    b = [
+        res("speech", "labels", {"start": 1.5, "end": 3.5, "labels": ["Speech"]}, "audio", original_length=10.0),
+        res("tsl", "timeserieslabels", {"start": 25, "end": 40, "timeserieslabels": ["Up"]}, "ts"),
+        res("vl", "videorectangle", {"sequence": [{"frame": 6}, {"frame": 9}], "labels": ["Car"], "framesCount": 50},
+            "video"),
+        res("tl", "timelinelabels", {"ranges": [{"start": 4, "end": 5}], "timelinelabels": ["Run"]}, "video"),
+    ]  # fmt: skip
+    data = {"ts": {"t": [10, 20, 30, 40, 50, 60], "y": [0, 1, 2, 3, 4, 5]}, "rows": {"y": [0, 1, 2, 3, 4, 5, 6]}}
+    anns = [{"id": 1, "completed_by": 1, "result": a}, {"id": 2, "completed_by": 2, "result": b}]
+    task = {"id": 7, "data": data, "annotations": anns}
+    conv, u = _unitizing_of([task], TIMED, {1: "a", 2: "b"})
+
+    def check(name, rows, continuum, positions):
+        st = conv.controls[name].unitizing
+        assert st.positions == positions
+        got = st.spans.sort_values(["annotator", "start"])[["annotator", "start", "end"]].values.tolist()
+        assert got == rows, name
+        assert tuple(st.continuum[["begin", "length"]].iloc[0]) == continuum, name
+        hand = pd.DataFrame([(w, s, e, "x") for w, s, e in rows], columns=["annotator", "start", "end", "label"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # the spans' extent, as the connector takes it
+            want = ie.unitizing_alpha(hand, continuum=continuum, annotators=["a", "b"])
+        assert u[name]["estimate"] == pytest.approx(want.estimate, abs=1e-12), name
+
+    check("speech", [["a", 1000, 3500], ["b", 1500, 3500]], (0.0, 10000.0), "milliseconds")
+    check("tsl", [["a", 20, 40], ["b", 25, 40]], (10.0, 50.0), u["tsl"]["positions"])
+    check("rl", [["a", 1, 3]], (0.0, 6.0), u["rl"]["positions"])  # b marked nothing there: one unit of two raters
+    check("vl", [["a", 5, 10], ["b", 6, 10]], (1.0, 50.0), "frames")
+    check("tl", [["a", 3, 5], ["a", 10, 13], ["b", 4, 6]], (3.0, 10.0), "frames")  # no framesCount: the extent
+    assert any("taken from their spans" in n for n in u["tl"]["notes"])
+    assert not any("taken from their spans" in n for n in u["vl"]["notes"])
+    assert u["rl"]["n_annotators"] == 2  # b completed the task: a rater who marked nothing there
+
+
+def test_each_tasks_annotators_become_its_raters():
+    """α_U depends on the raters only through their number per document, so tasks annotated by different people
+    pool as one study of R raters: the value equals the core's on the same spans with the annotators renamed
+    into one set, either way round. Tasks with another number of annotators are pooled apart."""
+    t1 = _ner_task(1, [(1, [(0, 5, "PER"), (9, 14, "ORG")]), (2, [(1, 5, "PER")])])
+    t2 = _ner_task(2, [(2, [(3, 8, "LOC")]), (3, [(3, 9, "LOC"), (20, 22, "PER")])])
+    t3 = _ner_task(3, [(1, [(0, 4, "PER")]), (2, [(0, 4, "PER")]), (3, [(0, 5, "PER"), (1, 3, "PER")])])
+    for t in (t1, t2, t3):
+        t["data"] = {"text": "z" * 30}
+    conv, u = _unitizing_of([t1, t2, t3], NER, {1: "x", 2: "y", 3: "z"})
+    rows = conv.controls["ner"].unitizing.spans
+    two = rows[rows["task"] != 3].rename(columns={"task": "document"})
+    for rename in ({"y": "x", "z": "y"}, {"y": "y", "z": "x"}):  # task 2's raters as task 1's, both ways
+        t = two.assign(annotator=np.where(two["document"] == 2, two["annotator"].map(rename), two["annotator"]))
+        want = ie.unitizing_alpha(t, continuum=30, annotators=["x", "y"])
+        assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
+    assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"]) == (2, 2)
+    three = rows[rows["task"] == 3]
+    want3 = ie.unitizing_alpha(three, continuum=30, overlaps="merge")  # z's two PER spans overlap: merged
+    assert u["ner"]["other_groups"] == [{"n_annotators": 3, "n_tasks": 1, "estimate": pytest.approx(want3.estimate)}]
+    assert any("pooled apart" in n for n in u["ner"]["notes"])
+    assert any("merged into their union" in n for n in u["ner"]["notes"])
+    # a span with two labels is a unit of each
+    t4 = _ner_task(4, [(1, []), (2, [])])
+    t4["annotations"][0]["result"] = [res("ner", "labels", {"start": 0, "end": 3, "labels": ["PER", "ORG"]})]
+    t4["data"] = {"text": "abcdef"}
+    conv, u = _unitizing_of([t4], NER, {1: "x", 2: "y"})
+    assert sorted(conv.controls["ner"].unitizing.spans["label"]) == ["ORG", "PER"] and u["ner"]["n_units"] == 2

@@ -402,6 +402,12 @@ def unitizing(cd: ControlData) -> dict | None:
         return out
     counts = size.value_counts()
     r = int(max(counts.index, key=lambda k: (counts[k], k)))
+    n_overlap = _overlapping(st.spans)
+    if n_overlap:
+        notes.append(
+            f"{n_overlap} span(s) overlap an earlier span of the same annotator and label: merged into their union "
+            "for alpha_U (a rater's units of one category must not overlap)"
+        )
     head, spans = _alpha_u(st, size.index[size == r], r, notes)
     out.update({k: v for k, v in head.to_dict().items() if k not in ("metric", "per_document", "n_documents")})
     out["n_annotators"], out["n_tasks"] = r, int(len(size.index[size == r]))
@@ -429,6 +435,15 @@ def unitizing(cd: ControlData) -> dict | None:
     return _nan_to_none(out)
 
 
+def _overlapping(spans: pd.DataFrame) -> int:
+    """How many spans start before an earlier span of the same task, annotator and label ends."""
+    key = ["task", "annotator", "label"]
+    s = spans.sort_values([*key, "start", "end"], kind="stable")
+    same = s[key].eq(s[key].shift()).all(axis=1)
+    reach = s.groupby(key, sort=False)["end"].cummax().shift()
+    return int((same & (s["start"] < reach)).sum())
+
+
 def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.UnitizingAlpha, pd.DataFrame]:
     """α_U of ``tasks`` (each with ``r`` annotators), every task's annotators as raters #1..#r; returns the core's
     result and the span table it was given (``document``, ``annotator``, ``start``, ``end``, ``label``)."""
@@ -438,16 +453,6 @@ def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.Uni
     spans = spans[["task", "rater", "start", "end", "label"]].set_axis(
         ["document", "annotator", "start", "end", "label"], axis=1
     )
-    s = spans.sort_values(["document", "annotator", "label", "start", "end"], kind="stable")
-    key = ["document", "annotator", "label"]
-    same = s[key].eq(s[key].shift()).all(axis=1)
-    reach = s.groupby(key, sort=False)["end"].cummax().shift()
-    n_overlap = int((same & (s["start"] < reach)).sum())
-    if n_overlap:
-        notes.append(
-            f"{n_overlap} span(s) overlap an earlier span of the same annotator and label: merged into their union "
-            "for alpha_U (its units of one category must not overlap)"
-        )
     cont = st.continuum[st.continuum["task"].isin(tasks)]
     cont = pd.DataFrame({"document": cont["task"], "begin": cont["begin"], "length": cont["length"]})
     with warnings.catch_warnings(record=True) as caught:
