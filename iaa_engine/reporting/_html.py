@@ -575,11 +575,13 @@ def _adjudicate_section(dis: Disagreements) -> str:
         out.append('<p class="lead">No two different labels met on an item.</p>')
         return "".join(out)
     pi = dis.pair_items[dis.pair_items["pair"].isin(set(pairs["rank"].tolist()))]
+    behind: dict[int, list[tuple[Any, Any]]] = {}  # pair -> its items in order (a few hundred rows: no group-by)
+    for pair, name, rank in zip(pi["pair"].tolist(), pi["item"].tolist(), pi["item_rank"].tolist()):
+        behind.setdefault(int(pair), []).append((name, rank))
     rows = []
     for r in pairs.itertuples(index=False):
-        behind = pi[pi["pair"] == r.rank]
         links = []
-        for name, rank in zip(behind["item"].head(PAIR_ITEMS_SHOWN), behind["item_rank"].head(PAIR_ITEMS_SHOWN)):
+        for name, rank in behind.get(int(r.rank), [])[:PAIR_ITEMS_SHOWN]:
             if int(rank) in listed:
                 links.append(f'<a class="item-link" href="#item-{int(rank)}">{_esc(name)}</a>')
             else:
