@@ -72,6 +72,8 @@ _EXPORTS = {
     "bangdiwala_b": ".metrics._kappa",
     "fleiss_kappa_by_category": ".metrics._kappa",
     "estimate": ".inference._analytic",
+    "compare": ".analysis._compare",
+    "Comparison": ".analysis._compare",
     "ANALYTIC_METRICS": ".inference._analytic",
     "Estimate": ".base._results",
     "icc": ".metrics._icc",
@@ -122,6 +124,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from iaa_engine.analysis._compare import Comparison, compare
     from iaa_engine.analysis._disagreements import Disagreements, disagreements
     from iaa_engine.analysis._facets import (
         HierarchyResult,
@@ -206,6 +209,8 @@ __all__ = [
     "icc",
     "Estimate",
     "estimate",
+    "compare",
+    "Comparison",
     "ANALYTIC_METRICS",
     "percent_agreement_weighted",
     "bangdiwala_b",

@@ -2,9 +2,11 @@ r"""One coefficient with its analytic standard error, confidence interval and p-
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
+import scipy.sparse as sp
 
 from iaa_engine.base._params import ANY, Choice, NoneOr, Real, validate
 from iaa_engine.base._policy import invalid, undefined
@@ -14,12 +16,13 @@ from iaa_engine.metrics._kappa import pick_pair
 from iaa_engine.metrics._weighted import (
     KAPPA_WEIGHTS,
     gwet_coefficient,
+    gwet_parts,
     pair_data,
     resolve_weights,
 )
-from iaa_engine.stats._weight_sums import Weights
+from iaa_engine.stats._weight_sums import FamilyWeights, Weights
 
-__all__ = ["estimate", "ANALYTIC_METRICS"]
+__all__ = ["estimate", "ANALYTIC_METRICS", "LinearTerms", "linear_terms"]
 
 METHOD = "Gwet (2008) linearisation, conditional on the annotators; t interval and test with n - 1 df"
 
@@ -59,7 +62,17 @@ def _interval(est: float, se: float, n: int, confidence: float) -> tuple[float, 
 
 
 def _cohen_variance(sub: Annotations, w: Weights) -> tuple[float, float, float, float, int]:
-    """Cohen's weighted kappa on the pair's shared items with Gwet's variance: ``(kappa, pa, pe, se, n)``.
+    """Cohen's weighted kappa on the pair's shared items with Gwet's variance: ``(kappa, pa, pe, se, n)``."""
+    kappa, pa, pe, x, _, n = _cohen_terms(sub, w)
+    if x is None:
+        return kappa, pa, pe, float("nan"), n
+    se = float(np.sqrt(np.sum((x - kappa) ** 2) / (n * (n - 1.0)))) if n > 1 else float("nan")
+    return kappa, pa, pe, se, n
+
+
+def _cohen_terms(sub: Annotations, w: Weights) -> tuple[float, float, float, np.ndarray | None, np.ndarray, int]:
+    """Cohen's weighted kappa on the pair's shared items with Gwet's linearised per-item terms:
+    ``(kappa, pa, pe, terms, item codes, n)`` (``terms`` None when kappa is undefined).
 
     With :math:`k_i, l_i` the two labels of shared item :math:`i`, :math:`p^a, p^b` the annotators' label shares on
     the shared items: :math:`p_{a|i} = w_{k_i l_i}`, :math:`p_e = p^{a\\top} W p^b`,
@@ -74,7 +87,7 @@ def _cohen_variance(sub: Annotations, w: Weights) -> tuple[float, float, float, 
     k, l = lab[both], lab[both + 1]  # noqa: E741 - a's label and b's label
     n = k.size
     if n == 0:
-        return float("nan"), float("nan"), float("nan"), float("nan"), 0
+        return float("nan"), float("nan"), float("nan"), None, item[both], 0
     q = sub.n_categories
     pa_share = np.bincount(k, minlength=q) / n
     pb_share = np.bincount(l, minlength=q) / n
@@ -83,12 +96,11 @@ def _cohen_variance(sub: Annotations, w: Weights) -> tuple[float, float, float, 
     w_pb = w.matvec(pb_share)
     pe = float(pa_share @ w_pb)
     if 1.0 - pe <= 1e-12:
-        return float("nan"), pa, pe, float("nan"), n
+        return float("nan"), pa, pe, None, item[both], n
     kappa = (pa - pe) / (1.0 - pe)
     pe_i = (w_pb[k] + w.T.matvec(pa_share)[l]) / 2.0
     x = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - kappa) * (pe_i - pe) / (1.0 - pe)
-    se = float(np.sqrt(np.sum((x - kappa) ** 2) / (n * (n - 1.0)))) if n > 1 else float("nan")
-    return float(kappa), pa, pe, se, n
+    return float(kappa), pa, pe, x, item[both], n
 
 
 @validate(
@@ -259,3 +271,131 @@ def _shared_only(sub: Annotations) -> Annotations:
         categories=sub.categories,
         level=sub.level,
     )
+
+
+@dataclass(frozen=True)
+class LinearTerms:
+    r"""A coefficient with Gwet's linearised per-item terms (their mean is the estimate).
+
+    ``items`` are the data's item codes the terms belong to; ``se`` is
+    :math:`\sqrt{\sum_i (x_i - \hat\kappa)^2 / (n(n-1))}`, the standard error of :func:`estimate` (for
+    Krippendorff's alpha: Gwet's linearisation, not :func:`estimate`'s jackknife).
+    """
+
+    metric: str
+    estimate: float
+    terms: np.ndarray | None
+    items: np.ndarray
+    pa: float
+    pe: float
+
+    @property
+    def n(self) -> int:
+        return int(self.items.size)
+
+    @property
+    def se(self) -> float:
+        n = self.n
+        if self.terms is None or n < 2 or not np.isfinite(self.estimate):
+            return float("nan")
+        return float(np.sqrt(np.sum((self.terms - self.estimate) ** 2) / (n * (n - 1.0))))
+
+
+def linear_terms(
+    data: Annotations,
+    metric: str,
+    *,
+    weights: str | np.ndarray = "identity",
+    annotator_a: Any = None,
+    annotator_b: Any = None,
+) -> LinearTerms:
+    """The coefficient ``metric`` (one of :data:`ANALYTIC_METRICS`) on ``data`` with its per-item linearised terms.
+
+    The terms are those whose spread gives :func:`estimate`'s standard error (Gwet 2008; Gwet 2016, eq. 9 for the
+    difference of two coefficients on the same items); Krippendorff's alpha uses Gwet's linearisation of alpha
+    (Gwet 2014, §4.2; irrCAC ``krippen.alpha.raw``, pairedCAC ``alpha.linear.i``) at the data's level. Undefined
+    coefficients come back as nan with ``terms`` None.
+    """
+    name = metric if isinstance(weights, str) and weights == "identity" else f"{metric}[{_name(weights)}]"
+    if metric == "krippendorff_alpha":
+        if not (isinstance(weights, str) and weights == "identity"):
+            raise invalid(
+                "weights", "'identity' for krippendorff_alpha (its level of measurement weighs the differences)",
+                weights,
+            )  # fmt: skip
+        return _alpha_terms(data)
+    if metric in ("cohen_kappa", "scott_pi"):
+        data.require_annotators(metric)
+        i, j = pick_pair(data, annotator_a, annotator_b, metric)
+        sub = pair_data(data, i, j)
+        w = resolve_weights(data, weights)
+        if metric == "cohen_kappa":
+            est, pa, pe, x, items, _ = _cohen_terms(sub, w)
+            return LinearTerms(name, est, x, items, pa, pe)
+        shared = _shared_only(sub)
+        ws = w.symmetrised()
+        g = gwet_coefficient(shared, "fleiss_kappa", ws, with_variance=True)
+        return LinearTerms(name, g.estimate, g.terms, gwet_parts(shared, ws).rows, g.pa, g.pe)
+    if metric == "multi_kappa":
+        data.require_annotators(metric)
+    w = resolve_weights(data, weights)
+    g = gwet_coefficient(data, _GWET[metric], w, with_variance=True)
+    return LinearTerms(name, g.estimate, g.terms, gwet_parts(data, w).rows, g.pa, g.pe)
+
+
+def _alpha_weights(data: Annotations, totals: np.ndarray) -> Weights:
+    r"""Agreement weights :math:`1 - \delta^2_{kl} / \max \delta^2` of the data's level (alpha is invariant to
+    the scale of :math:`\delta^2`): identity, quadratic on the values, ratio, or quadratic on the mid-ranks of the
+    pairable values (Krippendorff's ordinal metric)."""
+    if data.level == "nominal":
+        return resolve_weights(data, "identity")
+    if data.level == "ordinal":
+        return FamilyWeights("quadratic", np.cumsum(totals) - totals / 2.0)
+    return FamilyWeights("quadratic" if data.level == "interval" else "ratio", data.category_values(data.level))
+
+
+def _alpha_terms(data: Annotations) -> LinearTerms:
+    r"""Krippendorff's alpha with Gwet's linearised per-item terms (Gwet 2014, §4.2; pairedCAC ``alpha.linear.i``).
+
+    Over the :math:`n''` items with :math:`r_i \ge 2`, :math:`\bar r` their mean number of values,
+    :math:`\epsilon = 1/\sum_i r_i`: :math:`p_{a|i} = \sum_k r_{ik}(r^\star_{ik} - 1) / (\bar r (r_i - 1))`,
+    :math:`p_a = (1-\epsilon)\overline{p_{a|i}} + \epsilon`, :math:`\pi_k = \overline{r_{ik}} / \bar r`,
+    :math:`p_e = \pi^\top W \pi`; the term of item :math:`i` is
+    :math:`\alpha_i - 2(1-\alpha)(p_{e|i} - p_e)/(1 - p_e)` with
+    :math:`\alpha_i = ((1-\epsilon)(p_{a|i} - \overline{p_{a|i}}(r_i - \bar r)/\bar r) + \epsilon - p_e)/(1-p_e)`
+    and :math:`p_{e|i} = r_i^\top \bar\pi_w / \bar r - (\sum_k \pi_k)(r_i - \bar r)/\bar r`. The
+    :math:`n - n''` items with one value carry the term :math:`\alpha` and the others are scaled by
+    :math:`n/n''` about it (the ratio estimator's linearisation; nothing changes when every item has two values).
+    """
+    name = f"krippendorff_alpha[{data.level}]"
+    c = data.counts
+    table_all = sp.csr_matrix((c.count.astype(float), (c.item, c.category)), shape=(c.n_items, data.n_categories))
+    r_all = np.asarray(table_all.sum(axis=1)).ravel()
+    rated = np.flatnonzero(r_all > 0)
+    two = np.flatnonzero(r_all >= 2)
+    nan = float("nan")
+    if two.size == 0:
+        return LinearTerms(name, nan, None, rated, nan, nan)
+    table = table_all[two]
+    r = r_all[two]
+    totals = np.asarray(table.sum(axis=0)).ravel()
+    w = _alpha_weights(data, totals)
+    r_bar = float(r.mean())
+    eps = 1.0 / float(r.sum())
+    sum_q = w.row_forms(table) - r
+    pa_i = sum_q / (r_bar * (r - 1.0))
+    pa_v = float(pa_i.mean())
+    pa = (1.0 - eps) * pa_v + eps
+    pi = totals / (two.size * r_bar)
+    w_pi = w.matvec(pi)
+    pe = float(pi @ w_pi)
+    if not 1.0 - pe > 1e-12:
+        return LinearTerms(name, nan, None, rated, pa, pe)
+    alpha = (pa - pe) / (1.0 - pe)
+    pa_i = (1.0 - eps) * (pa_i - pa_v * (r - r_bar) / r_bar) + eps
+    pi_w = w_pi if w.symmetric else (w_pi + w.T.matvec(pi)) / 2.0
+    pe_i = (table @ pi_w) / r_bar - float(pi.sum()) * (r - r_bar) / r_bar
+    x = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha) * (pe_i - pe) / (1.0 - pe)
+    terms = np.full(rated.size, alpha)
+    terms[np.searchsorted(rated, two)] = alpha + rated.size / two.size * (x - alpha)
+    return LinearTerms(name, float(alpha), terms, rated, float(pa), pe)

@@ -226,6 +226,9 @@ class GwetEstimate:
     pe: float
     se: float
     n: int
+    #: Gwet's linearised per-item terms :math:`\kappa^\star_i` (mean: the estimate), one per item with an
+    #: annotation, in the order of ``gwet_parts(data, w).rows``; ``None`` unless the variance was computed.
+    terms: np.ndarray | None = None
 
 
 def gwet_coefficient(
@@ -272,6 +275,7 @@ def gwet_coefficient(
             x = k_i if pe_i is None else k_i - 2.0 * (1.0 - est) * (pe_i - pe) / (1.0 - pe)
         f = 0.0 if population is None else n / population
         se = float(np.sqrt((1.0 - f) / (n * (n - 1.0)) * np.sum((x - est) ** 2)))
+        return GwetEstimate(float(est), float(pa), float(pe), se, n, x)
     return GwetEstimate(float(est), float(pa), float(pe), se, n)
 
 
