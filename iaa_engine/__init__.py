@@ -29,6 +29,8 @@ _EXPORTS = {
     "GoldAccuracy": ".analysis._gold",
     "gold_accuracy": ".analysis._gold",
     "AnnotatorReport": ".analysis._scorecard",
+    "agreement_by": ".analysis._by",
+    "AgreementBy": ".analysis._by",
     "annotator_report": ".analysis._scorecard",
     "HierarchyResult": ".analysis._facets",
     "LEVELS": ".base._choices",
@@ -124,6 +126,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from iaa_engine.analysis._by import AgreementBy, agreement_by
     from iaa_engine.analysis._compare import Comparison, compare
     from iaa_engine.analysis._disagreements import Disagreements, disagreements
     from iaa_engine.analysis._facets import (
@@ -225,6 +228,8 @@ __all__ = [
     "gold_accuracy",
     "AnnotatorReport",
     "annotator_report",
+    "agreement_by",
+    "AgreementBy",
     "ModelAgreement",
     "model_agreement",
     "HierarchyResult",

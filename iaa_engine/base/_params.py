@@ -442,6 +442,10 @@ PARAMS: dict[str, Constraint] = {
     "overlaps": Choice("raise", "merge"),
     "annotator_a": ANY,
     "annotator_b": ANY,
+    "keep": Items(_ColumnName(), what="a sequence of column names"),  # further columns kept beside the annotations
+    "by": NoneOr(_ColumnName()),  # a kept column whose values are groups (agreement_by)
+    "time": NoneOr(_ColumnName()),  # a kept column of timestamps (agreement_by, the scorecard's drift)
+    "freq": Choice("D", "W", "M"),  # the windows of a time column: days, weeks (Monday-Sunday), calendar months
 }
 
 

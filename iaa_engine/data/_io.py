@@ -508,6 +508,7 @@ def read(
     categories: Sequence[Any] | None = None,
     duplicates: Literal["error", "first", "last"] = "error",
     na_values: Sequence[str] = (),
+    keep: Sequence[str] = (),
 ) -> Annotations:
     """Read annotations from a CSV, TSV, JSON (records, columns or lines) or Parquet file.
 
@@ -550,6 +551,10 @@ def read(
         ``["NA"]`` for files written by R). By default ``NA``, ``None``,
         ``null`` and the like are labels; a :class:`NALikeLabelWarning` says
         when one occurs.
+    keep : sequence of str, default ()
+        Further columns of a long table to carry beside the annotations (a batch, a document type, an annotator
+        group, a timestamp), as read, in :attr:`Annotations.extra`: for :func:`agreement_by`. Nothing extra is
+        read or kept by default.
 
     Returns
     -------
@@ -565,7 +570,8 @@ def read(
         If the path is a directory or has an unknown suffix, the file cannot be parsed (with the line where it
         can be named: rows with another number of fields than the header, duplicate or blank header names, no
         data rows, text that is not UTF-8, a quoted value that never closes or spans more than 100 lines), a
-        reader needs an optional package that is not installed, a named column is missing, the layout or the
+        reader needs an optional package that is not installed, a named (or kept) column is missing, ``keep``
+        is given for a wide matrix or a count table, the layout or the
         orientation of a wide matrix cannot be told, or the content does not fit the layout (see
         :meth:`Annotations.from_long`, :meth:`Annotations.from_wide` and :meth:`Annotations.from_counts`).
 
@@ -620,6 +626,7 @@ def read(
         categories=categories,
         duplicates=duplicates,
         na_values=na_values,
+        keep=keep,
     )[0]
 
 
@@ -687,6 +694,7 @@ def _read(
     categories: Sequence[Any] | None = None,
     duplicates: str = "error",
     na_values: Sequence[str] = (),
+    keep: Sequence[str] = (),
 ) -> tuple[Annotations, str]:
     """:func:`read`, and the reading it chose in words (what the command line prints)."""
     p = Path(path)
@@ -694,6 +702,10 @@ def _read(
     names, columns = read_table(p)
     given = (item, annotator, label)
     is_long = all(c in names for c in given)
+    absent = [c for c in keep if c not in names]
+    if absent:
+        head = f"column {absent[0]!r} not found in {file}{_near(str(absent[0]), names)}; it has columns {names!r}"
+        raise InputError(head + " (keep= names columns of the file)", cli=head)
     if layout == "long" or (layout == "auto" and is_long):
         if not is_long:
             raise _columns_not_found(file, given, names)
@@ -706,8 +718,14 @@ def _read(
             categories=categories,
             duplicates=duplicates,
             na_values=na_values,
+            extra={c: col[c] for c in keep} if keep else None,
         )
         return data, f"a long table (columns {item!r}, {annotator!r}, {label!r})"
+    if keep:
+        raise ValueError(
+            f"{file} is not read as a long table (one row per annotation), so its further columns {list(keep)!r} "
+            "cannot be kept per annotation; name the item, annotator and label columns"
+        )
     if layout == "auto":
         if given != _DEFAULT_COLUMNS:  # the user named columns: a long table is meant
             raise _columns_not_found(file, given, names)

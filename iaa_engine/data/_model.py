@@ -8,9 +8,11 @@ ranges, Label Studio tasks) ends here, and every metric starts here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from os import PathLike
+from types import MappingProxyType
 from typing import Any, Literal, cast
 
 import numpy as np
@@ -20,7 +22,14 @@ import scipy.sparse as sp
 from iaa_engine.base._choices import LEVELS
 from iaa_engine.base._params import ANY, Choice, NoneOr, Text, Whole, validate
 from iaa_engine.base._policy import check_choice
-from iaa_engine.data._encode import encode_id_column, encode_text_labels, needs_numbers, numeric_index, parse_numbers
+from iaa_engine.data._encode import (
+    arrow_text,
+    encode_id_column,
+    encode_text_labels,
+    needs_numbers,
+    numeric_index,
+    parse_numbers,
+)
 from iaa_engine.data._errors import InputError
 from iaa_engine.data._orient import column_role, guess_long_columns, wide_orientation
 from iaa_engine.stats._sums import CountSums
@@ -32,6 +41,8 @@ __all__ = [
     "LEVELS",
     "as_annotations",
     "encode_labels",
+    "extra_codes",
+    "extra_times",
     "factorize_values",
     "is_missing_mask",
     "resolve_duplicates",
@@ -118,6 +129,148 @@ def _typed_array(values: Any) -> np.ndarray:
 
 def _annotation(row: int) -> str:
     return f"annotation {row + 1}"
+
+
+# --------------------------------------------------------------------------- kept columns (keep=)
+
+
+def _aligned(values: Any, rows: np.ndarray | None) -> Any:
+    """A kept column as read, at the annotations' rows (``rows``: the positions kept, None for all): text as one
+    Arrow string array (an object array without pyarrow), typed values as a numpy array (timestamps with a time zone
+    as UTC)."""
+    text = arrow_text(values)
+    if text is not None:
+        if rows is None:
+            return text
+        if isinstance(text, np.ndarray):
+            return text[rows]
+        import pyarrow as pa
+
+        return text.take(pa.array(rows))
+    if hasattr(values, "to_pandas") and not isinstance(values, (pd.Series, pd.Index)):  # Arrow
+        values = values.to_pandas()
+    if isinstance(values, (pd.Series, pd.Index)) and isinstance(values.dtype, pd.DatetimeTZDtype):
+        values = pd.Series(values).dt.tz_convert("UTC").dt.tz_localize(None)
+    arr = _typed_array(values)
+    return arr if rows is None else arr[rows]
+
+
+def _extra(data: Annotations, name: str) -> Any:
+    if name not in data.extra:
+        kept = sorted(map(str, data.extra))
+        raise ValueError(
+            f"no column {name!r} was kept beside the annotations "
+            + (f"(kept: {kept!r}); " if kept else "(none was); ")
+            + "read the data with keep=[...] naming it (ie.read(path, keep=[...]) or Annotations.from_long(table, "
+            "keep=[...]); CLI: --by/--time COLUMN)"
+        )
+    return data.extra[name]
+
+
+def _cached(data: Annotations, key: tuple, make: Callable[[], Any]) -> Any:
+    cache = data.__dict__.setdefault("_extra_cache", {})
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
+def extra_codes(data: Annotations, name: str) -> tuple[np.ndarray, pd.Index]:
+    """``(codes, groups)`` of a kept column (:attr:`Annotations.extra`): one sorted code per annotation, ``-1`` where
+    the value is missing (blank text, null, NaN), and the distinct values in order. Text stays text as written
+    (``"007"`` and ``"7"`` are two groups, ``"None"`` is a group; surrounding whitespace is not part of a value);
+    typed values keep their type. Computed once per column (dictionary codes: no Python object per row)."""
+    return cast(tuple, _cached(data, ("codes", name), lambda: _group_codes(_extra(data, name))))
+
+
+def _group_codes(values: Any) -> tuple[np.ndarray, pd.Index]:
+    from iaa_engine.data import _encode as enc
+
+    if not isinstance(values, np.ndarray) or (values.dtype == object and enc._np_text(values) is not None):
+        codes, dictionary = enc._encode(values)
+        missing = np.append(enc._dict_equals(dictionary, ""), True)  # the last slot: null
+        codes = np.where(missing[codes], -1, codes)
+        present = np.bincount(codes[codes >= 0], minlength=len(dictionary)) > 0
+        used = np.flatnonzero(present)
+        remap = np.full(len(dictionary) + 1, -1, dtype=np.int64)
+        sub = enc._dict_take(dictionary, used)
+        order, rank = enc._sorted_rank(sub)
+        remap[used] = rank
+        return remap[codes], enc._text_index(sub, order, arrow_backed=False)
+    ok = ~is_missing_mask(values)
+    codes = np.full(values.size, -1, dtype=np.int64)
+    if not ok.any():
+        return codes, pd.Index([])
+    sub_codes, groups = factorize_values(values[ok])
+    codes[ok] = sub_codes
+    return codes, groups
+
+
+def extra_times(data: Annotations, name: str) -> np.ndarray:
+    """A kept column as timestamps (``datetime64[ns]``, NaT where missing), parsed once.
+
+    Text is read as ISO 8601 (``2024-03-05``, ``2024-03-05 14:30``, ``2024-03-05T14:30:00.123Z``,
+    ``...+02:00``): times with an offset are converted to UTC, times without one are taken as they are. No other
+    format is guessed (``03/05/2024`` is refused: day and month cannot be told apart). Typed timestamps (Parquet,
+    a DataFrame's datetime column) are used as they are (with a time zone: in UTC).
+
+    Raises
+    ------
+    ValueError
+        The column is not kept, holds something other than timestamps (numbers, or text that is not ISO 8601: the
+        message names the first such value and its annotation), or every value is missing.
+    """
+    return cast(np.ndarray, _cached(data, ("times", name), lambda: _parse_times(_extra(data, name), name)))
+
+
+def _parse_times(values: Any, name: str) -> np.ndarray:
+    if isinstance(values, np.ndarray) and values.dtype.kind == "M":
+        out = values.astype("datetime64[ns]")
+    elif isinstance(values, np.ndarray) and values.dtype != object:
+        raise ValueError(
+            f"column {name!r} holds {values.dtype} values, not timestamps; a time column holds dates or times such "
+            "as 2024-03-05 or 2024-03-05T14:30:00Z"
+        )
+    else:
+        out = _parse_text_times(values, name)
+    if np.isnat(out).all():
+        raise ValueError(f"column {name!r} has no timestamp (every value is missing)")
+    return out
+
+
+def _parse_text_times(values: Any, name: str) -> np.ndarray:
+    """ISO 8601 text as datetime64[ns]: Arrow's parser on the whole column (no Python object per row), pandas' ISO
+    8601 parser on the distinct values where Arrow refuses (mixed offsets), and an error naming a bad value."""
+    from iaa_engine.data import _encode as enc
+
+    arrow = enc._pa()
+    if arrow is not None and not isinstance(values, np.ndarray):
+        pa, pc = arrow
+        text = pc.utf8_trim_whitespace(values)
+        text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
+        for target in (pa.timestamp("ns"), pa.timestamp("ns", tz="UTC")):
+            try:
+                parsed = pc.cast(text, target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                continue
+            return np.asarray(parsed.cast(pa.int64()).fill_null(np.iinfo(np.int64).min)).view("datetime64[ns]")
+    codes, dictionary = enc._encode(values)
+    distinct = pd.Index(enc._dict_values(dictionary), dtype=object)
+    blank = np.append(np.asarray([v == "" for v in distinct], dtype=bool), True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parsed = pd.to_datetime(pd.Series(distinct.where(~blank[:-1], None)), format="ISO8601", utc=True,
+                                errors="coerce")  # fmt: skip
+    bad = parsed.isna().to_numpy() & ~blank[:-1]
+    if bad.any():
+        row_bad = np.append(bad, False)[codes]
+        row = int(np.flatnonzero(row_bad)[0])
+        raise ValueError(
+            f"column {name!r}: {distinct[int(codes[row])]!r} (annotation {row + 1}) is not a timestamp; expected ISO "
+            "8601 dates or times such as 2024-03-05, 2024-03-05 14:30 or 2024-03-05T14:30:00Z (other formats are "
+            "not guessed: convert them first)"
+        )
+    stamps = parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
+    return np.append(stamps, np.datetime64("NaT", "ns"))[codes]
 
 
 def encode_labels(
@@ -405,6 +558,12 @@ class Annotations:
     #: Gwet's framework accept them (:meth:`from_counts`).
     fractional: bool = False
 
+    #: Further columns kept beside the annotations when asked (``keep=`` of :meth:`from_long` and :func:`read`): name
+    #: -> the column as read (an Arrow string array for text, a numpy array for typed values), one value per
+    #: annotation in the order of :attr:`item`. :func:`extra_codes` turns one into sorted group codes and
+    #: :func:`extra_times` into timestamps, each on first use. Empty unless asked for.
+    extra: Mapping[str, Any] = MappingProxyType({})
+
     def __init__(
         self,
         item: np.ndarray,
@@ -452,6 +611,7 @@ class Annotations:
         categories: Sequence[Any] | None = None,
         duplicates: Literal["error", "first", "last"] = "error",
         na_values: Sequence[str] = (),
+        keep: Sequence[str] = (),
     ) -> Annotations:
         """Build from a long table with one row per annotation.
 
@@ -475,6 +635,9 @@ class Annotations:
             Label texts that mean "not labelled" besides blank cells and
             ``None``/``NaN`` (e.g. ``["NA"]``). Text such as ``"None"`` or
             ``"NA"`` is otherwise a label.
+        keep : sequence of str, default ()
+            Further columns to carry beside the annotations (a batch, a document type, an annotator group, a
+            timestamp): kept as read in :attr:`extra`, one value per annotation, for :func:`agreement_by`.
 
         Returns
         -------
@@ -487,8 +650,8 @@ class Annotations:
         TypeError
             ``table`` is not a pandas DataFrame.
         ValueError
-            A named column is missing; every label is missing; an item or annotator id is missing; an annotator
-            labelled an item twice with ``duplicates='error'``; labels mix types, are not among ``categories``,
+            A named column (or a kept one) is missing; every label is missing; an item or annotator id is missing;
+            an annotator labelled an item twice with ``duplicates='error'``; labels mix types, are not among ``categories``,
             or are not numbers where the level needs numbers; or the ordinal level has text labels without
             their order.
 
@@ -519,7 +682,7 @@ class Annotations:
         """
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"from_long expects a pandas DataFrame; got {type(table).__name__}")
-        missing = [c for c in (item, annotator, label) if c not in table.columns]
+        missing = [c for c in (item, annotator, label, *keep) if c not in table.columns]
         if missing:
             raise ValueError(
                 f"column(s) {missing!r} not found; the table has columns {list(map(str, table.columns))!r}. "
@@ -533,6 +696,7 @@ class Annotations:
             categories=categories,
             duplicates=duplicates,
             na_values=na_values,
+            extra={name: table[name] for name in keep},
         )
 
     @classmethod
@@ -546,17 +710,19 @@ class Annotations:
         categories: Sequence[Any] | None,
         duplicates: str,
         na_values: Sequence[str] = (),
+        extra: Mapping[str, Any] | None = None,
     ) -> Annotations:
-        """The long-table constructor on three columns (Arrow arrays from the readers, or pandas Series)."""
+        """The long-table constructor on three columns (Arrow arrays from the readers, or pandas Series); ``extra``
+        columns are carried beside the annotations (:attr:`extra`), filtered by the same rows."""
         keep, label_codes, cats = encode_labels(label, level, categories, na_values)
         if label_codes.size == 0:
             raise ValueError("the data holds no annotations (every label is missing or the table is empty)")
         item_codes, items = _encode_ids(item, "item", keep)
         ann_codes, annotators = _encode_ids(annotator, "annotator", keep)
-        item_codes, ann_codes, label_codes = resolve_duplicates(
-            item_codes, ann_codes, label_codes, len(annotators), duplicates, items, annotators
-        )
-        return cls(
+        kept = _duplicate_keep(item_codes, ann_codes, len(annotators), duplicates, items, annotators)
+        if kept is not None:
+            item_codes, ann_codes, label_codes = item_codes[kept], ann_codes[kept], label_codes[kept]
+        out = cls(
             item_codes,
             ann_codes,
             label_codes,
@@ -565,6 +731,12 @@ class Annotations:
             categories=cats,
             level=level,
         )
+        if extra:
+            rows = None if keep.all() else np.flatnonzero(keep)
+            if kept is not None:
+                rows = np.flatnonzero(kept) if rows is None else rows[kept]
+            out.extra = {str(name): _aligned(values, rows) for name, values in extra.items()}
+        return out
 
     @classmethod
     @validate(level=Choice(*LEVELS))
@@ -1006,7 +1178,7 @@ class Annotations:
             )
         if self.label is None:  # a count table or summed statistics: the same categories at another level
             return self._stats_with_categories(np.arange(len(cats)), cats, level)
-        return Annotations(
+        out = Annotations(
             self.item,
             self.annotator,
             codes,
@@ -1015,6 +1187,8 @@ class Annotations:
             categories=cats,
             level=level,
         )
+        out.extra = self.extra  # the kept columns ride along (same rows)
+        return out
 
     @validate(metric=Text())
     def require_annotators(self, metric: str) -> None:
@@ -1150,10 +1324,18 @@ class Annotations:
 
 
 def resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
+    kept = _duplicate_keep(item, ann, n_ann, rule, items, annotators)
+    if kept is None:
+        return item, ann, label
+    return item[kept], ann[kept], label[kept]
+
+
+def _duplicate_keep(item, ann, n_ann, rule, items, annotators) -> np.ndarray | None:
+    """The rows kept by the duplicates ``rule`` (a boolean mask), or None when no annotator labels an item twice."""
     # Fast check: a sparse (item × annotator) matrix sums duplicate cells, so fewer cells than rows means duplicates.
     cells = sp.csr_matrix((np.ones(item.size, dtype=np.int8), (item, ann)), shape=(len(items), max(n_ann, 1))).nnz
     if cells == item.size:
-        return item, ann, label
+        return None
     key = item * max(n_ann, 1) + ann
     dup = pd.Series(key).duplicated(keep=False).to_numpy()
     if rule == "error":
@@ -1168,8 +1350,7 @@ def resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
             head + "pass duplicates='first' or duplicates='last' to keep one of them",
             cli=head + "pass --duplicates first or --duplicates last to keep one of them",
         )
-    keep = ~pd.Series(key).duplicated(keep=rule).to_numpy()
-    return item[keep], ann[keep], label[keep]
+    return ~pd.Series(key).duplicated(keep=rule).to_numpy()
 
 
 # --------------------------------------------------------------------------- conversion at the edges
