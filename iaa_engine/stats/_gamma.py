@@ -1,0 +1,291 @@
+"""The best alignment of Mathet, Widlöcher and Métivier's gamma (γ): dissimilarities, pruned candidate unitary
+alignments, and the minimum-disorder partition of the units solved as a set-partitioning integer program (SciPy's
+HiGHS, ``scipy.optimize.milp``).
+
+The units are arrays (group, annotator and category codes; begin and end). A *group* is one continuum (a document,
+or a document of a sampled continuum): no unitary alignment crosses two groups. With n annotators a unitary
+alignment holds at most one unit of each annotator (the others are the empty unit ∅); its disorder is the mean of
+the dissimilarities of its C(n, 2) pairs (Mathet et al. 2015, §4.2), a pair with ∅ worth Δ∅ (an ∅-∅ pair too, as
+pygamma-agreement and DKPro Agreement count it: a unit alone costs Δ∅). Between two units
+
+    d(u, v) = α Δ∅ ((|b_u - b_v| + |e_u - e_v|) / (l_u + l_v))² + β Δ∅ d_cat(c_u, c_v)
+
+(positional-sporadic and categorical dissimilarities; d_cat is 0/1 or a given matrix in [0, 1]).
+
+Pruning (§5.1.1 of the paper, in a form that bounds the enumeration). Splitting a unit u off a unitary alignment
+S of k real units (into S∖u and u alone) changes the summed pair dissimilarities by
+``Σ_{v∈S∖u} d(u, v) - (C(n,2) + k - 1) Δ∅``; when that is ≥ 0 the split is no worse, so an optimal partition
+exists whose every part satisfies ``Σ_{v∈S∖u} d(u, v) < (C(n,2) + k - 1) Δ∅`` for each of its members (split
+repeatedly: the number of parts grows, so it ends). Only those tuples are candidates; in particular every pair
+in one has ``d < (C(n,2) + n - 1) Δ∅``, a bound on the positional term that limits each unit's partners to a
+window of starts found by sorted search (by length class, so one long unit does not widen every window). Tuples
+are grown one annotator at a time from each unit as its first member, vectorised over all partial tuples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+__all__ = ["GammaDissimilarity", "TooManyAlignmentsError", "Alignment", "best_alignment", "pair_dissimilarity"]
+
+
+class TooManyAlignmentsError(ValueError):
+    """The candidate unitary alignments (or the pairs of units to examine) exceed the limit given."""
+
+
+@dataclass(frozen=True)
+class GammaDissimilarity:
+    """The combined dissimilarity: weights α (positional) and β (categorical), the empty unit's Δ∅, and the
+    categorical dissimilarity matrix (None: 0 for equal categories, 1 otherwise)."""
+
+    alpha: float = 1.0
+    beta: float = 1.0
+    delta_empty: float = 1.0
+    categorical: np.ndarray | None = None
+
+
+def pair_dissimilarity(
+    diss: GammaDissimilarity,
+    b1: np.ndarray,
+    e1: np.ndarray,
+    c1: np.ndarray,
+    b2: np.ndarray,
+    e2: np.ndarray,
+    c2: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(combined d, positional Δ∅ p², categorical Δ∅ d_cat) of units 1 and 2, elementwise (lengths > 0)."""
+    ratio = (np.abs(b1 - b2) + np.abs(e1 - e2)) / ((e1 - b1) + (e2 - b2))
+    positional = ratio * ratio * diss.delta_empty
+    if diss.categorical is None:
+        categorical = (c1 != c2).astype(float) * diss.delta_empty
+    else:
+        categorical = diss.categorical[c1, c2] * diss.delta_empty
+    return diss.alpha * positional + diss.beta * categorical, positional, categorical
+
+
+@dataclass(frozen=True, eq=False)
+class Alignment:
+    """A best alignment: its unitary alignments as rows of unit indices (-1: the empty unit), one column per
+    annotator, with each one's group and disorder, and the number of candidates the program chose from."""
+
+    members: np.ndarray
+    group: np.ndarray
+    disorder: np.ndarray
+    n_candidates: int
+
+
+def _too_many(count: int, limit: int, what: str) -> TooManyAlignmentsError:
+    return TooManyAlignmentsError(
+        f"gamma's best alignment would {what} {count:,} (more than max_alignments={limit:,}); ways out: split the "
+        "study into shorter documents (no alignment crosses a document), compare fewer annotators at a time, use a "
+        "smaller delta_empty (fewer units are worth aligning), or raise max_alignments if memory and time allow"
+    )
+
+
+def _pairs(
+    group: np.ndarray,
+    annotator: np.ndarray,
+    begin: np.ndarray,
+    end: np.ndarray,
+    category: np.ndarray,
+    n: int,
+    diss: GammaDissimilarity,
+    limit: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair (u, v) of units of annotators a(u) < a(v) in one group with d(u, v) < (C(n,2) + n - 1) Δ∅."""
+    bound = (n * (n - 1) / 2 + n - 1) * diss.delta_empty
+    reach = np.sqrt(bound / (diss.alpha * diss.delta_empty)) if diss.alpha > 0 else np.inf
+    length = end - begin
+    # each group on a line of its own: shifted so that groups are disjoint, windows clipped to the group
+    n_groups = int(group.max()) + 1
+    low = np.full(n_groups, np.inf)
+    high = np.full(n_groups, -np.inf)
+    np.minimum.at(low, group, begin)
+    np.maximum.at(high, group, begin)
+    extent = np.where(np.isfinite(low), high - low, 0.0)
+    offset = np.concatenate([[0.0], np.cumsum(extent + 1.0)[:-1]])
+    origin = np.where(np.isfinite(low), low, 0.0)
+    x = begin - origin[group] + offset[group]
+    first = offset[group]
+    last = offset[group] + extent[group]
+    slack = 1e-9 * (1.0 + np.abs(x))
+    lengths_class = np.floor(np.log2(length)).astype(np.int64)
+    out_u, out_v, out_d = [], [], []
+    examined = 0
+    for a in range(n):
+        units_a = np.flatnonzero(annotator == a)
+        for b in range(a + 1, n):
+            of_b = annotator == b
+            for cls in np.unique(lengths_class[of_b]):
+                units_b = np.flatnonzero(of_b & (lengths_class == cls))
+                units_b = units_b[np.argsort(x[units_b], kind="stable")]
+                xb = x[units_b]
+                half = reach * (length[units_a] + length[units_b].max()) if np.isfinite(reach) else np.inf
+                lo = np.searchsorted(xb, np.maximum(x[units_a] - half, first[units_a]) - slack[units_a], "left")
+                hi = np.searchsorted(xb, np.minimum(x[units_a] + half, last[units_a]) + slack[units_a], "right")
+                counts = hi - lo
+                total = int(counts.sum())
+                examined += total
+                if examined > 4 * limit:
+                    raise _too_many(examined, 4 * limit, "examine more pairs of units than")
+                if total == 0:
+                    continue
+                u = np.repeat(units_a, counts)
+                start = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+                v = units_b[start + np.arange(total)]
+                keep = group[u] == group[v]
+                u, v = u[keep], v[keep]
+                d = pair_dissimilarity(diss, begin[u], end[u], category[u], begin[v], end[v], category[v])[0]
+                keep = d < bound
+                out_u.append(u[keep])
+                out_v.append(v[keep])
+                out_d.append(d[keep])
+    if not out_u:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return np.concatenate(out_u), np.concatenate(out_v), np.concatenate(out_d)
+
+
+def _candidates(
+    group: np.ndarray,
+    annotator: np.ndarray,
+    begin: np.ndarray,
+    end: np.ndarray,
+    category: np.ndarray,
+    n: int,
+    diss: GammaDissimilarity,
+    limit: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate unitary alignments (rows of unit indices, -1 for ∅) and their disorders."""
+    N = begin.size
+    pu, pv, pd = _pairs(group, annotator, begin, end, category, n, diss, limit)
+    key = pu * N + pv
+    order = np.argsort(key, kind="stable")
+    key, pu, pv, pd = key[order], pu[order], pv[order], pd[order]
+    # neighbours of u in annotator t: pairs sorted by (u, annotator of v)
+    by = np.lexsort((annotator[pv], pu))
+    nb_u, nb_t, nb_v = pu[by], annotator[pv][by], pv[by]
+    nb_key = nb_u * n + nb_t
+
+    def has_pair(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        if key.size == 0:
+            return np.zeros(u.size, bool)
+        k = u * N + v
+        at = np.minimum(np.searchsorted(key, k), key.size - 1)
+        return key[at] == k
+
+    blocks = []
+    count = 0
+    for t in range(n):
+        seeds = np.flatnonzero(annotator == t)
+        cur = np.full((seeds.size, n), -1, np.int64)
+        cur[:, t] = seeds
+        for t2 in range(t + 1, n):
+            first = cur[:, t]
+            lo = np.searchsorted(nb_key, first * n + t2, "left")
+            hi = np.searchsorted(nb_key, first * n + t2, "right")
+            counts = hi - lo
+            total = int(counts.sum())
+            if count + cur.shape[0] + total > limit:
+                raise _too_many(count + cur.shape[0] + total, limit, "consider at least")
+            if total == 0:
+                continue
+            rows = np.repeat(np.arange(cur.shape[0]), counts)
+            js = nb_v[np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total)]
+            ok = np.ones(total, bool)
+            for t3 in range(t + 1, t2):
+                m = cur[rows, t3]
+                real = m >= 0
+                ok[real] &= has_pair(m[real], js[real])
+            new = cur[rows[ok]]
+            new[:, t2] = js[ok]
+            cur = np.concatenate([cur, new])
+        count += cur.shape[0]
+        blocks.append(cur)
+    members = np.concatenate(blocks) if blocks else np.zeros((0, n), np.int64)
+
+    # disorders, and the pruning rule of each member
+    C = n * (n - 1) / 2
+    real = members >= 0
+    k = real.sum(axis=1)
+    pair_sum = np.zeros(members.shape[0])
+    member_sum = np.zeros(members.shape, float)
+    for a in range(n):
+        for b in range(a + 1, n):
+            both = real[:, a] & real[:, b]
+            if not both.any():
+                continue
+            k_ab = members[both, a] * N + members[both, b]
+            d = pd[np.searchsorted(key, k_ab)]
+            pair_sum[both] += d
+            member_sum[both, a] += d
+            member_sum[both, b] += d
+    useful = np.all(~real | (member_sum < ((C + k - 1) * diss.delta_empty)[:, None]), axis=1) | (k == 1)
+    members, pair_sum, k = members[useful], pair_sum[useful], k[useful]
+    disorder = (pair_sum + (C - k * (k - 1) / 2) * diss.delta_empty) / C
+    return members, disorder
+
+
+def best_alignment(
+    group: np.ndarray,
+    annotator: np.ndarray,
+    begin: np.ndarray,
+    end: np.ndarray,
+    category: np.ndarray,
+    n: int,
+    diss: GammaDissimilarity,
+    limit: int,
+) -> Alignment:
+    """A partition of all units into unitary alignments of minimum total disorder (exact, HiGHS).
+
+    Units that share no candidate with another stay alone (disorder Δ∅) without entering the program; the rest
+    form one set-partitioning program: a binary variable per candidate, each unit covered exactly once.
+
+    Raises
+    ------
+    TooManyAlignmentsError
+        When the pairs to examine exceed 4 × ``limit`` or the candidates exceed ``limit`` (before the program).
+    RuntimeError
+        If HiGHS does not reach an optimal solution (it always should: the singletons are feasible).
+    """
+    N = begin.size
+    if N == 0:
+        return Alignment(np.zeros((0, n), np.int64), np.zeros(0, np.int64), np.zeros(0), 0)
+    members, disorder = _candidates(group, annotator, begin, end, category, n, diss, limit)
+    real = members >= 0
+    k = real.sum(axis=1)
+    multi = k >= 2
+    in_multi = np.zeros(N, bool)
+    in_multi[members[multi][real[multi]]] = True
+    # a candidate enters the program if it is a multi-unit one or the singleton of a unit that has one
+    single_unit = np.where(k == 1, members.max(axis=1), -1)
+    enter = multi | ((k == 1) & in_multi[np.maximum(single_unit, 0)])
+    chosen = ~enter & (k == 1)
+    n_candidates = int(members.shape[0])
+    if enter.any():
+        sub = members[enter]
+        units = np.flatnonzero(in_multi)
+        row_of = np.full(N, -1, np.int64)
+        row_of[units] = np.arange(units.size)
+        r_real = sub >= 0
+        cols = np.repeat(np.arange(sub.shape[0]), r_real.sum(axis=1))
+        rows = row_of[sub[r_real]]
+        A = sparse.csr_array((np.ones(rows.size), (rows, cols)), shape=(units.size, sub.shape[0]))
+        result = milp(
+            c=disorder[enter],
+            constraints=LinearConstraint(A, 1.0, 1.0),
+            integrality=np.ones(sub.shape[0]),
+            bounds=Bounds(0.0, 1.0),
+            options={"mip_rel_gap": 0.0},
+        )
+        if result.status != 0 or result.x is None:
+            raise RuntimeError(f"HiGHS found no optimal alignment: {result.message}")
+        picked = np.zeros(members.shape[0], bool)
+        picked[np.flatnonzero(enter)[result.x > 0.5]] = True
+        chosen |= picked
+    out = members[chosen]
+    first = np.where(out >= 0, out, N).min(axis=1)
+    return Alignment(out, group[first], disorder[chosen], n_candidates)
