@@ -87,6 +87,8 @@ _EXPORTS = {
     "read": ".data._io",
     "match_regions": ".data._regions",
     "unitizing_alpha": ".metrics._unitizing",
+    "gamma_agreement": ".metrics._gamma",
+    "GammaAgreement": ".metrics._gamma",
     "UnitizingAlpha": ".metrics._unitizing",
     "RegionMatch": ".data._regions",
     "REGION_KINDS": ".data._regions",
@@ -179,6 +181,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from iaa_engine.metrics._alpha import coincidence_matrix, krippendorff_alpha, krippendorff_alpha_matrix
     from iaa_engine.metrics._distance import ALPHA_DISTANCES
+    from iaa_engine.metrics._gamma import GammaAgreement, gamma_agreement
     from iaa_engine.metrics._groups import annotator_agreement, group_agreement
     from iaa_engine.metrics._icc import ICC_FORMS, ICC_NAMES, icc
     from iaa_engine.metrics._kappa import (
@@ -203,6 +206,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 __all__ = [
     "match_regions",
     "unitizing_alpha",
+    "gamma_agreement",
+    "GammaAgreement",
     "UnitizingAlpha",
     "RegionMatch",
     "REGION_KINDS",

@@ -226,7 +226,7 @@ def span_units(
     else:
         clash = np.zeros(len(order), bool)
     merged = 0
-    if clash.any():
+    if clash.any() and overlaps != "keep":  # 'keep': gamma aligns a rater's overlapping units as they are
         if overlaps == "raise":
             mask = np.zeros(len(frame), bool)
             mask[order[clash]] = True
