@@ -1,0 +1,351 @@
+"""``iaa spans FILE`` (iaa_engine/cli/spans.py) and its ``--html`` page (iaa_engine/reporting/_spans_page.py).
+
+Every value is checked against ``iaa_engine.unitizing_alpha`` on the same spans (the coefficient's own tests,
+tests/test_unitizing.py, check it against DKPro Agreement and exact fractions), and Krippendorff's (2004, p. 254)
+worked example: printed 0.8591, exactly 0.858667 (his printed value rounds intermediate values).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from html.parser import HTMLParser
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+from iaa_engine.cli import main
+from iaa_engine.reporting import _spans_page
+
+K2004 = pd.DataFrame(
+    [
+        ("i", 225, 295, "c"),
+        ("i", 370, 400, "c"),
+        ("j", 220, 300, "c"),
+        ("j", 355, 375, "c"),
+        ("j", 400, 420, "c"),
+        ("i", 180, 240, "k"),
+        ("i", 300, 350, "k"),
+        ("j", 180, 240, "k"),
+        ("j", 300, 350, "k"),
+    ],
+    columns=["annotator", "start", "end", "label"],
+)
+EXAMPLE = Path(str(files("iaa_engine") / "examples" / "spans.csv"))
+EXAMPLE_TEXTS = Path(str(files("iaa_engine") / "examples" / "spans_texts.csv"))
+
+
+def cli(capsys, monkeypatch, *args: str) -> tuple[int, str, str]:
+    """``iaa ARGS`` in process: (status, stdout, stderr); ``main``'s one-line warning printer is undone after."""
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+    monkeypatch.delenv("IAA_DEBUG", raising=False)
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def one_error(status: int, err: str, *needles: str) -> str:
+    errors = [line for line in err.splitlines() if line.startswith("iaa: error:")]
+    assert status == 2 and len(errors) == 1, err
+    assert "Traceback" not in err and all(n in errors[0] for n in needles), err
+    return errors[0]
+
+
+def api(frame: pd.DataFrame, **kw) -> ie.UnitizingAlpha:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ie.unitizing_alpha(frame, **kw)
+
+
+def as_json(capsys, monkeypatch, *args: str) -> dict:
+    status, out, err = cli(capsys, monkeypatch, *args, "--format", "json")
+    assert status == 0, err
+    return json.loads(out)["unitizing_alpha"]
+
+
+# --------------------------------------------------------------------------- values
+
+
+def test_krippendorff_2004_example(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "k2004.csv"
+    K2004.to_csv(path, index=False)
+    got = as_json(capsys, monkeypatch, "spans", str(path), "--continuum", "150,300")
+    want = api(K2004, continuum=(150, 300))
+    assert got["estimate"] == want.estimate and round(got["estimate"], 4) == 0.8587
+    assert [r["alpha"] for r in got["per_category"]] == want.per_category["alpha"].tolist()
+    assert "per_document" not in got  # on request only
+    status, out, err = cli(capsys, monkeypatch, "spans", str(path), "--continuum", "150,300")
+    assert status == 0 and out.splitlines()[0] == "Krippendorff's unitizing alpha (α_U): 0.8587"
+    assert "laid end to end" in out and "iaa: read 9 spans by 2 annotators from 'k2004.csv'" in err
+
+
+def test_every_file_format_and_column_names_give_the_same_value(tmp_path, capsys, monkeypatch):
+    renamed = K2004.rename(columns={"annotator": "coder", "start": "from", "end": "to", "label": "tag"})
+    flags = ["--annotator-col", "coder", "--start-col", "from", "--end-col", "to", "--label-col", "tag"]
+    renamed.to_csv(tmp_path / "s.tsv", sep="\t", index=False)
+    renamed.to_json(tmp_path / "s.json", orient="records")
+    renamed.to_json(tmp_path / "s.jsonl", orient="records", lines=True)
+    renamed.to_parquet(tmp_path / "s.parquet")
+    want = api(K2004, continuum=(150, 300)).estimate
+    for name in ("s.tsv", "s.json", "s.jsonl", "s.parquet"):
+        got = as_json(capsys, monkeypatch, "spans", str(tmp_path / name), "--continuum", "150,300", *flags)
+        assert got["estimate"] == want, name
+
+
+def test_text_ids_stay_text_and_the_continuum_file_names_documents(tmp_path, capsys, monkeypatch):
+    spans = pd.DataFrame(
+        [
+            ("007", "a", 0, 5, "PER"),
+            ("007", "b", 0, 5, "PER"),
+            ("007", "a", 8, 12, "ORG"),
+            ("007", "b", 9, 12, "ORG"),
+            ("7", "a", 2, 6, "PER"),
+            ("7", "b", 3, 6, "PER"),
+            ("7", "b", 10, 14, "LOC"),
+        ],
+        columns=["document", "annotator", "start", "end", "label"],
+    )
+    path = tmp_path / "spans.csv"
+    spans.to_csv(path, index=False)
+    # document 0099 has no span: part of the continuum (nobody marked anything there)
+    (tmp_path / "texts.csv").write_text("document,begin,length\n007,0,20\n7,0,16\n0099,0,30\n", encoding="utf-8")
+    got = as_json(capsys, monkeypatch, "spans", str(path), "--continuum", str(tmp_path / "texts.csv"), "--per-document")
+    want = api(spans, continuum={"007": (0, 20), "7": (0, 16), "0099": (0, 30)})
+    assert got["estimate"] == want.estimate and got["length"] == 66
+    assert [d["document"] for d in got["per_document"]] == ["007", "7", "0099"]
+    assert [d["alpha"] for d in got["per_document"][:2]] == want.per_document["alpha"].tolist()[:2]
+    # document,length (begin 0) gives the same
+    (tmp_path / "lengths.csv").write_text("document,length\n007,20\n7,16\n0099,30\n", encoding="utf-8")
+    again = as_json(capsys, monkeypatch, "spans", str(path), "--continuum", str(tmp_path / "lengths.csv"))
+    assert again["estimate"] == want.estimate
+
+
+def test_per_document_table_and_csv(tmp_path, capsys, monkeypatch):
+    want = api(
+        pd.read_csv(EXAMPLE, dtype={"document": str}), continuum=pd.read_csv(EXAMPLE_TEXTS, dtype={"document": str})
+    )
+    status, out, _ = cli(
+        capsys, monkeypatch, "spans", str(EXAMPLE), "--continuum", str(EXAMPLE_TEXTS), "--per-document"
+    )
+    assert status == 0
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line[:3] in ("001", "002", "003", "007")}
+    assert sorted(rows) == ["001", "002", "003", "007"]  # the leading zeros kept
+    for r in want.per_document.itertuples(index=False):
+        assert rows[r.document][-1] == f"{r.alpha:.4f}"
+    out_path = tmp_path / "out.csv"
+    status, _, err = cli(
+        capsys,
+        monkeypatch,
+        "spans",
+        str(EXAMPLE),
+        "--continuum",
+        str(EXAMPLE_TEXTS),
+        "--per-document",
+        "--format",
+        "csv",
+        "-o",
+        str(out_path),
+    )
+    assert status == 0 and f"wrote {out_path}" in err
+    table = pd.read_csv(out_path, dtype={"name": str})
+    assert table["scope"].tolist() == ["pooled"] + ["category"] * 3 + ["document"] * 4
+    assert table.loc[0, "alpha"] == pytest.approx(want.estimate, abs=0, rel=1e-15)
+    assert np.allclose(table.loc[1:3, "alpha"], want.per_category["alpha"], rtol=1e-15, atol=0)
+    assert table.loc[4:, "name"].tolist() == ["001", "002", "003", "007"]
+    assert np.allclose(table.loc[4:, "alpha"], want.per_document["alpha"], rtol=1e-15, atol=0)
+
+
+def test_overlaps_raise_names_the_rows_and_merge_takes_their_union(tmp_path, capsys, monkeypatch):
+    spans = pd.DataFrame(
+        [("a", 0, 5, "X"), ("a", 3, 8, "X"), ("b", 1, 8, "X"), ("b", 10, 12, "X")],
+        columns=["annotator", "start", "end", "label"],
+    )
+    path = tmp_path / "o.csv"
+    spans.to_csv(path, index=False)
+    status, _, err = cli(capsys, monkeypatch, "spans", str(path), "--continuum", "0,20")
+    line = one_error(status, err, "overlap", "overlaps='merge'")
+    assert "'row': 2" in line and "'start': 3" in line  # the offending data row, as the file has it
+    got = as_json(capsys, monkeypatch, "spans", str(path), "--continuum", "0,20", "--overlaps", "merge")
+    assert got["estimate"] == api(spans, continuum=(0, 20), overlaps="merge").estimate
+    assert got["n_units"] == 3
+
+
+def test_no_continuum_warns_and_uses_the_spans(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "k.csv"
+    K2004.to_csv(path, index=False)
+    status, out, err = cli(capsys, monkeypatch, "spans", str(path), "--format", "json")
+    assert status == 0 and "iaa: warning: no continuum given" in err
+    assert json.loads(out)["unitizing_alpha"]["estimate"] == api(K2004).estimate
+
+
+def test_csv_output_neutralises_formulas(tmp_path, capsys, monkeypatch):
+    spans = K2004.assign(label=K2004["label"].map({"c": "=cmd|' /C calc'!A0", "k": "k"}))
+    path = tmp_path / "f.csv"
+    spans.to_csv(path, index=False)
+    status, out, _ = cli(capsys, monkeypatch, "spans", str(path), "--continuum", "150,300", "--format", "csv")
+    assert status == 0 and "'=cmd" in out and "\n=cmd" not in out and ",=cmd" not in out
+
+
+# --------------------------------------------------------------------------- errors: one line, exit 2
+
+
+@pytest.mark.parametrize(
+    "content,args,needles",
+    [
+        ("annotator,begin,end,label\na,0,5,X\n", (), ("'start'", "not found", "--start-col")),
+        ("Annotator,start,end,label\na,0,5,X\n", (), ("did you mean 'Annotator'",)),
+        ("annotator,start,end,label\na,5,2,X\nb,0,5,X\n", ("--continuum", "0,10"), ("end must not come before",)),
+        (
+            "annotator,start,end,label\na,five,7,X\nb,0,5,X\n",
+            ("--continuum", "0,10"),
+            ("start must hold numbers", "five"),
+        ),
+        ("annotator,start,end,label\na,,7,X\nb,0,5,X\n", ("--continuum", "0,10"), ("start must be a finite number",)),
+        ("annotator,start,end,label\na,0,7,\nb,0,5,X\n", ("--continuum", "0,10"), ("label is missing", "'row': 1")),
+        ("annotator,start,end,label\na,0,17,X\nb,0,5,X\n", ("--continuum", "0,10"), ("outside their document",)),
+        ("annotator,start,end,label\na,0,7,X\n", ("--continuum", "zero,ten"), ("no such file", "BEGIN,LENGTH")),
+        ("annotator,start,end,label\na,0,7,X\n", ("--continuum", "0,-5"), ("LENGTH one of at least 0",)),
+        ("annotator,start,end,label\na,0,7,X\n", ("--document-col", "doc"), ("--document-col 'doc'",)),
+    ],
+)
+def test_bad_input_is_one_error_line(tmp_path, capsys, monkeypatch, content, args, needles):
+    path = tmp_path / "bad.csv"
+    path.write_text(content, encoding="utf-8")
+    status, _, err = cli(capsys, monkeypatch, "spans", str(path), *args)
+    one_error(status, err, *needles)
+
+
+def test_bad_continuum_files(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "s.csv"
+    path.write_text("document,annotator,start,end,label\nd1,a,0,5,X\nd2,b,0,5,X\n", encoding="utf-8")
+    cases = [
+        ("doc,length\nd1,10\n", ("needs columns document",)),
+        ("document,length\nd1,10\n", ("no (begin, length) for the document(s) 'd2'",)),
+        ("document,length\nd1,10\nd2,ten\n", ("length must be a number of at least 0", "data row 2")),
+        ("document,length\nd1,10\nd1,12\nd2,5\n", ("'d1' has two rows",)),
+    ]
+    for content, needles in cases:
+        (tmp_path / "c.csv").write_text(content, encoding="utf-8")
+        status, _, err = cli(capsys, monkeypatch, "spans", str(path), "--continuum", str(tmp_path / "c.csv"))
+        one_error(status, err, *needles)
+    status, _, err = cli(capsys, monkeypatch, "spans", str(tmp_path / "absent.csv"))
+    one_error(status, err, "no such file")
+
+
+# --------------------------------------------------------------------------- the page
+
+
+class _Page(HTMLParser):
+    """The page's svg elements, unit bars, cells with their data-value, and ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.svgs: list[str] = []
+        self.units = 0
+        self.values: dict[str, list[str]] = {}
+        self.ids: dict[str, str] = {}
+        self.table: str | None = None
+        self.external = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "svg":
+            self.svgs.append(a.get("id", ""))
+        if tag == "rect" and a.get("class") == "unit":
+            self.units += 1
+        if tag == "table":
+            self.table = a.get("id")
+        if tag in ("script", "link", "img") or "src" in a:
+            self.external += 1
+        if "data-value" in a:
+            if tag == "td" and self.table:
+                self.values.setdefault(self.table, []).append(a["data-value"])
+            if "id" in a:
+                self.ids[a["id"]] = a["data-value"]
+
+
+def test_html_page_has_the_numbers_of_the_api_and_the_pictures(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "page.html"
+    status, stdout, err = cli(
+        capsys, monkeypatch, "spans", str(EXAMPLE), "--continuum", str(EXAMPLE_TEXTS), "--html", str(out), "--top", "3"
+    )
+    assert status == 0 and f"iaa: wrote {out}" in err and stdout.startswith("Krippendorff")
+    want = api(
+        pd.read_csv(EXAMPLE, dtype={"document": str}), continuum=pd.read_csv(EXAMPLE_TEXTS, dtype={"document": str})
+    )
+    page = _Page()
+    text = out.read_text(encoding="utf-8")
+    page.feed(text)
+    assert float(page.ids["card-estimate"]) == want.estimate
+    assert [float(v) for v in page.values["per-category"][2::3]] == want.per_category["alpha"].tolist()
+    doc_alpha = [float(v) for v in page.values["per-document"][4::5]]
+    assert doc_alpha == want.per_document["alpha"].tolist()
+    # three pictures: the documents with the lowest alpha_U, lowest first; one bar per span of those documents
+    lowest = want.per_document.sort_values("alpha").head(3)
+    assert page.svgs == ["doc0-svg", "doc1-svg", "doc2-svg"]
+    spans = pd.read_csv(EXAMPLE, dtype={"document": str})
+    assert page.units == int(spans["document"].isin(lowest["document"]).sum())
+    titles = [t.split("</h3>")[0] for t in text.split('<figure id="fig-doc')[1:]]
+    assert [t.split("<h3>")[1] for t in titles] == [f"Document {d}" for d in lowest["document"]]
+    assert page.external == 0
+
+
+def test_html_page_escapes_names_and_draws_a_long_document_in_its_worst_window(tmp_path, monkeypatch):
+    monkeypatch.setattr(_spans_page, "MAX_SEGMENTS", 20)
+    rng = np.random.default_rng(3)
+    starts = np.arange(0, 1000, 10)
+    rows = [("<b>a</b>", s, s + 6, "X&Y") for s in starts]
+    # annotator b agrees in the first half and is off by 3 in the second: the worst window is in the second half
+    rows += [("b", s + (3 if s >= 500 else 0), s + 6, "X&Y") for s in starts]
+    spans = pd.DataFrame(rows, columns=["annotator", "start", "end", "label"]).sample(
+        frac=1, random_state=rng.integers(1 << 30)
+    )
+    result = api(spans, continuum=(0, 1000))
+    page_text = _spans_page.render_spans_page(spans, result)
+    assert "&lt;b&gt;a&lt;/b&gt;" in page_text and "X&amp;Y" in page_text and "<b>a</b>" not in page_text
+    assert "drawn: its window [" in page_text
+    window = page_text.split("drawn: its window [")[1].split(")")[0]
+    lo, hi = (float(v) for v in window.split(", "))
+    assert lo >= 500 and hi - lo == pytest.approx(100)
+    page = _Page()
+    page.feed(page_text)
+    assert 0 < page.units <= 2 * 20 + 4
+
+
+def test_html_page_of_one_document_and_of_an_undefined_study(tmp_path):
+    one = _spans_page.render_spans_page(K2004, api(K2004, continuum=(150, 300)))
+    assert one.count("<svg") == 1 and 'id="per-document"' not in one
+    lonely = K2004[K2004["annotator"] == "i"]
+    page = _spans_page.render_spans_page(lonely, api(lonely, continuum=(150, 300)))
+    assert 'data-value="nan"' in page and "undefined" in page
+
+
+# --------------------------------------------------------------------------- the console script
+
+
+def test_the_iaa_console_script(tmp_path):
+    script = Path(sys.executable).with_name("iaa")
+    if not script.exists():
+        pytest.skip("the iaa console script is not installed beside this Python")
+    run = subprocess.run(
+        [str(script), "spans", str(EXAMPLE), "--continuum", str(EXAMPLE_TEXTS), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)["unitizing_alpha"]
+    want = api(
+        pd.read_csv(EXAMPLE, dtype={"document": str}), continuum=pd.read_csv(EXAMPLE_TEXTS, dtype={"document": str})
+    )
+    assert got["estimate"] == want.estimate
+    bad = subprocess.run(
+        [str(script), "spans", str(EXAMPLE), "--continuum", "x"], capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2 and bad.stderr.splitlines()[-1].startswith("iaa: error: --continuum 'x'")
