@@ -482,3 +482,25 @@ def test_pairwise_auto_leaves_out_too_many_label_cells_with_a_note(monkeypatch):
     assert card.pairs is None
     assert card.notes[-1].startswith("pairwise marginal-homogeneity tests left out: 3 pairs x 2x2 labels")
     assert ie.annotator_report(data, progress=False, pairwise=True).pairs is not None  # memory allows it
+
+
+@pytest.mark.parametrize("per_annotation", [0, 10**9])  # 0: always sort the keys; 10**9: always count densely
+def test_group_counts_both_paths_equal_scipys_coo_sum(monkeypatch, per_annotation):
+    """The (annotator, label) × pattern counts by a dense bincount or by sorting the cells' keys equal SciPy's own
+    duplicate-summing COO -> CSR conversion, in canonical (sorted, no duplicates) CSR form."""
+    import scipy.sparse as sp
+
+    from iaa_engine.analysis import _scorecard
+
+    monkeypatch.setattr(_scorecard, "_DENSE_CELLS_PER_ANNOTATION", per_annotation)
+    monkeypatch.setattr(_scorecard, "TABLE_CELLS", 1 << 40 if per_annotation else 1 << 24)
+    rng = np.random.default_rng(3)
+    for n_rows, n_cols, n in [(1, 1, 0), (7, 3, 1), (40, 17, 500), (2500, 1251, 20000)]:
+        rows, cols = rng.integers(0, n_rows, n), rng.integers(0, n_cols, n)
+        got = _scorecard._group_counts(rows, n_rows, cols, n_cols)
+        want = sp.csr_matrix((np.ones(n), (rows, cols)), shape=(n_rows, n_cols))
+        want.sum_duplicates()
+        assert got.has_canonical_format and got.shape == (n_rows, n_cols)
+        np.testing.assert_array_equal(got.indptr, want.indptr)
+        np.testing.assert_array_equal(got.indices, want.indices)
+        np.testing.assert_array_equal(got.data, want.data)
