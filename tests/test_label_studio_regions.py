@@ -435,15 +435,22 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
         rs = [res("ner", "labels", {"start": s, "end": e, "labels": [lab]}) for s, e, lab in spans]
         return {"completed_by": uid, "result": rs, **extra}
 
-    tasks = []
+    tasks, model = [], {}
     for k, (text, _) in enumerate(SENTENCES):
         anns = [ann(users[f"u{x}@example.com"], marks[(k, x)]) for x in "abc"]
         if k == 0:
             anns.append(ann(d, [(0, 40, "ORG")], was_cancelled=True))
-        tasks.append({"data": {"text": text}, "annotations": anns})
+        task = {"data": {"text": text}, "annotations": anns}
+        if k != 1:  # a model predicts the first and the last task: a's spans, the last one shifted and a LOC
+            *same, (s, e, _) = marks[(k, "a")]
+            model[k] = [*same, (s + 1, e, "LOC")]
+            task["predictions"] = [{"model_version": "ner-v1", "result": ann(0, model[k])["result"]}]
+        tasks.append(task)
     pid = lst.make_project(api, "ner unitizing", NER, tasks)
     got = _report(server, pid)
     u = got["details"]["ner"]["unitizing_alpha"]
+    with_model = _report(server, pid, "--models", "ner-v1")["details"]["ner"]["unitizing_alpha"]
+    assert {k: v for k, v in with_model.items() if k != "models"} == u  # the humans' alpha_U never includes it
 
     # the hand-built span table, computed by the core directly
     hand = pd.DataFrame(
@@ -470,6 +477,15 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
     for k, tid in enumerate(ids):
         one = ie.unitizing_alpha(hand[hand["document"] == k], continuum=lengths[k], annotators=["a", "b", "c"])
         assert u["per_task"][str(tid)] == pytest.approx(one.estimate, abs=1e-12)
+    # the model as a fourth rater on the two tasks it predicted, beside the humans alone there
+    by_model = [(k, "m", s, e, lab) for k, spans in model.items() for s, e, lab in spans]
+    both = pd.concat([hand[hand["document"] != 1], pd.DataFrame(by_model, columns=hand.columns)])
+    cont = {k: lengths[k] for k in (0, 2)}
+    m = with_model["models"]
+    assert m == [{"model": "ner-v1", "n_tasks": 2, "with_model": pytest.approx(
+        ie.unitizing_alpha(both, continuum=cont, annotators=["a", "b", "c", "m"]).estimate, abs=1e-12),
+        "humans": pytest.approx(ie.unitizing_alpha(hand[hand["document"] != 1], continuum=cont,
+                                                   annotators=["a", "b", "c"]).estimate, abs=1e-12)}]  # fmt: skip
     # the unit-matched numbers stay (exact boundaries: c's shifted spans are units of their own)
     rm = got["details"]["ner"]["region_matching"]
     assert rm["n_regions"] == len(hand) and got["controls"]["ner"]["krippendorff_alpha"] is not None

@@ -8,6 +8,7 @@ the gold labels, the agreement of each annotator with the others and with the gr
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections import Counter
@@ -22,7 +23,7 @@ import iaa_engine as ie
 
 from .convert import NO_REGION, Control, ControlData, Converted, convert
 from .names import GOLD_VERSION, SCORE_VERSION
-from .quality import Quality, check_models, control_quality, known_labels, model_tables
+from .quality import MODEL_PREFIX, Quality, check_models, control_quality, known_labels, model_tables
 from .read import Project
 
 __all__ = ["ControlResult", "Analysis", "GoldLabels", "analyse", "fmt", "GROUND_TRUTH"]
@@ -341,6 +342,7 @@ def analyse(
         iou_threshold=iou_threshold,
     )
     tables: dict = {}
+    joint_spans: dict = {}  # span control -> model version -> the humans' and the model's spans (unitizing alpha)
     if models is not None:
         if own_versions is None:
             own_versions = (GOLD_VERSION, SCORE_VERSION)
@@ -352,6 +354,7 @@ def analyse(
             exclude_users=exclude,
             annotator_names=project.users,
             iou_threshold=iou_threshold,
+            spans=joint_spans,
         )
         conv.notes += [f"model raters: {n}" for n in more]
         empty = pd.DataFrame(columns=["item", "annotator", "label"])
@@ -359,8 +362,10 @@ def analyse(
         name: _analyse_control(cd, hierarchy=hierarchy, models=None if models is None else tables.get(name, empty))
         for name, cd in conv.controls.items()
     }
-    for r in results.values():
+    for name, r in results.items():
         r.unitizing = unitizing(r.converted)
+        if models is not None and r.unitizing is not None:
+            r.unitizing["models"] = model_unitizing(r.converted, r.unitizing, joint_spans.get(name, {}))
     if primary is not None and primary not in results:
         raise ValueError(
             f"--score-control must name a supported control tag of the project: "
@@ -433,6 +438,34 @@ def unitizing(cd: ControlData) -> dict | None:
     out["notes"] = notes
     # γ (Mathet et al. 2015) on the same span table would go here on request (--gamma) once the core has ie.gamma
     return _nan_to_none(out)
+
+
+def model_unitizing(cd: ControlData, head: dict, joint: dict) -> list[dict]:
+    """Each model version beside the humans in unitizing alpha: on the tasks of the headline (R annotators) that the
+    model predicted, α_U with the model as one more rater (R + 1) and α_U of the humans alone on those same tasks
+    and continua; ``joint``: version -> the joint span table (:func:`iaa_label_studio.quality.model_tables`). A
+    model that marked no span of the control anywhere has no row."""
+    r, rows = head.get("n_annotators"), []
+    if not r or cd.unitizing is None:
+        return rows
+    for version, st in joint.items():
+        who = st.annotators
+        size = who.groupby("task")["annotator"].size()
+        by_model = who.loc[who["annotator"] == MODEL_PREFIX + version, "task"]
+        humans = cd.unitizing.annotators.groupby("task")["annotator"].size()
+        tasks = size.index[
+            (size == r + 1)
+            & size.index.isin(by_model)
+            & size.index.isin(humans.index[humans == r])
+            & size.index.isin(st.continuum["task"])
+        ]
+        row: dict[str, Any] = {"model": version, "n_tasks": int(len(tasks)), "with_model": None, "humans": None}
+        if len(tasks):
+            alone = dataclasses.replace(cd.unitizing, continuum=st.continuum)  # the same continua for both
+            row["with_model"] = _alpha_u(st, tasks, r + 1, [])[0].estimate
+            row["humans"] = _alpha_u(alone, tasks, r, [])[0].estimate
+        rows.append(_nan_to_none(row))
+    return rows
 
 
 def _overlapping(spans: pd.DataFrame) -> int:

@@ -365,6 +365,11 @@ def render_unitizing(u: dict | None) -> list[str]:
         )
     for g in u.get("other_groups") or []:
         lines.append(f"    tasks with {g['n_annotators']} annotators ({g['n_tasks']}): α_U {fmt(g['estimate'])}")
+    for m in u.get("models") or []:
+        lines.append(
+            f"    model {str(m['model'])} as one more annotator ({m['n_tasks']} tasks it predicted): α_U "
+            f"{fmt(m['with_model'])}; the humans alone there {fmt(m['humans'])}"
+        )
     return lines + [f"  note (α_U): {n}" for n in u.get("notes") or []]
 
 

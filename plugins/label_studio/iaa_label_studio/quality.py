@@ -48,12 +48,13 @@ __all__ = [
     "NEEDS_REVIEW",
     "CONFUSED",
     "GROUND_TRUTH_REF",
+    "MODEL_PREFIX",
 ]
 
 #: the reference name of a model's rows against the ground-truth (known) labels
 GROUND_TRUTH_REF = "(ground truth)"
 #: the prefix of a model's annotator key in the conversion (never a Label Studio user id)
-_MODEL = "model:"
+_MODEL = MODEL_PREFIX = "model:"
 
 
 @dataclass
@@ -155,6 +156,7 @@ def model_tables(
     exclude_users: Iterable[int] = (),
     annotator_names: Mapping[Any, str] | None = None,
     iou_threshold: float | None = None,
+    spans: dict | None = None,
 ) -> tuple[dict, list]:
     """Per control: the predictions of ``models`` as a long table ``item, annotator, label`` (the annotator is the
     model version), converted exactly as the humans' annotations are (:func:`iaa_label_studio.convert.convert`); a
@@ -165,6 +167,10 @@ def model_tables(
     humans' rows too, on those joint units, with a boolean column ``model``. So a region that only a model marked
     is a unit where the humans say "(no region)" (a false positive of the model), and one it missed is a unit
     where the model says "(no region)".
+
+    ``spans``, when given, is filled per span control with each model version's joint unitizing input (the
+    humans' and that model's spans, :class:`iaa_label_studio.convert.SpanTable`; the model's annotator is
+    :data:`MODEL_PREFIX` + its version), for Krippendorff's unitizing alpha with the model as one more rater.
     """
     tasks = list(tasks)  # read twice: the models alone, then each model with the humans
     wanted = set(models)
@@ -181,7 +187,7 @@ def model_tables(
                 continue
             seen.add(v)
             anns.append({"id": p.get("id"), "completed_by": _MODEL + v, "result": p.get("result") or []})
-        pseudo.append({"id": t["id"], "annotations": anns})
+        pseudo.append({"id": t["id"], "data": t.get("data"), "annotations": anns})
         by_version.append({a["completed_by"][len(_MODEL) :]: a for a in anns})
     usable = [c for c in controls if c.supported]
     conv = convert(pseudo, usable, annotator_names={_MODEL + m: m for m in models}, iou_threshold=iou_threshold)
@@ -202,12 +208,18 @@ def model_tables(
         if not tags:
             continue
         joint = [
-            {"id": t["id"], "annotations": list(t.get("annotations") or []) + ([v[m]] if m in v else [])}
+            {
+                "id": t["id"],
+                "data": t.get("data"),
+                "annotations": list(t.get("annotations") or []) + ([v[m]] if m in v else []),
+            }
             for t, v in zip(tasks, by_version)
         ]
         names = {**(annotator_names or {}), _MODEL + m: _MODEL + m}
         both = convert(joint, tags, exclude_users=exclude_users, annotator_names=names, iou_threshold=iou_threshold)
         for name, cd in both.controls.items():
+            if spans is not None and cd.unitizing is not None:
+                spans.setdefault(name, {})[m] = cd.unitizing
             t = cd.table
             is_model = (t["annotator"].astype(str) == _MODEL + m).to_numpy()
             out = t[["item", "annotator", "label", "ground_truth"]].assign(model=is_model, frame=m)
