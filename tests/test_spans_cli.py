@@ -7,6 +7,7 @@ worked example: printed 0.8591, exactly 0.858667 (his printed value rounds inter
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -155,10 +156,10 @@ def test_per_document_table_and_csv(tmp_path, capsys, monkeypatch):
     assert status == 0 and f"wrote {out_path}" in err
     table = pd.read_csv(out_path, dtype={"name": str})
     assert table["scope"].tolist() == ["pooled"] + ["category"] * 3 + ["document"] * 4
-    assert table.loc[0, "alpha"] == pytest.approx(want.estimate, abs=0, rel=1e-15)
-    assert np.allclose(table.loc[1:3, "alpha"], want.per_category["alpha"], rtol=1e-15, atol=0)
+    assert table.loc[0, "value"] == pytest.approx(want.estimate, abs=0, rel=1e-15)
+    assert np.allclose(table.loc[1:3, "value"], want.per_category["alpha"], rtol=1e-15, atol=0)
     assert table.loc[4:, "name"].tolist() == ["001", "002", "003", "007"]
-    assert np.allclose(table.loc[4:, "alpha"], want.per_document["alpha"], rtol=1e-15, atol=0)
+    assert np.allclose(table.loc[4:, "value"], want.per_document["alpha"], rtol=1e-15, atol=0)
 
 
 def test_overlaps_raise_names_the_rows_and_merge_takes_their_union(tmp_path, capsys, monkeypatch):
@@ -174,6 +175,33 @@ def test_overlaps_raise_names_the_rows_and_merge_takes_their_union(tmp_path, cap
     got = as_json(capsys, monkeypatch, "spans", str(path), "--continuum", "0,20", "--overlaps", "merge")
     assert got["estimate"] == api(spans, continuum=(0, 20), overlaps="merge").estimate
     assert got["n_units"] == 3
+
+
+def test_gamma_on_request_is_the_cores_beside_alpha(tmp_path, capsys, monkeypatch):
+    spans = pd.read_csv(EXAMPLE, dtype={"document": str})
+    texts = pd.read_csv(EXAMPLE_TEXTS, dtype={"document": str})
+    want = ie.gamma_agreement(spans, continuum=texts, n_samples=12, seed=5)
+    args = ["spans", str(EXAMPLE), "--continuum", str(EXAMPLE_TEXTS), "--gamma", "--gamma-samples", "12", "--seed", "5"]
+    status, out, err = cli(capsys, monkeypatch, *args, "--format", "json")
+    assert status == 0, err
+    got = json.loads(out)
+    assert got["gamma"]["estimate"] == want.estimate and got["gamma"]["se"] == want.se
+    assert got["gamma"]["gamma_cat"] == want.gamma_cat and "alignment" not in got["gamma"]
+    assert got["unitizing_alpha"]["estimate"] == api(spans, continuum=texts).estimate
+    status, out, _ = cli(capsys, monkeypatch, *args, "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    row = table[table["coefficient"] == "gamma"].iloc[0]
+    assert row["scope"] == "pooled" and row["value"] == want.estimate and row["d_o"] == want.observed_disorder
+    status, out, _ = cli(capsys, monkeypatch, *args)
+    assert f"(γ): {want.estimate:.4f} (sampling SE {want.se:.2g}, 12 samples); γ-cat {want.gamma_cat:.4f}" in out
+    status, _, _ = cli(capsys, monkeypatch, *args, "--html", str(tmp_path / "g.html"))
+    page = (tmp_path / "g.html").read_text(encoding="utf-8")
+    assert f'<p class="pooled extra" data-value="{want.estimate!r}">' in page
+    # without --gamma no gamma is computed
+    status, out, _ = cli(
+        capsys, monkeypatch, "spans", str(EXAMPLE), "--continuum", str(EXAMPLE_TEXTS), "--format", "json"
+    )
+    assert "gamma" not in json.loads(out)
 
 
 def test_no_continuum_warns_and_uses_the_spans(tmp_path, capsys, monkeypatch):

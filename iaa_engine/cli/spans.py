@@ -11,9 +11,10 @@ Which pooled value is shown: α_U over every category and every document laid en
 (``UnitizingAlpha.estimate``), as INCEpTION pools its documents; ``--per-document`` adds each document's α_U on its
 own continuum.
 
-The coefficients the command reports are listed in :data:`MEASURES` (one line each): a further unitizing
-coefficient with the same result shape (``estimate``, ``per_category``, ``per_document``, ``to_dict()``) is one
-more line there.
+The headline coefficient is :data:`MEASURES`'s first entry; ``--gamma`` adds Mathet, Widlöcher and Métivier's
+γ (:func:`iaa_engine.gamma_agreement`, with γ-cat and the standard error of its sampling) as one more row of every
+output (a pooled row: γ has no per-category or per-document table). A further coefficient on request is one entry
+of :data:`ON_REQUEST` (its flag, its function, how its options are read) and is shown the same way.
 """
 
 from __future__ import annotations
@@ -33,6 +34,19 @@ __all__ = ["register", "MEASURES"]
 #: The first is the headline. A coefficient of the same result shape is one more line here.
 MEASURES: tuple[tuple[str, str, str], ...] = (
     ("unitizing_alpha", "Krippendorff's unitizing alpha (α_U)", "unitizing_alpha"),
+)
+
+#: Coefficients on request: (the ``args`` attribute of its flag, key in the JSON and the CSV, title, ``iaa_engine``
+#: function name, its keyword arguments from ``args``). Each result has ``estimate``, ``se``, ``to_dict()`` and
+#: the disorders or disagreements it is 1 minus the ratio of (``observed_disorder``, ``expected_disorder``).
+ON_REQUEST: tuple[tuple[str, str, str, str, Any], ...] = (
+    (
+        "gamma",
+        "gamma",
+        "Mathet, Widlöcher and Métivier's gamma (γ)",
+        "gamma_agreement",
+        lambda a: {"n_samples": a.gamma_samples, "seed": a.seed},
+    ),
 )
 
 #: ``--top``'s default: documents drawn on the ``--html`` page.
@@ -80,6 +94,17 @@ def register(subparsers: Any) -> None:
         "them into their union",
     )
     p.add_argument("--per-document", action="store_true", help="add each document's α_U on its own continuum")
+    g = p.add_argument_group("gamma")
+    g.add_argument(
+        "--gamma",
+        action="store_true",
+        help="also Mathet, Widlöcher and Métivier's γ and γ-cat (best alignment by an integer program, expected "
+        "disorder from sampled continua: slower; the standard error of the sampling is shown)",
+    )
+    g.add_argument(
+        "--gamma-samples", type=_positive_int, default=30, metavar="N", help="sampled continua for γ (default 30)"
+    )
+    g.add_argument("--seed", type=int, default=0, help="seed of γ's sampling (default 0: the same value every run)")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="table (default), csv or json")
     p.add_argument("--indent", action="store_true", help="indent the JSON")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
@@ -287,7 +312,7 @@ def _num(v: float, digits: int = 4) -> str:
     return "undefined" if v != v else f"{v:.{digits}f}"
 
 
-def _table(title: str, result: Any, per_document: bool) -> str:
+def _table(title: str, result: Any, per_document: bool, extras: list[tuple[str, str, Any]]) -> str:
     from iaa_engine.base._results import printable
 
     docs = result.n_documents
@@ -296,8 +321,15 @@ def _table(title: str, result: Any, per_document: bool) -> str:
         f"  pooled over {result.n_categories} categories and {docs} document{'s' if docs != 1 else ''} laid end "
         f"to end (continuum length {result.length:g}): D_o {result.d_o:.6g}, D_e {result.d_e:.6g}",
         f"  {result.n_units} units, {result.n_annotators} annotators",
-        "",
     ]
+    for _, extra_title, extra in extras:
+        line = f"{extra_title}: {_num(extra.estimate)} (sampling SE {extra.se:.2g}, {extra.n_samples} samples)"
+        if hasattr(extra, "gamma_cat"):
+            line += f"; γ-cat {_num(extra.gamma_cat)}"
+        lines.append(
+            line + f"; disorder {extra.observed_disorder:.6g} observed, {extra.expected_disorder:.6g} expected"
+        )
+    lines.append("")
     cats = result.per_category
     width = max([8, *(len(printable(c)) for c in cats["category"])])
     lines.append(f"{'category':<{width}}  {'units':>7}  {'D_o':>10}  {'D_e':>10}  {'alpha':>9}")
@@ -320,42 +352,44 @@ def _table(title: str, result: Any, per_document: bool) -> str:
     return "\n".join(lines)
 
 
-def _csv(key: str, result: Any, per_document: bool) -> str:
-    """One CSV: the pooled row (scope ``pooled``), one row per category, and per document on request."""
+def _csv(key: str, result: Any, per_document: bool, extras: list[tuple[str, str, Any]]) -> str:
+    """One CSV: the pooled row (scope ``pooled``), one row per category, per document on request, and a pooled
+    row per coefficient on request (its ``d_o`` and ``d_e`` the observed and expected disorder)."""
     import numpy as np
     import pandas as pd
 
     nan = np.nan
+    pooled = [(key, result.length, result.n_units, result.d_o, result.d_e, result.estimate)]
+    pooled += [
+        (k, result.length, e.n_units, e.observed_disorder, e.expected_disorder, e.estimate) for k, _, e in extras
+    ]
+    order = ["coefficient", "scope", "name", "begin", "length", "n_units", "d_o", "d_e", "value"]
     parts = [
-        pd.DataFrame(
-            {
-                "coefficient": key,
-                "scope": "pooled",
-                "name": "",
-                "begin": [nan],
-                "length": [result.length],
-                "n_units": [result.n_units],
-                "d_o": [result.d_o],
-                "d_e": [result.d_e],
-                "alpha": [result.estimate],
-            }
+        pd.DataFrame(pooled, columns=["coefficient", "length", "n_units", "d_o", "d_e", "value"]).assign(
+            scope="pooled", name="", begin=nan
         ),
-        result.per_category.rename(columns={"category": "name"}).assign(
+        result.per_category.rename(columns={"category": "name", "alpha": "value"}).assign(
             coefficient=key, scope="category", begin=nan, length=result.length
         ),
     ]
     if per_document:
-        parts.append(result.per_document.rename(columns={"document": "name"}).assign(coefficient=key, scope="document"))
-    order = ["coefficient", "scope", "name", "begin", "length", "n_units", "d_o", "d_e", "alpha"]
+        parts.append(
+            result.per_document.rename(columns={"document": "name", "alpha": "value"}).assign(
+                coefficient=key, scope="document"
+            )
+        )
     return safe_csv(pd.concat([p[order] for p in parts], ignore_index=True))
 
 
-def _json(key: str, result: Any, per_document: bool, file: str) -> dict[str, Any]:
+def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tuple[str, str, Any]]) -> dict[str, Any]:
     out = result.to_dict()
     if not per_document:
         out.pop("per_document", None)
     out["pooled"] = "every category and every document laid end to end in one continuum"
-    return {"file": file, key: out}
+    doc: dict[str, Any] = {"file": file, key: out}
+    for k, _, extra in extras:
+        doc[k] = {name: v for name, v in extra.to_dict().items() if name != "alignment"}
+    return doc
 
 
 def run(args: argparse.Namespace) -> int:
@@ -374,21 +408,30 @@ def run(args: argparse.Namespace) -> int:
         ),
         file=sys.stderr,
     )
+    extras = []
+    for flag, extra_key, extra_title, function, options in ON_REQUEST:
+        if getattr(args, flag, False):
+            extra = getattr(ie, function)(frame.drop(columns="row"), continuum=continuum, **options(args))
+            extras.append((extra_key, extra_title, extra))
     if args.html:
         from iaa_engine.reporting._spans_page import write_spans_page
 
         out = write_spans_page(
-            frame, result, args.html, documents=args.top, title=f"Span agreement: {Path(args.path).name}"
+            frame,
+            result,
+            args.html,
+            documents=args.top,
+            title=f"Span agreement: {Path(args.path).name}",
+            extras=[(t, e) for _, t, e in extras],
         )
         print(f"iaa: wrote {out}", file=sys.stderr)
+    file = Path(args.path).name
     if args.format == "json":
-        text = json.dumps(
-            _json(key, result, args.per_document, Path(args.path).name), indent=2 if args.indent else None
-        )
+        text = json.dumps(_json(key, result, args.per_document, file, extras), indent=2 if args.indent else None)
     elif args.format == "csv":
-        text = _csv(key, result, args.per_document)
+        text = _csv(key, result, args.per_document, extras)
     else:
-        text = _table(title, result, args.per_document)
+        text = _table(title, result, args.per_document, extras)
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         print(f"iaa: wrote {args.output}", file=sys.stderr)

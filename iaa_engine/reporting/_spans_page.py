@@ -15,6 +15,7 @@ drawn, its stretch named in the caption.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,14 @@ def _ranked(result: Any, documents: int) -> pd.DataFrame:
     return key.head(documents)
 
 
-def render_spans_page(spans: Any, result: Any, *, documents: int = 8, title: str | None = None) -> str:
+def render_spans_page(
+    spans: Any,
+    result: Any,
+    *,
+    documents: int = 8,
+    title: str | None = None,
+    extras: Sequence[tuple[str, Any]] = (),
+) -> str:
     """The page of :func:`write_spans_page` as a string.
 
     Parameters
@@ -110,6 +118,9 @@ def render_spans_page(spans: Any, result: Any, *, documents: int = 8, title: str
         Draw this many documents, the lowest α_U first.
     title : str, optional
         The page's title.
+    extras : sequence of (title, result)
+        Further coefficients of the same spans shown beside α_U (e.g. :func:`iaa_engine.gamma_agreement`'s
+        result): each result's ``estimate`` and ``se`` (the standard error of its sampling).
 
     Returns
     -------
@@ -149,6 +160,13 @@ def render_spans_page(spans: Any, result: Any, *, documents: int = 8, title: str
         ("units", f"{result.n_units:,}", "n_units"),
         ("continuum length", f"{result.length:g}", "length"),
     ]
+    extra_html = "".join(
+        f'<p class="pooled extra" data-value="{float(e.estimate)!r}">{_esc(t)}: '
+        f"<strong>{_esc('undefined' if not np.isfinite(e.estimate) else f'{e.estimate:.4f}')}</strong>"
+        f"{_esc(f' (standard error of its sampling {e.se:.2g})' if np.isfinite(getattr(e, 'se', np.nan)) else '')}"
+        "</p>"
+        for t, e in extras
+    )
     card_html = (
         '<div class="cards">'
         + "".join(
@@ -251,6 +269,7 @@ def render_spans_page(spans: Any, result: Any, *, documents: int = 8, title: str
         "</header>",
         '<h2 id="pooled">Pooled and per category</h2>',
         pooled,
+        extra_html,
         category_table,
         '<h2 id="documents">Per document</h2>' + document_table if doc is not None else "",
         f'<h2 id="pictures">{_esc(heading)}: who marked what</h2>',
@@ -264,7 +283,13 @@ def render_spans_page(spans: Any, result: Any, *, documents: int = 8, title: str
 
 
 def write_spans_page(
-    spans: Any, result: Any, path: str | PathLike, *, documents: int = 8, title: str | None = None
+    spans: Any,
+    result: Any,
+    path: str | PathLike,
+    *,
+    documents: int = 8,
+    title: str | None = None,
+    extras: Sequence[tuple[str, Any]] = (),
 ) -> Path:
     """Write the page of a unitizing study (see :func:`render_spans_page`) to ``path`` (UTF-8); returns the path.
 
@@ -281,5 +306,5 @@ def write_spans_page(
     's.html'
     """
     out = Path(path)
-    out.write_text(render_spans_page(spans, result, documents=documents, title=title), encoding="utf-8")
+    out.write_text(render_spans_page(spans, result, documents=documents, title=title, extras=extras), encoding="utf-8")
     return out
