@@ -90,6 +90,8 @@ _EXPORTS = {
     "gamma_agreement": ".metrics._gamma",
     "GammaAgreement": ".metrics._gamma",
     "UnitizingAlpha": ".metrics._unitizing",
+    "unitizing_family": ".metrics._unitizing_family",
+    "UnitizingFamily": ".metrics._unitizing_family",
     "RegionMatch": ".data._regions",
     "REGION_KINDS": ".data._regions",
     "read_dask": ".engines._distributed",
@@ -200,12 +202,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from iaa_engine.metrics._registry import METRICS, MetricSpec
     from iaa_engine.metrics._unitizing import UnitizingAlpha, unitizing_alpha
+    from iaa_engine.metrics._unitizing_family import UnitizingFamily, unitizing_family
     from iaa_engine.reporting._html import render_html_report, write_html_report
     from iaa_engine.reporting._report import Report, report
 
 __all__ = [
     "match_regions",
     "unitizing_alpha",
+    "unitizing_family",
+    "UnitizingFamily",
     "gamma_agreement",
     "GammaAgreement",
     "UnitizingAlpha",
