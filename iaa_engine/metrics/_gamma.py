@@ -137,24 +137,26 @@ def _categorical(matrix: Any, categories: pd.Index) -> np.ndarray | None:
     )
     if not isinstance(matrix, pd.DataFrame):
         raise invalid("category_dissimilarity", what, matrix)
-    missing = [c for c in categories if c not in matrix.index or c not in matrix.columns]
+    if matrix.shape[0] != matrix.shape[1] or set(matrix.index) != set(matrix.columns):
+        raise invalid("category_dissimilarity", what, matrix)
+    try:
+        whole = matrix.loc[:, list(matrix.index)].to_numpy(dtype=float)
+    except (TypeError, ValueError) as error:
+        raise invalid("category_dissimilarity", what, matrix) from error
+    if (
+        not np.isfinite(whole).all()
+        or (whole < 0).any()
+        or (whole > 1).any()
+        or np.abs(np.diag(whole)).max(initial=0) > 0
+        or not np.allclose(whole, whole.T, rtol=0, atol=1e-12)
+    ):
+        raise invalid("category_dissimilarity", what, matrix)
+    missing = [c for c in categories if c not in matrix.index]
     if missing:
         raise ValueError(
             f"category_dissimilarity has no row or column for the label(s) {', '.join(map(repr, missing[:5]))}"
         )
-    try:
-        values = matrix.loc[list(categories), list(categories)].to_numpy(dtype=float)
-    except (TypeError, ValueError) as error:
-        raise invalid("category_dissimilarity", what, matrix) from error
-    if (
-        not np.isfinite(values).all()
-        or (values < 0).any()
-        or (values > 1).any()
-        or np.abs(np.diag(values)).max(initial=0) > 0
-        or not np.allclose(values, values.T, rtol=0, atol=1e-12)
-    ):
-        raise invalid("category_dissimilarity", what, matrix)
-    return values
+    return matrix.loc[list(categories), list(categories)].to_numpy(dtype=float)
 
 
 def _reference_statistics(units: SpanUnits, origin: np.ndarray, n: int) -> dict[str, Any]:

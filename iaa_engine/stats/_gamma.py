@@ -78,11 +78,12 @@ class Alignment:
     n_candidates: int
 
 
-def _too_many(count: int, limit: int, what: str) -> TooManyAlignmentsError:
+def _too_many(what: str, limit: str) -> TooManyAlignmentsError:
     return TooManyAlignmentsError(
-        f"gamma's best alignment would {what} {count:,} (more than max_alignments={limit:,}); ways out: split the "
-        "study into shorter documents (no alignment crosses a document), compare fewer annotators at a time, use a "
-        "smaller delta_empty (fewer units are worth aligning), or raise max_alignments if memory and time allow"
+        f"gamma's best alignment would {what} (more than {limit}); ways out: split the study into shorter "
+        "documents (no alignment crosses a document), compare fewer annotators at a time, weigh positions "
+        "more (a larger alpha: distant units are then not worth aligning; delta_empty scales every dissimilarity "
+        "alike and does not help), or raise max_alignments if memory and time allow"
     )
 
 
@@ -131,7 +132,9 @@ def _pairs(
                 total = int(counts.sum())
                 examined += total
                 if examined > 4 * limit:
-                    raise _too_many(examined, 4 * limit, "examine more pairs of units than")
+                    raise _too_many(
+                        f"examine at least {examined:,} pairs of units", f"4 x max_alignments = {4 * limit:,}"
+                    )
                 if total == 0:
                     continue
                 u = np.repeat(units_a, counts)
@@ -190,7 +193,10 @@ def _candidates(
             counts = hi - lo
             total = int(counts.sum())
             if count + cur.shape[0] + total > limit:
-                raise _too_many(count + cur.shape[0] + total, limit, "consider at least")
+                raise _too_many(
+                    f"choose from at least {count + cur.shape[0] + total:,} candidate unitary alignments",
+                    f"max_alignments={limit:,}",
+                )
             if total == 0:
                 continue
             rows = np.repeat(np.arange(cur.shape[0]), counts)
