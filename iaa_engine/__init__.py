@@ -76,6 +76,8 @@ _EXPORTS = {
     "estimate": ".inference._analytic",
     "compare": ".analysis._compare",
     "Comparison": ".analysis._compare",
+    "retest": ".analysis._retest",
+    "Retest": ".analysis._retest",
     "ANALYTIC_METRICS": ".inference._analytic",
     "Estimate": ".base._results",
     "icc": ".metrics._icc",
@@ -152,6 +154,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         gold_standard,
     )
     from iaa_engine.analysis._models import ModelAgreement, model_agreement
+    from iaa_engine.analysis._retest import Retest, retest
     from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
     from iaa_engine.analysis._simulation import missingness_simulation
     from iaa_engine.base._choices import AGREEMENT_WEIGHTS, LEVELS, SPA_WEIGHTS
@@ -224,6 +227,8 @@ __all__ = [
     "estimate",
     "compare",
     "Comparison",
+    "retest",
+    "Retest",
     "ANALYTIC_METRICS",
     "percent_agreement_weighted",
     "bangdiwala_b",

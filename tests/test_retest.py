@@ -1,0 +1,209 @@
+"""ie.retest: test-retest agreement and Eliasziw et al.'s (1994) inter/intra-rater decomposition (issue 27, item 4).
+
+Reference: R irr 0.84.1's ``relInterIntra`` (https://github.com/cran/irr, ``R/relInterIntra.R``, commit 3229aa5).
+Its documentation (``man/relInterIntra.Rd``) gives the goniometer example of Eliasziw et al. (1994), table 4 — 29
+subjects, 2 goniometers ('universal', 'Lamoreux') × 3 measurements — but prints no output. The expected values
+below are irr 0.84.1's own ``R/relInterIntra.R`` ``source``d and run on that example in R 4.2.2 (irr is not
+installed here; the function uses only base R's ``aov``, ``pf`` and ``qf``), printed with ``options(digits=15)``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+from iaa_engine.analysis._retest import eliasziw
+
+# man/relInterIntra.Rd: matrix(c(...), ncol=6): columns universal m1..m3, Lamoreux m1..m3 (29 subjects)
+TABLE4 = np.array([
+    -2, 16, 5, 11, 7, -7, 18, 4, 0, 0, -3, 3, 7, -6, 1, -13, 2, 4, -10, 8, 7, -3, -5, 5, 0, 7, -8, 1, -3,
+    0, 16, 6, 10, 8, -8, 19, 5, -3, 0, -2, -1, 9, -7, 1, -14, 1, 4, -9, 9, 6, -2, -5, 5, -1, 6, -8, 1, -3,
+    1, 15, 6, 10, 6, -8, 19, 5, -2, -2, -2, 1, 9, -6, 0, -14, 0, 3, -10, 8, 7, -4, -7, 5, -1, 6, -8, 2, -3,
+    2, 12, 4, 9, 5, -9, 17, 5, -7, 1, -4, -1, 4, -8, -2, -12, -1, 7, -10, 2, 8, -5, -6, 3, -4, 4, -10, 1, -5,
+    1, 14, 4, 7, 6, -10, 17, 5, -6, 2, -3, -2, 4, -10, -2, -12, 0, 6, -11, 8, 7, -5, -8, 4, -3, 4, -11, -1, -4,
+    1, 13, 4, 8, 6, -9, 17, 5, -5, 1, -3, 1, 2, -9, -3, -12, 0, 4, -10, 8, 7, -5, -7, 4, -4, 4, -10, 0, -5,
+], dtype=float).reshape(6, 29).T  # fmt: skip
+
+# relInterIntra(x=table4, nrater=2, raterLabels=c('universal','Lamoreux')) in R 4.2.2 (irr 0.84.1's source)
+R_VALUES = {
+    "rho_inter_random": 0.945065704196461,
+    "rho_intra_random": 0.984249114673392,
+    "rho_inter_fixed": 0.961251443214779,
+    "rho_intra_fixed": 0.983979355948605,
+    "rho_intra_random_per_rater": [0.986438933579531, 0.982068996692559],
+    "rho_intra_fixed_per_rater": [0.986206153348779, 0.981762591857534],
+    "f_inter": 17.3735406785844,
+    "f_intra": 14.0484917766797,
+    "f_intra_per_rater": [16.3533224587912, 12.3130898513252],
+    "lower_inter_random": 0.853592283119829,
+    "lower_inter_fixed": 0.935356881665683,
+    "lower_intra": 0.973051501584253,
+    "lower_intra_per_rater": [0.976790844808306, 0.969331047117566],
+    "sem_intra": 0.925376593112480,
+    "sem_intra_per_rater": [0.857690027870237, 0.988438917815801],
+    "sem_inter_random": 1.728175349411679,
+    "sem_inter_fixed": 1.439150756085376,
+}
+
+
+def _goniometer_long(shuffle: int | None = None) -> pd.DataFrame:
+    rows = [
+        (subject, rater, rep + 1, TABLE4[subject, r * 3 + rep])
+        for subject in range(29)
+        for r, rater in enumerate(("universal", "Lamoreux"))
+        for rep in range(3)
+    ]
+    table = pd.DataFrame(rows, columns=["subject", "goniometer", "measurement", "degrees"])
+    if shuffle is not None:
+        table = table.sample(frac=1.0, random_state=shuffle).reset_index(drop=True)
+    return table
+
+
+@pytest.fixture(scope="module")
+def goniometer():
+    return ie.retest(_goniometer_long(), item="subject", annotator="goniometer", label="degrees",
+                     occasion="measurement")  # fmt: skip
+
+
+@pytest.mark.parametrize("key", sorted(R_VALUES))
+def test_irr_relinterintra_goniometer_example(key, goniometer):
+    got = goniometer.decomposition[key]
+    assert got == pytest.approx(R_VALUES[key], abs=1e-12, rel=1e-13)
+
+
+def test_irr_relinterintra_p_values(goniometer):
+    d = goniometer.decomposition
+    # R prints 2.04033456796537e-11 from 1 - pf(...), which loses digits to cancellation near 1 (an absolute
+    # error of about 1e-16); our upper tail is computed directly, so they agree to that absolute error
+    assert d["p_inter"] == pytest.approx(2.04033456796537e-11, abs=5e-16)
+    # R's 0, 0 and 1.44e-15 are 1 - pf underflowing: the true tails are below 1e-14
+    assert d["p_intra"] < 1e-14 and max(d["p_intra_per_rater"]) < 1e-14
+    assert (d["n_items"], d["n_raters"], d["n_repeats"]) == (29, 2, 3)
+    assert d["raters"] == ["universal", "Lamoreux"]
+
+
+def test_the_decomposition_does_not_depend_on_row_order(goniometer):
+    shuffled = ie.retest(_goniometer_long(shuffle=4), item="subject", annotator="goniometer", label="degrees",
+                         occasion="measurement")  # fmt: skip
+    a, b = shuffled.decomposition, goniometer.decomposition
+    order = [a["raters"].index(name) for name in b["raters"]]  # raters in order of first appearance
+    for key in R_VALUES:
+        got = np.asarray(a[key])[order] if key.endswith("per_rater") else a[key]
+        assert np.allclose(got, b[key], rtol=1e-12, atol=1e-13), key
+
+
+def test_a_small_example_against_r():
+    # relInterIntra(cbind(c(3,5,1,4), c(3,4,2,4), c(2,5,1,5), c(3,5,1,4)), nrater=2) in R 4.2.2 (irr 0.84.1 source)
+    y = np.array([[[3, 3], [2, 3]], [[5, 4], [5, 5]], [[1, 2], [1, 1]], [[4, 4], [5, 4]]], dtype=float)
+    d = eliasziw(y)
+    assert d["rho_inter_fixed"] == pytest.approx(0.892307692307692, abs=1e-14)
+    assert d["rho_intra_fixed"] == pytest.approx(0.907692307692308, abs=1e-14)
+    assert d["lower_inter_random"] == pytest.approx(0.686415307095498, abs=1e-13)
+    assert d["lower_inter_fixed"] == pytest.approx(0.634902783246591, abs=1e-13)
+    assert d["lower_intra"] == pytest.approx(0.504246745237506, abs=1e-13)
+    assert d["sem_inter_fixed"] == pytest.approx(0.540061724867322, abs=1e-14)
+
+
+def test_mean_squares_against_a_brute_force_sum_of_squares():
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=(7, 3, 4)) + rng.normal(size=(7, 1, 1)) * 2
+    d = eliasziw(y)["mean_squares"]
+    n, t, m = y.shape
+    total = np.sum((y - y.mean()) ** 2)
+    ss = {
+        "subjects": sum(t * m * (y[i].mean() - y.mean()) ** 2 for i in range(n)),
+        "raters": sum(n * m * (y[:, j].mean() - y.mean()) ** 2 for j in range(t)),
+        "error": sum(np.sum((y[i, j] - y[i, j].mean()) ** 2) for i in range(n) for j in range(t)),
+    }
+    ss["interaction"] = total - ss["subjects"] - ss["raters"] - ss["error"]  # the two-way table's remainder
+    df = {"subjects": n - 1, "raters": t - 1, "interaction": (n - 1) * (t - 1), "error": n * t * (m - 1)}
+    for key in ss:
+        assert d[key] == pytest.approx(ss[key] / df[key], rel=1e-12)
+
+
+def test_intra_rater_values_are_the_librarys_coefficients_on_each_annotators_occasions(goniometer):
+    table = _goniometer_long()
+    row = goniometer.intra.set_index("annotator").loc["universal"]
+    own = table[table["goniometer"] == "universal"]
+    wide = own.pivot(index="subject", columns="measurement", values="degrees")
+    data = ie.Annotations.from_wide(wide, annotators_as="columns", level="interval")
+    assert row["n_items"] == 29 and row["n_labels"] == 87
+    assert row["alpha"] == pytest.approx(ie.krippendorff_alpha(data), abs=1e-12)
+    assert row["icc"] == pytest.approx(ie.icc(data, "ICC(2,1)").estimate, abs=1e-12)
+    pair = ie.Annotations.from_wide(wide[[1, 2]], annotators_as="columns")
+    assert row["kappa"] == pytest.approx(ie.cohen_kappa(pair), abs=1e-12)
+    assert row["percent_agreement"] == pytest.approx(float((wide[1] == wide[2]).mean()), abs=1e-15)
+    first = goniometer.inter.set_index("occasion").loc[1]
+    occ1 = table[table["measurement"] == 1].pivot(index="subject", columns="goniometer", values="degrees")
+    d1 = ie.Annotations.from_wide(occ1, annotators_as="columns", level="interval")
+    assert first["alpha"] == pytest.approx(ie.krippendorff_alpha(d1), abs=1e-12)
+    assert first["icc"] == pytest.approx(ie.icc(d1, "ICC(2,1)").estimate, abs=1e-12)
+    assert first["fleiss_kappa"] == pytest.approx(ie.fleiss_kappa(d1), abs=1e-12)
+
+
+NOMINAL = pd.DataFrame({
+    "item": ["a", "b", "c", "d", "a", "b", "c", "d", "a", "b", "c", "d", "a", "b"],
+    "annotator": ["x"] * 4 + ["y"] * 4 + ["x"] * 4 + ["y"] * 2,
+    "label": ["pos", "neg", "neg", "pos", "pos", "neg", "pos", "pos", "pos", "neg", "pos", "pos", "pos", "pos"],
+})  # fmt: skip
+
+
+def test_without_an_occasion_column_the_table_order_numbers_the_repeats():
+    r = ie.retest(NOMINAL)
+    x = r.intra.set_index("annotator").loc["x"]
+    assert x["n_items"] == 4 and x["percent_agreement"] == 0.75  # c: neg then pos
+    y = r.intra.set_index("annotator").loc["y"]
+    assert y["n_items"] == 2 and y["percent_agreement"] == 0.5  # a: pos pos, b: neg pos
+    assert r.decomposition is None and "not numbers" in r.notes[0]
+    assert "icc" not in r.intra.columns
+    assert list(r.inter["n_items"]) == [4, 4]
+
+
+def test_timestamps_order_the_repeats():
+    stamped = NOMINAL.assign(when=pd.date_range("2026-01-01", periods=len(NOMINAL), freq="D"))
+    reversed_rows = stamped.iloc[::-1].reset_index(drop=True)
+    a = ie.retest(stamped, occasion="when")
+    b = ie.retest(reversed_rows, occasion="when")
+    pd.testing.assert_frame_equal(a.intra, b.intra)
+    c = ie.retest(reversed_rows)  # no occasion column: reversed order, other first labels
+    assert not c.inter.equals(a.inter)
+
+
+def test_unbalanced_items_are_left_out_of_the_decomposition_with_a_note():
+    table = _goniometer_long()
+    table = table[~((table["subject"] == 0) & (table["goniometer"] == "Lamoreux") & (table["measurement"] == 3))]
+    r = ie.retest(table, item="subject", annotator="goniometer", label="degrees", occasion="measurement")
+    assert r.decomposition["n_items"] == 28 and r.decomposition["n_repeats"] == 3
+    assert "28 of 29 items" in r.notes[0]
+
+
+def test_result_shape(goniometer):
+    out = json.loads(goniometer.to_json())
+    assert out["n_occasions"] == 3 and len(out["intra"]) == 2 and len(out["inter"]) == 3
+    assert out["decomposition"]["rho_inter_random"] == pytest.approx(R_VALUES["rho_inter_random"])
+    assert list(goniometer.to_frame()["annotator"]) == ["universal", "Lamoreux"]
+    assert "Eliasziw" in repr(goniometer)
+
+
+def test_bad_input_is_a_clear_error():
+    with pytest.raises(ValueError, match="labelled an item twice"):
+        ie.retest(NOMINAL.drop_duplicates(["item", "annotator"]))
+    with pytest.raises(ValueError, match=r"column\(s\) \['when'\] not found"):
+        ie.retest(NOMINAL, occasion="when")
+    with pytest.raises(TypeError, match="DataFrame"):
+        ie.retest(NOMINAL.to_numpy())
+    with pytest.raises(ie.InvalidParameterError, match="^occasion must be"):
+        ie.retest(NOMINAL, occasion=3)
+    with pytest.raises(ie.InvalidParameterError, match="^rho0_inter must be"):
+        ie.retest(NOMINAL, rho0_inter=1.5)
+
+
+def test_an_undefined_intra_kappa_is_nan_not_an_error():
+    same = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": ["x"] * 4, "label": ["a"] * 4})
+    r = ie.retest(same)
+    assert r.intra.loc[0, "percent_agreement"] == 1.0 and math.isnan(r.intra.loc[0, "kappa"])
