@@ -119,6 +119,7 @@ def load(args: argparse.Namespace):
         categories=_split(args.categories),
         duplicates=args.duplicates,
         na_values=_split(getattr(args, "na_values", None)) or (),
+        keep=[c for c in (getattr(args, "by", None), getattr(args, "time", None)) if c],  # iaa report --by/--time
     )
     who = "" if data.n_annotators is None else f" × {data.n_annotators} annotators"
     print(
@@ -142,6 +143,7 @@ def _load_dask(args: argparse.Namespace):
             ("--strata", args.strata is not None),
             ("--html", bool(args.html)),
             ("--layout", args.layout not in ("auto", "long")),
+            ("--by/--time", bool(args.by or args.time)),
         )
         if given
     ]
@@ -167,6 +169,10 @@ def _load_dask(args: argparse.Namespace):
 def _cmd_report(args: argparse.Namespace) -> int:
     from iaa_engine.reporting._report import report
 
+    if args.by and args.time:
+        raise CliError("give --by COLUMN or --time COLUMN, not both")
+    if args.csv and not (args.by or args.time):
+        raise CliError("--csv prints the table per group: it needs --by COLUMN or --time COLUMN")
     if args.engine == "dask":
         data = _load_dask(args)
     else:
@@ -186,13 +192,18 @@ def _cmd_report(args: argparse.Namespace) -> int:
         strata=args.strata,
         kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
         benchmark=args.benchmark,
+        by=args.by,
+        time=args.time,
+        freq=args.freq,
     )
     if args.html:
         from iaa_engine.reporting._html import write_html_report
 
         out = write_html_report(data, args.html, report=rep)  # draws the report (and --ci's intervals) as computed
         print(f"iaa: wrote {out}", file=sys.stderr)
-    if args.json:
+    if args.csv:
+        sys.stdout.write(safe_csv(rep.by.to_frame()))
+    elif args.json:
         print(rep.to_json(indent=2 if args.indent else None))
     elif not args.html:
         print(rep)
@@ -454,6 +465,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT.html",
         help="also write a self-contained HTML report with pictures (with --ci: and the intervals)",
     )
+    grp = rep.add_argument_group("agreement by group and over time")
+    grp.add_argument(
+        "--by",
+        metavar="COLUMN",
+        help="a further column of a long table (batch, document type, annotator group): the coefficients per value, "
+        "with their intervals and tests between consecutive values (Holm)",
+    )
+    grp.add_argument(
+        "--time",
+        metavar="COLUMN",
+        help="a column of ISO 8601 timestamps: the coefficients per time window (each item in the window of its first "
+        "annotation), tests between consecutive windows; with --html a trend plot and each annotator's drift",
+    )
+    grp.add_argument(
+        "--freq",
+        choices=("D", "W", "M"),
+        default="W",
+        help="the windows of --time: days, weeks (Monday to Sunday; default) or calendar months",
+    )
+    grp.add_argument("--csv", action="store_true", help="print the table per group or window as CSV")
     eng = rep.add_argument_group("large data")
     eng.add_argument(
         "--engine",

@@ -651,9 +651,9 @@ class Annotations:
             ``table`` is not a pandas DataFrame.
         ValueError
             A named column (or a kept one) is missing; every label is missing; an item or annotator id is missing;
-            an annotator labelled an item twice with ``duplicates='error'``; labels mix types, are not among ``categories``,
-            or are not numbers where the level needs numbers; or the ordinal level has text labels without
-            their order.
+            an annotator labelled an item twice with ``duplicates='error'``; labels mix types, are not among
+            ``categories``, or are not numbers where the level needs numbers; or the ordinal level has text labels
+            without their order.
 
         Notes
         -----

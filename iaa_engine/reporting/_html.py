@@ -947,6 +947,22 @@ def _pictures(
     return "".join(parts)
 
 
+def _drift_options(rep: Report) -> dict[str, Any]:
+    """The scorecard's ``time``/``freq`` when the report has time windows (its drift table joins the page)."""
+    by = rep.by
+    return {"time": by.column, "freq": by.freq} if by is not None and by.kind == "time" else {}
+
+
+def _by_section(rep: Report, card: AnnotatorReport | None) -> str:
+    """Agreement by group and over time (``report(by=...)`` / ``time=``), drawn by :mod:`iaa_engine.reporting._by`
+    (imported only then)."""
+    if rep.by is None:
+        return ""
+    from iaa_engine.reporting._by import by_section
+
+    return by_section(rep.by, card.drift if card is not None else None)
+
+
 @validate(report=REPORT, n_boot=N_BOOT)
 def render_html_report(
     data: Any,
@@ -1066,7 +1082,9 @@ def render_html_report(
     card = None
     if data.has_item_counts and data.annotators is not None and data.label is not None:
         card = (  # the flags need no MACE EM (iaa annotators FILE shows its competence)
-            annotator_report(data, competence=False, progress=progress) if (data.n_annotators or 0) >= 2 else None
+            annotator_report(data, competence=False, progress=progress, **_drift_options(rep))
+            if (data.n_annotators or 0) >= 2
+            else None
         )
 
     from iaa_engine.base._version import __version__
@@ -1106,6 +1124,7 @@ def render_html_report(
         _metrics_table(rows, boot, rep),
         _adjudicate_section(dis) if dis is not None else "",
         _annotators_section(card) if card is not None else "",
+        _by_section(rep, card),
         '<h2 id="pictures">Pictures</h2>',
         _pictures(data, rep, rows, boot, dis, card),
         notes,

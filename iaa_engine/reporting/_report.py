@@ -80,6 +80,9 @@ class Report(Result):
     readings : dict of str to BenchmarkReading
         ``benchmark=``: each coefficient of ``estimates`` with a standard error read on that benchmark scale with
         its uncertainty (:func:`iaa_engine.benchmark_reading`, Gwet 2014, ch. 6).
+    by : AgreementBy or None
+        ``by=`` or ``time=``: the coefficients per group or time window with the tests between them
+        (:func:`iaa_engine.agreement_by`).
 
     References
     ----------
@@ -137,6 +140,7 @@ class Report(Result):
     hierarchy: Any = None  # HierarchyResult
     strata: Any = None  # StrataResult
     readings: dict[str, Any] = field(default_factory=dict)  # metric -> BenchmarkReading (benchmark=)
+    by: Any = None  # AgreementBy (by= or time=)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain Python data (keys as in ``iaa report --json``)."""
@@ -164,6 +168,8 @@ class Report(Result):
             out["strata"] = self.strata.to_dict()
         if self.readings:
             out["readings"] = {k: r.to_dict() for k, r in self.readings.items()}
+        if self.by is not None:
+            out["by"] = self.by.to_dict()
         out["notes"] = list(self.notes)
         return nan_to_none(out)
 
@@ -287,6 +293,8 @@ class Report(Result):
                 f"    per-label alpha = {fmt(r.get('beta0'))} + {fmt(r.get('beta1'))} log(frequency)   "
                 f"(R² {fmt(r.get('r2'))}, p {fmt(r.get('p_value'))}, {r['n']} labels)"
             )
+        if self.by is not None:
+            lines += ["", *("  " + line if line else line for line in str(self.by).splitlines())]
         if self.notes:
             lines += ["", "  Notes"] + [f"    - {printable(n)}" for n in self.notes]
         return "\n".join(lines)
@@ -314,6 +322,9 @@ def report(
     progress: bool | None = None,
     kappa_weights: str | None = "auto",
     benchmark: str | None = None,
+    by: str | None = None,
+    time: str | None = None,
+    freq: str = "W",
 ) -> Report:
     r"""Compute every applicable metric of ``data``.
 
@@ -374,6 +385,13 @@ def report(
         (:func:`iaa_engine.benchmark_reading`: the probability of each band, the first band reached with
         probability 0.95); adds the unweighted kappa family and Krippendorff's alpha with their standard errors
         to ``estimates``. Never a bare word: each reading carries its probability.
+    by, time : str, optional
+        A kept column (``ie.read(path, keep=[...])``) whose values (``by``) or time windows (``time``) are groups:
+        adds :func:`iaa_engine.agreement_by` (percent agreement, Fleiss' kappa, Gwet's AC1 and Krippendorff's alpha
+        per group with their analytic intervals, consecutive groups tested, Holm-adjusted) as ``Report.by``; the
+        kappa family takes the report's agreement weights.
+    freq : {'D', 'W', 'M'}, default 'W'
+        The windows of ``time``.
 
     Returns
     -------
@@ -566,6 +584,10 @@ def report(
         from iaa_engine.analysis._facets import frequency_strata
 
         extras["strata"] = frequency_strata(data, n_strata=strata)
+    if by is not None or time is not None:
+        from iaa_engine.analysis._by import agreement_by
+
+        extras["by"] = agreement_by(data, by, time=time, freq=freq, weights=chosen or "identity")
     return Report(
         n_items=data.n_items,
         n_annotators=data.n_annotators,
