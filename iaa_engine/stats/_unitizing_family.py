@@ -144,11 +144,15 @@ def family_sums(
     point_doc = np.concatenate([np.arange(D), np.arange(D), document, document])
     point_pos = np.concatenate([np.zeros(D), doc_length, begin, end])
     order = np.lexsort((point_pos, point_doc))
-    point_doc, point_pos = point_doc[order], point_pos[order]
-    keep = np.concatenate([[True], (point_doc[1:] != point_doc[:-1]) | (point_pos[1:] != point_pos[:-1])])
-    point_doc, point_pos = point_doc[keep], point_pos[keep]
-    # the breakpoint index of each unit's begin and end; interval t runs from point t to point t + 1
-    t_begin, t_end = _locate(point_doc, point_pos, document, begin, end)
+    sorted_doc, sorted_pos = point_doc[order], point_pos[order]
+    keep = np.concatenate([[True], (sorted_doc[1:] != sorted_doc[:-1]) | (sorted_pos[1:] != sorted_pos[:-1])])
+    # each original point's index among the distinct breakpoints: its unit's begin and end (no search needed)
+    distinct_index = np.empty(order.size, np.int64)
+    distinct_index[order] = np.cumsum(keep) - 1
+    t_begin = distinct_index[2 * D : 2 * D + n]
+    t_end = distinct_index[2 * D + n :]
+    point_doc, point_pos = sorted_doc[keep], sorted_pos[keep]
+    # interval t runs from breakpoint t to breakpoint t + 1 (width 0 where they belong to two documents)
     T = max(point_pos.size - 1, 0)
     width = np.zeros(T)
     if T:
@@ -156,36 +160,32 @@ def family_sums(
         width = np.where(inside, point_pos[1:] - point_pos[:-1], 0.0)
     interval_doc = point_doc[:-1] if T else np.zeros(0, np.int64)
 
-    # (interval × rater) tables: the value there (0 = gap) and the unit covering it (-1 = none)
+    # (rater × interval) table of values (0 = gap): each unit fills the contiguous run of intervals it covers
     covered = t_end - t_begin
     total = int(covered.sum())
-    unit_of = np.full(T * R, -1, np.int64)
-    val = np.zeros(T * R, np.int64)
-    if total:
-        owner = np.repeat(np.arange(n), covered)
-        step = np.arange(total) - np.repeat(np.cumsum(covered) - covered, covered)
-        cell = (np.repeat(t_begin, covered) + step) * R + rater[owner]
-        unit_of[cell] = owner
-        val[cell] = value[owner]
-    unit_of = unit_of.reshape(T, R)
-    val = val.reshape(T, R)
+    val = np.zeros(R * T, np.int64)
+    owner = np.repeat(np.arange(n), covered)
+    interval = np.repeat(t_begin, covered) + np.arange(total) - np.repeat(np.cumsum(covered) - covered, covered)
+    val[rater[owner] * T + interval] = value[owner]
+    val = val.reshape(R, T)
 
-    # observed coincidences per document: pairs of rater columns (a loop over raters, not over units)
+    # observed coincidences per document: pairs of rater rows (a loop over raters, not over units); ∅-∅ later
+    VV = V * V
+    base = interval_doc * VV
     keys, weights = [], []
-    x_key, x_weight = [], []
+    dense = np.zeros(D * VV) if D * VV <= _DENSE else None
     for i in range(R):
-        for j in range(R):
-            if i == j:
-                continue
-            a, b = val[:, i], val[:, j]
-            if i < j:
-                mask = (a > 0) | (b > 0)
-                keys.append((interval_doc[mask] * V + a[mask]) * V + b[mask])
+        for j in range(i + 1, R):
+            pair = base + val[i] * V + val[j]
+            if dense is not None:
+                dense += np.bincount(pair, weights=width, minlength=D * VV)
+            else:
+                mask = (val[i] > 0) | (val[j] > 0)
+                keys.append(pair[mask])
                 weights.append(width[mask])
-            # x_ijg: the length of i's unit g covered by j's units
-            hit = (a > 0) & (b > 0)
-            x_key.append(unit_of[hit, i] * R + j)
-            x_weight.append(width[hit])
+    if dense is not None:
+        dense.reshape(D, VV)[:, 0] = 0.0
+        keys, weights = [np.flatnonzero(dense)], [dense[dense != 0]]
     pair_key = np.concatenate(keys) if keys else np.zeros(0, np.int64)
     pair_weight = np.concatenate(weights) if weights else np.zeros(0)
     key, pair_sum = _keyed_sum(pair_key, pair_weight, D * V * V)
@@ -210,10 +210,10 @@ def family_sums(
     # cuα's sums: l*_c. per (document, value) and S*_c from the x_ijg
     coded = (e_row > 0) & (e_col > 0)
     coded_key, coded_length = _keyed_sum(e_doc[coded] * V + e_row[coded], e_len[coded], D * V)
-    xk = np.concatenate(x_key) if x_key else np.zeros(0, np.int64)
-    xw = np.concatenate(x_weight) if x_weight else np.zeros(0)
-    # y_g = Σ_{j≠i} x_ijg / (m-1): unit g's share of the cuα margins; its self-pairs y_g² (as l_g² for uα)
-    y = np.bincount(xk // R, weights=xw, minlength=n) / max(R - 1, 1) if n else np.zeros(0)
+    # y_g = Σ_{j≠i} x_ijg / (m-1), x_ijg the length of i's unit g covered by j's units: over the intervals g covers,
+    # width × (raters with a unit there - 1); g's share of the cuα margins, its self-pairs y_g² (as l_g² for uα)
+    others = (val > 0).sum(axis=0) - 1
+    y = np.bincount(owner, weights=width[interval] * others[interval], minlength=n) / max(R - 1, 1)
     self_key, coded_self = _keyed_sum(unit_key, y * y, D * V)
 
     # one row per (document, value) with any margin
@@ -241,23 +241,6 @@ def family_sums(
         margin_coded=m_coded,
         margin_coded_self=m_coded_self,
     )
-
-
-def _locate(
-    point_doc: np.ndarray, point_pos: np.ndarray, doc: np.ndarray, begin: np.ndarray, end: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of the breakpoints (doc, begin) and (doc, end) (they exist), by searches in the composite
-    (document, rank of the position) order: ranks are exact, no arithmetic on float positions."""
-    if begin.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    distinct, inverse = np.unique(np.concatenate([point_pos, begin, end]), return_inverse=True)
-    inverse = inverse.reshape(-1)
-    m = distinct.size + 1
-    p = point_pos.size
-    point_key = point_doc * m + inverse[:p]
-    first = np.searchsorted(point_key, doc * m + inverse[p : p + begin.size], side="left")
-    last = np.searchsorted(point_key, doc * m + inverse[p + begin.size :], side="left")
-    return first, last
 
 
 def family_coefficients(
