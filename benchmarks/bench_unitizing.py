@@ -14,12 +14,20 @@ coefficient, with pure-Python loops over segment pairs; with ``--peer-python PAT
 installed, e.g. ``python -m venv /tmp/peer && /tmp/peer/bin/pip install krippendorff-unitized-alpha``) its time on
 the small long-continuum case is printed beside ours, for scale only.
 
-Run: ``python benchmarks/bench_unitizing.py [--repeat 3] [--peer-python /tmp/peer/bin/python]``.
+The command line (``--cli``): ``iaa spans FILE --continuum BEGIN,LENGTH --format json`` timed as a whole process
+(interpreter start, imports, reading, α_U, output) on the same files, beside the floor: a process that imports
+pandas and reads the CSV (``pandas.read_csv``), nothing else.
+
+The 2016 family (``ie.unitizing_family``: uα, |uα, cuα, (k)uα) is timed from the file on the same designs; with
+``--peer-python`` the peer's uα is printed beside ours on the peer's case (the same coefficient: the values agree).
+
+Run: ``python benchmarks/bench_unitizing.py [--repeat 3] [--cli] [--peer-python /tmp/peer/bin/python]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -70,6 +78,29 @@ def from_file(path: Path, continuum):
     return ie.unitizing_alpha(frame, continuum=continuum)
 
 
+def family_cases(tmpdir: Path, repeat: int) -> None:
+    """The 2016 family (``ie.unitizing_family``: uα, |uα, cuα, (k)uα) from the file, on the same designs."""
+    print("\n2016 family (uα, |uα, cuα)                 spans   seconds (file→family)   uα       cuα")
+    for n_raters in (3, 5):
+        frame = documents(10_000, n_raters, max(1, round(100_000 / (10_000 * n_raters * 0.9))), 1000)
+        path = tmpdir / f"family{n_raters}.csv"
+        frame.to_csv(path, index=False)
+        seconds, res = timed(lambda: ie.unitizing_family(pd.read_csv(path), continuum=(0, 1000)), repeat)  # noqa: B023
+        print(
+            f"10^4 documents, {n_raters} annotators     {len(frame):>8}   {seconds:>8.3f}"
+            f"                {res.estimate:.4f}   {res.coding:.4f}"
+        )
+    per_rater = round(100_000 / (4 * 0.9))
+    frame = documents(1, 4, per_rater, 100 * per_rater).drop(columns="document")
+    path = tmpdir / "family_long.csv"
+    frame.to_csv(path, index=False)
+    seconds, res = timed(lambda: ie.unitizing_family(pd.read_csv(path), continuum=(0, 100 * per_rater)), repeat)
+    print(
+        f"one continuum, 4 annotators            {len(frame):>8}   {seconds:>8.3f}"
+        f"                {res.estimate:.4f}   {res.coding:.4f}"
+    )
+
+
 PEER = """
 import csv, sys, time
 from collections import defaultdict
@@ -96,13 +127,66 @@ print(time.perf_counter() - t, value)
 """
 
 
+IAA = Path(sys.executable).with_name("iaa")
+FLOOR = "import sys, pandas; pandas.read_csv(sys.argv[1])"
+
+
+def process_seconds(command: list[str], repeat: int) -> tuple[float, float]:
+    """Medians of the wall time and of the CPU time (user + system) of a whole process; it must succeed. The CPU
+    time is the steadier figure on a machine shared with other jobs."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        walls.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def cli_cases(tmpdir: Path, repeat: int) -> None:
+    """``iaa spans FILE`` from the file, whole process, beside reading the CSV with pandas (whole process)."""
+    print(
+        "\niaa spans FILE, whole process (wall s / CPU s)    spans   iaa spans        floor: pandas.read_csv   "
+        "ratio (wall, CPU)"
+    )
+    cases = [
+        (f"10^4 documents, {r} annotators", documents(10_000, r, round(100_000 / (10_000 * r * 0.9)), 1000), 1000)
+        for r in (3, 5)
+    ]
+    per_rater = round(100_000 / (4 * 0.9))
+    cases.append(
+        (
+            "one continuum, 10^5 units",
+            documents(1, 4, per_rater, 100 * per_rater).drop(columns="document"),
+            100 * per_rater,
+        )
+    )
+    for k, (name, frame, length) in enumerate(cases):
+        path = tmpdir / f"cli{k}.csv"
+        frame.to_csv(path, index=False)
+        ours = process_seconds([str(IAA), "spans", str(path), "--continuum", f"0,{length}", "--format", "json"], repeat)
+        floor = process_seconds([sys.executable, "-c", FLOOR, str(path)], repeat)
+        print(
+            f"{name:<44} {len(frame):>8}   {ours[0]:6.3f} / {ours[1]:5.3f}   {floor[0]:6.3f} / {floor[1]:5.3f}         "
+            f"{ours[0] / floor[0]:4.2f}x, {ours[1] / floor[1]:4.2f}x"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peer-python", default=None)
+    parser.add_argument(
+        "--cli", action="store_true", help="only the iaa spans command, whole process, beside the floor"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
+        if args.cli:
+            cli_cases(tmpdir, args.repeat)
+            return
         print("case                                       spans   seconds (file→α_U)   coefficient only   α_U")
         for n_raters in (3, 5):
             per_doc = max(1, round(100_000 / (10_000 * n_raters * 0.9)))
@@ -129,11 +213,13 @@ def main() -> None:
                 f"one continuum of {length:.0e}, 4 annotators {len(frame):>8}   {t_file:>8.3f}"
                 f"             {t_coef:>8.3f}          {res.estimate:.4f}"
             )
+        family_cases(tmpdir, args.repeat)
         if args.peer_python:
             frame = documents(1, 4, 500, 50_000).drop(columns="document")
             path = tmpdir / "peer.csv"
             frame.to_csv(path, index=False)
             ours, _ = timed(lambda: from_file(path, (0, 50_000)), args.repeat)
+            fam, fres = timed(lambda: ie.unitizing_family(pd.read_csv(path), continuum=(0, 50_000)), args.repeat)
             run = subprocess.run(
                 [args.peer_python, "-c", PEER, str(path), "50000"], capture_output=True, text=True, timeout=3600
             )
@@ -145,6 +231,10 @@ def main() -> None:
                     f"{len(frame)} units, one continuum: ours (α_U) {ours:.3f} s; krippendorff-unitized-alpha "
                     f"(2016 uα, a different coefficient: {float(value):.4f}) {float(seconds):.3f} s, "
                     f"{float(seconds) / ours:.0f}× ours"
+                )
+                print(
+                    f"  the same coefficient: ours (ie.unitizing_family) uα {fres.estimate:.10f} in {fam:.3f} s, "
+                    f"krippendorff-unitized-alpha {float(value):.10f}: {float(seconds) / fam:.0f}× ours"
                 )
 
 

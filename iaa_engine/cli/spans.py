@@ -144,7 +144,8 @@ def _near(name: str, names: list[str]) -> str:
 
 
 def _text(column: Any) -> Any:
-    """A column of ids or labels as an object array: text as written (blank cells missing), other values as read."""
+    """A column of ids or labels: text as written, as a pandas text column straight from Arrow (no Python string
+    per cell; blank cells missing), other values (JSON or Parquet numbers) as read."""
     import numpy as np
 
     from iaa_engine.data._encode import arrow_text
@@ -153,8 +154,7 @@ def _text(column: Any) -> Any:
     if text is not None:
         import pyarrow.compute as pc
 
-        values = pc.if_else(pc.equal(pc.utf8_trim_whitespace(text), ""), None, text)
-        return np.asarray(values.to_numpy(zero_copy_only=False), dtype=object)
+        return pc.if_else(pc.equal(pc.utf8_trim_whitespace(text), ""), None, text).to_pandas()
     return column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
 
 
@@ -180,12 +180,13 @@ def _numbers(column: Any) -> Any:
 def _as_document_ids(values: Any) -> Any:
     """Document ids as text (numbers from JSON or Parquet written as text), so that a continuum file's ids match."""
     import numpy as np
+    import pandas as pd
 
-    out = np.asarray(values, dtype=object)
-    kinds = {type(v) for v in out[:1000]}
-    if kinds <= {str, type(None)} and all(isinstance(v, str) or v is None for v in out):
-        return out
-    return np.array([None if v is None else _id_text(v) for v in out], dtype=object)
+    if isinstance(values, pd.Series) and pd.api.types.is_string_dtype(values.dtype):
+        return values
+    return np.array(
+        [None if v is None or v != v else _id_text(v) for v in np.asarray(values, dtype=object)], dtype=object
+    )
 
 
 def _id_text(v: Any) -> str:
@@ -382,9 +383,14 @@ def _csv(key: str, result: Any, per_document: bool, extras: list[tuple[str, str,
 
 
 def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tuple[str, str, Any]]) -> dict[str, Any]:
-    out = result.to_dict()
-    if not per_document:
-        out.pop("per_document", None)
+    from iaa_engine.base._results import nan_to_none
+
+    tables = ("per_category", "per_document")
+    out = {k: nan_to_none(getattr(result, k)) for k in result.keys() if k not in tables}
+    for name in tables[: 2 if per_document else 1]:
+        table = getattr(result, name)  # column by column (vectorised), then one record per row
+        columns = {c: nan_to_none(table[c].to_numpy()) for c in table.columns}
+        out[name] = [dict(zip(columns, row)) for row in zip(*columns.values())]
     out["pooled"] = "every category and every document laid end to end in one continuum"
     doc: dict[str, Any] = {"file": file, key: out}
     for k, _, extra in extras:
