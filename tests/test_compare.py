@@ -270,3 +270,73 @@ def test_swapping_the_data_sets_flips_the_sign_only(rows, other, metric, paired)
     if np.isfinite(ab.statistic):
         assert ba.statistic == pytest.approx(-ab.statistic, abs=1e-9)
         assert (ba.lower, ba.upper) == pytest.approx((-ab.upper, -ab.lower), abs=1e-12)
+
+
+# --- iaa compare -----------------------------------------------------------------------------------------------
+
+
+def _files(tmp_path):
+    paths = []
+    for name in ("ratings1", "ratings2"):
+        table = pd.read_csv(DATA / f"{name}.csv")
+        table.insert(0, "subject", [f"s{i}" for i in range(1, 16)])
+        path = tmp_path / f"{name}.csv"
+        table.to_csv(path, index=False)
+        paths.append(str(path))
+    return paths
+
+
+def _run(argv, capsys):
+    from iaa_engine.cli import main
+
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_compare_prints_the_readme_values(tmp_path, capsys):
+    a, b = _files(tmp_path)
+    code, out, _ = _run(["compare", a, b], capsys)
+    assert code == 0
+    assert "fleiss_kappa: paired on 15 shared items" in out
+    assert "0.3857" in out and "0.7248" in out and "0.3392" in out and "0.1574" in out
+    assert "t(14) = 2.154, p = 0.04911" in out
+
+
+@pytest.mark.parametrize("alias, metric", [("conger", "multi_kappa"), ("ac2", "gwet_ac1"), ("alpha",
+                                           "krippendorff_alpha"), ("bp", "brennan_prediger"),
+                                           ("pa", "percent_agreement_weighted")])  # fmt: skip
+def test_cli_compare_json_matches_the_library(alias, metric, tmp_path, capsys):
+    a, b = _files(tmp_path)
+    code, out, _ = _run(["compare", a, b, "--metric", alias, "--format", "json"], capsys)
+    assert code == 0
+    got = json.loads(out)
+    _check_printed(ie.Comparison(**{k: got[k] for k in ie.Comparison.__dataclass_fields__}), README[metric])
+    assert got["a"] == "ratings1.csv" and got["b"] == "ratings2.csv"
+
+
+def test_cli_compare_weights_paired_no_and_bootstrap(tmp_path, capsys):
+    a, b = _files(tmp_path)
+    code, out, _ = _run(["compare", a, b, "--weights", "quadratic", "--level", "interval", "--format", "json"], capsys)
+    assert json.loads(out)["se"] == pytest.approx(R_WEIGHTED["fleiss_kappa", "quadratic"][2], abs=1e-12)
+    code, out, _ = _run(["compare", a, b, "--paired", "no"], capsys)
+    assert code == 0 and "independent data sets (15 and 15 items)" in out and "z = " in out
+    code, out, _ = _run(["compare", a, b, "--method", "bootstrap", "--n-boot", "50", "--seed", "3", "--format",
+                         "json"], capsys)  # fmt: skip
+    assert json.loads(out)["details"]["n_boot"] == 50
+
+
+def test_cli_compare_errors_are_one_line(tmp_path, capsys):
+    a, b = _files(tmp_path)
+    code, out, err = _run(["compare", a, str(tmp_path / "missing.csv")], capsys)
+    assert code == 2 and err.splitlines()[-1].startswith("iaa: error: no such file")
+    code, _, err = _run(["compare", a, b, "--metric", "cohen_kappa"], capsys)
+    assert code == 2 and err.splitlines()[-1].startswith("iaa: error: --metric cohen_kappa compares two annotators")
+    code, _, err = _run(["compare", a, b, "--confidence", "95"], capsys)
+    assert code == 2 and err == "iaa: error: --confidence must be between 0 and 1 (exclusive); got 95.0\n"
+
+
+def test_cli_metric_names_are_the_librarys():
+    from iaa_engine.cli.compare import METRICS
+
+    assert set(METRICS.values()) == set(ie.ANALYTIC_METRICS)

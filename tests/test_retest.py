@@ -207,3 +207,60 @@ def test_an_undefined_intra_kappa_is_nan_not_an_error():
     same = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": ["x"] * 4, "label": ["a"] * 4})
     r = ie.retest(same)
     assert r.intra.loc[0, "percent_agreement"] == 1.0 and math.isnan(r.intra.loc[0, "kappa"])
+
+
+# --- iaa retest ----------------------------------------------------------------------------------------------
+
+
+def _run(argv, capsys):
+    from iaa_engine.cli import main
+
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+COLS = ["--item-col", "subject", "--annotator-col", "goniometer", "--label-col", "degrees"]
+
+
+def test_cli_retest_reproduces_the_decomposition_from_a_csv(tmp_path, capsys):
+    path = tmp_path / "gonio.csv"
+    _goniometer_long(shuffle=2).to_csv(path, index=False)
+    code, out, _ = _run(["retest", str(path), *COLS, "--occasion-col", "measurement", "--format", "json"], capsys)
+    assert code == 0
+    d = json.loads(out)["decomposition"]
+    for key in ("rho_inter_random", "rho_intra_fixed", "lower_inter_random", "sem_inter_fixed"):
+        assert d[key] == pytest.approx(R_VALUES[key], abs=1e-12)
+    code, out, _ = _run(["retest", str(path), *COLS, "--occasion-col", "measurement"], capsys)
+    assert code == 0 and "Eliasziw et al. (1994) on 29 items x 2 raters x 3" in out and "inter rho 0.9451" in out
+
+
+def test_cli_retest_orders_dates_as_dates_and_writes_safe_csv(tmp_path, capsys):
+    table = _goniometer_long()
+    # weeks 9 and 10 of a text column would sort '10' before '9': dates are ordered as dates
+    table["when"] = table["measurement"].map({1: "2026-03-02", 2: "2026-03-09", 3: "2026-03-16"})
+    path = tmp_path / "gonio.csv"
+    table.drop(columns="measurement").iloc[::-1].to_csv(path, index=False)
+    code, out, _ = _run(["retest", str(path), *COLS, "--occasion-col", "when", "--format", "csv"], capsys)
+    assert code == 0
+    got = pd.read_csv(__import__("io").StringIO(out)).set_index("annotator")
+    ref = ie.retest(_goniometer_long(), item="subject", annotator="goniometer", label="degrees",
+                    occasion="measurement").intra.set_index("annotator")  # fmt: skip
+    assert got.loc["universal", "kappa"] == pytest.approx(ref.loc["universal", "kappa"], abs=1e-12)
+    numbered = tmp_path / "numbered.csv"
+    table.assign(week=table["measurement"] + 8).drop(columns=["when"]).to_csv(numbered, index=False)
+    code, out, _ = _run(["retest", str(numbered), *COLS, "--occasion-col", "week", "--format", "json"], capsys)
+    assert json.loads(out)["decomposition"]["rho_inter_random"] == pytest.approx(R_VALUES["rho_inter_random"])
+
+
+def test_cli_retest_errors_are_one_line(tmp_path, capsys):
+    path = tmp_path / "gonio.csv"
+    _goniometer_long().to_csv(path, index=False)
+    code, out, err = _run(["retest", str(path)], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("iaa: error: column(s) ['item', 'annotator', 'label'] not found") and "--item-col" in err
+    assert err.count("\n") == 1
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"item": [1, 1], "annotator": ["a", "a"], "label": [1, 2], "when": ["x", "y"]}).to_csv(bad)
+    code, _, err = _run(["retest", str(bad), "--occasion-col", "when"], capsys)
+    assert code == 2 and err == "iaa: error: --occasion-col 'when' must hold numbers or dates; got 'x'\n"

@@ -19,6 +19,7 @@ import pandas as pd
 from iaa_engine.base._params import NoneOr, Real, Text, validate
 from iaa_engine.base._policy import UndefinedMetricWarning
 from iaa_engine.base._results import Result, nan_to_none
+from iaa_engine.data._errors import InputError
 from iaa_engine.data._model import Annotations
 from iaa_engine.inference._analytic import estimate
 from iaa_engine.metrics._icc import icc
@@ -235,10 +236,10 @@ def retest(
     names = [item, annotator, label] + ([occasion] if occasion is not None else [])
     missing = [c for c in names if c not in table.columns]
     if missing:
-        raise ValueError(
-            f"column(s) {missing!r} not found; the table has columns {list(map(str, table.columns))!r}. "
-            "Name the columns with item=, annotator=, label=, occasion= (CLI: --item-col, --annotator-col, "
-            "--label-col, --occasion-col)"
+        head = f"column(s) {missing!r} not found; the table has columns {list(map(str, table.columns))!r}. "
+        raise InputError(
+            head + "Name the columns with item=, annotator=, label=, occasion=",
+            cli=head + "Name the columns with --item-col, --annotator-col, --label-col, --occasion-col",
         )
     frame = pd.DataFrame({"item": table[item].to_numpy(), "annotator": table[annotator].to_numpy(),
                           "label": table[label].to_numpy()})  # fmt: skip
