@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import iaa_engine as ie
 from iaa_engine.base._params import InvalidParameterError
 from iaa_engine.metrics._gamma import TooManyAlignmentsError
-from iaa_engine.stats._gamma import GammaDissimilarity, best_alignment, pair_dissimilarity
+from iaa_engine.stats._gamma import GammaDissimilarity, SpanArrays, best_alignment, pair_dissimilarity
 
 DATA = Path(__file__).resolve().parent / "data" / "gamma"
 FIXTURES = sorted(p.name for p in DATA.glob("fixture_*.json"))
@@ -53,16 +53,15 @@ def _observed(units: pd.DataFrame, annotators=None, **options) -> float:
     names = pd.Index(sorted(annotators if annotators is not None else units["annotator"].unique()))
     annotator = names.get_indexer(units["annotator"])
     category = pd.factorize(units["label"], sort=True)[0]
-    al = best_alignment(
+    arrays = SpanArrays(
         np.zeros(len(units), np.int64),
         annotator.astype(np.int64),
         units["start"].to_numpy(float),
         units["end"].to_numpy(float),
         category.astype(np.int64),
         len(names),
-        diss,
-        10**6,
     )
+    al = best_alignment(arrays, diss, 10**6)
     return float(al.disorder.sum() / (len(units) / len(names)))
 
 
@@ -270,6 +269,17 @@ def test_identical_annotations_have_disorder_0_and_gamma_1(units, n):
     result = ie.gamma_agreement(frame, n_samples=3)
     assert result.observed_disorder == 0.0
     assert result.estimate == 1.0 and result.gamma_cat == 1.0 and result.se == 0.0
+
+
+def test_gamma_does_not_depend_on_delta_empty():
+    """Both dissimilarities are multiples of Δ∅ (Mathet et al. 2015, §4.3; DKPro's PositionalSporadicDissimilarity
+    and AbsoluteCategoricalDissimilarity): every disorder scales with it, the alignment and γ do not change."""
+    frame = _frame(_load("fixture_04_three_annotators.json")["continuum"])
+    one = ie.gamma_agreement(frame, n_samples=20)
+    other = ie.gamma_agreement(frame, n_samples=20, delta_empty=0.3)
+    assert other.observed_disorder == pytest.approx(0.3 * one.observed_disorder, rel=1e-12)
+    assert other.expected_disorder == pytest.approx(0.3 * one.expected_disorder, rel=1e-12)
+    assert other.estimate == pytest.approx(one.estimate, rel=1e-12)
 
 
 # --- documents, sampling, result ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from iaa_engine.data._spans import SpanUnits, span_units
 from iaa_engine.stats._gamma import (
     Alignment,
     GammaDissimilarity,
+    SpanArrays,
     TooManyAlignmentsError,
     best_alignment,
     pair_dissimilarity,
@@ -341,7 +342,10 @@ def gamma_agreement(
     alpha, beta : float
         Weights of the positional and the categorical dissimilarity (Mathet et al.'s defaults 1 and 1).
     delta_empty : float
-        Δ∅, the cost of a unit aligned with nothing (default 1). A smaller Δ∅ leaves more units alone.
+        Δ∅, the cost of a unit aligned with nothing (default 1). Both dissimilarities are multiples of it (Mathet et
+        al. 2015; DKPro Agreement), so it scales every disorder alike: γ does not depend on it (γ-cat does, through
+        its weights). pygamma-agreement's compiled categorical term is not scaled, so with Δ∅ ≠ 1 its alignment
+        can differ.
     category_dissimilarity : DataFrame, optional
         A square table of dissimilarities in [0, 1] between labels (index and columns the labels, 0 on the
         diagonal, symmetric). Default: 0 for equal labels, 1 otherwise.
@@ -458,9 +462,8 @@ def gamma_agreement(
             )
         )
 
-    observed = best_alignment(
-        units.document, units.annotator, units.begin, units.end, units.category, n, diss, max_alignments
-    )
+    arrays = SpanArrays(units.document, units.annotator, units.begin, units.end, units.category, n)
+    observed = best_alignment(arrays, diss, max_alignments)
     n_bar = N / n
     observed_disorder = float(observed.disorder.sum() / n_bar)
     observed_cat = float(
@@ -476,7 +479,7 @@ def gamma_agreement(
         size = min(per_batch, n_samples - first)
         sample, group, annotator, begin, end, category = _sample(stats, size, D, n, rng)
         try:
-            al = best_alignment(group, annotator, begin, end, category, n, diss, max_alignments)
+            al = best_alignment(SpanArrays(group, annotator, begin, end, category, n), diss, max_alignments)
         except TooManyAlignmentsError as error:
             raise TooManyAlignmentsError(f"in a sampled continuum (for the expected disorder): {error}") from None
         owner = al.group // D

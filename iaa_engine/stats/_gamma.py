@@ -30,7 +30,14 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-__all__ = ["GammaDissimilarity", "TooManyAlignmentsError", "Alignment", "best_alignment", "pair_dissimilarity"]
+__all__ = [
+    "GammaDissimilarity",
+    "TooManyAlignmentsError",
+    "SpanArrays",
+    "Alignment",
+    "best_alignment",
+    "pair_dissimilarity",
+]
 
 
 class TooManyAlignmentsError(ValueError):
@@ -68,6 +75,18 @@ def pair_dissimilarity(
 
 
 @dataclass(frozen=True, eq=False)
+class SpanArrays:
+    """Units as arrays: group (continuum), annotator and category codes, begin and end; n annotators."""
+
+    group: np.ndarray
+    annotator: np.ndarray
+    begin: np.ndarray
+    end: np.ndarray
+    category: np.ndarray
+    n: int
+
+
+@dataclass(frozen=True, eq=False)
 class Alignment:
     """A best alignment: its unitary alignments as rows of unit indices (-1: the empty unit), one column per
     annotator, with each one's group and disorder, and the number of candidates the program chose from."""
@@ -87,17 +106,16 @@ def _too_many(what: str, limit: str) -> TooManyAlignmentsError:
     )
 
 
-def _pairs(
-    group: np.ndarray,
-    annotator: np.ndarray,
-    begin: np.ndarray,
-    end: np.ndarray,
-    category: np.ndarray,
-    n: int,
-    diss: GammaDissimilarity,
-    limit: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pairs(units: SpanArrays, diss: GammaDissimilarity, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair (u, v) of units of annotators a(u) < a(v) in one group with d(u, v) < (C(n,2) + n - 1) Δ∅."""
+    group, annotator, begin, end, category, n = (
+        units.group,
+        units.annotator,
+        units.begin,
+        units.end,
+        units.category,
+        units.n,
+    )
     bound = (n * (n - 1) / 2 + n - 1) * diss.delta_empty
     reach = np.sqrt(bound / (diss.alpha * diss.delta_empty)) if diss.alpha > 0 else np.inf
     length = end - begin
@@ -152,19 +170,10 @@ def _pairs(
     return np.concatenate(out_u), np.concatenate(out_v), np.concatenate(out_d)
 
 
-def _candidates(
-    group: np.ndarray,
-    annotator: np.ndarray,
-    begin: np.ndarray,
-    end: np.ndarray,
-    category: np.ndarray,
-    n: int,
-    diss: GammaDissimilarity,
-    limit: int,
-) -> tuple[np.ndarray, np.ndarray]:
+def _candidates(units: SpanArrays, diss: GammaDissimilarity, limit: int) -> tuple[np.ndarray, np.ndarray]:
     """The candidate unitary alignments (rows of unit indices, -1 for ∅) and their disorders."""
-    N = begin.size
-    pu, pv, pd = _pairs(group, annotator, begin, end, category, n, diss, limit)
+    annotator, n, N = units.annotator, units.n, units.begin.size
+    pu, pv, pd = _pairs(units, diss, limit)
     key = pu * N + pv
     order = np.argsort(key, kind="stable")
     key, pu, pv, pd = key[order], pu[order], pv[order], pd[order]
@@ -235,16 +244,7 @@ def _candidates(
     return members, disorder
 
 
-def best_alignment(
-    group: np.ndarray,
-    annotator: np.ndarray,
-    begin: np.ndarray,
-    end: np.ndarray,
-    category: np.ndarray,
-    n: int,
-    diss: GammaDissimilarity,
-    limit: int,
-) -> Alignment:
+def best_alignment(units: SpanArrays, diss: GammaDissimilarity, limit: int) -> Alignment:
     """A partition of all units into unitary alignments of minimum total disorder (exact, HiGHS).
 
     Units that share no candidate with another stay alone (disorder Δ∅) without entering the program; the rest
@@ -257,10 +257,10 @@ def best_alignment(
     RuntimeError
         If HiGHS does not reach an optimal solution (it always should: the singletons are feasible).
     """
-    N = begin.size
+    n, N = units.n, units.begin.size
     if N == 0:
         return Alignment(np.zeros((0, n), np.int64), np.zeros(0, np.int64), np.zeros(0), 0)
-    members, disorder = _candidates(group, annotator, begin, end, category, n, diss, limit)
+    members, disorder = _candidates(units, diss, limit)
     real = members >= 0
     k = real.sum(axis=1)
     multi = k >= 2
@@ -273,13 +273,13 @@ def best_alignment(
     n_candidates = int(members.shape[0])
     if enter.any():
         sub = members[enter]
-        units = np.flatnonzero(in_multi)
+        involved = np.flatnonzero(in_multi)
         row_of = np.full(N, -1, np.int64)
-        row_of[units] = np.arange(units.size)
+        row_of[involved] = np.arange(involved.size)
         r_real = sub >= 0
         cols = np.repeat(np.arange(sub.shape[0]), r_real.sum(axis=1))
         rows = row_of[sub[r_real]]
-        A = sparse.csr_array((np.ones(rows.size), (rows, cols)), shape=(units.size, sub.shape[0]))
+        A = sparse.csr_array((np.ones(rows.size), (rows, cols)), shape=(involved.size, sub.shape[0]))
         result = milp(
             c=disorder[enter],
             constraints=LinearConstraint(A, 1.0, 1.0),
@@ -294,4 +294,4 @@ def best_alignment(
         chosen |= picked
     out = members[chosen]
     first = np.where(out >= 0, out, N).min(axis=1)
-    return Alignment(out, group[first], disorder[chosen], n_candidates)
+    return Alignment(out, units.group[first], disorder[chosen], n_candidates)
