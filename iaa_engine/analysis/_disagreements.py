@@ -515,8 +515,15 @@ def disagreements(
     w = both / (n_i[c.item[left]] - 1.0)
     key = ca * max(n_cat, 1) + cb
     # the off-diagonal coincidences, only the label pairs that occur (sparse: no labels x labels table)
-    cells, slot = np.unique(key, return_inverse=True)
-    slot = slot.ravel()
+    if max(n_cat, 1) ** 2 <= max(4 * key.size, 1 << 16):  # few labels: a lookup table instead of unique's sort
+        seen = np.bincount(key, minlength=max(n_cat, 1) ** 2)
+        cells = np.flatnonzero(seen)
+        lookup = np.zeros(seen.size, dtype=np.int64)
+        lookup[cells] = np.arange(cells.size)
+        slot = lookup[key]
+    else:
+        cells, slot = np.unique(key, return_inverse=True)
+        slot = slot.ravel()
     observed = np.bincount(slot, weights=w, minlength=cells.size)
     n_items_pair = np.bincount(slot, minlength=cells.size)
     n_total = float(per_cat.sum())
