@@ -219,7 +219,7 @@ def _scalar_values(out):
         return [out]
     if isinstance(out, ie.AlphaVariance):
         return [out.alpha, out.se_delta, out.se_jackknife]
-    if isinstance(out, (ie.Estimate, ie.UnitizingAlpha, ie.GammaAgreement)):
+    if isinstance(out, (ie.Estimate, ie.UnitizingAlpha, ie.GammaAgreement, ie.UnitizingFamily)):
         return [out.estimate]
     return None  # tables (matrices, per-item, per-group): entries replaced without a warning
 
@@ -228,7 +228,8 @@ def _scalar_values(out):
 @pytest.mark.parametrize("shape", ["singletons", "constant"])
 def test_undefined_is_the_replacement_and_the_warning_names_the_callers_line(qualname, shape):
     frame = SINGLETONS if shape == "singletons" else CONSTANT
-    data = SPANS[shape] if qualname in ("unitizing_alpha", "gamma_agreement") else ie.Annotations.from_long(frame)
+    spans = ("unitizing_alpha", "gamma_agreement", "unitizing_family")
+    data = SPANS[shape] if qualname in spans else ie.Annotations.from_long(frame)
     fn = CALLABLES[qualname]
     extra = {"group_agreement": (lambda item: "all",), "estimate": ("fleiss_kappa",)}
     args = (data, *extra.get(qualname, ()))
