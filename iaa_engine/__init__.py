@@ -67,6 +67,9 @@ _EXPORTS = {
     "krippendorff_alpha_matrix": ".metrics._alpha",
     "label_agreement": ".analysis._facets",
     "missingness_simulation": ".analysis._simulation",
+    "plan": ".analysis._plan",
+    "plan_simulation": ".analysis._plan",
+    "StudyPlan": ".analysis._plan",
     "multi_kappa": ".metrics._kappa",
     "percent_agreement": ".metrics._agreement",
     "percent_agreement_matrix": ".metrics._agreement",
@@ -154,6 +157,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         gold_standard,
     )
     from iaa_engine.analysis._models import ModelAgreement, model_agreement
+    from iaa_engine.analysis._plan import StudyPlan, plan, plan_simulation
     from iaa_engine.analysis._retest import Retest, retest
     from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
     from iaa_engine.analysis._simulation import missingness_simulation
@@ -284,6 +288,9 @@ __all__ = [
     "krippendorff_alpha_matrix",
     "label_agreement",
     "missingness_simulation",
+    "plan",
+    "plan_simulation",
+    "StudyPlan",
     "multi_kappa",
     "percent_agreement",
     "percent_agreement_matrix",
