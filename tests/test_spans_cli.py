@@ -204,6 +204,33 @@ def test_gamma_on_request_is_the_cores_beside_alpha(tmp_path, capsys, monkeypatc
     assert "gamma" not in json.loads(out)
 
 
+def test_the_2016_family_on_request_is_the_cores(capsys, monkeypatch):
+    spans = pd.read_csv(EXAMPLE, dtype={"document": str})
+    texts = pd.read_csv(EXAMPLE_TEXTS, dtype={"document": str})
+    want = ie.unitizing_family(spans, continuum=texts)
+    args = ["spans", str(EXAMPLE), "--continuum", str(EXAMPLE_TEXTS), "--family", "--per-document"]
+    status, out, err = cli(capsys, monkeypatch, *args, "--format", "json")
+    assert status == 0, err
+    got = json.loads(out)["unitizing_family"]
+    assert (got["estimate"], got["binary"], got["coding"]) == (want.estimate, want.binary, want.coding)
+    assert [v["alpha"] for v in got["per_value"]] == want.per_value["alpha"].tolist()
+    assert [d["u_alpha"] for d in got["per_document"]] == want.per_document["u_alpha"].tolist()
+    status, out, _ = cli(capsys, monkeypatch, *args, "--format", "csv")
+    table = pd.read_csv(io.StringIO(out), dtype={"name": str})
+    k = table[table["coefficient"] == "k_u_alpha"]
+    assert (
+        k["name"].tolist() == want.per_value["value"].tolist()
+        and k["value"].tolist() == want.per_value["alpha"].tolist()
+    )
+    pooled = table[(table["scope"] == "pooled")].set_index("coefficient")["value"]
+    assert pooled["u_alpha"] == want.estimate and pooled["coding_u_alpha"] == want.coding
+    docs = table[(table["coefficient"] == "binary_u_alpha") & (table["scope"] == "document")]
+    assert docs["name"].tolist() == ["001", "002", "003", "007"]
+    assert docs["value"].tolist() == want.per_document["binary_alpha"].tolist()
+    status, out, _ = cli(capsys, monkeypatch, *args)
+    assert f"2016 family: uα {want.estimate:.4f}, |uα {want.binary:.4f}" in out and "  document 002: uα" in out
+
+
 def test_no_continuum_warns_and_uses_the_spans(tmp_path, capsys, monkeypatch):
     path = tmp_path / "k.csv"
     K2004.to_csv(path, index=False)

@@ -11,10 +11,11 @@ Which pooled value is shown: α_U over every category and every document laid en
 (``UnitizingAlpha.estimate``), as INCEpTION pools its documents; ``--per-document`` adds each document's α_U on its
 own continuum.
 
-The headline coefficient is :data:`MEASURES`'s first entry; ``--gamma`` adds Mathet, Widlöcher and Métivier's
-γ (:func:`iaa_engine.gamma_agreement`, with γ-cat and the standard error of its sampling) as one more row of every
-output (a pooled row: γ has no per-category or per-document table). A further coefficient on request is one entry
-of :data:`ON_REQUEST` (its flag, its function, how its options are read) and is shown the same way.
+The headline coefficient is :data:`MEASURES`'s first entry. On request, beside it: ``--family`` the 2016 family
+(:func:`iaa_engine.unitizing_family`: uα, |uα, cuα with its coverage, (k)uα per label) and ``--gamma`` Mathet,
+Widlöcher and Métivier's γ (:func:`iaa_engine.gamma_agreement`, with γ-cat and the standard error of its sampling),
+in every output. A further coefficient on request is one :class:`Extra` in :data:`ON_REQUEST` (its flag, its
+function, how its options are read, and how its result becomes lines, CSV rows, JSON and the page's paragraph).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +39,114 @@ MEASURES: tuple[tuple[str, str, str], ...] = (
     ("unitizing_alpha", "Krippendorff's unitizing alpha (α_U)", "unitizing_alpha"),
 )
 
-#: Coefficients on request: (the ``args`` attribute of its flag, key in the JSON and the CSV, title, ``iaa_engine``
-#: function name, its keyword arguments from ``args``). Each result has ``estimate``, ``se``, ``to_dict()`` and
-#: the disorders or disagreements it is 1 minus the ratio of (``observed_disorder``, ``expected_disorder``).
-ON_REQUEST: tuple[tuple[str, str, str, str, Any], ...] = (
-    (
+Row = tuple[str, str, Any, float, float, float, float]  # coefficient, scope, name, n_units, d_o, d_e, value
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A coefficient ``iaa spans`` computes on request, and how its result is shown."""
+
+    flag: str  #: the ``args`` attribute of its flag
+    key: str  #: its key in the JSON
+    function: str  #: its ``iaa_engine`` function
+    options: Callable[[argparse.Namespace], dict[str, Any]]  #: keyword arguments from the options
+    lines: Callable[[Any, bool], list[str]]  #: the table's lines (result, per_document)
+    rows: Callable[[Any, bool], list[Row]]  #: the CSV's rows
+    json: Callable[[Any, bool], dict[str, Any]]  #: the JSON's object
+    page: Callable[[Any], tuple[str, float, str]]  #: the page's paragraph: (title, value, note)
+
+
+def _gamma_lines(r: Any, per_document: bool) -> list[str]:
+    return [
+        f"Mathet, Widlöcher and Métivier's gamma (γ): {_num(r.estimate)} (sampling SE {r.se:.2g}, {r.n_samples} "
+        f"samples); γ-cat {_num(r.gamma_cat)}; disorder {r.observed_disorder:.6g} observed, "
+        f"{r.expected_disorder:.6g} expected"
+    ]
+
+
+def _gamma_rows(r: Any, per_document: bool) -> list[Row]:
+    return [
+        ("gamma", "pooled", "", r.n_units, r.observed_disorder, r.expected_disorder, r.estimate),
+        ("gamma_cat", "pooled", "", r.n_units, r.observed_cat_disorder, r.expected_cat_disorder, r.gamma_cat),
+    ]
+
+
+def _family_lines(r: Any, per_document: bool) -> list[str]:
+    from iaa_engine.base._results import printable
+
+    lines = [
+        f"2016 family: uα {_num(r.estimate)}, |uα {_num(r.binary)} (boundaries), cuα {_num(r.coding)} (labels where "
+        f"units meet; coverage {r.coding_coverage:.3f}); (k)uα per label:"
+    ]
+    for v in r.per_value.itertuples(index=False):
+        lines.append(f"  {printable(v.value)}: {_num(v.alpha)} (coverage {v.coverage:.3f})")
+    if per_document:
+        lines += [
+            f"  document {printable(d.document)}: uα {_num(d.u_alpha)}, |uα {_num(d.binary_alpha)}, "
+            f"cuα {_num(d.coding_alpha)}"
+            for d in r.per_document.itertuples(index=False)
+        ]
+    return lines
+
+
+def _family_rows(r: Any, per_document: bool) -> list[Row]:
+    nan = float("nan")
+    rows: list[Row] = [
+        ("u_alpha", "pooled", "", r.n_units, r.d_o, r.d_e, r.estimate),
+        ("binary_u_alpha", "pooled", "", r.n_units, nan, nan, r.binary),
+        ("coding_u_alpha", "pooled", "", r.n_units, nan, nan, r.coding),
+    ]
+    rows += [("k_u_alpha", "category", v.value, nan, nan, nan, v.alpha) for v in r.per_value.itertuples(index=False)]
+    if per_document:
+        for d in r.per_document.itertuples(index=False):
+            rows += [
+                ("u_alpha", "document", d.document, d.n_units, nan, nan, d.u_alpha),
+                ("binary_u_alpha", "document", d.document, d.n_units, nan, nan, d.binary_alpha),
+                ("coding_u_alpha", "document", d.document, d.n_units, nan, nan, d.coding_alpha),
+            ]
+    return rows
+
+
+def _without(*names: str) -> Callable[[Any, bool], dict[str, Any]]:
+    """The result's ``to_dict()`` without ``names`` (and without ``per_document`` unless asked)."""
+
+    def pick(r: Any, per_document: bool) -> dict[str, Any]:
+        drop = set(names) | (set() if per_document else {"per_document"})
+        return {k: v for k, v in r.to_dict().items() if k not in drop}
+
+    return pick
+
+
+#: The coefficients on request, in the order they are shown.
+ON_REQUEST: tuple[Extra, ...] = (
+    Extra(
+        "family",
+        "unitizing_family",
+        "unitizing_family",
+        lambda a: {"overlaps": a.overlaps},
+        _family_lines,
+        _family_rows,
+        _without("document_coincidences"),
+        lambda r: (
+            "The 2016 family: uα",
+            r.estimate,
+            f"|uα {_num(r.binary)} (boundaries only), cuα {_num(r.coding)} (labels where units meet, coverage "
+            f"{r.coding_coverage:.3f})",
+        ),
+    ),
+    Extra(
         "gamma",
         "gamma",
-        "Mathet, Widlöcher and Métivier's gamma (γ)",
         "gamma_agreement",
         lambda a: {"n_samples": a.gamma_samples, "seed": a.seed},
+        _gamma_lines,
+        _gamma_rows,
+        _without("alignment"),
+        lambda r: (
+            "Mathet, Widlöcher and Métivier's γ",
+            r.estimate,
+            f"standard error of its sampling {r.se:.2g} ({r.n_samples} samples); γ-cat {_num(r.gamma_cat)}",
+        ),
     ),
 )
 
@@ -94,6 +195,12 @@ def register(subparsers: Any) -> None:
         "them into their union",
     )
     p.add_argument("--per-document", action="store_true", help="add each document's α_U on its own continuum")
+    p.add_argument(
+        "--family",
+        action="store_true",
+        help="also the 2016 family (Krippendorff, Mathet, Bouvry & Widlöcher): uα, |uα (boundaries only), cuα "
+        "(labels where units meet, with its coverage) and (k)uα per label",
+    )
     g = p.add_argument_group("gamma")
     g.add_argument(
         "--gamma",
@@ -313,7 +420,7 @@ def _num(v: float, digits: int = 4) -> str:
     return "undefined" if v != v else f"{v:.{digits}f}"
 
 
-def _table(title: str, result: Any, per_document: bool, extras: list[tuple[str, str, Any]]) -> str:
+def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra, Any]]) -> str:
     from iaa_engine.base._results import printable
 
     docs = result.n_documents
@@ -323,13 +430,8 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[str, 
         f"to end (continuum length {result.length:g}): D_o {result.d_o:.6g}, D_e {result.d_e:.6g}",
         f"  {result.n_units} units, {result.n_annotators} annotators",
     ]
-    for _, extra_title, extra in extras:
-        line = f"{extra_title}: {_num(extra.estimate)} (sampling SE {extra.se:.2g}, {extra.n_samples} samples)"
-        if hasattr(extra, "gamma_cat"):
-            line += f"; γ-cat {_num(extra.gamma_cat)}"
-        lines.append(
-            line + f"; disorder {extra.observed_disorder:.6g} observed, {extra.expected_disorder:.6g} expected"
-        )
+    for spec, extra in extras:
+        lines += spec.lines(extra, per_document)
     lines.append("")
     cats = result.per_category
     width = max([8, *(len(printable(c)) for c in cats["category"])])
@@ -353,21 +455,27 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[str, 
     return "\n".join(lines)
 
 
-def _csv(key: str, result: Any, per_document: bool, extras: list[tuple[str, str, Any]]) -> str:
-    """One CSV: the pooled row (scope ``pooled``), one row per category, per document on request, and a pooled
-    row per coefficient on request (its ``d_o`` and ``d_e`` the observed and expected disorder)."""
+def _csv(key: str, result: Any, per_document: bool, extras: list[tuple[Extra, Any]]) -> str:
+    """One CSV: the pooled row (scope ``pooled``), one row per category, per document on request, then the rows of
+    the coefficients on request (their ``d_o`` and ``d_e`` the observed and expected disagreement or disorder)."""
     import numpy as np
     import pandas as pd
 
     nan = np.nan
-    pooled = [(key, result.length, result.n_units, result.d_o, result.d_e, result.estimate)]
-    pooled += [
-        (k, result.length, e.n_units, e.observed_disorder, e.expected_disorder, e.estimate) for k, _, e in extras
-    ]
     order = ["coefficient", "scope", "name", "begin", "length", "n_units", "d_o", "d_e", "value"]
     parts = [
-        pd.DataFrame(pooled, columns=["coefficient", "length", "n_units", "d_o", "d_e", "value"]).assign(
-            scope="pooled", name="", begin=nan
+        pd.DataFrame(
+            {
+                "coefficient": [key],
+                "scope": "pooled",
+                "name": "",
+                "begin": nan,
+                "length": result.length,
+                "n_units": result.n_units,
+                "d_o": result.d_o,
+                "d_e": result.d_e,
+                "value": result.estimate,
+            }
         ),
         result.per_category.rename(columns={"category": "name", "alpha": "value"}).assign(
             coefficient=key, scope="category", begin=nan, length=result.length
@@ -379,10 +487,18 @@ def _csv(key: str, result: Any, per_document: bool, extras: list[tuple[str, str,
                 coefficient=key, scope="document"
             )
         )
-    return safe_csv(pd.concat([p[order] for p in parts], ignore_index=True))
+    rows = [row for spec, extra in extras for row in spec.rows(extra, per_document)]
+    if rows:
+        columns = ["coefficient", "scope", "name", "n_units", "d_o", "d_e", "value"]
+        extra = pd.DataFrame(rows, columns=columns).assign(begin=nan, length=nan)
+        extra.loc[extra["scope"] == "pooled", "length"] = result.length  # the same continuum
+        parts.append(extra)
+    table = pd.concat([p[order] for p in parts], ignore_index=True)
+    table["n_units"] = table["n_units"].astype("Int64")
+    return safe_csv(table)
 
 
-def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tuple[str, str, Any]]) -> dict[str, Any]:
+def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tuple[Extra, Any]]) -> dict[str, Any]:
     from iaa_engine.base._results import nan_to_none
 
     tables = ("per_category", "per_document")
@@ -393,8 +509,8 @@ def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tup
         out[name] = [dict(zip(columns, row)) for row in zip(*columns.values())]
     out["pooled"] = "every category and every document laid end to end in one continuum"
     doc: dict[str, Any] = {"file": file, key: out}
-    for k, _, extra in extras:
-        doc[k] = {name: v for name, v in extra.to_dict().items() if name != "alignment"}
+    for spec, extra in extras:
+        doc[spec.key] = spec.json(extra, per_document)
     return doc
 
 
@@ -414,11 +530,10 @@ def run(args: argparse.Namespace) -> int:
         ),
         file=sys.stderr,
     )
-    extras = []
-    for flag, extra_key, extra_title, function, options in ON_REQUEST:
-        if getattr(args, flag, False):
-            extra = getattr(ie, function)(frame.drop(columns="row"), continuum=continuum, **options(args))
-            extras.append((extra_key, extra_title, extra))
+    extras: list[tuple[Extra, Any]] = []
+    for spec in ON_REQUEST:
+        if getattr(args, spec.flag, False):
+            extras.append((spec, getattr(ie, spec.function)(frame, continuum=continuum, **spec.options(args))))
     if args.html:
         from iaa_engine.reporting._spans_page import write_spans_page
 
@@ -428,7 +543,7 @@ def run(args: argparse.Namespace) -> int:
             args.html,
             documents=args.top,
             title=f"Span agreement: {Path(args.path).name}",
-            extras=[(t, e) for _, t, e in extras],
+            extras=[spec.page(extra) for spec, extra in extras],
         )
         print(f"iaa: wrote {out}", file=sys.stderr)
     file = Path(args.path).name

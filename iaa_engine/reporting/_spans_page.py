@@ -103,7 +103,7 @@ def render_spans_page(
     *,
     documents: int = 8,
     title: str | None = None,
-    extras: Sequence[tuple[str, Any]] = (),
+    extras: Sequence[tuple[str, float, str]] = (),
 ) -> str:
     """The page of :func:`write_spans_page` as a string.
 
@@ -118,9 +118,9 @@ def render_spans_page(
         Draw this many documents, the lowest α_U first.
     title : str, optional
         The page's title.
-    extras : sequence of (title, result)
-        Further coefficients of the same spans shown beside α_U (e.g. :func:`iaa_engine.gamma_agreement`'s
-        result): each result's ``estimate`` and ``se`` (the standard error of its sampling).
+    extras : sequence of (title, value, note)
+        Further coefficients of the same spans shown beside α_U (e.g. γ with the standard error of its sampling
+        in the note), one paragraph each.
 
     Returns
     -------
@@ -161,11 +161,10 @@ def render_spans_page(
         ("continuum length", f"{result.length:g}", "length"),
     ]
     extra_html = "".join(
-        f'<p class="pooled extra" data-value="{float(e.estimate)!r}">{_esc(t)}: '
-        f"<strong>{_esc('undefined' if not np.isfinite(e.estimate) else f'{e.estimate:.4f}')}</strong>"
-        f"{_esc(f' (standard error of its sampling {e.se:.2g})' if np.isfinite(getattr(e, 'se', np.nan)) else '')}"
-        "</p>"
-        for t, e in extras
+        f'<p class="pooled extra" data-value="{float(v)!r}">{_esc(t)}: '
+        f"<strong>{_esc('undefined' if not np.isfinite(v) else f'{v:.4f}')}</strong>"
+        f"{_esc(f'; {note}' if note else '')}</p>"
+        for t, v, note in extras
     )
     card_html = (
         '<div class="cards">'
@@ -289,7 +288,7 @@ def write_spans_page(
     *,
     documents: int = 8,
     title: str | None = None,
-    extras: Sequence[tuple[str, Any]] = (),
+    extras: Sequence[tuple[str, float, str]] = (),
 ) -> Path:
     """Write the page of a unitizing study (see :func:`render_spans_page`) to ``path`` (UTF-8); returns the path.
 
