@@ -328,7 +328,9 @@ def test_invariances(study, rnd, shift):
 def test_all_agree(study):
     """Every annotator marks the same units: uα = |uα = 1, and cuα = 1 where there are two values at least."""
     docs, _ = study
-    same = [(length, [(r, lab, b, e) for r in range(3) for _, lab, b, e in units if _ == 0]) for length, units in docs]
+    same = [
+        (length, [(r, lab, b, e) for r in range(3) for r0, lab, b, e in units if r0 == 0]) for length, units in docs
+    ]
     result = run(same, 3)
     has_units = any(units for _, units in same)
     all_units = all(
@@ -385,6 +387,19 @@ def test_touching_units_and_zero_length_units():
     )
     result = ie.unitizing_family(spans, continuum=(0, 10))
     assert result.estimate == 1.0 and result.coding == 1.0 and result.n_units == 4
+
+
+def test_positions_count_in_the_continuums_step():
+    """A gap counts as single-length pieces (S_∅ = l_∅.) and a unit as a whole (S_c = Σ l²): uα depends on the unit
+    of the positions (characters vs tenths of characters), as α_U does; float positions are taken as given."""
+    docs, n_raters = PEER[0]
+    coarse = run(docs, n_raters).estimate
+    fine = [(10 * length, [(r, lab, 10 * b, 10 * e) for r, lab, b, e in units]) for length, units in docs]
+    assert run(fine, n_raters).estimate == pytest.approx(float(brute(fine, n_raters)["u"]), rel=1e-12)
+    assert run(fine, n_raters).estimate != pytest.approx(coarse, abs=1e-4)
+    halves = table(docs).assign(start=lambda f: f["start"] / 2, end=lambda f: f["end"] / 2)
+    result = ie.unitizing_family(halves, continuum={"d0": (0, docs[0][0] / 2)})
+    assert np.isfinite(result.estimate) and result.coincidence.to_numpy().sum() == pytest.approx(n_raters * 20)
 
 
 def test_partition_clashes_mask():
