@@ -271,6 +271,35 @@ def test_random_studies_against_brute_force(study):
     check_against_brute(docs, n_raters)
 
 
+@given(studies())
+@SETTINGS
+def test_sparse_keys_path(study):
+    """Above 2^24 (document, value, value) cells the per-document sums are keyed by sorting, not by a dense
+    bincount: forced here on small studies, the same values."""
+    import iaa_engine.stats._unitizing_family as family
+
+    docs, n_raters = study
+    dense = run(docs, n_raters)
+    saved = family._DENSE
+    family._DENSE = 0
+    try:
+        sparse, _ = check_against_brute(docs, n_raters)
+    finally:
+        family._DENSE = saved
+    pd.testing.assert_frame_equal(dense.coincidence, sparse.coincidence, rtol=1e-13)
+    pd.testing.assert_frame_equal(dense.per_document, sparse.per_document, rtol=1e-13)
+
+
+def test_empty_table_and_documents_without_spans():
+    empty = pd.DataFrame(columns=["annotator", "start", "end", "label"])
+    with pytest.warns(ie.UndefinedMetricWarning, match="no unit"):
+        result = ie.unitizing_family(empty, continuum=(0, 10), annotators=["a", "b"])
+    assert result.coincidence.loc["∅", "∅"] == 20 and result.n_units == 0
+    spans = pd.DataFrame({"document": ["x"], "annotator": ["a"], "start": [1], "end": [4], "label": ["P"]})
+    result = ie.unitizing_family(spans, continuum={"x": 10, "y": 5}, annotators=["a", "b"])
+    assert result.coincidence.to_numpy().sum() == 30 and list(result.per_document["n_units"]) == [1, 0]
+
+
 # --------------------------------------------------------------------------- properties
 
 
