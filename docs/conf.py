@@ -116,7 +116,7 @@ GROUPS = {
         "StrataResult",
     ],
     "Regions (spans, boxes, polygons, key points, masks)": ["match_regions", "RegionMatch", "REGION_KINDS"],
-    "Spans: unitizing alpha": ["unitizing_alpha", "UnitizingAlpha"],
+    "Spans: unitizing alpha": ["unitizing_alpha", "UnitizingAlpha", "unitizing_family", "UnitizingFamily"],
     "Presentation and policy": [
         "write_html_report",
         "render_html_report",
