@@ -116,6 +116,17 @@ _EXPORTS = {
     "benchmark_reading": ".inference._benchmark",
     "BenchmarkReading": ".inference._benchmark",
     "BENCHMARK_SCALES": ".inference._benchmark",
+    "BradleyTerry": ".analysis._bradley_terry",
+    "bradley_terry": ".analysis._bradley_terry",
+    "PreferenceAgreement": ".analysis._preferences",
+    "preference_agreement": ".analysis._preferences",
+    "preference_model_agreement": ".analysis._preferences",
+    "RelationAgreement": ".analysis._relations",
+    "relation_agreement": ".analysis._relations",
+    "KendallW": ".metrics._rankings",
+    "kendall_w": ".metrics._rankings",
+    "RankingAgreement": ".metrics._rankings",
+    "ranking_agreement": ".metrics._rankings",
 }
 
 
@@ -135,6 +146,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from iaa_engine.analysis._bradley_terry import BradleyTerry, bradley_terry
     from iaa_engine.analysis._by import AgreementBy, agreement_by
     from iaa_engine.analysis._compare import Comparison, compare
     from iaa_engine.analysis._disagreements import Disagreements, disagreements
@@ -158,6 +170,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from iaa_engine.analysis._models import ModelAgreement, model_agreement
     from iaa_engine.analysis._plan import StudyPlan, plan, plan_simulation
+    from iaa_engine.analysis._preferences import (
+        PreferenceAgreement,
+        preference_agreement,
+        preference_model_agreement,
+    )
+    from iaa_engine.analysis._relations import RelationAgreement, relation_agreement
     from iaa_engine.analysis._retest import Retest, retest
     from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report
     from iaa_engine.analysis._simulation import missingness_simulation
@@ -207,6 +225,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         scott_pi,
         scott_pi_matrix,
     )
+    from iaa_engine.metrics._rankings import KendallW, RankingAgreement, kendall_w, ranking_agreement
     from iaa_engine.metrics._registry import METRICS, MetricSpec
     from iaa_engine.metrics._unitizing import UnitizingAlpha, unitizing_alpha
     from iaa_engine.metrics._unitizing_family import UnitizingFamily, unitizing_family
@@ -214,6 +233,17 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.reporting._report import Report, report
 
 __all__ = [
+    "BradleyTerry",
+    "bradley_terry",
+    "PreferenceAgreement",
+    "preference_agreement",
+    "preference_model_agreement",
+    "RelationAgreement",
+    "relation_agreement",
+    "KendallW",
+    "kendall_w",
+    "RankingAgreement",
+    "ranking_agreement",
     "match_regions",
     "unitizing_alpha",
     "unitizing_family",

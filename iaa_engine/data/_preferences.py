@@ -1,0 +1,202 @@
+r"""Pairwise preference judgments read from a long table and put on a canonical pair.
+
+One row per judgment: the prompt, the two responses in the order the judge saw them (``response_a`` shown first,
+or on the left), the judge and the label ``A`` (the first is better), ``B`` (the second is better) or ``tie``
+(case and surrounding spaces do not matter), with an optional ``strength`` (how much better, a positive number).
+
+**The canonical pair.** A judgment on (B, A) is the mirrored judgment on (A, B): the pair is written with its two
+responses in sorted order, and a judgment made with the responses shown the other way round has its label
+mirrored (A and B swap; a strength keeps its size). The judgment becomes a signed value on the canonical pair,
+:math:`+s` when the first (in sorted order) response wins, :math:`-s` when the second wins, 0 for a tie
+(:math:`s = 1` without a strength column): an ordinal scale, B better < tie < A better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from iaa_engine.base._results import printable
+from iaa_engine.data._model import Annotations
+
+__all__ = ["PREFERENCE_LABELS", "Preferences", "read_preferences"]
+
+#: The labels of a pairwise judgment (case-insensitive).
+PREFERENCE_LABELS = ("A", "B", "tie")
+
+
+@dataclass(frozen=True, eq=False)
+class Preferences:
+    """Judgments on canonical pairs (all arrays have one entry per judgment).
+
+    ``pair`` codes into ``pairs`` (columns ``item``, ``response_a``, ``response_b``, sorted responses);
+    ``prompt`` codes into ``prompts``; ``first``/``second`` code the pair's responses into ``responses`` (one
+    response per prompt and name); ``judge`` into ``judges`` (-1 without a judge column); ``value`` the signed
+    judgment on the canonical pair; ``first_shown_wins``: 1 when the response shown first won, 0 when the other
+    won, -1 for a tie.
+    """
+
+    pair: np.ndarray
+    pairs: pd.DataFrame
+    prompt: np.ndarray
+    prompts: pd.Index
+    first: np.ndarray
+    second: np.ndarray
+    responses: pd.DataFrame
+    judge: np.ndarray
+    judges: pd.Index
+    value: np.ndarray
+    first_shown_wins: np.ndarray
+
+    def to_annotations(self) -> Annotations:
+        """The judgments as :class:`Annotations`: items are the canonical pairs, labels the signed values (ordinal)."""
+        cats, codes = np.unique(self.value, return_inverse=True)
+        items = pd.Index(list(self.pairs.itertuples(index=False, name=None)), tupleize_cols=False)
+        return Annotations(
+            self.pair,
+            self.judge,
+            codes.astype(np.int64),
+            items=items,
+            annotators=self.judges,
+            categories=pd.Index(cats),
+            level="ordinal",
+        )
+
+
+def _column(table: pd.DataFrame, name: str | None, what: str) -> pd.Series | None:
+    if name is None:
+        return None
+    if name not in table.columns:
+        raise ValueError(
+            f"column {name!r} ({what}) not found; the table has columns {list(map(str, table.columns))!r}. "
+            "Name the columns with the function's options (CLI: --item-col, --response-a-col, ...)"
+        )
+    return table[name]
+
+
+def _ids(values: pd.Series, what: str, rows: np.ndarray) -> pd.Series:
+    missing = values.isna().to_numpy() | values.astype(str).str.strip().eq("").to_numpy()
+    if missing.any():
+        r = int(rows[np.flatnonzero(missing)[0]])
+        raise ValueError(f"the {what} column is blank on row {r + 1}; every judgment needs a {what}")
+    return values.astype(str).str.strip()
+
+
+def read_preferences(
+    table: Any,
+    *,
+    item: str | None,
+    response_a: str,
+    response_b: str,
+    annotator: str | None,
+    label: str,
+    strength: str | None = None,
+) -> Preferences:
+    """Read a long table of pairwise judgments (see the module's notes); blank labels are dropped.
+
+    Raises
+    ------
+    TypeError
+        ``table`` is not a DataFrame.
+    ValueError
+        A column is missing; a label is not A, B or tie; a strength is not a positive number; the two responses
+        of a judgment are the same; a judge judged one pair twice; nothing to read.
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame (a long table of judgments); got {type(table).__name__}")
+    lab_col = cast(pd.Series, _column(table, label, "the label: A, B or tie"))
+    ra_col = cast(pd.Series, _column(table, response_a, "the response shown first"))
+    rb_col = cast(pd.Series, _column(table, response_b, "the response shown second"))
+    item_col = _column(table, item, "the prompt")
+    judge_col = _column(table, annotator, "the judge")
+    strength_col = _column(table, strength, "the strength")
+    text = lab_col.astype(str).str.strip().str.lower()
+    keep = ~(lab_col.isna().to_numpy() | text.eq("").to_numpy())
+    if not keep.any():
+        raise ValueError("the table holds no judgments (every label is missing or the table is empty)")
+    rows = np.flatnonzero(keep)
+    text = text[keep]
+    sign = text.map({"a": 1.0, "b": -1.0, "tie": 0.0}).to_numpy(dtype=float)
+    bad = np.isnan(sign)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        found = ", ".join(repr(printable(v)) for v in pd.unique(lab_col[keep][bad])[:5])
+        raise ValueError(
+            f"a preference label is A (the response shown first is better), B (the second is better) or tie; "
+            f"got {found} (row {int(rows[r]) + 1} and others)"
+        )
+    size = np.ones(sign.size)
+    if strength_col is not None:
+        st = pd.to_numeric(strength_col[keep], errors="coerce").to_numpy(dtype=float)
+        need = sign != 0
+        wrong = need & ~(np.isfinite(st) & (st > 0))
+        if wrong.any():
+            r = int(np.flatnonzero(wrong)[0])
+            raise ValueError(
+                f"the strength of an A or B judgment must be a positive number; row {int(rows[r]) + 1} has "
+                f"{printable(strength_col[keep].iloc[r])!r}"
+            )
+        size = np.where(need, st, 0.0)
+    ra = _ids(ra_col[keep], response_a, rows)
+    rb = _ids(rb_col[keep], response_b, rows)
+    same = ra.to_numpy() == rb.to_numpy()
+    if same.any():
+        r = int(np.flatnonzero(same)[0])
+        raise ValueError(f"row {int(rows[r]) + 1} compares response {printable(ra.iloc[r])!r} with itself")
+    prompt_text = _ids(item_col[keep], item or "item", rows) if item_col is not None else pd.Series("", index=ra.index)
+    prompt, prompts = pd.factorize(prompt_text, sort=True)
+    swapped = ra.to_numpy() > rb.to_numpy()
+    lo = np.where(swapped, rb.to_numpy(), ra.to_numpy())
+    hi = np.where(swapped, ra.to_numpy(), rb.to_numpy())
+    value = np.where(swapped, -sign, sign) * size
+    # responses: one per prompt and name
+    resp_key = pd.DataFrame({"p": np.concatenate([prompt, prompt]), "r": np.concatenate([lo, hi])})
+    resp_codes, resp_uniques = pd.factorize(pd.MultiIndex.from_frame(resp_key), sort=True)
+    n = prompt.size
+    first, second = resp_codes[:n].astype(np.int64), resp_codes[n:].astype(np.int64)
+    responses = pd.DataFrame(
+        {"item": prompts[resp_uniques.get_level_values(0)], "response": resp_uniques.get_level_values(1)}
+    )
+    n_resp = max(len(responses), 1)
+    pair_key = first * n_resp + second
+    pair, pair_uniques = pd.factorize(pair_key, sort=True)
+    pf, ps = np.divmod(np.asarray(pair_uniques, dtype=np.int64), n_resp)
+    pairs = pd.DataFrame(
+        {
+            "item": responses["item"].to_numpy()[pf],
+            "response_a": responses["response"].to_numpy()[pf],
+            "response_b": responses["response"].to_numpy()[ps],
+        }
+    )
+    if judge_col is not None:
+        judge, judges = pd.factorize(_ids(judge_col[keep], annotator or "judge", rows), sort=True)
+        dup = pd.Series(pair.astype(np.int64) * len(judges) + judge).duplicated().to_numpy()
+        if dup.any():
+            r = int(np.flatnonzero(dup)[0])
+            raise ValueError(
+                f"judge {printable(judges[judge[r]])!r} judged the pair ({printable(lo[r])!r}, "
+                f"{printable(hi[r])!r}) of prompt {printable(prompts[prompt[r]])!r} twice (row {int(rows[r]) + 1}, "
+                "counting a judgment with the responses swapped as the same pair); keep one judgment per judge and pair"
+            )
+        judge = judge.astype(np.int64)
+        judge_index = pd.Index(judges)
+    else:
+        judge = np.full(n, -1, dtype=np.int64)
+        judge_index = pd.Index([])
+    first_wins = np.where(sign > 0, 1, np.where(sign < 0, 0, -1)).astype(np.int64)
+    return Preferences(
+        pair.astype(np.int64),
+        pairs,
+        prompt.astype(np.int64),
+        pd.Index(prompts),
+        first,
+        second,
+        responses,
+        judge,
+        judge_index,
+        value,
+        first_wins,
+    )

@@ -1,0 +1,301 @@
+"""Pairwise preferences: crowd-kit's Bradley-Terry scores on its own test data, the MM fixed point against a direct
+maximum-likelihood fit, the swap invariant (hypothesis), position bias against scipy's binomial test, the
+coefficients on the canonical pairs, the LLM judge beside the humans, and the errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from scipy.stats import binomtest
+
+import iaa_engine as ie
+
+# crowd-kit 1.4.2, tests/aggregation/test_bt_aggregation.py (github.com/Toloka/crowd-kit): its fixtures data_abc
+# and data_equal (columns worker, task, left, right, label = the winner).
+DATA_ABC = [("a", "b", "a"), ("b", "c", "b"), ("c", "a", "a")]
+DATA_EQUAL = [("a", "b", "a"), ("b", "c", "b"), ("c", "a", "c")]
+
+
+def crowdkit_to_ours(rows) -> pd.DataFrame:
+    return pd.DataFrame(
+        [("all", left, right, "A" if win == left else "B") for left, right, win in rows],
+        columns=["item", "response_a", "response_b", "label"],
+    )
+
+
+def scores(res) -> dict:
+    return res.scores.set_index("response")["score"].to_dict()
+
+
+def test_crowdkit_equal_fixture():
+    """crowd-kit: ``BradleyTerry(n_iter=10, tol=0)`` and ``(n_iter=100500, tol=1e-5)`` on data_equal give 1/3 each
+    (result_equal, atol 0.005); the cycle a > b > c > a is the fixed point from the start (our max_iter stops at
+    10^5)."""
+    for max_iter, tol in ((10, -math.inf), (100_000, 1e-5)):
+        got = scores(ie.bradley_terry(crowdkit_to_ours(DATA_EQUAL), max_iter=max_iter, tol=tol))
+        assert got == pytest.approx({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}, abs=1e-15)
+
+
+def test_crowdkit_step_by_step_fixture():
+    """crowd-kit: ``BradleyTerry(n_iter=n, tol=0)`` on data_abc gives result_iter_0 = (1/3, 1/3, 1/3) and
+    result_iter_10 = (0.934, 0.065, 0.0) (atol 0.005; result_iter_0 is the equal start, which max_iter >= 1 does
+    not return); crowd-kit 1.4.2 run here printed
+    (0.9348970414207921, 0.06510295857920784, 0.0) for 10 steps."""
+    data = crowdkit_to_ours(DATA_ABC)
+    res = ie.bradley_terry(data, max_iter=10, tol=-math.inf)
+    assert res.iterations == 10 and not res.converged
+    assert scores(res) == pytest.approx({"a": 0.9348970414207921, "b": 0.06510295857920784, "c": 0.0}, abs=1e-13)
+    assert any("all or none" in n for n in res.notes)
+
+
+# 60 comparisons of six responses drawn at random (numpy seed 7; a beats b with probability rank(a) / (rank(a) +
+# rank(b))), columns left, right, winner. Reference: crowd-kit 1.4.2 (pip, in its own venv under benchmarks/out)
+# BradleyTerry(n_iter=2000, tol=0).fit(...).scores_. With its default tol=1e-5 crowd-kit 1.4.2 stops after two steps
+# (its p_old aliases p_new, so the loss it checks is always 0), which is why the reference uses tol=0.
+RANDOM_60 = (
+    "e d d|f e f|b f f|a f f|b e b|f b f|c d d|e f f|c b b|f a f|a d d|c e e|c b c|a b b|e b e|b d b|c b c|e f f|"
+    "e a e|a e e|d c d|d c d|a b b|e d d|d c c|f d f|f b f|c f c|e a a|b a b|f e e|e f e|c b c|a e e|e d e|f c f|"
+    "d a d|e f e|e c e|e a e|f c f|d a a|c d d|f c f|c e c|e c e|c e c|f e e|e a e|d f f|f b f|f a f|b f f|a c c|"
+    "c b c|e f f|d e d|c f f|d f f|a f f"
+)
+CROWDKIT_60 = {
+    "a": 0.021467816917676137,
+    "b": 0.07705144229125717,
+    "c": 0.1171801089122662,
+    "d": 0.16404920535067408,
+    "e": 0.17342153475014915,
+    "f": 0.4468298917779772,
+}
+
+
+def random_60() -> pd.DataFrame:
+    return crowdkit_to_ours([tuple(r.split()) for r in RANDOM_60.split("|")])
+
+
+def test_crowdkit_reference_values_on_random_comparisons():
+    res = ie.bradley_terry(random_60(), max_iter=2000, tol=-math.inf)
+    assert scores(res) == pytest.approx(CROWDKIT_60, abs=1e-12)
+    converged = ie.bradley_terry(random_60())
+    assert converged.converged and scores(converged) == pytest.approx(CROWDKIT_60, abs=1e-9)
+
+
+def direct_mle(table: pd.DataFrame) -> dict:
+    """Maximise the Bradley-Terry log-likelihood (a tie: half a win, half a loss) over log-strengths with BFGS."""
+    names = sorted(set(table["response_a"]) | set(table["response_b"]))
+    idx = {n: k for k, n in enumerate(names)}
+    a = table["response_a"].map(idx).to_numpy()
+    b = table["response_b"].map(idx).to_numpy()
+    w = table["label"].map({"A": 1.0, "B": 0.0, "tie": 0.5}).to_numpy()
+
+    def nll(theta):
+        diff = theta[a] - theta[b]
+        return -np.sum(w * -np.logaddexp(0, -diff) + (1 - w) * -np.logaddexp(0, diff)) + 1e-12 * theta.sum() ** 2
+
+    theta = minimize(nll, np.zeros(len(names)), method="BFGS", options={"gtol": 1e-11}).x
+    p = np.exp(theta - theta.max())
+    return dict(zip(names, p / p.sum()))
+
+
+def test_mm_fixed_point_is_the_maximum_likelihood_with_ties_as_half_wins():
+    table = random_60()
+    table.loc[::7, "label"] = "tie"
+    assert scores(ie.bradley_terry(table)) == pytest.approx(direct_mle(table), abs=1e-6)
+
+
+def test_prompts_are_fitted_separately():
+    t1 = random_60().assign(item="p1")
+    t2 = crowdkit_to_ours(DATA_EQUAL).assign(item="p2")
+    both = ie.bradley_terry(pd.concat([t1, t2], ignore_index=True)).scores
+    alone = ie.bradley_terry(t1).scores
+    got = both[both["item"] == "p1"].reset_index(drop=True)
+    np.testing.assert_allclose(got["score"], alone["score"], atol=1e-12)
+    assert both[both["item"] == "p2"]["score"].sum() == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- preference agreement
+
+
+def judgments(seed: int, n_prompts: int = 6, n_judges: int = 4, bias_judge: bool = False) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in range(n_prompts):
+        responses = [f"m{k}" for k in range(3)]
+        for i in range(3):
+            for j in range(i + 1, 3):
+                for judge in range(n_judges):
+                    if rng.random() < 0.2:
+                        continue
+                    first, second = (responses[i], responses[j]) if rng.random() < 0.5 else (responses[j], responses[i])
+                    label = rng.choice(["A", "B", "tie"], p=[0.45, 0.4, 0.15])
+                    if bias_judge and judge == 0:
+                        label = "A"
+                    rows.append((f"p{p}", first, second, f"j{judge}", label))
+    return pd.DataFrame(rows, columns=["item", "response_a", "response_b", "annotator", "label"])
+
+
+def mirror(table: pd.DataFrame, which: np.ndarray) -> pd.DataFrame:
+    out = table.copy()
+    out.loc[which, ["response_a", "response_b"]] = table.loc[which, ["response_b", "response_a"]].to_numpy()
+    out.loc[which, "label"] = table.loc[which, "label"].map({"A": "B", "B": "A", "tie": "tie"})
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.data())
+def test_swap_invariant(seed, data):
+    """Mirroring judgments (swapping the two responses and A with B) changes nothing but who was shown first; all
+    mirrored: each judge's first-shown share becomes one minus itself, with the same p-value."""
+    table = judgments(seed)
+    which = np.array(data.draw(st.lists(st.booleans(), min_size=len(table), max_size=len(table))))
+    a, b = ie.preference_agreement(table), ie.preference_agreement(mirror(table, which))
+    assert a.coefficients == pytest.approx(b.coefficients, nan_ok=True, abs=1e-12)
+    pd.testing.assert_frame_equal(a.pairs, b.pairs)
+    pd.testing.assert_frame_equal(a.scores, b.scores, atol=1e-12)
+    cols = ["judge", "n", "n_decided", "agree_majority", "agree_bradley_terry"]
+    pd.testing.assert_frame_equal(a.judges[cols], b.judges[cols])
+    full = ie.preference_agreement(mirror(table, np.ones(len(table), bool)))
+    np.testing.assert_allclose(full.judges["first_share"], 1 - a.judges["first_share"], atol=1e-15)
+    np.testing.assert_allclose(full.judges["p_value"], a.judges["p_value"], atol=1e-15)
+
+
+def test_coefficients_on_the_canonical_pairs():
+    """The coefficients are the library's own on the table written by hand on canonical pairs."""
+    table = judgments(4)
+    res = ie.preference_agreement(table)
+    swap = table["response_a"] > table["response_b"]
+    canon = mirror(table, swap.to_numpy())
+    value = canon["label"].map({"A": 1, "tie": 0, "B": -1})
+    long = pd.DataFrame(
+        {
+            "item": canon["item"] + "|" + canon["response_a"] + "|" + canon["response_b"],
+            "annotator": canon["annotator"],
+            "label": value,
+        }
+    )
+    data = ie.Annotations.from_long(long, level="ordinal")
+    assert res.coefficients["krippendorff_alpha[ordinal]"] == pytest.approx(ie.krippendorff_alpha(data), abs=1e-14)
+    assert res.coefficients["krippendorff_alpha[nominal]"] == pytest.approx(
+        ie.krippendorff_alpha(data, level="nominal"), abs=1e-14
+    )
+    assert res.coefficients["fleiss_kappa"] == pytest.approx(ie.fleiss_kappa(data), abs=1e-14)
+    assert res.coefficients["gwet_ac1"] == pytest.approx(ie.gwet_ac1(data), abs=1e-14)
+    two = table[table["annotator"].isin(["j0", "j1"])]
+    two_long = long[long["annotator"].isin(["j0", "j1"])]
+    assert ie.preference_agreement(two).coefficients["cohen_kappa"] == pytest.approx(
+        ie.cohen_kappa(ie.Annotations.from_long(two_long)), abs=1e-14
+    )
+
+
+def test_position_bias_flags_the_judge_who_always_prefers_the_first():
+    res = ie.preference_agreement(judgments(9, n_prompts=12, bias_judge=True))
+    j = res.judges.set_index("judge")
+    assert j.loc["j0", "first_share"] == 1.0 and bool(j.loc["j0", "position_bias"])
+    assert not j.drop(index="j0")["position_bias"].any()
+    for name, r in j.iterrows():
+        assert r["p_value"] == pytest.approx(
+            binomtest(int(r["first_wins"]), int(r["n_decided"]), 0.5).pvalue, abs=1e-13
+        )
+    # Holm (1979) by hand: sorted p times (m - rank), running maximum, capped at 1
+    p = j["p_value"].to_numpy()
+    order = np.argsort(p)
+    adj = np.minimum(np.maximum.accumulate((len(p) - np.arange(len(p))) * p[order]), 1)
+    np.testing.assert_allclose(j["p_holm"].to_numpy()[order], adj, atol=1e-15)
+    assert "position bias" in " ".join(res.notes) and "POSITION BIAS" in str(res)
+
+
+def test_majority_and_bradley_terry_gold():
+    t = pd.DataFrame(
+        {
+            "item": "p",
+            "response_a": ["x", "y", "x", "x", "z", "y"],
+            "response_b": ["y", "x", "y", "z", "x", "z"],
+            "annotator": ["a", "b", "c", "a", "b", "a"],
+            "label": ["A", "A", "tie", "A", "B", "A"],
+        }
+    )
+    res = ie.preference_agreement(t)
+    pairs = res.pairs.set_index(["response_a", "response_b"])
+    # (x, y): x wins (a), y wins (b, shown first), tie (c) -> no majority; (x, z): x twice; (y, z): y once
+    assert pairs.loc[("x", "y"), ["a", "tie", "b", "majority"]].tolist() == [1, 1, 1, ""]
+    assert pairs.loc[("x", "z"), "majority"] == "A" and pairs.loc[("y", "z"), "majority"] == "A"
+    assert res.scores["response"].tolist() == ["x", "y", "z"]
+    direct = direct_mle(t[["response_a", "response_b", "label"]])
+    assert dict(zip(res.scores["response"], res.scores["score"])) == pytest.approx(direct, abs=1e-6)
+
+
+def test_strength_makes_a_finer_ordinal_scale():
+    t = pd.DataFrame(
+        {
+            "item": "p",
+            "response_a": ["x", "y", "x"],
+            "response_b": ["y", "x", "y"],
+            "annotator": ["a", "b", "c"],
+            "label": ["A", "B", "A"],
+            "strength": [2, 1, 1],
+        }
+    )
+    res = ie.preference_agreement(t, strength="strength")
+    assert res.coefficients["joint_probability"] == pytest.approx(1 / 3)  # values 2, 1, 1 on the canonical pair
+    assert ie.preference_agreement(t).coefficients["joint_probability"] == 1.0
+
+
+def canonical_long(table: pd.DataFrame) -> ie.Annotations:
+    """Judgments written by hand on canonical pairs (responses sorted, the label mirrored when swapped)."""
+    lo = table[["response_a", "response_b"]].min(axis=1)
+    hi = table[["response_a", "response_b"]].max(axis=1)
+    flip = np.where(table["response_a"] < table["response_b"], 1, -1)
+    value = flip * table["label"].map({"A": 1, "tie": 0, "B": -1}).to_numpy()
+    return ie.Annotations.from_long(
+        pd.DataFrame({"item": table["item"] + "|" + lo + "|" + hi, "annotator": table["annotator"], "label": value})
+    )
+
+
+def test_llm_judge_beside_humans():
+    humans = judgments(5)
+    llm = humans[humans["annotator"] == "j0"].assign(annotator="llm").reset_index(drop=True)
+    llm = mirror(llm, np.ones(len(llm), bool))  # it saw every pair the other way round, and judged alike
+    res = ie.preference_model_agreement(humans, llm)
+    row = res.table.set_index("reference").loc["j0"]
+    assert row["agreement"] == 1.0 and row["n"] == (humans["annotator"] == "j0").sum()
+    direct = ie.model_agreement(canonical_long(humans), canonical_long(llm))
+    np.testing.assert_allclose(res.table["agreement"], direct.table["agreement"], atol=1e-15)
+    np.testing.assert_allclose(res.table["kappa"], direct.table["kappa"], atol=1e-15, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(label=["A", "better"]), "is A .* B .* or tie; got 'better'"),
+        (dict(response_b=["x", "x"]), "compares response 'x' with itself"),
+        (dict(response_a=["y", "x"], response_b=["x", "y"], annotator=["a", "a"]), "judged the pair .* twice"),
+    ],
+)
+def test_errors(change, message):
+    base = {
+        "item": ["p", "p"],
+        "response_a": ["x", "y"],
+        "response_b": ["y", "z"],
+        "annotator": ["a", "b"],
+        "label": ["A", "B"],
+    }
+    base.update(change)
+    with pytest.raises(ValueError, match=message):
+        ie.preference_agreement(pd.DataFrame(base))
+
+
+def test_option_and_column_errors():
+    t = judgments(1)
+    with pytest.raises(ValueError, match="column 'prompt'"):
+        ie.preference_agreement(t, item="prompt")
+    with pytest.raises(ie.InvalidParameterError, match="bias_level must be"):
+        ie.preference_agreement(t, bias_level=2)
+    with pytest.raises(ValueError, match="strength of an A or B judgment"):
+        ie.preference_agreement(t.assign(strength=0), strength="strength")
+    with pytest.raises(TypeError, match="DataFrame"):
+        ie.bradley_terry([1, 2])
