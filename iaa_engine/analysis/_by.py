@@ -31,13 +31,15 @@ BY_METRICS = (
 DEFAULT_METRICS = BY_METRICS[:4]
 #: Names shown for the coefficients (text table, HTML).
 METRIC_LABELS = {
-    "percent_agreement_weighted": "percent agreement",
+    "percent_agreement_weighted": "Percent agreement",
     "fleiss_kappa": "Fleiss' kappa",
     "gwet_ac1": "Gwet's AC1",
     "krippendorff_alpha": "Krippendorff's alpha",
     "brennan_prediger": "Brennan-Prediger",
     "multi_kappa": "Conger's kappa",
 }
+#: Above this many comparisons the text lists only those with an adjusted p-value below 0.05.
+TEXT_TESTS = 20
 FREQ_NAMES = {"D": "day", "W": "week (Monday to Sunday)", "M": "calendar month"}
 _NAT = np.iinfo(np.int64).min
 _DAY = 86_400 * 10**9
@@ -170,7 +172,13 @@ class AgreementBy(Result):
             adj = " (Holm)" if self.correction == "holm" else ""
             vs = "consecutive groups" if self.test == "consecutive" else f"the reference {printable(self.reference)}"
             lines += ["", f"  Differences between {vs} (z from the two variances; p two-sided{adj})"]
-            for r in self.tests.itertuples(index=False):
+            shown = self.tests
+            if len(shown) > TEXT_TESTS:  # many windows: the significant differences (all of them in to_frame/JSON)
+                shown = shown[shown["p_adjusted"] < 0.05]
+                lines.append(
+                    f"    {len(shown)} of {len(self.tests)} with an adjusted p below 0.05 (all: .tests, --json, --csv)"
+                )
+            for r in shown.itertuples(index=False):
                 lines.append(
                     f"    {METRIC_LABELS.get(r.metric, r.metric):<21} {printable(r.group_b)} - {printable(r.group_a)}: "
                     f"{num(r.difference)} (s.e. {num(r.se)}), z {num(r.z)}, p {p(r.p_value)}, "
@@ -236,12 +244,22 @@ def _local_codes(codes: np.ndarray, size: int, scratch: np.ndarray) -> tuple[np.
     return used, scratch[codes]
 
 
-def _subsets(data: Annotations, group: np.ndarray, n_groups: int) -> tuple[list[Annotations], np.ndarray]:
+def _subsets(
+    data: Annotations, group: np.ndarray, n_groups: int, item_group: np.ndarray | None = None
+) -> tuple[list[Annotations], np.ndarray]:
     """The annotations of each group as their own :class:`Annotations` (items and annotators renumbered, the
-    data's categories kept), from one stable sort of the group codes; and each item's number of groups."""
+    data's categories kept), from one stable sort of the group codes; and each item's number of groups.
+
+    ``item_group``: the groups partition the items (time windows), item i in group ``item_group[i]``; then the
+    items are renumbered once for all groups (their rank within their group) instead of per group."""
     small = np.int16 if n_groups < 2**15 else np.int64  # a radix sort for few groups
     order = np.argsort(group.astype(small), kind="stable")
     bounds = np.searchsorted(group[order], np.arange(-1, n_groups + 1), side="left")
+    if item_group is not None:
+        item_order = np.argsort(item_group.astype(small), kind="stable")
+        item_bounds = np.searchsorted(item_group[item_order], np.arange(-1, n_groups + 1), side="left")
+        rank = np.empty(data.n_items, dtype=np.int64)
+        rank[item_order] = np.arange(data.n_items) - item_bounds[1:][item_group[item_order]]
     ann = cast(np.ndarray, data.annotator)
     names = cast(pd.Index, data.annotators)
     item_scratch = np.empty(data.n_items, dtype=np.int64)
@@ -250,7 +268,11 @@ def _subsets(data: Annotations, group: np.ndarray, n_groups: int) -> tuple[list[
     out = []
     for g in range(n_groups):
         rows = order[bounds[g + 1] : bounds[g + 2]]
-        items, item = _local_codes(data.item[rows], data.n_items, item_scratch)
+        if item_group is not None:
+            items = item_order[item_bounds[g + 1] : item_bounds[g + 2]]
+            item = rank[data.item[rows]]
+        else:
+            items, item = _local_codes(data.item[rows], data.n_items, item_scratch)
         groups_per_item[items] += 1
         who, annotator = _local_codes(ann[rows], len(names), ann_scratch)
         out.append(
@@ -429,6 +451,7 @@ def agreement_by(
         if n_no_time:
             notes.append(f"{n_no_time} item(s) without any timestamp left out")
     else:
+        window = None
         group, values = extra_codes(data, cast(str, by))
         labels = values.to_numpy()
         starts = ends = np.full(len(values), np.datetime64("NaT"), dtype="datetime64[ns]")
@@ -446,7 +469,7 @@ def agreement_by(
             shown = ", ".join(repr(g) for g in list(labels)[:8])
             raise invalid("reference", f"one of the groups ({shown}{', ...' if n_groups > 8 else ''})", reference)
         ref_index = hits[0]
-    subsets, groups_per_item = _subsets(data, group, n_groups)
+    subsets, groups_per_item = _subsets(data, group, n_groups, window)
     rows = []
     for j, sub in enumerate(subsets):
         for e in _estimates(sub, metrics, weights, confidence, notes, labels[j]):

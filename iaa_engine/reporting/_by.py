@@ -62,7 +62,7 @@ def trend_plot(
     if n == 0:
         raise ValueError("trend_plot needs at least one window; got none")
     est, low, high = (_vector(k, v, n) for k, v in (("estimates", estimates), ("lower", lower), ("upper", upper)))
-    width, x0, y0, ph = 1000.0, 80.0, 50.0, 300.0
+    width, x0, y0, ph = 1000.0, 80.0, 50.0, 230.0
     pw = width - x0 - 30
     finite = [float(v) for a in (est, low, high) for v in a if np.isfinite(v)]
     lo = math.floor(min([include[0], *finite]) * 10 + 1e-9) / 10
@@ -252,6 +252,6 @@ def _drift_table(drift: pd.DataFrame) -> str:
         '<p class="lead">Each annotator\'s agreement with the pooled others in each window (the share of their '
         "pairs of annotations that agree, as in the scorecard, on that window's items); the tooltip gives the "
         f"number of pairable annotations, <code>iaa annotators</code> the intervals.{more}</p>"
-        '<div class="scroll"><table class="metrics" id="drift-table"><thead><tr><th>annotator</th>'
+        '<div class="wide"><table class="metrics" id="drift-table"><thead><tr><th>annotator</th>'
         f"{head}</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
     )
