@@ -270,7 +270,8 @@ for func in main.__all__:
     params = list(inspect.signature(getattr(main, func)).parameters)
     pair = "metric" not in params  # COHEN, SCOTTPI, COHEN_WEIGHTED: annotators 1 and 2; IAA_ESTIMATE: Fleiss
     for label, rng in data.items():
-        given = {"data": spans if func == "UALPHA" else rng, "layout": [["rows"]], "known": [rng[0]]}
+        given = {"data": spans if func == "UALPHA" else rng, "layout": [["rows"]], "known": [rng[0]],
+                 "data_b": rng}
         if pair:
             given.update(annotator_a=[[1]], annotator_b=[[2]])
         args = [given.get(p) for p in params]

@@ -168,7 +168,7 @@ ARG_DOCS = {
 }
 #: Arguments that are ranges, read raw: xlwings's per-cell cleaning is skipped (it costs seconds on a large range),
 #: ``_range.raw`` reads each runtime's cell encoding. Every other argument is one cell, an error value as its text.
-RANGES = ("data", "gold", "known")
+RANGES = ("data", "gold", "known", "data_b")
 #: IAA_ESTIMATE's and IAA_BENCHMARK's help for the arguments they share.
 _ESTIMATE_DOCS: dict[str, Any] = {"weights": DOC_WEIGHTS_EST, "annotator_a": DOC_ANN_EST, "annotator_b": DOC_ANN_EST}
 
@@ -670,4 +670,5 @@ def IAA_BENCHMARK(
 
 # ----------------------------------------------------------------------------- further topics (one module each)
 
+from iaa_engine.excel._compare import IAA_COMPARE  # noqa: E402, F401  (the difference of a coefficient, two ranges)
 from iaa_engine.excel._spans import UALPHA  # noqa: E402, F401  (unitizing alpha of a spans table)
