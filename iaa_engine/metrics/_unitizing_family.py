@@ -31,7 +31,7 @@ _TABLES = ("coincidence", "expected", "per_value", "per_document", "document_coi
 
 @dataclass(frozen=True, eq=False, repr=False)
 class UnitizingFamily(ScalarResult):
-    """The 2016 unitizing family of a span table: uα, |uα, cuα, (k)uα with coverage, and their matrices.
+    """The 2016 unitizing family of a span table: uα, ``|uα``, cuα, (k)uα with coverage, and their matrices.
 
     Returned by :func:`unitizing_family`. The headline (``estimate``) is uα over every document (the documents'
     coincidences added up).
@@ -43,7 +43,7 @@ class UnitizingFamily(ScalarResult):
     estimate : float
         uα: boundaries and values at once (``replace_undefined_by`` where undefined).
     binary : float
-        |uα: units against gaps, every value taken as one (nan where undefined).
+        ``|uα``: units against gaps, every value taken as one (nan where undefined).
     coding : float
         cuα: the values of the units where units of two annotators intersect (nan where undefined).
     coding_coverage : float
@@ -160,7 +160,7 @@ def unitizing_family(
     overlaps: str = "raise",
     replace_undefined_by: float = np.nan,
 ) -> UnitizingFamily:
-    r"""Krippendorff, Mathet, Bouvry and Widlöcher's (2016) unitizing family: uα, |uα, cuα and (k)uα.
+    r"""Krippendorff, Mathet, Bouvry and Widlöcher's (2016) unitizing family: uα, ``|uα``, cuα and (k)uα.
 
     Each of the m annotators partitions every document into segments: its units (spans with a value) and the gaps
     between them (the value ∅). The observed coincidence of values c and k is the length of the intersections of
@@ -176,7 +176,7 @@ def unitizing_family(
     that many single-length pieces). Then, nominal throughout,
 
     * uα = 1 - (l.. - Σ_c l_cc) / (l.. - Σ_c e_cc): where the units are and what they are;
-    * |uα: the same on the matrix with every value merged into one ("a unit") against ∅: 1 - l_{∅V} / e_{∅V};
+    * ``|uα``: the same on the matrix with every value merged into one ("a unit") against ∅: 1 - l_{∅V} / e_{∅V};
       the reliability of telling relevant from irrelevant matter;
     * cuα: the same on the coincidences between units only (l*_ck for c, k ≠ ∅), with the self-pairing sums
       S*_c = Σ_i Σ_{j≠i} Σ_g x_ijg² / (m - 1) over the lengths x_ijg of unit g of annotator i covered by units of
@@ -186,7 +186,7 @@ def unitizing_family(
 
     Several documents: their coincidences and self-pairing sums add up (a segment ends at its document's
     boundary), so the pooled values do not depend on the order of the documents; ``per_document`` gives each
-    document's uα, |uα and cuα on its own coincidences, and ``document_coincidences`` each document's matrix.
+    document's uα, ``|uα`` and cuα on its own coincidences, and ``document_coincidences`` each document's matrix.
 
     This is not α_U of :func:`unitizing_alpha` (Krippendorff 1995, 2004): α_U compares units by the squared
     differences of their boundaries per category, the 2016 family by lengths of intersection over all values at
@@ -217,7 +217,7 @@ def unitizing_family(
     Returns
     -------
     UnitizingFamily
-        ``estimate`` (uα), ``binary`` (|uα), ``coding`` (cuα) and ``coding_coverage``, the ``coincidence`` and
+        ``estimate`` (uα), ``binary`` (``|uα``), ``coding`` (cuα) and ``coding_coverage``, the ``coincidence`` and
         ``expected`` matrices, the ``per_value``, ``per_document`` and ``document_coincidences`` tables.
 
     Raises
