@@ -413,7 +413,8 @@ def _entity(text: str, words: str) -> tuple[int, int]:
     return len(text[:i].encode("utf-16-le")) // 2, len(text[: i + len(words)].encode("utf-16-le")) // 2
 
 
-def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api):
+@pytest.mark.slow  # six runs of the iaa command against the real server (report, --models, text, two syncs): ~25 s
+def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api, tmp_path):
     """a marks every entity; b misses some (and marks nothing at all in the second text: an annotation without
     a region, so b counts there as having marked nothing); c shifts boundaries and gives London a wrong label; d
     skipped the first task (a cancelled annotation with a span: never used). Every task has a, b and c, so the
@@ -499,6 +500,26 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
     matched = next(i for i, line in enumerate(lines) if line.startswith("  Region matching ("))
     alpha = next(i for i, line in enumerate(lines) if "Krippendorff's alpha" in line and "unitizing" not in line)
     assert alpha < head < matched  # the unit-matched alpha, alpha_U and the region matching side by side
+
+    # sync: alpha_U in the summary it prints and saves; no human annotation touched; a second sync writes nothing
+    def humans():
+        return {
+            a["id"]: a["result"]
+            for t in api.tasks(pid)
+            for a in t["annotations"]
+            if a["completed_by"] in users.values()
+        }
+
+    before = humans()
+    args = ["--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
+    first = run("sync", *args, "--no-state")
+    assert first.returncode == 0, first.stderr
+    assert f"ner: Krippendorff's unitizing alpha (α_U) {want.estimate:.4f}, 3 tasks with 3 annotators" in first.stdout
+    saved = json.loads((tmp_path / f"iaa-ls-{pid}.json").read_text())
+    assert saved["agreement"]["details"]["ner"]["unitizing_alpha"]["estimate"] == pytest.approx(want.estimate)
+    second = json.loads(run("sync", *args, "--no-state", "--json").stdout)
+    assert second["planned"] == {} and second["done"] == {}
+    assert humans() == before
 
 
 PARAGRAPHS = """<View><Paragraphs name="dialogue" value="$dialogue" layout="dialogue" textKey="line"/>

@@ -414,7 +414,11 @@ def unitizing(cd: ControlData) -> dict | None:
             "for alpha_U (a rater's units of one category must not overlap)"
         )
     head, spans = _alpha_u(st, size.index[size == r], r, notes)
-    out.update({k: v for k, v in head.to_dict().items() if k not in ("metric", "per_document", "n_documents")})
+    out.update({k: getattr(head, k) for k in ("estimate", "d_o", "d_e", "n_units", "n_categories", "length")})
+    out["per_category"] = [
+        {"category": c, "n_units": int(n), "d_o": float(o), "d_e": float(e), "alpha": float(a)}
+        for c, n, o, e, a in head.per_category[["category", "n_units", "d_o", "d_e", "alpha"]].itertuples(index=False)
+    ]
     out["n_annotators"], out["n_tasks"] = r, int(len(size.index[size == r]))
     out["per_task"] = {
         int(t): _nan_to_none(float(a)) for t, a in zip(head.per_document["document"], head.per_document["alpha"])

@@ -549,8 +549,10 @@ def span_table(
     cols = ["task", "annotator", "start", "end", "label"]
     frame = pd.DataFrame(found, columns=cols) if found else pd.DataFrame(columns=cols)
     frame = frame[cols].drop_duplicates(["task", "annotator", "start", "end"], keep="first")
-    frame = frame.assign(label=frame["label"].map(lambda v: list(v) if isinstance(v, tuple) else [v]))
-    frame = frame.explode("label", ignore_index=True)
+    several = np.fromiter((isinstance(v, tuple) for v in frame["label"]), bool, len(frame))
+    if several.any():  # a span with several labels: one row per label
+        frame = frame.assign(label=[list(v) if m else v for v, m in zip(frame["label"], several)])
+        frame = frame.explode("label", ignore_index=True)
     frame["start"] = frame["start"].astype(float) * factor
     frame["end"] = frame["end"].astype(float) * factor
     who = presence[["task", "annotator"]].drop_duplicates().reset_index(drop=True)
@@ -660,6 +662,7 @@ def convert(
     regions: dict[str, list[dict]] = defaultdict(list)
     present: list[tuple] = []  # (task, annotator, ground truth, annotation id): who annotated each task
     span_controls = [c for c in controls if c.supported and c.region == "span"]
+    sized = {c.name for c in span_controls if c.kind != "paragraphlabels" and not _is_text(c)}  # audio, video
     media: dict[str, dict] = {c.name: {} for c in span_controls}  # task -> (begin, length, source): the continuum
     set_aside: Counter = Counter()
     n_tasks = 0
@@ -702,7 +705,7 @@ def convert(
                     if why:
                         invalid[c.name][why] += 1
                         continue
-                    if c.region == "span":
+                    if c.name in sized:
                         _result_length(c, tid, res, value, media[c.name])
                     for g in geoms:
                         regions[c.name].append(

@@ -229,6 +229,13 @@ def render_summary(s: dict) -> str:
             f"{rep['n_items']} items, {rep['n_annotators']} annotators"
         )
         details = (s["agreement"].get("details") or {}).get(name) or {}
+        ua = details.get("unitizing_alpha")
+        if ua and ua.get("n_tasks"):  # span tags: Krippendorff's unitizing alpha beside the unit-matched alpha
+            est = ua.get("estimate")
+            lines.append(
+                f"  {name}: Krippendorff's unitizing alpha (α_U) {'undefined' if est is None else f'{est:.4f}'}, "
+                f"{ua['n_tasks']} tasks with {ua['n_annotators']} annotators"
+            )
         lines += ["  " + line for line in render_quality(details.get("quality"))]  # scorecard, gold, models
     for f in s.get("files", []):
         lines.append(f"summary saved to {f}")
