@@ -89,6 +89,7 @@ GROUPS = {
     "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights", "gold_accuracy", "GoldAccuracy"],
     "Annotator scorecard": ["annotator_report", "AnnotatorReport"],
     "Agreement by group and over time": ["agreement_by", "AgreementBy"],
+    "Comparing two data sets; test-retest": ["compare", "Comparison", "retest", "Retest"],
     "Models beside humans": ["model_agreement", "ModelAgreement"],
     "What to adjudicate": ["disagreements", "Disagreements"],
     "Uncertainty": [
