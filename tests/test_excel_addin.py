@@ -132,6 +132,8 @@ FUNCTIONS = [
     "IAA_COMPARE",
     "IAA_ESTIMATE",
     "IAA_REPORT",
+    "IAA_SAMPLE_SIZE",
+    "IAA_SAMPLE_SIZE_SIM",
     "INTRACLASS",
     "ITEM_AGREEMENT",
     "KALPHA",
@@ -150,7 +152,8 @@ def test_metadata_registers_every_function_with_help():
     assert sorted(by_name) == FUNCTIONS
     for name, f in by_name.items():
         assert f["description"] and not f["description"].startswith("Python function"), name
-        assert f["parameters"][0]["name"] == "data" and "optional" not in f["parameters"][0]
+        first = "coefficient" if name == "IAA_SAMPLE_SIZE" else "data"  # the one function without a rating range
+        assert f["parameters"][0]["name"] == first and "optional" not in f["parameters"][0]
         for p in f["parameters"]:
             assert p["description"] and not p["description"].startswith("Positional argument"), (name, p)
         assert all(p.get("optional") for p in f["parameters"][1:]), name
@@ -465,6 +468,8 @@ def test_leading_blank_lines_keep_their_place(classroom):
 def test_layout_help_says_auto_is_the_default():
     meta = {f["name"]: f for f in server.custom_functions_meta(addin)["functions"]}
     for name, f in meta.items():
+        if name == "IAA_SAMPLE_SIZE":  # reads no rating range
+            continue
         doc = next(p["description"] for p in f["parameters"] if p["name"] == "layout")
         assert doc.startswith('"auto" (default)') and '"rows"' in doc and '"columns"' in doc, name
         assert ('"counts"' in doc) == (

@@ -671,4 +671,5 @@ def IAA_BENCHMARK(
 # ----------------------------------------------------------------------------- further topics (one module each)
 
 from iaa_engine.excel._compare import IAA_COMPARE  # noqa: E402, F401  (the difference of a coefficient, two ranges)
+from iaa_engine.excel._plan import IAA_SAMPLE_SIZE, IAA_SAMPLE_SIZE_SIM  # noqa: E402, F401  (planning a study: ie.plan)
 from iaa_engine.excel._spans import UALPHA  # noqa: E402, F401  (unitizing alpha of a spans table)
