@@ -318,7 +318,6 @@ def _two_variance_z(a: np.ndarray, se_a: np.ndarray, b: np.ndarray, se_b: np.nda
 
 
 @validate(
-    by=NoneOr(ANY),
     metrics=Items(Choice(*BY_METRICS), what=f"a non-empty sequence of {', '.join(map(repr, BY_METRICS))}",
                   non_empty=True),
     reference=ANY,
