@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iaa_engine.cli import CliError, safe_csv
+from iaa_engine.cli import CliError, _positive_int, safe_csv
 
 __all__ = ["register", "MEASURES"]
 
@@ -229,16 +229,6 @@ def register(subparsers: Any) -> None:
         help=f"with --html: draw the N documents with the lowest α_U (default {PAGE_DOCUMENTS})",
     )
     p.set_defaults(func=run)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1; got {value}")
-    return value
 
 
 # --------------------------------------------------------------------------- reading
