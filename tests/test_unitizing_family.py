@@ -335,14 +335,16 @@ def test_invariances(study, rnd, shift):
     rnd.shuffle(rows)
     names = [f"r{r}" for r in range(n_raters)]
     renamed = dict(zip(names, rnd.sample(names, len(names))))
+    doc_order = list(range(len(docs)))
+    rnd.shuffle(doc_order)
+    doc_names = {f"d{n}": f"d{doc_order[n]}" for n in range(len(docs))}  # documents renamed: another order
     moved = frame.iloc[rows].assign(
         annotator=lambda f: f["annotator"].map(renamed),
+        document=lambda f: f["document"].map(doc_names),
         start=lambda f: f["start"] + shift,
         end=lambda f: f["end"] + shift,
     )
-    doc_order = list(range(len(docs)))
-    rnd.shuffle(doc_order)
-    continuum = {f"d{n}": (shift, docs[n][0]) for n in doc_order}
+    continuum = {doc_names[f"d{n}"]: (shift, docs[n][0]) for n in rnd.sample(range(len(docs)), len(docs))}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
         other = ie.unitizing_family(moved, continuum=continuum, annotators=names)
@@ -350,6 +352,10 @@ def test_invariances(study, rnd, shift):
         a, b = getattr(base, name), getattr(other, name)
         assert (np.isnan(a) and np.isnan(b)) or a == pytest.approx(b, rel=1e-12, abs=1e-15)
     pd.testing.assert_frame_equal(base.coincidence, other.coincidence, rtol=1e-12)
+    mine = base.per_document.set_index("document")
+    theirs = other.per_document.set_index("document").rename(index={v: k for k, v in doc_names.items()})
+    for column in ("u_alpha", "binary_alpha", "coding_alpha", "coding_coverage"):
+        pd.testing.assert_series_equal(mine[column], theirs.loc[mine.index, column], rtol=1e-12)
 
 
 @given(studies(max_raters=3))
