@@ -127,6 +127,33 @@ def test_text_ids_stay_text_and_the_continuum_file_names_documents(tmp_path, cap
     assert again["estimate"] == want.estimate
 
 
+def test_numbered_documents_match_a_continuum_file_and_keep_their_order(tmp_path, capsys, monkeypatch):
+    spans = pd.DataFrame(
+        {
+            "document": [7, 7, 12, 12],
+            "annotator": ["a", "b", "a", "b"],
+            "start": [0, 1, 2, 2],
+            "end": [5, 5, 4, 6],
+            "label": "X",
+        }
+    )
+    spans.to_json(tmp_path / "n.json", orient="records")
+    (tmp_path / "texts.csv").write_text("document,length\n12,8\n7,10\n", encoding="utf-8")
+    got = as_json(
+        capsys,
+        monkeypatch,
+        "spans",
+        str(tmp_path / "n.json"),
+        "--continuum",
+        str(tmp_path / "texts.csv"),
+        "--per-document",
+    )
+    want = api(spans, continuum={7: 10, 12: 8})
+    assert [d["document"] for d in got["per_document"]] == [7, 12]  # numbers, in their order (not "12" < "7")
+    assert got["estimate"] == want.estimate
+    assert [d["alpha"] for d in got["per_document"]] == want.per_document["alpha"].tolist()
+
+
 def test_per_document_table_and_csv(tmp_path, capsys, monkeypatch):
     want = api(
         pd.read_csv(EXAMPLE, dtype={"document": str}), continuum=pd.read_csv(EXAMPLE_TEXTS, dtype={"document": str})

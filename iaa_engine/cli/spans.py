@@ -274,22 +274,32 @@ def _numbers(column: Any) -> Any:
         return np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
 
 
-def _as_document_ids(values: Any) -> Any:
-    """Document ids as text (numbers from JSON or Parquet written as text), so that a continuum file's ids match."""
+def _id_text(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _text_ids(values: Any) -> Any:
+    """Ids as text (a continuum file's numbers written as text), matched to the span table's by that text."""
     import numpy as np
     import pandas as pd
 
     if isinstance(values, pd.Series) and pd.api.types.is_string_dtype(values.dtype):
         return values
-    return np.array(
-        [None if v is None or v != v else _id_text(v) for v in np.asarray(values, dtype=object)], dtype=object
-    )
+    return np.array([None if v is None or v != v else _id_text(v) for v in np.asarray(values, dtype=object)])
 
 
-def _id_text(v: Any) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
+def _match_documents(continuum: Any, documents: Any) -> Any:
+    """A continuum file's document ids (text, as read) as the span table's own ids where their text is the same:
+    documents numbered in a JSON or Parquet file (7) match the continuum file's ``7`` and keep their numeric
+    order."""
+    import pandas as pd
+
+    if not isinstance(continuum, pd.DataFrame) or pd.api.types.is_string_dtype(documents.dtype):
+        return continuum
+    lookup = {_id_text(v): v for v in pd.unique(documents.dropna())}
+    return continuum.assign(document=[lookup.get(t, t) for t in continuum["document"]])
 
 
 def read_spans(args: argparse.Namespace) -> tuple[Any, bool]:
@@ -325,7 +335,7 @@ def read_spans(args: argparse.Namespace) -> tuple[Any, bool]:
     by_name = dict(zip(names, columns))
     data: dict[str, Any] = {"row": np.arange(1, len(columns[0]) + 1)}
     if has_documents:
-        data["document"] = _as_document_ids(_text(by_name[args.document_col]))
+        data["document"] = _text(by_name[args.document_col])
     data["annotator"] = _text(by_name[args.annotator_col])
     data["start"] = _numbers(by_name[args.start_col])
     data["end"] = _numbers(by_name[args.end_col])
@@ -364,7 +374,7 @@ def read_continuum(text: str | None, has_documents: bool) -> Any:
         raise CliError(f"--continuum {path.name}: needs columns {need}; it has columns {names!r}")
     frame = pd.DataFrame(
         {
-            "document": _as_document_ids(_text(by_name["document"]))
+            "document": _text_ids(_text(by_name["document"]))
             if "document" in by_name
             else np.full(len(columns[0]), None, dtype=object),
             "begin": _numbers(by_name["begin"]) if "begin" in by_name else np.zeros(len(columns[0])),
@@ -511,6 +521,8 @@ def run(args: argparse.Namespace) -> int:
 
     frame, has_documents = read_spans(args)
     continuum = read_continuum(args.continuum, has_documents)
+    if has_documents:
+        continuum = _match_documents(continuum, frame["document"])
     key, title, name = MEASURES[0]
     result = getattr(ie, name)(frame, continuum=continuum, overlaps=args.overlaps)
     docs = f" in {result.n_documents} documents" if has_documents else ""
