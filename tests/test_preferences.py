@@ -4,6 +4,8 @@ coefficients on the canonical pairs, the LLM judge beside the humans, and the er
 
 from __future__ import annotations
 
+import io
+import json
 import math
 
 import numpy as np
@@ -299,3 +301,67 @@ def test_option_and_column_errors():
         ie.preference_agreement(t.assign(strength=0), strength="strength")
     with pytest.raises(TypeError, match="DataFrame"):
         ie.bradley_terry([1, 2])
+
+
+# --------------------------------------------------------------------------- iaa preferences
+
+
+def run_cli(argv, capsys):
+    from iaa_engine.cli import main
+
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_table_csv_json_and_the_bias_flag(tmp_path, capsys):
+    table = judgments(9, n_prompts=12, bias_judge=True).rename(columns={"item": "prompt", "annotator": "judge"})
+    path = tmp_path / "prefs.csv"
+    table.to_csv(path, index=False)
+    core = ie.preference_agreement(table, item="prompt", annotator="judge")
+    code, out, _ = run_cli(["preferences", str(path)], capsys)
+    assert code == 0 and "POSITION BIAS" in out and "j0" in out
+    code, _, _ = run_cli(["preferences", str(path), "--fail-on-bias"], capsys)
+    assert code == 1
+    code, out, _ = run_cli(["preferences", str(path), "--format", "json"], capsys)
+    doc = json.loads(out)
+    assert doc["preferences"]["coefficients"] == pytest.approx(core.coefficients)
+    code, out, _ = run_cli(["preferences", str(path), "--format", "csv", "--table", "judges"], capsys)
+    got = pd.read_csv(io.StringIO(out))
+    np.testing.assert_allclose(got["p_holm"], core.judges["p_holm"], rtol=1e-12)
+    assert got["position_bias"].tolist() == core.judges["position_bias"].tolist()
+
+
+def test_cli_models_beside_humans(tmp_path, capsys):
+    table = judgments(5)
+    path = tmp_path / "prefs.csv"
+    table.to_csv(path, index=False)  # item and annotator columns: the defaults' fallbacks
+    code, out, _ = run_cli(["preferences", str(path), "--models", "j3", "--format", "csv", "--table", "models"], capsys)
+    assert code == 0
+    got = pd.read_csv(io.StringIO(out))
+    humans = table[table["annotator"] != "j3"]
+    direct = ie.preference_model_agreement(humans, table[table["annotator"] == "j3"])
+    np.testing.assert_allclose(got["agreement"], direct.table["agreement"], rtol=1e-12)
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    path = tmp_path / "prefs.csv"
+    judgments(5).to_csv(path, index=False)
+    code, _, err = run_cli(["preferences", str(path), "--models", "nobody"], capsys)
+    assert code == 2 and err.startswith("iaa: error: --models: no judge named 'nobody'") and err.count("\n") == 1
+    code, _, err = run_cli(["preferences", str(path), "--label-col", "verdict"], capsys)
+    assert code == 2 and "--label-col 'verdict': no such column" in err
+    bad = judgments(5)
+    bad.loc[3, "label"] = "=cmd()"
+    bad.to_csv(path, index=False)
+    code, _, err = run_cli(["preferences", str(path)], capsys)
+    assert code == 2 and "is A (the response shown first is better)" in err and err.count("\n") == 1
+
+
+def test_cli_csv_escapes_formulas(tmp_path, capsys):
+    table = judgments(5)
+    table["annotator"] = table["annotator"].replace({"j1": "=HYPERLINK(1)"})
+    path = tmp_path / "prefs.csv"
+    table.to_csv(path, index=False)
+    code, out, _ = run_cli(["preferences", str(path), "--format", "csv"], capsys)
+    assert code == 0 and "'=HYPERLINK(1)" in out

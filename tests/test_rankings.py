@@ -366,3 +366,36 @@ def test_result_shapes():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         str(res)
+
+
+# --------------------------------------------------------------------------- iaa rankings
+
+
+def test_cli_rankings(tmp_path, capsys):
+    import io
+    import json
+
+    from iaa_engine.cli import main
+
+    table = random_table(3, ties=True, topk=True).rename(columns={"item": "prompt", "annotator": "judge"})
+    path = tmp_path / "ranks.csv"
+    table.to_csv(path, index=False)
+    core = ie.ranking_agreement(table, item="prompt", annotator="judge")
+    assert main(["rankings", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"Krippendorff's alpha [kendall_tau]: {core.alpha:.4f}" in out
+    assert main(["rankings", str(path), "--format", "csv"]) == 0
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    np.testing.assert_allclose(got["w"], core.per_item["w"], rtol=1e-12)
+    assert main(["rankings", str(path), "--format", "json", "--distance", "footrule", "--gold", "bradley_terry"]) == 0
+    doc = json.loads(capsys.readouterr().out)["rankings"]
+    assert doc["alpha"] == pytest.approx(
+        ie.ranking_agreement(table, item="prompt", annotator="judge", distance="footrule").alpha
+    )
+    assert doc["gold_rule"] == "bradley_terry"
+    bad = table.copy()
+    bad.loc[0, "label"] = "r1 >> r2"
+    bad.to_csv(path, index=False)
+    assert main(["rankings", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("iaa: error: the ranking on row 1") and err.count("\n") == 1

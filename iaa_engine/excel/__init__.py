@@ -672,4 +672,5 @@ def IAA_BENCHMARK(
 
 from iaa_engine.excel._compare import IAA_COMPARE  # noqa: E402, F401  (the difference of a coefficient, two ranges)
 from iaa_engine.excel._plan import IAA_SAMPLE_SIZE, IAA_SAMPLE_SIZE_SIM  # noqa: E402, F401  (planning a study: ie.plan)
+from iaa_engine.excel._rankings import KENDALL_W, KENDALL_W_TEST  # noqa: E402, F401  (Kendall's W of rankings)
 from iaa_engine.excel._spans import UALPHA  # noqa: E402, F401  (unitizing alpha of a spans table)
