@@ -22,6 +22,7 @@ Labels, regions   per *unit* (regions of the task's annotators matched by the co
 Regions (each tag's result ``value`` -> the geometry the core matches):
 
 * ``Labels`` on ``Text``: character offsets ``start, end`` (interval IoU; exact boundaries by default);
+* ``ParagraphLabels`` on ``Paragraphs``: characters of the task's paragraphs laid end to end (as text spans);
 * ``Labels`` on ``Audio``: seconds ``start, end``; ``TimeSeriesLabels``: ``start, end`` (numbers, or times read as
   seconds; ``instant`` regions have ``start == end``); interval IoU;
 * ``Labels`` on ``Video`` (``{"sequence": [...], "labels"}``): the frames from the first to the last keyframe of the
@@ -32,6 +33,10 @@ Regions (each tag's result ``value`` -> the geometry the core matches):
   when the result carries ``original_width``/``original_height`` (so that rotations are right), else in percent;
 * ``KeyPointLabels`` ``x, y``: distance as a share of the image diagonal (default 2 %);
 * ``BrushLabels`` ``{"format": "rle", "rle": [...]}``: decoded with the SDK's ``decode_rle`` (mask IoU).
+
+Span tags also give the input of Krippendorff's unitizing alpha (:func:`span_table`): each task's spans, its
+annotators and its continuum (the text's length, the paragraphs', the audio's or video's length in the results,
+an inline time series' range; else the spans' extent).
 """
 
 from __future__ import annotations
