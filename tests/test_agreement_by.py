@@ -122,9 +122,15 @@ def test_windows_partition_the_data_and_recombine_into_the_whole(seed, freq, n_i
     np.testing.assert_array_equal(parts, whole)
     assert sum(s.n_annotations for s in subsets) == data.n_annotations
     assert sum(s.n_items for s in subsets) == data.n_items
-    # and the coefficients' sums: the whole's observed-agreement numerator is the sum of the windows'
+    # and the coefficients' sums: Gwet's observed agreement is a mean over the items with two or more annotations,
+    # so the whole's is the windows' weighted by their number of such items
     res = ie.agreement_by(data, time="created_at", freq=freq, metrics=["percent_agreement_weighted"])
     assert res.table["n_annotations"].sum() == len(table)
+    n2 = np.array([np.count_nonzero(np.bincount(s.item) >= 2) for s in subsets], dtype=float)
+    pa = res.table["estimate"].to_numpy()
+    if n2.sum():
+        whole = ie.estimate(data, "percent_agreement_weighted").estimate
+        assert abs(np.nansum(n2 * np.where(n2 > 0, pa, 0.0)) / n2.sum() - whole) < 1e-12
 
 
 def test_holm_matches_statsmodels():
