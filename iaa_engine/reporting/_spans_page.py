@@ -26,7 +26,7 @@ import pandas as pd
 __all__ = ["render_spans_page", "write_spans_page"]
 
 #: A picture draws at most about this many segments; a longer document is drawn in its worst window.
-MAX_SEGMENTS = 1500
+MAX_SEGMENTS = 400
 #: The per-document table lists every document up to this many, else the ones drawn.
 DOCUMENT_ROWS = 50
 
@@ -40,12 +40,19 @@ def _esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _num(v: float, digits: int = 4) -> str:
-    """A number cell with its exact value in ``data-value`` (``nan`` where undefined)."""
+def _num(v: float, digits: int = 4, form: str = "f") -> str:
+    """A number cell with its exact value in ``data-value`` (``nan`` where undefined); ``form`` "g": ``digits``
+    significant digits (disagreements are small numbers)."""
     v = float(v)
     if not np.isfinite(v):
         return '<td class="num undefined" data-value="nan">undefined</td>'
-    return f'<td class="num" data-value="{v!r}">{v:.{digits}f}</td>'
+    return f'<td class="num" data-value="{v!r}">{v:.{digits}{form}}</td>'
+
+
+def _pos(v: float) -> str:
+    """A position or length as written: whole numbers in full (no exponent), others to 6 significant digits."""
+    v = float(v)
+    return f"{v:.0f}" if v.is_integer() and abs(v) < 1e15 else f"{v:.6g}"
 
 
 def _columns(spans: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
@@ -66,6 +73,9 @@ def _worst_window(
 
     n_windows = int(np.ceil(start.size / MAX_SEGMENTS))
     size = length / n_windows
+    if float(begin).is_integer() and float(length).is_integer():  # whole positions: windows of whole positions
+        size = float(np.ceil(size))
+        n_windows = int(np.ceil(length / size))
     window = np.minimum(((start - begin) // size).astype(np.int64), n_windows - 1)
     w_begin = begin + window * size
     frame = pd.DataFrame(
@@ -77,8 +87,9 @@ def _worst_window(
             "label": cat,
         }
     )
+    begins = begin + np.arange(n_windows) * size
     continuum = pd.DataFrame(
-        {"document": np.arange(n_windows), "begin": begin + np.arange(n_windows) * size, "length": size}
+        {"document": np.arange(n_windows), "begin": begins, "length": np.minimum(size, begin + length - begins)}
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -150,7 +161,6 @@ def render_spans_page(
     doccode_ = pd.Index(per["document"]).get_indexer(doc) if doc is not None else np.zeros(len(frame), np.int64)
     title = "Span agreement: unitizing alpha" if title is None else str(title)
     docs_word = "document" if result.n_documents == 1 else "documents"
-    every = "every document" if doc is not None else "the one continuum"
 
     cards = [
         ("α_U (pooled)", "undefined" if not np.isfinite(result.estimate) else f"{result.estimate:.4f}", "estimate"),
@@ -158,7 +168,11 @@ def render_spans_page(
         (docs_word, f"{result.n_documents:,}", "n_documents"),
         ("categories", f"{result.n_categories:,}", "n_categories"),
         ("units", f"{result.n_units:,}", "n_units"),
-        ("continuum length", f"{result.length:g}", "length"),
+        (
+            "continuum length",
+            f"{result.length:,.0f}" if float(result.length).is_integer() else _pos(result.length),
+            "length",
+        ),
     ]
     extra_html = "".join(
         f'<p class="pooled extra" data-value="{float(v)!r}">{_esc(t)}: '
@@ -176,14 +190,19 @@ def render_spans_page(
         + "</div>"
     )
     pooled = (
-        f'<p class="pooled">The pooled α_U is taken over every category and {every} '
-        "laid end to end in one continuum (as INCEpTION pools its documents): 1 − mean D_o / mean D_e over the "
+        '<p class="pooled">The pooled α_U is taken over every category'
+        + (
+            " and every document laid end to end in one continuum (as INCEpTION pools its documents)"
+            if doc is not None
+            else ""
+        )
+        + ": 1 − mean D_o / mean D_e over the "
         f"categories, a ratio of means, not a mean of the categories' alphas. D_o = {result.d_o:.6g}, "
         f"D_e = {result.d_e:.6g}.</p>"
     )
     rows = "".join(
-        f'<tr><td>{_esc(r.category)}</td><td class="num">{int(r.n_units):,}</td>{_num(r.d_o, 6)}{_num(r.d_e, 6)}'
-        f"{_num(r.alpha)}</tr>"
+        f'<tr><td>{_esc(r.category)}</td><td class="num">{int(r.n_units):,}</td>'
+        f"{_num(r.d_o, 4, 'g')}{_num(r.d_e, 4, 'g')}{_num(r.alpha)}</tr>"
         for r in result.per_category.itertuples(index=False)
     )
     category_table = (
@@ -197,7 +216,7 @@ def render_spans_page(
     doc_rows = "".join(
         f"<tr><td>{_esc(r.document)}</td>{_num(r.begin, 0 if float(r.begin).is_integer() else 4)}"
         f'{_num(r.length, 0 if float(r.length).is_integer() else 4)}<td class="num">{int(r.n_units):,}</td>'
-        f"{_num(r.d_o, 6)}{_num(r.d_e, 6)}{_num(r.alpha)}</tr>"
+        f"{_num(r.d_o, 4, 'g')}{_num(r.d_e, 4, 'g')}{_num(r.alpha)}</tr>"
         for r in shown.itertuples(index=False)
     )
     which = (
@@ -223,7 +242,7 @@ def render_spans_page(
             w_begin, w_length, w_alpha = _worst_window(rater[mask], cat[mask], start[mask], end[mask], begin, length)
             note = (
                 f" The document holds {int(mask.sum()):,} spans; drawn: its window "
-                f"[{w_begin:g}, {w_begin + w_length:g}) with the lowest α_U of its windows ({w_alpha:.4f}; "
+                f"[{_pos(w_begin)}, {_pos(w_begin + w_length)}) with the lowest α_U of its windows ({w_alpha:.4f}; "
                 "spans counted in the window where they start)."
             )
             mask &= (start < w_begin + w_length) & (end > w_begin) | ((start == end) & (start == w_begin))
@@ -247,7 +266,7 @@ def render_spans_page(
             continue
         caption = (
             f"Who marked what: one row per annotator, one bar per span coloured by its label (hover for the span), "
-            f"on the continuum [{begin:g}, {begin + length:g}). {int(r.n_units):,} units, α_U {alpha}.{note}"
+            f"on the continuum [{_pos(begin)}, {_pos(begin + length)}). {int(r.n_units):,} units, α_U {alpha}.{note}"
         )
         heading = f"Document {r.document}" if doc is not None else "The continuum"
         figures.append(_figure(f"fig-doc{k}", heading, svg, _esc(caption)))
