@@ -90,6 +90,7 @@ GROUPS = {
     "Annotator scorecard": ["annotator_report", "AnnotatorReport"],
     "Agreement by group and over time": ["agreement_by", "AgreementBy"],
     "Comparing two data sets; test-retest": ["compare", "Comparison", "retest", "Retest"],
+    "Planning a study": ["plan", "plan_simulation", "StudyPlan"],
     "Models beside humans": ["model_agreement", "ModelAgreement"],
     "What to adjudicate": ["disagreements", "Disagreements"],
     "Uncertainty": [

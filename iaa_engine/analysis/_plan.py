@@ -661,7 +661,13 @@ def plan(
     if src not in sources:
         raise invalid("source", f"one of {', '.join(repr(s) for s in sources)} for {coefficient} by {method}", source)
     side = sides if sides is not None else (2 if src in ("walter", "donner") else 1)
-    inputs: dict[str, Any] = {"raters": raters, "significance": significance, "power": power, "sides": side}
+    inputs: dict[str, Any] = {} if coefficient == "alpha" else {"raters": raters}
+    if method == "power":
+        inputs.update(significance=significance, power=power, sides=side)
+    elif method == "minimum" or (method == "fixed_n" and null is not None):
+        inputs.update(significance=significance)
+    if method in ("width", "fixed_n"):
+        inputs["confidence"] = confidence
     if coefficient == "kappa" and method == "width" and width is not None and src == "donner":
         if lower is not None or upper is not None:
             raise invalid("width", "None when lower= or upper= is given", width)
@@ -719,7 +725,7 @@ def plan(
         inputs["prevalence"] = out["details"]["least_frequent"]
     inputs.update(
         {k: v for k, v in (("null", null), ("expected", expected), ("width", width), ("lower", lower),
-                           ("upper", upper), ("confidence", confidence), ("n_items", n_items)) if v is not None}
+                           ("upper", upper), ("n_items", n_items)) if v is not None}
     )  # fmt: skip
     return StudyPlan(
         coefficient=coefficient,
