@@ -274,20 +274,21 @@ def test_random_studies_against_brute_force(study):
 @given(studies())
 @SETTINGS
 def test_sparse_keys_path(study):
-    """Above 2^24 (document, value, value) cells the per-document sums are keyed by sorting, not by a dense
-    bincount: forced here on small studies, the same values."""
+    """Above 2^24 (document, value, value) cells the per-document sums are keyed through the value pairs that occur
+    or by sorting, not by one dense bincount: forced here on small studies, the same values."""
     import iaa_engine.stats._unitizing_family as family
 
     docs, n_raters = study
     dense = run(docs, n_raters)
     saved = family._DENSE
-    family._DENSE = 0
-    try:
-        sparse, _ = check_against_brute(docs, n_raters)
-    finally:
-        family._DENSE = saved
-    pd.testing.assert_frame_equal(dense.coincidence, sparse.coincidence, rtol=1e-13)
-    pd.testing.assert_frame_equal(dense.per_document, sparse.per_document, rtol=1e-13)
+    for limit in (0, 16):  # 0: every key sorted; 16: pairs of values coded compactly, then dense or sorted
+        family._DENSE = limit
+        try:
+            sparse, _ = check_against_brute(docs, n_raters)
+        finally:
+            family._DENSE = saved
+        pd.testing.assert_frame_equal(dense.coincidence, sparse.coincidence, rtol=1e-13)
+        pd.testing.assert_frame_equal(dense.per_document, sparse.per_document, rtol=1e-13)
 
 
 def test_empty_table_and_documents_without_spans():

@@ -85,6 +85,28 @@ def _keyed_sum(key: np.ndarray, weight: np.ndarray, n_keys: int) -> tuple[np.nda
     return distinct[keep], total[keep]
 
 
+def _cell_sums(
+    doc: np.ndarray, row: np.ndarray, col: np.ndarray, weight: np.ndarray, n_docs: int, n_values: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Σ weight per distinct (document, row value, column value), non-zero sums only.
+
+    The (row, column) pairs that occur get compact codes first (few of the V² pairs occur), so the documents ×
+    pairs key space stays small enough for a bincount far more often than documents × V².
+    """
+    V = int(n_values)
+    code = row * V + col
+    if V * V <= _DENSE:
+        present = np.flatnonzero(np.bincount(code, minlength=V * V))
+        compact = np.zeros(V * V, np.int64)
+        compact[present] = np.arange(present.size)
+        P = max(present.size, 1)
+        key, total = _keyed_sum(doc * P + compact[code], weight, int(n_docs) * P)
+        pair = present[key % P] if present.size else key
+        return key // P, pair // V, pair % V, total
+    key, total = _keyed_sum(doc * (V * V) + code, weight, int(n_docs) * V * V)
+    return key // (V * V), key % (V * V) // V, key % V, total
+
+
 def partition_clashes(document: np.ndarray, rater: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Mask of the units (of positive length) that start before an earlier unit of the same rater and document ends.
 
@@ -171,33 +193,36 @@ def family_sums(
 
     # observed coincidences per document: pairs of rater rows (a loop over raters, not over units); ∅-∅ later
     VV = V * V
-    base = interval_doc * VV
-    keys, weights = [], []
-    dense = np.zeros(D * VV) if D * VV <= _DENSE else None
-    for i in range(R):
-        for j in range(i + 1, R):
-            pair = base + val[i] * V + val[j]
-            if dense is not None:
-                dense += np.bincount(pair, weights=width, minlength=D * VV)
-            else:
-                mask = (val[i] > 0) | (val[j] > 0)
-                keys.append(pair[mask])
-                weights.append(width[mask])
-    if dense is not None:
+    if D * VV <= _DENSE:
+        dense = np.zeros(D * VV)
+        base = interval_doc * VV
+        for i in range(R):
+            for j in range(i + 1, R):
+                dense += np.bincount(base + val[i] * V + val[j], weights=width, minlength=D * VV)
         dense.reshape(D, VV)[:, 0] = 0.0
-        keys, weights = [np.flatnonzero(dense)], [dense[dense != 0]]
-    pair_key = np.concatenate(keys) if keys else np.zeros(0, np.int64)
-    pair_weight = np.concatenate(weights) if weights else np.zeros(0)
-    key, pair_sum = _keyed_sum(pair_key, pair_weight, D * V * V)
-    e_doc, rest = key // (V * V), key % (V * V)
-    e_row, e_col = rest // V, rest % V
+        key = np.flatnonzero(dense)
+        e_doc, e_row, e_col, pair_sum = key // VV, key % VV // V, key % V, dense[key]
+    else:
+        docs, rows, cols, weights = [], [], [], []
+        for i in range(R):
+            for j in range(i + 1, R):
+                mask = (val[i] > 0) | (val[j] > 0)
+                docs.append(interval_doc[mask])
+                rows.append(val[i][mask])
+                cols.append(val[j][mask])
+                weights.append(width[mask])
+        e_doc, e_row, e_col, pair_sum = _cell_sums(
+            np.concatenate(docs), np.concatenate(rows), np.concatenate(cols), np.concatenate(weights), D, V
+        )
     # mirror (c, k) -> (k, c): each unordered rater pair counted both ways (diagonal entries twice)
-    e_doc = np.concatenate([e_doc, e_doc])
-    e_row, e_col = np.concatenate([e_row, e_col]), np.concatenate([e_col, e_row])
-    e_len = np.concatenate([pair_sum, pair_sum]) / max(R - 1, 1)
-    key, e_len = _keyed_sum((e_doc * V + e_row) * V + e_col, e_len, D * V * V)
-    e_doc, rest = key // (V * V), key % (V * V)
-    e_row, e_col = rest // V, rest % V
+    e_doc, e_row, e_col, e_len = _cell_sums(
+        np.concatenate([e_doc, e_doc]),
+        np.concatenate([e_row, e_col]),
+        np.concatenate([e_col, e_row]),
+        np.concatenate([pair_sum, pair_sum]) / max(R - 1, 1),
+        D,
+        V,
+    )
     # ∅-∅: the gap margin less the gap's coincidences with units
     gap_unit = np.bincount(e_doc[(e_row == 0) & (e_col > 0)], weights=e_len[(e_row == 0) & (e_col > 0)], minlength=D)
     gap_gap = gap_length - gap_unit
