@@ -205,10 +205,7 @@ def estimate(
     if metric == "krippendorff_alpha":
         return _alpha_estimate(data, weights, confidence, population, replace_undefined_by)
     if metric in ("cohen_kappa", "scott_pi"):
-        data.require_annotators(metric)
-        i, j = pick_pair(data, annotator_a, annotator_b, metric)
-        sub = pair_data(data, i, j)
-        w = resolve_weights(data, weights)
+        sub, w = _pair(data, metric, weights, annotator_a, annotator_b)
         if metric == "cohen_kappa":
             est, pa, pe, se, n = _cohen_variance(sub, w)
         else:
@@ -252,6 +249,13 @@ def _alpha_estimate(
     lower, upper, p = _interval(float(av.alpha), se, n, confidence) if np.isfinite(se) else (np.nan,) * 3
     return Estimate(name, float(av.alpha), se, float(lower), float(upper), float(p), float(confidence), n, method,
                     details)  # fmt: skip
+
+
+def _pair(data: Annotations, metric: str, weights: Any, a: Any, b: Any) -> tuple[Annotations, Weights]:
+    """The two annotators' data (codes 0 and 1) and the weights, for Cohen's kappa and Scott's pi."""
+    data.require_annotators(metric)
+    i, j = pick_pair(data, a, b, metric)
+    return pair_data(data, i, j), resolve_weights(data, weights)
 
 
 def _name(weights: Any) -> str:
@@ -325,10 +329,7 @@ def linear_terms(
             )  # fmt: skip
         return _alpha_terms(data)
     if metric in ("cohen_kappa", "scott_pi"):
-        data.require_annotators(metric)
-        i, j = pick_pair(data, annotator_a, annotator_b, metric)
-        sub = pair_data(data, i, j)
-        w = resolve_weights(data, weights)
+        sub, w = _pair(data, metric, weights, annotator_a, annotator_b)
         if metric == "cohen_kappa":
             est, pa, pe, x, items, _ = _cohen_terms(sub, w)
             return LinearTerms(name, est, x, items, pa, pe)
