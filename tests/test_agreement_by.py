@@ -226,6 +226,9 @@ def test_typed_timestamps_with_a_time_zone():
     data = ie.Annotations.from_long(table.assign(created_at=t), keep=["created_at"])
     res = ie.agreement_by(data, time="created_at", metrics=["fleiss_kappa"])
     assert res.groups() == sorted(_first_week(table).unique())
+    # Python date objects (an object column that is not text) are timestamps too
+    days = ie.Annotations.from_long(table.assign(created_at=t.dt.tz_convert("UTC").dt.date), keep=["created_at"])
+    assert ie.agreement_by(days, time="created_at", metrics=["fleiss_kappa"]).groups() == res.groups()
 
 
 # --------------------------------------------------------------------------- the scorecard's drift

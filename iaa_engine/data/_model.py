@@ -230,11 +230,24 @@ def _parse_times(values: Any, name: str) -> np.ndarray:
             f"column {name!r} holds {values.dtype} values, not timestamps; a time column holds dates or times such "
             "as 2024-03-05 or 2024-03-05T14:30:00Z"
         )
+    elif isinstance(values, np.ndarray) and _np_is_objects(values):  # datetime / Timestamp objects
+        try:
+            stamps = pd.to_datetime(pd.Series(values, copy=False), utc=True)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"column {name!r} holds values that are not timestamps ({exc})") from None
+        out = stamps.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
     else:
         out = _parse_text_times(values, name)
     if np.isnat(out).all():
         raise ValueError(f"column {name!r} has no timestamp (every value is missing)")
     return out
+
+
+def _np_is_objects(values: np.ndarray) -> bool:
+    """An object array that is not text (``str`` and missing values only): e.g. ``datetime`` objects."""
+    from iaa_engine.data import _encode as enc
+
+    return values.dtype == object and enc._np_text(values) is None
 
 
 def _parse_text_times(values: Any, name: str) -> np.ndarray:
