@@ -340,3 +340,15 @@ def test_cli_metric_names_are_the_librarys():
     from iaa_engine.cli.compare import METRICS
 
     assert set(METRICS.values()) == set(ie.ANALYTIC_METRICS)
+
+
+def test_count_tables_are_compared_item_by_item():
+    a = ie.Annotations.from_counts([[3, 1], [2, 2], [4, 0], [0, 4], [1, 3]])
+    b = ie.Annotations.from_counts([[4, 0], [2, 2], [4, 0], [0, 4], [0, 4]])
+    c = ie.compare(a, b)
+    assert c.paired and c.n_items == 5
+    assert (c.estimate_a, c.se_a) == pytest.approx((ie.fleiss_kappa(a), ie.estimate(a, "fleiss_kappa").se), abs=1e-14)
+    with pytest.raises(ValueError, match="count table"):
+        ie.compare(a, b, metric="multi_kappa")
+    with pytest.raises(ValueError, match="fractional"):
+        ie.compare(ie.Annotations.from_counts([[1.5, 0.5], [1, 1]]), b)

@@ -117,6 +117,20 @@ class Comparison(ScalarResult):
         )
 
 
+def _with_rows(data: Annotations) -> Annotations:
+    """``data`` with one row per annotation: a count table's whole counts spread out (no annotator identities)."""
+    if data.item is not None:
+        return data
+    if data.fractional:
+        raise ValueError(
+            "compare needs whole-number counts (it matches and resamples items); this count table has fractional counts"
+        )
+    c = data.counts
+    k = c.count.astype(np.int64)
+    return Annotations(np.repeat(c.item, k), None, np.repeat(c.category, k), items=data.items, annotators=None,
+                       categories=data.categories, level=data.level)  # fmt: skip
+
+
 def _rated_items(data: Annotations) -> pd.Index:
     """The names of the items with at least one annotation, in the data's order."""
     return data.items[np.unique(data.item)]
@@ -312,7 +326,8 @@ def compare(
         An option is not one it accepts (the message says what was expected and what came).
     ValueError
         ``paired=True`` and the data sets share fewer than two items; a data set has no annotator identities
-        and the metric needs them; Cohen's kappa or Scott's pi on data with more than two annotators.
+        (a count table) and the metric needs them; a count table has fractional counts; Cohen's kappa or Scott's
+        pi on data with more than two annotators.
 
     References
     ----------
@@ -343,8 +358,8 @@ def compare(
     >>> round(c.estimate, 4), round(c.se, 4), round(c.statistic, 3), round(c.p_value, 4), c.n_items
     (0.3392, 0.1574, 2.154, 0.0491, 15)
     """
-    da = as_annotations(a, level=level)
-    db = as_annotations(b, level=level)
+    da = _with_rows(as_annotations(a, level=level))
+    db = _with_rows(as_annotations(b, level=level))
     rated_a, rated_b = _rated_items(da), _rated_items(db)
     shared = rated_a.intersection(rated_b, sort=False)
     if paired == "auto":
