@@ -431,3 +431,24 @@ def test_the_iaa_console_script(tmp_path):
         [str(script), "spans", str(EXAMPLE), "--continuum", "x"], capture_output=True, text=True, timeout=120
     )
     assert bad.returncode == 2 and bad.stderr.splitlines()[-1].startswith("iaa: error: --continuum 'x'")
+
+
+# --------------------------------------------------------------------------- the picture
+
+
+def test_continuum_plot_lanes_and_refusals():
+    from iaa_engine.reporting._draw_spans import LABEL_COLOURS, continuum_plot
+
+    # annotator a: X [0, 10) and Y [5, 8) overlap (two labels may), so a's row has two lanes; b has one
+    svg = continuum_plot("t", "t", 0, 20, ["a", "b"], [0, 0, 1], [0, 5, 2], [10, 8, 9], [0, 1, 0], ["X", "Y"])
+    bars = [part.split(">")[0] for part in svg.split('<rect class="unit" ')[1:]]
+    ys = [float(b.split('y="')[1].split('"')[0]) for b in bars]
+    assert ys[1] - ys[0] == pytest.approx(13.0)  # the second lane of a's row
+    assert ys[2] > ys[1]  # b's row below both lanes
+    assert f'fill="{LABEL_COLOURS[1]}"' in bars[1] and "<title>a: Y [5, 8)</title>" in svg
+    for bad in (dict(annotators=[]), dict(length=0), dict(begin=float("nan"))):
+        kw = dict(begin=0, length=20, annotators=["a"]) | bad
+        with pytest.raises(ValueError):
+            continuum_plot("t", "t", kw["begin"], kw["length"], kw["annotators"], [0], [1], [2], [0], ["X"])
+    with pytest.raises(ValueError, match="id_prefix"):
+        continuum_plot("1bad", "t", 0, 20, ["a"], [0], [1], [2], [0], ["X"])
