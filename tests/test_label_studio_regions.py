@@ -450,8 +450,8 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
     pid = lst.make_project(api, "ner unitizing", NER, tasks)
     got = _report(server, pid)
     u = got["details"]["ner"]["unitizing_alpha"]
-    with_model = _report(server, pid, "--models", "ner-v1")["details"]["ner"]["unitizing_alpha"]
-    assert {k: v for k, v in with_model.items() if k != "models"} == u  # the humans' alpha_U never includes it
+    with_model = _report(server, pid, "--models", "ner-v1", "--gamma")["details"]["ner"]["unitizing_alpha"]
+    assert {k: v for k, v in with_model.items() if k not in ("models", "gamma")} == u  # never includes the model
 
     # the hand-built span table, computed by the core directly
     hand = pd.DataFrame(
@@ -487,16 +487,24 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
         ie.unitizing_alpha(both, continuum=cont, annotators=["a", "b", "c", "m"]).estimate, abs=1e-12),
         "humans": pytest.approx(ie.unitizing_alpha(hand[hand["document"] != 1], continuum=cont,
                                                    annotators=["a", "b", "c"]).estimate, abs=1e-12)}]  # fmt: skip
+    # γ on request: the core's on the same span table (raters a, b, c are #1, #2, #3: sorted names)
+    g = ie.gamma_agreement(hand, continuum=lengths, annotators=["a", "b", "c"])
+    assert "gamma" not in u and with_model["gamma"]["estimate"] == pytest.approx(g.estimate, abs=1e-12)
+    assert (with_model["gamma"]["gamma_cat"], with_model["gamma"]["se"]) == (
+        pytest.approx(g.gamma_cat, abs=1e-12),
+        pytest.approx(g.se, abs=1e-12),
+    )
     # the unit-matched numbers stay (exact boundaries: c's shifted spans are units of their own)
     rm = got["details"]["ner"]["region_matching"]
     assert rm["n_regions"] == len(hand) and got["controls"]["ner"]["krippendorff_alpha"] is not None
-    text = run("report", "--url", server.url, "--token", lst.TOKEN, "--project", str(pid)).stdout
+    text = run("report", "--url", server.url, "--token", lst.TOKEN, "--project", str(pid), "--gamma").stdout
     lines = text.splitlines()
+    assert f"gamma (γ) on the same tasks: {g.estimate:.4f} (sampling SE {g.se:.4f}, 30 samples)" in text
     head = next(i for i, line in enumerate(lines) if "Krippendorff's unitizing alpha (α_U):" in line)
     assert f"{want.estimate:.4f}" in lines[head] and "3 tasks with 3 annotators" in lines[head]
     assert f"continuum {sum(lengths.values())} characters" in lines[head]
     for r in want.per_category.itertuples():
-        assert any(line.split()[:2] == [r.category, f"{r.alpha:.4f}"] for line in lines[head + 1 : head + 4])
+        assert any(line.split()[:2] == [r.category, f"{r.alpha:.4f}"] for line in lines[head + 1 : head + 5])
     matched = next(i for i, line in enumerate(lines) if line.startswith("  Region matching ("))
     alpha = next(i for i, line in enumerate(lines) if "Krippendorff's alpha" in line and "unitizing" not in line)
     assert alpha < head < matched  # the unit-matched alpha, alpha_U and the region matching side by side

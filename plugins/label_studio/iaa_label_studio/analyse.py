@@ -326,12 +326,15 @@ def analyse(
     hierarchy: bool = True,
     models: Iterable[str] | None = None,
     own_versions: Iterable[str] | None = None,
+    gamma: bool = False,
 ) -> Analysis:
     """Convert every task and compute the agreement of every supported control tag.
 
     ``models``: prediction model versions that join as model raters (:func:`iaa_engine.model_agreement` per tag,
     beside the humans, whose own agreement never includes them); ``own_versions``: the connector's model versions,
-    never accepted as raters (default: its gold and agreement versions).
+    never accepted as raters (default: its gold and agreement versions). ``gamma``: span tags also get Mathet et
+    al.'s γ beside their unitizing alpha (:func:`unitizing`; an integer program per document and sampled continuum,
+    so on request).
     """
     exclude = [project.plugin_user] if project.plugin_user is not None else []
     conv = convert(
@@ -363,7 +366,7 @@ def analyse(
         for name, cd in conv.controls.items()
     }
     for name, r in results.items():
-        r.unitizing = unitizing(r.converted)
+        r.unitizing = unitizing(r.converted, gamma=gamma)
         if models is not None and r.unitizing is not None:
             r.unitizing["models"] = model_unitizing(r.converted, r.unitizing, joint_spans.get(name, {}))
     if primary is not None and primary not in results:
@@ -379,7 +382,7 @@ def analyse(
 # --------------------------------------------------------------------------- unitizing alpha (issue 26)
 
 
-def unitizing(cd: ControlData) -> dict | None:
+def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
     """Krippendorff's unitizing alpha (:func:`iaa_engine.unitizing_alpha`) of a span control, beside its
     unit-matched numbers; None for other controls.
 
@@ -392,7 +395,7 @@ def unitizing(cd: ControlData) -> dict | None:
     tasks whose number of annotators is the most common (ties: the larger number), laid end to end in one
     continuum; ``other_groups`` gives the pooled α_U of the tasks with each other number. A rater's overlapping
     spans of one label are merged (``overlaps='merge'``), counted in a note. ``per_task``: each task's α_U on its
-    own continuum.
+    own continuum. ``gamma``: also Mathet, Widlöcher and Métivier's γ (:func:`gamma`) of the headline tasks.
     """
     st = cd.unitizing
     if st is None:
@@ -413,7 +416,7 @@ def unitizing(cd: ControlData) -> dict | None:
             f"{n_overlap} span(s) overlap an earlier span of the same annotator and label: merged into their union "
             "for alpha_U (a rater's units of one category must not overlap)"
         )
-    head, spans = _alpha_u(st, size.index[size == r], r, notes)
+    head, spans, cont = _alpha_u(st, size.index[size == r], r, notes)
     out.update({k: getattr(head, k) for k in ("estimate", "d_o", "d_e", "n_units", "n_categories", "length")})
     out["per_category"] = [
         {"category": c, "n_units": int(n), "d_o": float(o), "d_e": float(e), "alpha": float(a)}
@@ -439,9 +442,29 @@ def unitizing(cd: ControlData) -> dict | None:
             "(other_groups)"
         )
     out["n_spans"] = int(len(spans))
+    if gamma:
+        out["gamma"] = _gamma(spans, cont, r, notes)
     out["notes"] = notes
-    # γ (Mathet et al. 2015) on the same span table would go here on request (--gamma) once the core has ie.gamma
     return _nan_to_none(out)
+
+
+def _gamma(spans: pd.DataFrame, cont: pd.DataFrame, r: int, notes: list[str]) -> dict | None:
+    """Mathet, Widlöcher and Métivier's γ (:func:`iaa_engine.gamma_agreement`, default parameters, seed 0) of the
+    span table α_U was computed on (raters #1..#r; γ too depends on the raters only through their number per
+    document); spans of length 0 are left out (γ cannot place them). None, with a note, where the core refuses."""
+    zero = (spans["end"] <= spans["start"]).to_numpy()
+    if zero.any():
+        notes.append(f"gamma: {int(zero.sum())} span(s) of length 0 left out (their positional dissimilarity is 0/0)")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ie.UndefinedMetricWarning)
+            g = ie.gamma_agreement(spans.loc[~zero], continuum=cont, annotators=[f"#{k}" for k in range(1, r + 1)])
+    except ValueError as exc:  # too many candidate alignments: the core says how many and the ways out
+        notes.append(f"gamma not computed: {exc}")
+        return None
+    notes += [f"gamma: {w.message}" for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
+    keys = ("estimate", "se", "gamma_cat", "gamma_cat_se", "observed_disorder", "expected_disorder", "expected_se")
+    return {**{k: float(getattr(g, k)) for k in keys}, "n_samples": int(g.n_samples), "n_units": int(g.n_units)}
 
 
 def model_unitizing(cd: ControlData, head: dict, joint: dict) -> list[dict]:
@@ -481,9 +504,10 @@ def _overlapping(spans: pd.DataFrame) -> int:
     return int((same & (s["start"] < reach)).sum())
 
 
-def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.UnitizingAlpha, pd.DataFrame]:
+def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.UnitizingAlpha, pd.DataFrame, Any]:
     """α_U of ``tasks`` (each with ``r`` annotators), every task's annotators as raters #1..#r; returns the core's
-    result and the span table it was given (``document``, ``annotator``, ``start``, ``end``, ``label``)."""
+    result, the span table (``document``, ``annotator``, ``start``, ``end``, ``label``) and the continua it was
+    given."""
     w = st.annotators[st.annotators["task"].isin(tasks)].sort_values(["task", "annotator"], kind="stable")
     w = w.assign(rater="#" + (w.groupby("task").cumcount() + 1).astype(str))
     spans = st.spans.merge(w, on=["task", "annotator"], how="inner")
@@ -496,7 +520,7 @@ def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.Uni
         warnings.simplefilter("always", ie.UndefinedMetricWarning)
         res = ie.unitizing_alpha(spans, continuum=cont, annotators=[f"#{k}" for k in range(1, r + 1)], overlaps="merge")
     notes += [f"alpha_U: {w.message}" for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
-    return res, spans
+    return res, spans, cont
 
 
 def fmt(v: Any) -> str:

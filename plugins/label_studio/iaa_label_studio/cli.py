@@ -81,6 +81,15 @@ def _models_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _gamma_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--gamma",
+        action="store_true",
+        help="span tags: also Mathet, Widlöcher and Métivier's gamma (with gamma-cat and its sampling error, 30 "
+        "sampled continua, seed 0) beside Krippendorff's unitizing alpha; an integer program per task and sample",
+    )
+
+
 def register(subparsers: Any) -> None:
     """Add ``label-studio`` with its sub-commands to the ``iaa`` command line."""
     ls = subparsers.add_parser(
@@ -105,6 +114,7 @@ def register(subparsers: Any) -> None:
     )
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     _models_option(rep)
+    _gamma_option(rep)
     rep.set_defaults(func=_cmd_report)
 
     syn = sub.add_parser(
@@ -166,6 +176,7 @@ def register(subparsers: Any) -> None:
     syn.add_argument("--no-html", action="store_true", help="do not write the HTML report")
     syn.add_argument("--json", action="store_true", help="print the summary as JSON")
     _models_option(syn)
+    _gamma_option(syn)
     syn.set_defaults(func=_cmd_sync)
 
     w = sub.add_parser(
@@ -270,7 +281,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     api = _connect(args)
     project = pull(api, args.project, progress=args.progress, state=_state(args), full=args.full)
-    analysis = analyse(project, iou_threshold=args.iou, primary=args.score_control, models=args.models)
+    analysis = analyse(
+        project, iou_threshold=args.iou, primary=args.score_control, models=args.models, gamma=args.gamma
+    )
     if args.json:
         print(json.dumps(analysis.to_json(), indent=2 if args.indent else None, default=str))
     else:
@@ -365,6 +378,12 @@ def render_unitizing(u: dict | None) -> list[str]:
         )
     for g in u.get("other_groups") or []:
         lines.append(f"    tasks with {g['n_annotators']} annotators ({g['n_tasks']}): α_U {fmt(g['estimate'])}")
+    g = u.get("gamma")
+    if g:
+        lines.append(
+            f"    Mathet, Widlöcher and Métivier's gamma (γ) on the same tasks: {fmt(g['estimate'])} (sampling SE "
+            f"{fmt(g['se'])}, {g['n_samples']} samples); γ-cat {fmt(g['gamma_cat'])}"
+        )
     for m in u.get("models") or []:
         lines.append(
             f"    model {str(m['model'])} as one more annotator ({m['n_tasks']} tasks it predicted): α_U "
@@ -397,6 +416,7 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         bulk=not args.no_bulk,
         tabs=not args.no_tabs,
         models=args.models,
+        gamma=args.gamma,
     )
     if args.json:
         print(json.dumps(summary, indent=2, default=str))

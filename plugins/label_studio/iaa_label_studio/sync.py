@@ -53,6 +53,7 @@ def sync(
     bulk: bool = True,
     tabs: bool = True,
     models: Iterable[str] | None = None,
+    gamma: bool = False,
 ) -> dict:
     """Pull, compute, plan and (unless ``dry_run``) write. Returns the summary (also saved under ``summary_dir``).
 
@@ -65,7 +66,8 @@ def sync(
     create the Data Manager tabs of :func:`iaa_label_studio.plan.tab_definitions` when missing (with the data
     fields only).
     ``models``: prediction model versions that join as model raters (:mod:`iaa_label_studio.quality`; never the
-    connector's own versions).
+    connector's own versions). ``gamma``: span tags also get Mathet et al.'s γ in the summary (never written to
+    the project).
     """
     t0 = time.perf_counter()
     me = api.whoami() or {}
@@ -77,7 +79,7 @@ def sync(
     )
     t_pull = time.perf_counter() - t0
     raters = dict(models=models, own_versions=(model_version, GOLD_VERSION))  # model raters (quality.py)
-    analysis = analyse(project, iou_threshold=iou_threshold, primary=primary, **raters)
+    analysis = analyse(project, iou_threshold=iou_threshold, primary=primary, gamma=gamma, **raters)
     t_compute = time.perf_counter() - t0 - t_pull
     opts = dict(bot_id=bot_id, field=field, model_version=model_version, gold=gold, set_model_version=set_model_version)
     changes = plan(analysis, **opts)
