@@ -527,7 +527,9 @@ def _listed_text(dis: Disagreements, listed: set[int]) -> tuple[dict[int, str], 
     gold = {}
     for r, per in counts.items():
         top = max(per.values())
-        gold[r] = " | ".join(str(lab) for lab in sorted((k for k, n in per.items() if n == top), key=position.get))
+        gold[r] = " | ".join(
+            str(lab) for lab in sorted((k for k, n in per.items() if n == top), key=lambda lab: position[lab])
+        )
     return {r: ", ".join(v) for r, v in said.items()}, gold
 
 
