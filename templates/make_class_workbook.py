@@ -99,6 +99,9 @@ RESULTS = {
 P_K_ROW = 22  # Results!C22:L22: p_k of the declared categories (row 21: their names)
 MATRIX_ROW = 26  # Results!C26:L26 names, B27:B36 names, C27:L36 Cohen's kappa of each pair
 TIE_QUESTION = "C40"  # the student's answer: gold label of item 16
+# Plan sheet cells (the next study's size: Krippendorff's minimum sample for alpha; tests/test_plan.py reads them)
+PLAN = {"alpha_min": "C5", "significance": "C6", "p_c": "C7", "z": "C8", "n": "C10", "n_raw": "C11",
+        "n_pairable": "C12", "enough": "C13"}  # fmt: skip
 TIE_CHECK = "D40"
 TOLERANCE = 0.001
 
@@ -165,6 +168,7 @@ def sheet_start(wb: Workbook) -> None:
         ("• Krippendorff's alpha (nominal) and the share of items on which all annotators agree.", {}),
         ("• Cohen's kappa of every pair of annotators, on the items both annotated (table and chart).", {}),
         ("• For every item: its annotations per category, its agreement P_j and its majority gold label.", {}),
+        ("• Plan sheet: how many items the next study needs for alpha (Krippendorff's minimum sample).", {}),
         ("", {}),
         ("Steps", dict(bold=True, size=13)),
         ("1. Data sheet: type or paste your categories into Data!N7:N16 (one per cell, from the top).", {}),
@@ -527,6 +531,61 @@ def sheet_results(wb: Workbook) -> None:
     ws.sheet_view.showGridLines = False
 
 
+def sheet_plan(wb: Workbook) -> None:
+    """The next study's size: Krippendorff's (2019) minimum number of units for alpha, after Bloch & Kraemer (1989),
+    from the smallest acceptable alpha, a level of significance and the least frequent category's share p_k."""
+    ws = wb.create_sheet("Plan", 3)
+    P = PLAN
+    _cell(ws, "A1", "Plan the next study: how many items?", bold=True, size=16, center=False)
+    _note(ws, "B3", "How many items must two annotators label for alpha to be shown at least as high as the smallest "
+          "value you accept? Krippendorff (2019), after Bloch & Kraemer (1989).")  # fmt: skip
+    rows = [
+        ("alpha_min", "Smallest acceptable alpha (0.800; 0.667 for tentative conclusions)", 0.8, "input", "0.000"),
+        ("significance", "Level of significance (one-sided)", 0.05, "input", "0.000"),
+        ("p_c", "Share of the least frequent category, p_c (the smallest p_k on Results)",
+         guarded(f'IF(MIN(Results!$C${P_K_ROW}:$L${P_K_ROW})=0,"undefined",MIN(Results!$C${P_K_ROW}:$L${P_K_ROW}))'),
+         "calc", P4),
+        ("z", "  z of the level of significance", f"=NORMSINV(1-{P['significance']})", "calc", P4),
+    ]  # fmt: skip
+    for key, label, value, fill, fmt in rows:
+        r = int(P[key][1:])
+        _cell(ws, f"B{r}", label, center=False)
+        _cell(ws, P[key], value, fill=fill, fmt=fmt)
+    a, pc, z = P["alpha_min"], P["p_c"], P["z"]
+    raw = f"2*{z}^2*((1+{a})*(3-{a})/(4*(1-{a})*{pc}*(1-{pc}))-{a})"
+    _cell(ws, f"B{int(P['n'][1:])}", "Minimum number of items (rounded up)", bold=True, center=False)
+    _cell(ws, P["n"], f'=IF(ISTEXT({pc}),"undefined",ROUNDUP({raw},0))', fill="result", fmt="0", bold=True)
+    _cell(ws, f"B{int(P['n_raw'][1:])}", "  before rounding", center=False)
+    _cell(ws, P["n_raw"], f'=IF(ISTEXT({pc}),"undefined",{raw})', fill="calc", fmt="0.00")
+    _cell(ws, f"B{int(P['n_pairable'][1:])}", "Items with 2+ labels in your data", center=False)
+    _cell(ws, P["n_pairable"], f"=Results!{RESULTS['n_pairable']}", fill="calc", fmt="0")
+    _cell(ws, f"B{int(P['enough'][1:])}", "Enough for the next study already?", center=False)
+    enough = P["enough"]
+    ws[enough].value = f'=IFERROR(IF(ISTEXT({P["n"]}),"",IF({P["n_pairable"]}>={P["n"]},"enough","not yet")),"")'
+    ws[enough].fill, ws[enough].border, ws[enough].font = FILL["answer"], BOX, Font(bold=True)
+    ws.conditional_formatting.add(enough, FormulaRule(formula=[f'{enough}="enough"'], fill=GOOD))
+    ws.conditional_formatting.add(enough, FormulaRule(formula=[f'{enough}="not yet"'], fill=NOT_YET))
+    for ref, low, high, what in ((a, 0, 0.999, "an alpha from 0 to 0.999"), (P["significance"], 0.0001, 0.5,
+                                 "a level from 0.0001 to 0.5")):  # fmt: skip
+        dv = DataValidation(type="decimal", operator="between", formula1=str(low), formula2=str(high),
+                            showErrorMessage=True, errorStyle="stop", error=f"Type {what}.")  # fmt: skip
+        ws.add_data_validation(dv)
+        dv.add(ref)
+    notes = [
+        "N = 2 z^2 [ (1 + a)(3 - a) / (4 (1 - a) p_c (1 - p_c)) - a ], a the smallest acceptable alpha.",
+        "A rarer category needs more items: the chance of seeing it often enough to tell agreement from chance falls.",
+        "More annotators per item, missing labels or another coefficient: iaa-engine's ie.plan_simulation (the",
+        "add-in's IAA_SAMPLE_SIZE_SIM, iaa plan simulate on the command line) simulates the design from these data.",
+        'The add-in\'s =IAA_SAMPLE_SIZE("alpha", , , 0.8, p_c) and iaa plan alpha --null 0.8 --prevalence p_c give N.',
+    ]
+    for k, text in enumerate(notes):
+        _note(ws, f"B{16 + k}", text)
+    ws.column_dimensions["A"].width = 2
+    ws.column_dimensions["B"].width = 70
+    ws.column_dimensions["C"].width = 12
+    ws.sheet_view.showGridLines = False
+
+
 def build() -> Workbook:
     wb = Workbook()
     sheet_start(wb)
@@ -535,6 +594,7 @@ def build() -> Workbook:
     sheet_items(wb)
     sheet_pairs(wb)
     sheet_results(wb)  # inserted after Data
+    sheet_plan(wb)  # after Results
     for ws in wb.worksheets:
         ws.page_setup.orientation = "portrait" if ws.title == "Start" else "landscape"
         ws.page_setup.fitToWidth = 1

@@ -510,3 +510,49 @@ def test_cli_plan_errors_are_one_line(args, message):
     assert out.returncode == 2
     assert message in out.stderr and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines()[-1].startswith("iaa")
+
+
+# --- the class workbook's Plan sheet -------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_class_workbook_plan_sheet_recalculated_equals_plan(tmp_path):
+    """templates/class_workbook.xlsx's Plan sheet (native formulas), recalculated by LibreOffice: Krippendorff's
+    minimum sample from the example's least frequent category share equals ``ie.plan``'s, for the default inputs and
+    for alpha_min 0.667 at p = 0.01; a declared category nobody used (p_c = 0) is 'undefined'."""
+    import importlib.util
+
+    openpyxl = pytest.importorskip("openpyxl")
+    from tests.test_excel_template import convert
+
+    spec = importlib.util.spec_from_file_location("make_class_workbook", ROOT / "templates" / "make_class_workbook.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    book = ROOT / "templates" / gen.FILE_NAME
+    variants = {"default": (None, None, False), "0.667 at 0.01": (0.667, 0.01, False), "unused": (None, None, True)}
+    files = []
+    (tmp_path / "in").mkdir()
+    for k, (alpha_min, level, unused) in enumerate(variants.values()):
+        wb = openpyxl.load_workbook(book)
+        if alpha_min is not None:
+            wb["Plan"][gen.PLAN["alpha_min"]] = alpha_min
+            wb["Plan"][gen.PLAN["significance"]] = level
+        if unused:
+            wb["Data"][f"{gen.CAT_COL}{gen.CAT_FIRST + 3}"] = 4  # a fourth category, never used
+        files.append(tmp_path / "in" / f"v{k}.xlsx")
+        wb.save(files[-1])
+    outs = convert(files, "xlsx", tmp_path / "out", tmp_path)
+    got = [openpyxl.load_workbook(o, data_only=True)["Plan"] for o in outs]
+
+    data = ie.Annotations.from_wide(gen.EXAMPLE, annotators_as="columns", categories=gen.EXAMPLE_CATEGORIES)
+    dense = data.counts.to_dense()
+    p_c = float((dense / dense.sum(axis=1, keepdims=True)).mean(axis=0).min())  # the workbook's p_k, the smallest
+    for sheet, (alpha_min, level) in zip(got[:2], [(0.8, 0.05), (0.667, 0.01)]):
+        want = ie.plan("alpha", method="minimum", null=alpha_min, prevalence=p_c, significance=level)
+        assert sheet[gen.PLAN["p_c"]].value == pytest.approx(p_c, abs=1e-12)
+        assert sheet[gen.PLAN["n_raw"]].value == pytest.approx(want.n_raw, rel=1e-9)
+        assert sheet[gen.PLAN["n"]].value == want.n
+        pairable = int(np.sum(data.counts.n_i >= 2))
+        assert sheet[gen.PLAN["n_pairable"]].value == pairable
+        assert sheet[gen.PLAN["enough"]].value == ("enough" if pairable >= want.n else "not yet")
+    assert got[2][gen.PLAN["n"]].value == "undefined" and got[2][gen.PLAN["enough"]].value in (None, "")
