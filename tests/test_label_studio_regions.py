@@ -668,3 +668,30 @@ def test_each_tasks_annotators_become_its_raters():
     t4["data"] = {"text": "abcdef"}
     conv, u = _unitizing_of([t4], NER, {1: "x", 2: "y"})
     assert sorted(conv.controls["ner"].unitizing.spans["label"]) == ["ORG", "PER"] and u["ner"]["n_units"] == 2
+
+
+def test_gamma_on_request_leaves_out_spans_of_length_zero():
+    """An instant time-series region (start == end) is a unit of α_U but has no place in γ (its positional
+    dissimilarity is 0/0): γ is the core's on the other spans, with a note; without the request, no γ."""
+    from iaa_label_studio.analyse import unitizing
+
+    config = """<View>
+      <TimeSeries name="ts" value="$ts" valueType="json" timeColumn="t"><Channel column="y"/></TimeSeries>
+      <TimeSeriesLabels name="tsl" toName="ts"><Label value="Up"/><Label value="Down"/></TimeSeriesLabels></View>"""
+
+    def tsl(s, e, lab, **extra):
+        return res("tsl", "timeserieslabels", {"start": s, "end": e, "timeserieslabels": [lab], **extra}, "ts")
+
+    a = [tsl(0, 10, "Up"), tsl(20, 20, "Down", instant=True), tsl(25, 35, "Down")]
+    b = [tsl(0, 12, "Up"), tsl(26, 35, "Down")]
+    anns = [{"id": 1, "completed_by": 1, "result": a}, {"id": 2, "completed_by": 2, "result": b}]
+    task = {"id": 3, "data": {"ts": {"t": [0, 10, 20, 30, 40], "y": [1, 2, 3, 4, 5]}}, "annotations": anns}
+    cd = convert([task], parse_config(config), annotator_names={1: "a", 2: "b"}).controls["tsl"]
+    plain, with_gamma = unitizing(cd), unitizing(cd, gamma=True)
+    assert "gamma" not in plain and plain["n_units"] == 5
+    rows = [("a", 0, 10, "Up"), ("a", 25, 35, "Down"), ("b", 0, 12, "Up"), ("b", 26, 35, "Down")]
+    hand = pd.DataFrame(rows, columns=["annotator", "start", "end", "label"])
+    g = ie.gamma_agreement(hand, continuum=(0, 40), annotators=["a", "b"])
+    assert with_gamma["gamma"]["estimate"] == pytest.approx(g.estimate, abs=1e-12)
+    assert with_gamma["gamma"]["n_units"] == 4 and with_gamma["gamma"]["n_samples"] == 30
+    assert any("1 span(s) of length 0 left out" in n for n in with_gamma["notes"])
