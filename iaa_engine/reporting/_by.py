@@ -202,17 +202,24 @@ def by_section(by: Any, drift: pd.DataFrame | None = None) -> str:
         ]
         note = (
             f" The {len(shown)} of {len(tests)} comparisons with an adjusted p-value below 0.05 are listed "
-            "(all of them: <code>--json</code> or <code>--csv</code>)."
+            "(all of them: <code>--json</code>)."
             if len(shown) < len(tests)
             else ""
         )
+        if shown.empty:
+            note = (
+                f" None of the {len(tests)} comparisons has an adjusted p-value below 0.05 (all: <code>--json</code>)."
+            )
         parts.append(
             f'<h3>Differences between groups</h3><p class="lead">b − a, its standard error, z and the two-sided '
             f"p-value, unadjusted and adjusted.{note}</p>"
-            '<table class="metrics" id="by-tests"><thead><tr><th>coefficient</th><th>a</th><th>b</th>'
-            '<th class="num">b − a</th><th class="num">s.e.</th><th class="num">z</th><th class="num">p</th>'
-            '<th class="num">adjusted p</th></tr></thead><tbody>' + "".join(rows_html) + "</tbody></table>"
         )
+        if not shown.empty:
+            parts.append(
+                '<table class="metrics" id="by-tests"><thead><tr><th>coefficient</th><th>a</th><th>b</th>'
+                '<th class="num">b − a</th><th class="num">s.e.</th><th class="num">z</th><th class="num">p</th>'
+                '<th class="num">adjusted p</th></tr></thead><tbody>' + "".join(rows_html) + "</tbody></table>"
+            )
     if by.notes:
         parts.append('<ul class="notes">' + "".join(f"<li>{_esc(n)}</li>" for n in by.notes) + "</ul>")
     if drift is not None and len(drift):
