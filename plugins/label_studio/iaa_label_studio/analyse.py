@@ -366,7 +366,10 @@ def analyse(
         for name, cd in conv.controls.items()
     }
     for name, r in results.items():
-        r.unitizing = unitizing(r.converted, gamma=gamma)
+        try:
+            r.unitizing = unitizing(r.converted, gamma=gamma)
+        except ValueError as exc:  # not expected (the span tables are checked); the rest of the report stands
+            r.unitizing = {"estimate": None, "n_tasks": 0, "notes": [f"alpha_U not computed: {exc}"]}
         if models is not None and r.unitizing is not None:
             r.unitizing["models"] = model_unitizing(r.converted, r.unitizing, joint_spans.get(name, {}))
     if primary is not None and primary not in results:
