@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import iaa_engine as ie
 from iaa_engine.base._params import InvalidParameterError
+from iaa_engine.metrics import _gamma as M
 from iaa_engine.metrics._gamma import TooManyAlignmentsError
 from iaa_engine.stats._gamma import GammaDissimilarity, SpanArrays, best_alignment, pair_dissimilarity
 
@@ -132,6 +133,38 @@ def test_gamma_is_pygammas_within_the_sampling_error(name):
     assert abs(result.estimate - theirs["gamma"]) < 4 * math.hypot(result.se, se_theirs)
     se_expected = math.hypot(result.expected_se, spread / math.sqrt(30))
     assert abs(result.expected_disorder - theirs["expectedDisorder"]) < 4 * se_expected
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_the_sampler_reads_pygammas_statistics(name):
+    """StatisticalContinuumSampler (pygamma-agreement 0.5.9, sampler.py; DKPro's StatisticalContinuumDisorderSampler
+    mirrors it): population mean and sd of the units per annotator, of the gaps (a 0, each start minus the previous
+    unit's end within an annotator, each annotator's first start when > 0) and of the durations; labels by
+    frequency. Here transcribed with plain loops, and the vectorised draws checked against them."""
+    units = _frame(_load(name)["continuum"])
+    gaps, counts = [0.0], []
+    for _, mine in units.sort_values(["annotator", "start", "end", "label"]).groupby("annotator"):
+        rows = list(mine.itertuples())
+        counts.append(len(rows))
+        gaps += [b.start - a.end for a, b in itertools.pairwise(rows)]
+    gaps += [g.start.min() for _, g in units.groupby("annotator") if g.start.min() > 0]
+    durations = (units["end"] - units["start"]).to_numpy(float)
+    parsed = M._span_units(units, None, None)
+    stats = M._reference_statistics(parsed, parsed.document_begin, len(parsed.annotators))
+    assert stats["count"] == pytest.approx((np.mean(counts), np.std(counts)), rel=1e-12, abs=1e-12)
+    assert stats["gap"] == pytest.approx((np.mean(gaps), np.std(gaps)), rel=1e-12, abs=1e-12)
+    assert stats["duration"] == pytest.approx((durations.mean(), durations.std()), rel=1e-12, abs=1e-12)
+    frequencies = units["label"].value_counts(normalize=True).sort_index().to_numpy()
+    assert stats["weights"] == pytest.approx(frequencies, rel=1e-12)
+    # the draws: each (sample, annotator) a run of units, a gap after the previous end, |N| durations
+    sample, group, annotator, begin, end, category = M._sample(stats, 4000, 1, 2, np.random.default_rng(0))
+    drawn = pd.DataFrame({"g": group, "a": annotator, "b": begin, "e": end, "c": category})
+    per_run = drawn.groupby(["g", "a"]).size()
+    assert per_run.mean() == pytest.approx(max(stats["count"][0], 1) if stats["count"][1] == 0 else per_run.mean())
+    first = drawn.groupby(["g", "a"])["b"].min()
+    assert first.mean() == pytest.approx(stats["gap"][0], abs=5 * stats["gap"][1] / math.sqrt(first.size) + 1e-9)
+    assert np.bincount(category) / category.size == pytest.approx(stats["weights"], abs=0.02)
+    assert (end - begin).min() >= 1e-6
 
 
 # --- brute force: every partition into unitary alignments ---------------------------------------------------------

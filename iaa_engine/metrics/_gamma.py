@@ -84,7 +84,7 @@ class GammaAgreement(ScalarResult):
     >>> result.observed_disorder
     0.0625
     >>> round(result.estimate, 4), result.n_samples
-    (0.8288, 30)
+    (0.8442, 30)
     >>> result.alignment[["unitary_alignment", "annotator", "start", "end", "disorder"]]
        unitary_alignment annotator  start   end  disorder
     0                  0       ann    1.0   5.0    0.0625
@@ -401,7 +401,7 @@ def gamma_agreement(
     >>> result.observed_disorder
     0.0625
     >>> round(result.estimate, 2), round(result.se, 3)
-    (0.85, 0.009)
+    (0.87, 0.008)
     """
     units = _span_units(spans, continuum, annotators)
     n = len(units.annotators)
@@ -420,7 +420,8 @@ def gamma_agreement(
     diss = GammaDissimilarity(
         float(alpha), float(beta), float(delta_empty), _categorical(category_dissimilarity, units.categories)
     )
-    origin = units.document_begin if continuum is not None else np.zeros(D)
+    # the sampler's positions: from 0 as given (pygamma), or from each document's begin when a continuum is given
+    origin = np.zeros(D) if continuum is not None else units.document_begin
     empty_alignment = pd.DataFrame(
         columns=["document", "unitary_alignment", "annotator", "start", "end", "label", "disorder", "size"]
     )
