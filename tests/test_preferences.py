@@ -83,7 +83,7 @@ def random_60() -> pd.DataFrame:
 def test_crowdkit_reference_values_on_random_comparisons():
     res = ie.bradley_terry(random_60(), max_iter=2000, tol=-math.inf)
     assert scores(res) == pytest.approx(CROWDKIT_60, abs=1e-12)
-    converged = ie.bradley_terry(random_60())
+    converged = ie.bradley_terry(random_60(), tol=1e-13)
     assert converged.converged and scores(converged) == pytest.approx(CROWDKIT_60, abs=1e-9)
 
 
@@ -311,7 +311,8 @@ def run_cli(argv, capsys):
 
     code = main(argv)
     captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    errors = [line for line in captured.err.splitlines(keepends=True) if not line.startswith("iaa: warning: plugin")]
+    return code, captured.out, "".join(errors)  # a plugin being edited elsewhere may warn first
 
 
 def test_cli_table_csv_json_and_the_bias_flag(tmp_path, capsys):

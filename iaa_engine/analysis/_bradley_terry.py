@@ -68,7 +68,7 @@ def fit_preferences(prefs: Preferences, max_iter: int, tol: float) -> tuple[pd.D
     win_first = np.where(prefs.value > 0, 1.0, np.where(prefs.value < 0, 0.0, 0.5))
     group = prefs.responses["item"].to_numpy()
     group_code = pd.Index(prefs.prompts).get_indexer(group).astype(np.int64)
-    p, it, converged = bt_mm(
+    p, it, done = bt_mm(
         prefs.first,
         prefs.second,
         win_first,
@@ -78,6 +78,7 @@ def fit_preferences(prefs: Preferences, max_iter: int, tol: float) -> tuple[pd.D
         max_iter=max_iter,
         tol=tol,
     )
+    converged = bool(done.all())
     n = len(prefs.responses)
     wins = np.bincount(prefs.first, weights=win_first, minlength=n) + np.bincount(
         prefs.second, weights=1.0 - win_first, minlength=n
@@ -106,8 +107,8 @@ def bradley_terry(
     response_a: str = "response_a",
     response_b: str = "response_b",
     label: str = "label",
-    max_iter: int = 10_000,
-    tol: float = 1e-10,
+    max_iter: int = 1000,
+    tol: float = 1e-9,
 ) -> BradleyTerry:
     r"""Bradley–Terry strengths of the responses of each prompt, fitted to all its pairwise judgments.
 
@@ -133,9 +134,9 @@ def bradley_terry(
         needed.
     item, response_a, response_b, label : str
         Column names.
-    max_iter : int, default 10000
+    max_iter : int, default 1000
         MM steps at most.
-    tol : float, default 1e-10
+    tol : float, default 1e-9
         Stop when the largest L1 change of a prompt's scores in a step is below it (``-inf``: never).
 
     Returns

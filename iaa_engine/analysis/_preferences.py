@@ -144,7 +144,7 @@ def preference_agreement(
     label: str = "label",
     strength: str | None = None,
     bias_level: float = 0.05,
-    max_iter: int = 10_000,
+    max_iter: int = 1000,
 ) -> PreferenceAgreement:
     r"""Agreement of judges on pairwise preferences, each judge's position bias, and the gold answers.
 
@@ -178,7 +178,7 @@ def preference_agreement(
         Column of strengths (ordinal alpha then reads the signed strengths).
     bias_level : float, default 0.05
         Level of the position-bias flag (on Holm-adjusted p-values).
-    max_iter : int, default 10000
+    max_iter : int, default 1000
         Bradley–Terry MM steps at most.
 
     Returns
@@ -276,7 +276,7 @@ def preference_agreement(
     agree_maj = np.where(np.bincount(prefs.judge[has_maj], minlength=n_judges) > 0, agree_maj, np.nan)
 
     # Bradley-Terry per prompt
-    scores, _, _, bt_notes = fit_preferences(prefs, int(max_iter), 1e-10)
+    scores, _, _, bt_notes = fit_preferences(prefs, int(max_iter), 1e-9)
     notes += bt_notes
     score_of = np.empty(len(prefs.responses))
     key = pd.MultiIndex.from_frame(prefs.responses[["item", "response"]])

@@ -142,24 +142,29 @@ def read_preferences(
         size = np.where(need, st, 0.0)
     ra = _ids(ra_col[keep], response_a, rows)
     rb = _ids(rb_col[keep], response_b, rows)
-    same = ra.to_numpy() == rb.to_numpy()
+    same = (ra == rb).to_numpy(dtype=bool)
     if same.any():
         r = int(np.flatnonzero(same)[0])
         raise ValueError(f"row {int(rows[r]) + 1} compares response {printable(ra.iloc[r])!r} with itself")
     prompt_text = _ids(item_col[keep], item or "item", rows) if item_col is not None else pd.Series("", index=ra.index)
     prompt, prompts = pd.factorize(prompt_text, sort=True)
-    swapped = ra.to_numpy() > rb.to_numpy()
-    lo = np.where(swapped, rb.to_numpy(), ra.to_numpy())
-    hi = np.where(swapped, ra.to_numpy(), rb.to_numpy())
+    n = prompt.size
+    # response names coded once, in sorted order (so comparing codes compares the names)
+    name_code, names = pd.factorize(pd.concat([ra, rb], ignore_index=True), sort=True)
+    ca, cb = name_code[:n].astype(np.int64), name_code[n:].astype(np.int64)
+    swapped = ca > cb
+    lo_c, hi_c = np.minimum(ca, cb), np.maximum(ca, cb)
+    names_arr = np.asarray(names, dtype=object)
+    lo, hi = names_arr[lo_c], names_arr[hi_c]
     value = np.where(swapped, -sign, sign) * size
     # responses: one per prompt and name
-    resp_key = pd.DataFrame({"p": np.concatenate([prompt, prompt]), "r": np.concatenate([lo, hi])})
-    resp_codes, resp_uniques = pd.factorize(pd.MultiIndex.from_frame(resp_key), sort=True)
-    n = prompt.size
-    first, second = resp_codes[:n].astype(np.int64), resp_codes[n:].astype(np.int64)
-    responses = pd.DataFrame(
-        {"item": prompts[resp_uniques.get_level_values(0)], "response": resp_uniques.get_level_values(1)}
+    n_names = max(len(names), 1)
+    resp_codes, resp_uniques = pd.factorize(
+        np.concatenate([prompt * n_names + lo_c, prompt * n_names + hi_c]), sort=True
     )
+    first, second = resp_codes[:n].astype(np.int64), resp_codes[n:].astype(np.int64)
+    rp, rn = np.divmod(np.asarray(resp_uniques, dtype=np.int64), n_names)
+    responses = pd.DataFrame({"item": np.asarray(prompts, dtype=object)[rp], "response": names_arr[rn]})
     n_resp = max(len(responses), 1)
     pair_key = first * n_resp + second
     pair, pair_uniques = pd.factorize(pair_key, sort=True)

@@ -150,12 +150,16 @@ def parse_rankings(labels: Any, where: Any = None) -> Parsed:
     row_start = np.concatenate(([0], np.cumsum(listed)[:-1]))
     start = first - row_start[row[first]]  # responses in earlier places
     position = start[place_id] + (size[place_id] + 1) / 2.0
-    # canonical text
+    # canonical text: each response with the separator before it ('' first in a ranking, '=' in the same place)
     elem_text = np.asarray(elements, dtype=object)[codes]
-    canon = pd.Series(elem_text).groupby(place_id).agg("=".join)
-    canon_rows = pd.Series(canon.to_numpy(), index=row[first]).groupby(level=0).agg(">".join)
+    sep = np.where(new_place, ">", "=").astype(object)
+    new_row = np.ones(row.size, bool)
+    new_row[1:] = row[1:] != row[:-1]
+    sep[new_row] = ""
     canonical = np.full(n, "", dtype=object)
-    canonical[canon_rows.index.to_numpy()] = canon_rows.to_numpy()
+    if row.size:
+        starts = np.flatnonzero(new_row)
+        canonical[row[starts]] = np.add.reduceat(sep + elem_text, starts)
     return Parsed(row, codes, position, listed, pd.Index(elements), canonical)
 
 
@@ -660,7 +664,7 @@ def ranking_agreement(
     penalty: float = 0.5,
     correct: bool = True,
     gold: str = "borda",
-    max_iter: int = 10_000,
+    max_iter: int = 1000,
 ) -> RankingAgreement:
     r"""Agreement of judges who rank the responses of prompts: alpha with a rank distance, Kendall's W, a gold ranking.
 
@@ -707,7 +711,7 @@ def ranking_agreement(
         Correct W for ties.
     gold : {'borda', 'bradley_terry'}, default 'borda'
         The rule of the gold ranking.
-    max_iter : int, default 10000
+    max_iter : int, default 1000
         Bradley–Terry MM steps at most.
 
     Returns
@@ -775,8 +779,7 @@ def ranking_agreement(
             alpha = 1.0 - d_o / d_e if d_e > 1e-12 else math.nan
             if not math.isfinite(alpha):
                 notes.append("alpha is undefined: every pairable ranking is the same")
-            sets = pd.Series(p.element).groupby(rt.unit[p.row]).agg(frozenset)
-            if sets.nunique() > 1:
+            if (rt.unit_size[np.unique(rt.unit[pairable])] < used.size).any():
                 notes.append(
                     "the prompts' rankings name different sets of responses: a response a ranking leaves out "
                     "shares its bottom place (the top-k convention)"
@@ -821,8 +824,8 @@ def ranking_agreement(
         score = borda
     else:
         a, b, wins = pairs_of_rankings(ranking, ue_idx, pos_g, n_u)
-        score, _, converged = bt_mm(a, b, wins, np.ones(a.size), ue_unit, n_units, max_iter=max_steps, tol=1e-10)
-        if not converged:
+        score, _, done = bt_mm(a, b, wins, np.ones(a.size), ue_unit, n_units, max_iter=max_steps, tol=1e-9)
+        if not done.all():
             notes.append(f"Bradley-Terry did not converge in {max_steps} steps")
     gold_frame = pd.DataFrame(
         {"item": rt.units[ue_unit], "response": p.elements[uniq_key % ne], "score": score, "_u": ue_unit}
