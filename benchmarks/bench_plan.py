@@ -5,12 +5,14 @@ within 5 s (the issue asks for "seconds at most").
 
     .venv/bin/python benchmarks/bench_plan.py            # 200 calls each
     .venv/bin/python benchmarks/bench_plan.py --quick    # 20 calls each, the simulations with n_rep=300
+
+With ``--json OUT`` (as ``run_all.py`` calls it) each time is one comparison against its budget (ours / budget,
+target <= 1).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -18,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import ROOT, say, use_working_tree  # noqa: E402
+from _benchlib import ROOT, Bench, machine_info, say, use_working_tree, write_json  # noqa: E402
 
 use_working_tree()
 import iaa_engine as ie  # noqa: E402
@@ -63,11 +65,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=200, help="calls per closed form (median; default 200)")
     ap.add_argument("--quick", action="store_true", help="20 calls each; simulations with n_rep=300")
-    ap.add_argument("--json", action="store_true", help="print the results as one JSON line at the end")
+    ap.add_argument("--json", metavar="OUT", default=None, help="write the results as JSON to OUT")
     args = ap.parse_args()
     repeat = 20 if args.quick else args.repeat
     n_rep = 300 if args.quick else 1000
     rows = []
+    bench = Bench()
     say(f"{'calculator':<48} {'median':>10}  {'n':>6}  target")
     for name, kw in CLOSED.items():
         kw = dict(kw)
@@ -75,6 +78,8 @@ def main() -> None:
         sec, res = timed(lambda: ie.plan(coefficient, **kw), repeat)
         ok = sec <= 0.010
         rows.append({"name": name, "seconds": sec, "n": res.n, "target": 0.010, "pass": ok})
+        bench.compare(name, ours=("ie.plan", sec), reference=("budget", 0.010), kind="budget",
+                      ratio_def="ours/reference", target=("<=", 1.0), note=f"n = {res.n}")  # fmt: skip
         say(f"{name:<48} {sec * 1e3:8.3f} ms  {res.n:>6}  <= 10 ms: {'pass' if ok else 'MISS'}")
     pilot = ie.read(ROOT / "iaa_engine" / "examples" / "classroom.csv")
     sims = {
@@ -99,9 +104,19 @@ def main() -> None:
         sec, res = timed(fn, 3)
         ok = sec <= 5.0
         rows.append({"name": name, "seconds": sec, "n": res.n, "target": 5.0, "pass": ok})
+        bench.compare(name, ours=("ie.plan_simulation", sec), reference=("budget", 5.0), kind="budget",
+                      ratio_def="ours/reference", target=("<=", 1.0), note=f"n = {res.n}")  # fmt: skip
         say(f"{name:<48} {sec * 1e3:8.1f} ms  {res.n:>6}  <= 5 s: {'pass' if ok else 'MISS'}")
     if args.json:
-        print(json.dumps({"rows": rows}))
+        write_json(
+            args.json,
+            {
+                "benchmark": "plan",
+                "machine": machine_info(),
+                "comparisons": bench.comparisons,
+                "steps": [{"label": r["name"], "seconds": r["seconds"], "value": r["n"]} for r in rows],
+            },
+        )
 
 
 if __name__ == "__main__":
