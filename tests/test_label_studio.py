@@ -945,3 +945,234 @@ def test_label_studio_start_is_read_with_one_snapshot_even_when_large(server, ap
     got = read_mod.pull(api, pid, workers=4)
     assert api.server_software.startswith("WSGIServer/") and api.single_process
     assert got.pull_info["how"] == "export snapshot" and len(got.tasks) == 6
+
+
+# --------------------------------------------------------------------------- by week, by group, tabs, pooled (issue 27)
+
+from iaa_label_studio.convert import (  # noqa: E402
+    annotation_times,
+    annotator_groups,
+    parse_groups,
+    parse_time,
+    with_column,
+)
+
+
+def test_parse_time_reads_label_studios_timestamps_in_utc():
+    assert parse_time("2026-11-26T10:07:07.798211Z") == "2026-11-26T10:07:07.798211+00:00"
+    assert parse_time("2025-03-03T10:00:00+02:00") == "2025-03-03T08:00:00+00:00"  # another offset: in UTC
+    assert parse_time("2025-03-03 10:00:00") == "2025-03-03T10:00:00+00:00"  # no offset: taken as UTC
+    assert parse_time("2025-03-09") == "2025-03-09T00:00:00+00:00"
+    for bad in (None, "", "  ", "03/05/2025", "yesterday", 1741000000, ["2025-03-03"]):
+        assert parse_time(bad) is None
+    tasks = [{"id": 1, "annotations": [{"id": 5, "created_at": "2025-03-03T10:00:00Z"}, {"id": 6, "created_at": "x"},
+                                       {"id": 7}]}]  # fmt: skip
+    times, bad = annotation_times(tasks, "created_at")
+    assert times == {5: "2025-03-03T10:00:00+00:00", 6: None, 7: None} and bad == 1  # a missing one is not "bad"
+
+
+def test_parse_groups_csv_json_header_ids_and_errors():
+    csv_text = "# annotator groups\nannotator,group\nAnn1@Example.com,A\n\n7, B \n"
+    assert parse_groups(csv_text) == {"ann1@example.com": "A", "7": "B"}
+    assert parse_groups("ann1@example.com\tA\nann2@example.com\tB") == {
+        "ann1@example.com": "A",
+        "ann2@example.com": "B",
+    }
+    assert parse_groups("a@x;G1\nb@x;G2") == {"a@x": "G1", "b@x": "G2"}
+    assert parse_groups('{"a@x": "G1", "12": 3}') == {"a@x": "G1", "12": "3"}
+    with pytest.raises(ValueError, match="line 2: expected two columns"):
+        parse_groups("a@x,G1\nb@x\n")
+    with pytest.raises(ValueError, match=r"line 2: 'A@X' is given two groups \('G1' and 'G2'\)"):
+        parse_groups("a@x,G1\nA@X,G2")
+    with pytest.raises(ValueError, match="expected a group name"):
+        parse_groups('{"a@x": null}')
+    with pytest.raises(ValueError, match="not valid JSON"):
+        parse_groups("{oops")
+    users = {1: "ann1@example.com", 7: "ann2@example.com", 9: "ann3@example.com"}
+    mapping, unknown = annotator_groups(parse_groups(csv_text + "ghost@x,C\n"), users)
+    assert mapping == {"ann1@example.com": "A", "ann2@example.com": "B"} and unknown == ["ghost@x"]
+    with pytest.raises(ValueError, match="two groups by e-mail and by id"):
+        annotator_groups({"ann1@example.com": "A", "1": "B"}, users)
+    table = pd.DataFrame({"task": [1, 1], "annotator": ["ann1@example.com", "ann3@example.com"], "annotation": [5, 6]})
+    out, notes = with_column(table, [{"id": 1, "data": {}, "annotations": []}], "group", groups=mapping)
+    assert list(out["group"]) == ["A", None] and "1 annotator(s) have no group" in notes[0]
+    with pytest.raises(ValueError, match="as the column"):
+        with_column(table, [], "lead_time")
+
+
+TIMED_CONFIG = """
+<View>
+  <Text name="text" value="$text"/>
+  <Choices name="sentiment" toName="text"><Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices>
+</View>
+"""
+#: the same controls laid out otherwise: poolable
+TIMED_CONFIG_B = TIMED_CONFIG.replace("<View>", '<View>\n  <Header value="Sentiment of the text"/>')
+#: another set of choices: not poolable
+TIMED_CONFIG_C = TIMED_CONFIG.replace('<Choice value="neu"/>', '<Choice value="mixed"/>')
+MONDAY = pd.Timestamp("2025-03-03T09:00:00Z")  # a Monday
+
+
+def _timed_project(api, server, title: str, config: str, seed: int, n_tasks: int = 30) -> tuple[int, pd.DataFrame]:
+    """Tasks in three weeks, labelled by the three annotators with less agreement each week, and each annotation's
+    created_at set to its week. Label Studio 1.23.2 ignores created_at on import, on POST and on PATCH of an
+    annotation (checked on the server), so the test backdates them in the server's own SQLite database (the
+    ``task_completion`` table), as a project that ran for weeks would hold them. Returns (project id, the long
+    table the test wrote: task index, task id, annotator, label, created_at, batch)."""
+    import sqlite3
+
+    users = lst.make_users(api, ANNOTATORS)
+    rng = np.random.default_rng(seed)
+    rows, tasks = [], []
+    for t in range(n_tasks):
+        week = t % 3
+        n_ann = 2 if t % 7 == 0 else 3
+        truth = str(rng.choice(["pos", "neg", "neu"]))
+        anns = []
+        for a, email in enumerate(ANNOTATORS[:n_ann]):
+            label = truth if rng.random() < (0.9, 0.7, 0.5)[week] else str(rng.choice(["pos", "neg", "neu"]))
+            # task 4's second annotation comes a week after its first: the task stays in its first week
+            shift = pd.Timedelta(days=7) if (t == 4 and a == 1) else pd.Timedelta(0)
+            when = MONDAY + pd.Timedelta(days=7 * week + t % 5, hours=a) + shift
+            anns.append({"result": [r("sentiment", "choices", {"choices": [label]})], "completed_by": users[email]})
+            rows.append({"t": t, "annotator": email, "label": label, "created_at": when, "batch": f"b{t % 2}"})
+        tasks.append({"data": {"text": f"text {t}", "batch": f"b{t % 2}"}, "annotations": anns})
+    pid = lst.make_project(api, title, config, tasks)
+    listed = sorted(api.tasks(pid), key=lambda x: x["id"])
+    ids = [x["id"] for x in listed]
+    table = pd.DataFrame(rows)
+    table["task"] = [ids[t] for t in table["t"]]
+    ann_id = {(x["id"], a["completed_by"]): a["id"] for x in listed for a in x["annotations"]}
+    db = sqlite3.connect(server.base / "data" / "label_studio.sqlite3", timeout=30)
+    with db:
+        db.executemany(
+            "UPDATE task_completion SET created_at = ? WHERE id = ?",
+            [
+                (w.tz_convert(None).strftime("%Y-%m-%d %H:%M:%S.%f"), ann_id[(task, users[who])])
+                for task, who, w in zip(table["task"], table["annotator"], table["created_at"])
+            ],
+        )
+    db.close()
+    return pid, table
+
+
+@pytest.fixture(scope="module")
+def timed(api, server):
+    a = _timed_project(api, server, "timed A", TIMED_CONFIG, seed=21)
+    b = _timed_project(api, server, "timed B", TIMED_CONFIG_B, seed=22, n_tasks=12)
+    return a, b
+
+
+def _expected_by(table: pd.DataFrame, **kw) -> ie.AgreementBy:
+    keep = [c for c in ("created_at", "group", "project", "batch") if c in table]
+    return ie.agreement_by(ie.Annotations.from_long(table, keep=keep), **kw)
+
+
+def _same_by(got: dict, want: ie.AgreementBy) -> None:
+    g = pd.DataFrame(got["groups"])
+    w = want.table
+    assert list(g["group"].astype(str)) == list(w["group"].astype(str)) and list(g["metric"]) == list(w["metric"])
+    for col in ("estimate", "se", "lower", "upper", "p_value"):
+        np.testing.assert_allclose(g[col].astype(float), w[col].astype(float), rtol=1e-12, atol=1e-14, err_msg=col)
+    assert list(g["n_items"]) == list(w["n_items"]) and list(g["n_annotations"]) == list(w["n_annotations"])
+    t = pd.DataFrame(got["tests"])
+    np.testing.assert_allclose(t["p_adjusted"].astype(float), want.tests["p_adjusted"], rtol=1e-12)
+
+
+def test_report_by_week_equals_agreement_by_on_the_long_table(server, timed, tmp_path):
+    (pid, table), _ = timed
+    out = run("report", "--url", server.url, "--token", TOKEN, "-p", str(pid), "--no-state", "--by-week", "--json",
+              "--html", str(tmp_path / "week.html"))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)["by"]["sentiment"]
+    long = table.assign(item=table["task"])[["item", "annotator", "label", "created_at"]]
+    want = _expected_by(long, time="created_at", freq="W")
+    assert list(want.table["group"].unique()) == ["2025-03-03", "2025-03-10", "2025-03-17"]
+    _same_by(got["agreement"], want)
+    assert got["column"] == "created_at" and got["agreement"]["freq"] == "W"
+    # each annotator per week: the scorecard's drift on the same table
+    drift = ie.annotator_report(ie.Annotations.from_long(long, keep=["created_at"]), time="created_at").drift
+    gd = pd.DataFrame(got["drift"]).sort_values(["annotator", "window"]).reset_index(drop=True)
+    wd = drift.sort_values(["annotator", "window"]).reset_index(drop=True)
+    assert list(gd["window"]) == list(wd["window"]) and list(gd["n_pairable"]) == list(wd["n_pairable"])
+    np.testing.assert_allclose(gd["agreement"], wd["agreement"], rtol=1e-12)
+    page = (tmp_path / "week.html").read_text(encoding="utf-8")
+    assert "Agreement by group and over time" in page and "2025-03-10" in page
+    assert (tmp_path / "week.html").stat().st_mode & 0o777 == 0o600
+    # the text report: the core's table per week and the drift lines
+    text = run("report", "--url", server.url, "--token", TOKEN, "-p", str(pid), "--no-state", "--time", "created_at",
+               "--freq", "M")  # fmt: skip
+    assert text.returncode == 0, text.stderr
+    assert "per calendar month of 'created_at'" in text.stdout and "2025-03 " in text.stdout
+    assert "Each annotator's agreement with the others per window" in text.stdout
+
+
+def test_report_by_group_from_a_groups_file(server, api, timed, tmp_path):
+    (pid, table), _ = timed
+    ids = lst.make_users(api, ANNOTATORS)
+    groups = tmp_path / "groups.csv"  # by e-mail and by id
+    groups.write_text(f"annotator,group\n{ANNOTATORS[0]},night\n{ids[ANNOTATORS[1]]},day\n{ANNOTATORS[2]},day\n")
+    out = run("report", "--url", server.url, "--token", TOKEN, "-p", str(pid), "--no-state", "--by", "group",
+              "--groups", str(groups), "--json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    long = table.assign(
+        item=table["task"], group=table["annotator"].map(dict(zip(ANNOTATORS, ["night", "day", "day"])))
+    )
+    _same_by(
+        json.loads(out.stdout)["by"]["sentiment"]["agreement"],
+        _expected_by(long[["item", "annotator", "label", "group"]], by="group"),
+    )
+    bad = run("report", "--url", server.url, "--token", TOKEN, "-p", str(pid), "--no-state", "--by", "group")
+    assert bad.returncode == 2 and "--by group needs --groups FILE" in bad.stderr
+
+
+def test_report_of_a_tab_or_a_task_list_is_the_report_of_those_tasks(server, api, timed, tmp_path):
+    (pid, table), _ = timed
+    flt = {"conjunction": "and", "items": [{"filter": "filter:tasks:data.batch", "operator": "equal", "type": "String",
+                                            "value": "b1"}]}  # fmt: skip
+    view = api.create_view(pid, {"title": "batch b1", "filters": flt})
+    sub = table[table["batch"] == "b1"]
+    args = ["report", "--url", server.url, "--token", TOKEN, "-p", str(pid), "--no-state", "--by-week", "--json"]
+    out = run(*args, "--view", str(view["id"]))
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["selected"] == {"tasks": sub["task"].nunique(), "of": table["task"].nunique(), "by": f"tab {view['id']}"}
+    long = sub.assign(item=sub["task"])[["item", "annotator", "label", "created_at"]]
+    _same_by(got["by"]["sentiment"]["agreement"], _expected_by(long, time="created_at", freq="W"))
+    # the tag's report too is the core's report of those tasks alone
+    want = ie.report(ie.Annotations.from_long(long[["item", "annotator", "label"]]))
+    assert got["controls"]["sentiment"] == json.loads(json.dumps(want.to_dict()))
+    ids_file = tmp_path / "ids.txt"
+    ids_file.write_text("\n".join(map(str, sorted(sub["task"].unique()))))
+    listed = json.loads(run(*args, "--tasks", str(ids_file)).stdout)
+    assert listed["by"] == got["by"] and listed["controls"] == got["controls"]
+    bad = run(*args, "--tasks", "1,x")
+    assert bad.returncode == 2 and "expected task or project ids" in bad.stderr
+    other = run(*args, "--tasks", "999999")
+    assert other.returncode == 2 and f"1 task(s) of --tasks are not tasks of project {pid}: 999999" in other.stderr
+
+
+def test_two_projects_with_one_config_pool_and_other_configs_are_refused(server, api, timed):
+    (pa, ta), (pb, tb) = timed
+    pooled = pd.concat([ta.assign(project=pa), tb.assign(project=pb)], ignore_index=True)
+    # items are (project, task) pairs, named here without the server's task ids
+    pooled["item"] = [f"{p}/{t}" for p, t in zip(pooled["project"], pooled["t"])]
+    base = ["report", "--url", server.url, "--token", TOKEN, "--no-state", "--json"]
+    out = run(*base, "--project", str(pa), "--project", str(pb), "--by", "project")
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["pooled_projects"] == [pa, pb] and got["project"]["n_tasks"] == 42
+    want = _expected_by(pooled[["item", "annotator", "label", "project"]], by="project")
+    _same_by(got["by"]["sentiment"]["agreement"], want)
+    whole = ie.report(ie.Annotations.from_long(pooled[["item", "annotator", "label"]]))
+    for key in ("n_items", "n_annotations", "krippendorff_alpha", "fleiss_kappa", "spa"):
+        assert got["controls"]["sentiment"][key] == json.loads(json.dumps(whole.to_dict()[key])), key
+    weekly = json.loads(run(*base, "--projects", f"{pa},{pb}", "--by-week").stdout)
+    _same_by(weekly["by"]["sentiment"]["agreement"],
+             _expected_by(pooled[["item", "annotator", "label", "created_at"]], time="created_at"))  # fmt: skip
+    pc, _ = _timed_project(api, server, "timed C", TIMED_CONFIG_C, seed=23, n_tasks=3)
+    bad = run(*base, "--projects", f"{pa},{pc}")
+    assert bad.returncode == 2
+    assert (
+        f"projects {pa} and {pc} cannot be pooled: their label configs differ in the controls 'sentiment'" in bad.stderr
+    )

@@ -26,7 +26,7 @@ from .names import GOLD_VERSION, SCORE_VERSION
 from .quality import MODEL_PREFIX, Quality, check_models, control_quality, known_labels, model_tables
 from .read import Project
 
-__all__ = ["ControlResult", "Analysis", "GoldLabels", "analyse", "fmt", "GROUND_TRUTH"]
+__all__ = ["ControlResult", "Analysis", "GoldLabels", "analyse", "fmt", "GROUND_TRUTH", "ByControl", "agreement_over"]
 
 GROUND_TRUTH = "ground truth"
 
@@ -100,6 +100,8 @@ class Analysis:
     controls: dict[str, ControlResult]
     converted: Converted
     primary: str | None  # the control whose task agreement is the task's score
+    #: agreement by group or over time per control tag (:func:`agreement_over`), when asked
+    by: dict = field(default_factory=dict)
 
     def task_score(self, task_id: int) -> float:
         if self.primary is None:
@@ -116,6 +118,9 @@ class Analysis:
             "unknown_controls": dict(self.converted.unknown),
             "set_aside": dict(self.converted.set_aside),
             "notes": list(self.converted.notes),
+            **({"by": {n: b.to_dict() for n, b in self.by.items()}} if self.by else {}),
+            **({"pooled_projects": list(self.project.pooled)} if self.project.pooled else {}),
+            **({"selected": self.project.pull_info["selected"]} if "selected" in self.project.pull_info else {}),
         }
 
 
@@ -528,3 +533,69 @@ def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.Uni
 
 def fmt(v: Any) -> str:
     return "undefined" if v is None or (isinstance(v, float) and not np.isfinite(v)) else f"{v:.4f}"
+
+
+# ------------------------------------------------------------------- agreement by group and over time (issue 27)
+
+
+@dataclass
+class ByControl:
+    """One control tag's agreement per group or time window (the core's :func:`iaa_engine.agreement_by`) and,
+    over time, each annotator's agreement per window (the scorecard's ``drift``)."""
+
+    column: str  # created_at, updated_at, group, project or data.<field>
+    data: ie.Annotations | None  # the tag's annotations with ``column`` kept (None: nothing to group)
+    result: ie.AgreementBy | None
+    drift: pd.DataFrame | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return _nan_to_none(
+            {
+                "column": self.column,
+                "agreement": self.result.to_dict() if self.result is not None else None,
+                "drift": self.drift.astype({"start": str}).to_dict(orient="records")
+                if self.drift is not None
+                else None,
+                "notes": list(self.notes),
+            }
+        )
+
+
+def agreement_over(
+    analysis: Analysis,
+    *,
+    time: str | None = None,
+    by: str | None = None,
+    freq: str = "W",
+    groups: dict[str, str] | None = None,
+) -> dict[str, ByControl]:
+    """Per supported control tag with annotations: the agreement per time window of an annotation timestamp
+    (``time``: ``created_at`` or ``updated_at``; ``freq`` ``'D'``, ``'W'`` or ``'M'``) or per value of ``by``
+    (``group``: the annotator's group in ``groups``, annotator display name -> group; ``project``: pooled projects;
+    ``data.<field>``: a task data field), computed by :func:`iaa_engine.agreement_by` on the same long table as
+    the tag's report (an annotator's first annotation of a task); over time also each annotator's agreement per
+    window (:func:`iaa_engine.annotator_report`'s ``drift``). Sets ``analysis.by`` and returns it."""
+    from .convert import with_column
+
+    column = time if time is not None else by
+    if column is None or (time is None) == (by is None):
+        raise ValueError("agreement_over needs exactly one of time= and by=")
+    out: dict[str, ByControl] = {}
+    for name, r in analysis.controls.items():
+        if r.data is None:
+            continue
+        table = r.converted.table
+        table = table.loc[~table.duplicated(["item", "annotator"], keep="first").to_numpy()]
+        table, notes = with_column(table, analysis.project.tasks, column, groups=groups)
+        if table[column].isna().all():
+            out[name] = ByControl(column, None, None, None, notes + [f"no annotation has a value of {column}"])
+            continue
+        data = ie.Annotations.from_long(
+            table[["item", "annotator", "label", column]], level=r.control.level, keep=[column]
+        )
+        result = ie.agreement_by(data, by=by, time=time, freq=freq)
+        drift = ie.annotator_report(data, time=time, freq=freq).drift if time is not None else None
+        out[name] = ByControl(column, data, result, drift, notes)
+    analysis.by = out
+    return out

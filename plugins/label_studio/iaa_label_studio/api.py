@@ -797,6 +797,36 @@ class Api:
             self.request("GET", "api/dm/views", params={"project": int(project_id)}) or [], "tabs", "GET /api/dm/views"
         )
 
+    def view(self, view_id: int) -> dict:
+        """One saved Data Manager tab (``GET /api/dm/views/{id}``): its ``project`` and ``data`` (filters)."""
+        where = f"GET /api/dm/views/{int(view_id)}"
+        v = self.request("GET", where[5:], ok404=True)
+        if v is None:
+            raise LabelStudioError(f"Data Manager tab {view_id} does not exist on {self.base_url} (or this token "
+                                   "cannot see it)")  # fmt: skip
+        v = _object(v, "a Data Manager tab", where)
+        if not _is_id(v.get("project")):
+            raise LabelStudioError(f"Label Studio answered {where} with {shown(v)}: its project is not an id")
+        return v
+
+    def view_task_ids(self, project_id: int, view_id: int, page_size: int = 5000) -> list[int]:
+        """The ids of the tasks a Data Manager tab selects (its filters applied by the server: ``GET /api/tasks``
+        with ``view=``), every page read; only ids are serialised."""
+        out: list[int] = []
+        page = 1
+        while True:
+            params = {"project": int(project_id), "view": int(view_id), "fields": "task_only", "page": page,
+                      "page_size": page_size, "resolve_uri": "false"}  # fmt: skip
+            data = self.request("GET", "api/tasks", params=params, ok404=True)
+            items = _objects(
+                (data or {}).get("tasks", []) if isinstance(data, dict) else (data or []), "tasks", "GET /api/tasks"
+            )
+            out += [int(t["id"]) for t in items]
+            total = data.get("total") if isinstance(data, dict) else None
+            if not items or not isinstance(total, int) or len(out) >= total:
+                return out
+            page += 1
+
     def create_view(self, project_id: int, data: dict) -> dict:
         return self.request("POST", "api/dm/views", json={"project": int(project_id), "data": data})
 

@@ -13,7 +13,7 @@ from typing import Any
 __all__ = ["register"]
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, pooled: bool = False) -> None:
     g = p.add_argument_group("connection")
     g.add_argument("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL)")
     g.add_argument(
@@ -41,7 +41,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="largest answer read, in MiB after decompression (default 256; parsed JSON takes ~7.6 times as much "
         "memory)",
     )
-    p.add_argument("--project", "-p", type=int, required=True, metavar="ID", help="project id")
+    if pooled:  # report: several projects with one labelling config pooled (_project_ids)
+        p.add_argument(
+            "--project", "-p", type=int, action="append", metavar="ID",
+            help="project id; repeat it (or give --projects) to pool projects that share one labelling config",
+        )  # fmt: skip
+    else:
+        p.add_argument("--project", "-p", type=int, required=True, metavar="ID", help="project id")
     a = p.add_argument_group("agreement")
     a.add_argument(
         "--iou",
@@ -106,7 +112,8 @@ def register(subparsers: Any) -> None:
         description="Pull every task of a project and print one agreement report per control "
         "tag. Changes nothing on the server.",
     )
-    _common(rep)
+    _common(rep, pooled=True)
+    _by_options(rep)
     rep.add_argument(
         "--json",
         action="store_true",
@@ -277,13 +284,17 @@ def _guard(fn):
 @_guard
 def _cmd_report(args: argparse.Namespace) -> int:
     from .analyse import analyse
-    from .read import pull
 
+    options = _by_settings(args)  # checked before connecting
     api = _connect(args)
-    project = pull(api, args.project, progress=args.progress, state=_state(args), full=args.full)
+    project = _selected_project(api, args)
     analysis = analyse(
         project, iou_threshold=args.iou, primary=args.score_control, models=args.models, gamma=args.gamma
     )
+    if options:
+        _agreement_by(analysis, args, options)
+    if args.html:
+        _write_html(analysis, args.html)
     if args.json:
         print(json.dumps(analysis.to_json(), indent=2 if args.indent else None, default=str))
     else:
@@ -304,7 +315,11 @@ def render_text(analysis) -> str:
     from .quality import render as render_quality
 
     p = analysis.project
-    lines = [f"Label Studio project {p.id} {p.title!r}: {len(p.tasks)} tasks", ""]
+    head = f"projects {p.title} pooled" if p.pooled else f"project {p.id} {p.title!r}"
+    lines = [f"Label Studio {head}: {len(p.tasks)} tasks", ""]
+    if "selected" in p.pull_info:
+        sel = p.pull_info["selected"]
+        lines[-1:] = [f"  restricted to {sel['tasks']} of {sel['of']} tasks by {sel['by']}", ""]
     aside = analysis.converted.set_aside
     if aside:
         lines.append(f"Set aside when read (the wrong shape, never used): {sum(aside.values())}")
@@ -349,6 +364,7 @@ def render_text(analysis) -> str:
                 ck = "undefined" if v["cohen_kappa"] != v["cohen_kappa"] else f"{v['cohen_kappa']:.4f}"
                 lines.append(f"    {who:<32} agreement {pa}  kappa {ck}  ({v['n_shared']} shared items)")
         lines += render_quality(d.get("quality"))
+        lines += render_by(analysis.by.get(name))
         for n in r.notes:
             lines.append(f"  note: {n}")
         lines.append("")
@@ -452,3 +468,225 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         state=_state(args),
         full=args.full,
     )
+
+
+# ----------------------------------------------------------------------- by group, over time, which tasks (issue 27)
+
+
+def _by_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("agreement by group and over time (iaa report --by/--time/--freq)")
+    g.add_argument(
+        "--time",
+        choices=("created_at", "updated_at"),
+        help="the coefficients per time window of the annotations' timestamps (created_at: when each annotation "
+        "was first submitted; updated_at: its last save), each task in the window of its first annotation, tests "
+        "between consecutive windows (Holm), and each annotator's agreement per window",
+    )
+    g.add_argument("--freq", choices=("D", "W", "M"), help="the windows of --time: days, weeks (default), months")
+    g.add_argument("--by-week", action="store_true", help="agreement per week: --time created_at --freq W")
+    g.add_argument(
+        "--by",
+        metavar="COLUMN",
+        help="the coefficients per value of: group (the annotators' groups, --groups FILE), project (pooled "
+        "projects) or data.FIELD (a task data field)",
+    )
+    g.add_argument(
+        "--groups",
+        metavar="FILE",
+        help="annotator groups for --by group: two columns (annotator e-mail or user id, group) or a JSON object",
+    )
+    g.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the HTML report of the score control (with --time/--by: its trend and drift section)",
+    )
+    s = p.add_argument_group("which tasks")
+    s.add_argument(
+        "--projects",
+        metavar="ID,ID",
+        help="pool several projects with one labelling config (same as repeating --project)",
+    )
+    s.add_argument(
+        "--view",
+        type=int,
+        action="append",
+        metavar="ID",
+        help="only the tasks a Data Manager tab selects (its filters); repeat for tabs of pooled projects (a "
+        "pooled project without a tab is read whole)",
+    )
+    s.add_argument("--tasks", metavar="IDS|FILE", help="only these task ids: 1,2,3 or a file of ids")
+
+
+def _by_settings(args: argparse.Namespace) -> dict:
+    """The agreement_over options from --time/--by-week/--freq/--by/--groups (checked before connecting), or {}."""
+    from iaa_engine.cli import CliError
+
+    time = args.time or ("created_at" if args.by_week else None)
+    if args.by_week and args.freq not in (None, "W"):
+        raise CliError(f"--by-week is --time created_at --freq W; got --freq {args.freq}")
+    if args.freq and time is None:
+        raise CliError("--freq needs --time created_at|updated_at (or --by-week)")
+    if time and args.by:
+        raise CliError("give --time (or --by-week) or --by, not both")
+    if args.groups and args.by != "group":
+        raise CliError("--groups FILE names the annotators' groups for --by group")
+    if (
+        args.by is not None
+        and args.by not in ("group", "project")
+        and not (args.by.startswith("data.") and len(args.by) > 5)
+    ):
+        raise CliError(f"--by must be group, project or data.FIELD (a task data field); got {args.by!r}")
+    if args.by == "group" and not args.groups:
+        raise CliError("--by group needs --groups FILE (annotator e-mail or user id, group)")
+    if args.by == "project" and len(_project_ids(args)) < 2:
+        raise CliError("--by project needs several projects (--project A --project B, or --projects A,B)")
+    groups = None
+    if args.groups:
+        from .convert import parse_groups
+
+        try:
+            with open(args.groups, encoding="utf-8-sig") as f:
+                groups = parse_groups(f.read(), f"--groups {args.groups}")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"cannot read --groups {args.groups}: {exc}") from None
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        if not groups:
+            raise CliError(f"--groups {args.groups} names no annotator")
+    if not (time or args.by):
+        return {}
+    return {"time": time, "by": args.by, "freq": args.freq or "W", "groups": groups}
+
+
+def _ids(text: str, what: str) -> list[int]:
+    """Whole numbers separated by commas or white space; a CliError naming the first other token."""
+    from iaa_engine.cli import CliError
+
+    out = []
+    for token in text.replace(",", " ").split():
+        if not (token.isascii() and token.isdigit() and len(token) < 19):
+            raise CliError(f"{what}: expected task or project ids (whole numbers); got {token!r}")
+        out.append(int(token))
+    if not out:
+        raise CliError(f"{what}: no id given")
+    return out
+
+
+def _project_ids(args: argparse.Namespace) -> list[int]:
+    from iaa_engine.cli import CliError
+
+    ids = list(args.project or []) + (_ids(args.projects, "--projects") if args.projects else [])
+    if not ids:
+        raise CliError("give --project ID (or --projects ID,ID to pool projects)")
+    return list(dict.fromkeys(ids))
+
+
+def _task_list(value: str) -> list[int]:
+    """--tasks: ids in the text, or in the file it names."""
+    from iaa_engine.cli import CliError
+
+    if os.path.isfile(value):
+        try:
+            with open(value, encoding="utf-8-sig") as f:
+                return _ids(f.read(), f"--tasks {value}")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"cannot read --tasks {value}: {exc}") from None
+    return _ids(value, "--tasks")
+
+
+def _selected_project(api, args: argparse.Namespace):
+    """The project (or the pooled projects), restricted to --view tabs and --tasks."""
+    from iaa_engine.cli import CliError
+
+    from .read import pull, pull_pooled, restrict
+
+    ids = _project_ids(args)
+    kw = {"progress": args.progress, "state": _state(args), "full": args.full}
+    try:
+        project = pull(api, ids[0], **kw) if len(ids) == 1 else pull_pooled(api, ids, **kw)
+        if args.view:
+            chosen: dict[int, set] = {}
+            for vid in dict.fromkeys(args.view):
+                v = api.view(vid)
+                if v["project"] not in ids:
+                    raise CliError(
+                        f"--view {vid} is a tab of project {v['project']}, not of {', '.join(map(str, ids))}"
+                    )
+                chosen.setdefault(v["project"], set()).update(api.view_task_ids(v["project"], vid))
+            keep = [
+                t["id"] for t in project.tasks if t.get("project", project.id) not in chosen
+                or t["id"] in chosen[t.get("project", project.id)]
+            ]  # fmt: skip
+            project = restrict(project, keep, "tab " + ", ".join(map(str, dict.fromkeys(args.view))))
+        if args.tasks:
+            project = restrict(project, _task_list(args.tasks), "--tasks")
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return project
+
+
+def _agreement_by(analysis, args: argparse.Namespace, options: dict) -> None:
+    """analysis.by (the core's agreement_by and drift per control), and the --html page."""
+    from iaa_engine.cli import CliError
+
+    from .analyse import agreement_over
+    from .convert import annotator_groups
+
+    groups = None
+    try:
+        if options["groups"] is not None:
+            groups, unknown = annotator_groups(options["groups"], analysis.project.users)
+            if unknown:
+                shown_keys = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+                print(f"iaa: warning: {len(unknown)} entries of --groups name no user: {shown_keys}", file=sys.stderr)
+        agreement_over(analysis, time=options["time"], by=options["by"], freq=options["freq"], groups=groups)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _write_html(analysis, path: str) -> None:
+    """--html: the core's HTML report of the score control; with --time/--by drawn from a report that carries
+    agreement_by (the trend or forest plot, and over time each annotator's drift)."""
+    from pathlib import Path
+
+    import iaa_engine as ie
+    from iaa_engine.cli import CliError
+
+    from .sync import _write_private
+
+    name = analysis.primary
+    if name is None or analysis.controls[name].data is None:
+        raise CliError("--html: the project has no annotations to report")
+    b = analysis.by.get(name)
+    if b is not None and b.data is not None and b.result is not None:
+        data = b.data
+        kind, column = b.result.kind, b.result.column
+        rep = ie.report(
+            data,
+            by=column if kind == "group" else None,
+            time=column if kind == "time" else None,
+            freq=b.result.freq or "W",
+        )
+    else:
+        data, rep = analysis.controls[name].data, None
+    p = analysis.project
+    title = f"Agreement of Label Studio {'projects ' + p.title if p.pooled else 'project ' + str(p.id)} ({name})"
+    _write_private(
+        Path(path), lambda tmp: ie.write_html_report(data, tmp, report=rep, title=title, n_boot=200, progress=False)
+    )
+    print(f"iaa: wrote {path}", file=sys.stderr)
+
+
+def render_by(b) -> list[str]:
+    """A control's agreement by group or over time (the core's text) and each annotator's drift, as lines."""
+    if b is None:
+        return []
+    lines = ["  " + line if line else line for line in str(b.result).splitlines()] if b.result is not None else []
+    if b.drift is not None and len(b.drift):
+        lines.append("  Each annotator's agreement with the others per window (pairable annotations in brackets)")
+        for who, rows in b.drift.sort_values("start").groupby("annotator", sort=True):
+            cells = "  ".join(
+                f"{w} {r:.3f} ({n})" for w, r, n in zip(rows["window"], rows["agreement"], rows["n_pairable"])
+            )
+            lines.append(f"    {who:<32} {cells}")
+    return lines + [f"  note (by {b.column}): {n}" for n in b.notes]

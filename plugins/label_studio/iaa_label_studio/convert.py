@@ -46,6 +46,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,13 @@ __all__ = [
     "span_units",
     "SpanTable",
     "span_table",
+    "TIME_FIELDS",
+    "BY_COLUMNS",
+    "parse_time",
+    "annotation_times",
+    "parse_groups",
+    "annotator_groups",
+    "with_column",
 ]
 
 #: result type (lower case) -> the tag that writes it (every tag whose agreement is computed)
@@ -881,3 +889,153 @@ def _region_table(
         columns=COLUMNS,
     )
     return table, m, notes
+
+
+# --------------------------------------------------------------------------- when, and in which group (issue 27)
+
+#: the annotation timestamps ``--time`` reads: ``created_at`` (the default: when the annotation was first
+#: submitted, i.e. when the task was labelled) or ``updated_at`` (its last save: a later correction moves it).
+#: ``lead_time`` (seconds spent in the editor) is a duration, not a time, and is not offered.
+TIME_FIELDS = ("created_at", "updated_at")
+#: ``--by`` columns besides ``data.<field>`` (a task data field): the annotator's group (``--groups FILE``) and,
+#: with several projects pooled, the project
+BY_COLUMNS = ("group", "project")
+
+
+def parse_time(value: Any) -> str | None:
+    """A Label Studio timestamp as ISO 8601 text in UTC (``2025-03-03T10:00:00.123456+00:00``), or None when it
+    is missing or not an ISO 8601 time. Label Studio writes UTC with a ``Z``; a time with another offset is
+    converted to UTC, one without an offset is taken as UTC."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text[-1:] in ("Z", "z"):
+        text = text[:-1] + "+00:00"
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).isoformat()
+
+
+def annotation_times(tasks: Iterable[Mapping[str, Any]], field_name: str) -> tuple[dict[Any, str | None], int]:
+    """``(times, n_unreadable)``: annotation id -> its ``field_name`` timestamp (:func:`parse_time`; None when
+    missing or unreadable), and how many were present but not a time."""
+    times: dict[Any, str | None] = {}
+    bad = 0
+    for task in tasks:
+        for ann in task.get("annotations") or ():
+            raw = ann.get(field_name)
+            times[ann.get("id")] = when = parse_time(raw)
+            bad += when is None and raw not in (None, "")
+    return times, bad
+
+
+def parse_groups(text: str, source: str = "the groups file") -> dict[str, str]:
+    """Annotator -> group from a file's text: a JSON object (``{"ann@example.org": "A", "7": "B"}``) or two
+    columns, comma, semicolon or tab separated (``annotator,group``; a first row ``annotator,group`` /
+    ``email,group`` / ``id,group`` is a header; empty lines and lines starting with ``#`` are skipped). An
+    annotator is named by e-mail (case-insensitive) or user id. Keys come back lower-cased.
+
+    Raises ValueError (naming the line) for a row without two non-empty cells, a group that is not text, or one
+    annotator given two groups."""
+    import csv
+    import json
+
+    out: dict[str, str] = {}
+
+    def put(key: Any, group: Any, where: str) -> None:
+        if isinstance(key, bool) or not isinstance(key, (str, int)) or not str(key).strip():
+            raise ValueError(f"{source}, {where}: expected an annotator e-mail or user id; got {key!r}")
+        if isinstance(group, bool) or not isinstance(group, (str, int)) or not str(group).strip():
+            raise ValueError(f"{source}, {where}: expected a group name for {key!r}; got {group!r}")
+        k, g = str(key).strip().lower(), str(group).strip()
+        if out.get(k, g) != g:
+            raise ValueError(f"{source}, {where}: {key!r} is given two groups ({out[k]!r} and {g!r})")
+        out[k] = g
+
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"{source} is not valid JSON ({exc})") from None
+        for key, group in data.items():
+            put(key, group, f"key {key!r}")
+        return out
+    lines = text.splitlines()
+    sample = next((line for line in lines if line.strip() and not line.lstrip().startswith("#")), "")
+    delimiter = "\t" if "\t" in sample else ";" if ";" in sample and "," not in sample else ","
+    for n, row in enumerate(csv.reader(lines, delimiter=delimiter), start=1):
+        cells = [c.strip() for c in row]
+        if not any(cells) or cells[0].startswith("#"):
+            continue
+        if len(cells) != 2 or not all(cells):
+            raise ValueError(
+                f"{source}, line {n}: expected two columns (annotator e-mail or user id, group); got {row!r}"
+            )
+        if not out and cells[1].lower() == "group" and cells[0].lower() in ("annotator", "email", "id", "user"):
+            continue  # the header
+        put(cells[0], cells[1], f"line {n}")
+    return out
+
+
+def annotator_groups(groups: Mapping[str, str], users: Mapping[Any, str]) -> tuple[dict[str, str], list[str]]:
+    """``(group of each annotator, entries that name no user)``: the display names of :func:`convert`'s tables
+    (``users``: user id -> e-mail) mapped to their group by e-mail or by id. Raises ValueError when a user's
+    e-mail and id are given different groups."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for uid, name in users.items():
+        keys = [k for k in (str(name).lower(), str(uid)) if k in groups]
+        found = {groups[k] for k in keys}
+        if len(found) > 1:
+            raise ValueError(f"user {uid} ({name}) is given two groups by e-mail and by id: {sorted(found)}")
+        if found:
+            out[str(name)] = found.pop()
+            used.update(keys)
+    return out, sorted(k for k in groups if k not in used)
+
+
+def with_column(
+    table: pd.DataFrame,
+    tasks: Iterable[Mapping[str, Any]],
+    column: str,
+    *,
+    groups: Mapping[str, str] | None = None,
+) -> tuple[pd.DataFrame, list[str]]:
+    """``table`` (a control's long table: ``task``, ``annotator``, ``annotation`` columns) with one more column
+    ``column`` and notes on what had none: a timestamp of the row's annotation (:data:`TIME_FIELDS`), the
+    annotator's ``group`` (``groups``: annotator display name -> group), the task's ``project`` (tasks read by
+    pooling projects carry it) or ``data.<field>`` (the task data field's value as text; not a scalar: none)."""
+    tasks = list(tasks)
+    notes: list[str] = []
+    if column in TIME_FIELDS:
+        times, bad = annotation_times(tasks, column)
+        values = table["annotation"].map(times)
+        if bad:
+            notes.append(f"{bad} annotation(s) whose {column} is not an ISO 8601 time: left out")
+    elif column == "group":
+        values = table["annotator"].map(dict(groups or {}))
+        missing = sorted(set(table["annotator"][values.isna()]))
+        if missing:
+            shown_names = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+            notes.append(f"{len(missing)} annotator(s) have no group in the groups file ({shown_names}): left out")
+    elif column == "project":
+        values = table["task"].map({t["id"]: t.get("project") for t in tasks})
+    elif column.startswith("data.") and len(column) > 5:
+        key = column[5:]
+
+        def scalar(v: Any) -> str | None:
+            return str(v) if isinstance(v, (str, int, float, bool)) and str(v) != "" else None
+
+        values = table["task"].map({t["id"]: scalar((t.get("data") or {}).get(key)) for t in tasks})
+        n_none = int(values.isna().sum())
+        if n_none:
+            notes.append(f"{n_none} annotation(s) on tasks without a value of {column}: left out")
+    else:
+        raise ValueError(
+            f"expected one of {', '.join(TIME_FIELDS + BY_COLUMNS)} or data.<field> as the column; got {column!r}"
+        )
+    return table.assign(**{column: values.astype(object).where(values.notna(), None)}), notes

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -20,7 +21,18 @@ from .convert import Control, parse_config
 from .names import PLUGIN_EMAIL
 from .state import PullState, StateStore, counts_differ, slim_task
 
-__all__ = ["Project", "pull", "MARGIN", "FULL_SHARE", "DM_READ_MAX", "PARALLEL_MIN_TASKS", "PARALLEL_REQUESTS"]
+__all__ = [
+    "Project",
+    "pull",
+    "pull_pooled",
+    "restrict",
+    "control_signature",
+    "MARGIN",
+    "FULL_SHARE",
+    "DM_READ_MAX",
+    "PARALLEL_MIN_TASKS",
+    "PARALLEL_REQUESTS",
+]
 
 
 @dataclass
@@ -37,6 +49,8 @@ class Project:
     raw: dict = field(default_factory=dict)
     #: how the tasks were read: ``{"mode": "full"|"incremental", "read": n, ...}``
     pull_info: dict = field(default_factory=dict)
+    #: several projects pooled (:func:`pull_pooled`): their ids; each task then carries its ``project``
+    pooled: list[int] = field(default_factory=list)
 
 
 #: changes are looked for from this long before the previous run's start (transactions commit out of order)
@@ -248,3 +262,67 @@ def _pull_changes(
     if differ:
         return None, {"reason": "the project's counters differ from the saved state (" + differ[0] + ")"}
     return out, {"mode": "incremental", "read": len(fresh), "listed": len(listed)}
+
+
+# --------------------------------------------------------------------------- pooled projects, chosen tasks (issue 27)
+
+
+def control_signature(controls: list[Control]) -> list[tuple]:
+    """What a label config means for agreement: each control's name, tag, object, kind of selection and values
+    (layout, styles, headers and the order of the controls do not count)."""
+    return sorted(
+        (c.name, c.tag, c.to_name, c.object_tag, c.multiple, tuple(c.values), c.max_rating, c.minimum, c.maximum,
+         tuple(sorted(c.paths)) if c.paths is not None else None)
+        for c in controls
+    )  # fmt: skip
+
+
+def pull_pooled(api: Api, project_ids: list[int], **kwargs) -> Project:
+    """Several projects of one server read with :func:`pull` (each with its own saved state) and pooled into one
+    :class:`Project`: their tasks side by side, each carrying its ``project``. Refused (ValueError) when their
+    label configs differ in the controls used (:func:`control_signature`). Label Studio numbers tasks across the
+    whole server (one table), so a task id names its (project, task) pair: items never collide; a server that
+    answered otherwise is refused."""
+    ids = list(dict.fromkeys(int(p) for p in project_ids))
+    parts = [pull(api, pid, **kwargs) for pid in ids]
+    first = parts[0]
+    want = control_signature(first.controls)
+    for p in parts[1:]:
+        got = control_signature(p.controls)
+        if got != want:
+            a, b = {s[0]: s for s in want}, {s[0]: s for s in got}
+            differ = sorted(n for n in a.keys() | b.keys() if a.get(n) != b.get(n))
+            raise ValueError(
+                f"projects {first.id} and {p.id} cannot be pooled: their label configs differ in the controls "
+                f"{', '.join(map(repr, differ))} (pooling needs the same control names, tags, objects and values)"
+            )
+    tasks: list[dict] = []
+    owner: dict[int, int] = {}
+    for p in parts:
+        for t in p.tasks:
+            if t["id"] in owner:
+                raise ValueError(
+                    f"task id {t['id']} is in projects {owner[t['id']]} and {p.id}: the projects cannot be pooled"
+                )
+            owner[t["id"]] = p.id
+            tasks.append({**t, "project": p.id})
+    users = {k: v for p in parts for k, v in p.users.items()}
+    title = " + ".join(f"{p.id} {p.title!r}" for p in parts)
+    return Project(
+        first.id, title, first.label_config, first.controls, tasks, users, first.plugin_user, first.raw,
+        {str(p.id): p.pull_info for p in parts}, [p.id for p in parts],
+    )  # fmt: skip
+
+
+def restrict(project: Project, task_ids: Iterable[int], why: str) -> Project:
+    """``project`` with only the tasks ``task_ids`` (``why`` says where they come from: a tab, a list). Refused
+    (ValueError) when some of them are not tasks of the project (the first few named)."""
+    keep = set(int(t) for t in task_ids)
+    have = {t["id"] for t in project.tasks}
+    unknown = sorted(keep - have)
+    if unknown:
+        shown_ids = ", ".join(map(str, unknown[:5])) + (", ..." if len(unknown) > 5 else "")
+        where = f"projects {', '.join(map(str, project.pooled))}" if project.pooled else f"project {project.id}"
+        raise ValueError(f"{len(unknown)} task(s) of {why} are not tasks of {where}: {shown_ids}")
+    info = {**project.pull_info, "selected": {"tasks": len(keep), "of": len(project.tasks), "by": why}}
+    return dataclasses.replace(project, tasks=[t for t in project.tasks if t["id"] in keep], pull_info=info)
