@@ -271,7 +271,7 @@ for func in main.__all__:
     pair = "metric" not in params  # COHEN, SCOTTPI, COHEN_WEIGHTED: annotators 1 and 2; IAA_ESTIMATE: Fleiss
     for label, rng in data.items():
         given = {"data": spans if func == "UALPHA" else rng, "layout": [["rows"]], "known": [rng[0]],
-                 "data_b": rng}
+                 "data_b": rng, "coefficient": [["alpha"]], "null": [[0.8]], "prevalence": [[0.25]]}
         if pair:
             given.update(annotator_a=[[1]], annotator_b=[[2]])
         args = [given.get(p) for p in params]

@@ -3,7 +3,7 @@
 
 Both are thin surfaces over :func:`iaa_engine.plan` and :func:`iaa_engine.plan_simulation`. Each spills 7 rows × 2
 columns: the items to annotate (rounded up), the formula's fractional number, the power, interval width and
-limits the study reaches at that number (``#N/A`` where the calculator has none), and the source.
+limits the study reaches at that number (blank where the calculator has none), and the source.
 ``=INDEX(IAA_SAMPLE_SIZE(...), 1, 2)`` is the number alone.
 """
 
@@ -89,7 +89,7 @@ def _sides(value: Any) -> int | None:
 
 def _table(p: ie.StudyPlan) -> list[list[Any]]:
     def shown(v: float) -> Any:
-        return float(v) if math.isfinite(v) else "#N/A"
+        return float(v) if math.isfinite(v) else ""  # not a quantity of this calculator: a blank cell
 
     return [
         [f"Items ({p.coefficient} by {p.method})", int(p.n)],
