@@ -159,6 +159,9 @@ def test_the_two_variance_z_and_the_reference_test():
 
         assert _same(r.difference, d) and _same(r.se, se)
         assert abs(r.p_value - 2 * norm.sf(abs(d / se))) < 1e-12 and r.p_adjusted == r.p_value
+        assert abs(r.lower - (d - norm.ppf(0.975) * se)) < 1e-12 and abs(r.upper - (d + norm.ppf(0.975) * se)) < 1e-12
+        # the same as ie.compare's test of two independent data sets, had it the same standard errors
+        assert abs(r.z - d / se) < 1e-12
     with pytest.raises(ie.InvalidParameterError, match="reference"):
         ie.agreement_by(data, by="batch", reference="nope")
 
@@ -306,3 +309,21 @@ def test_html_has_the_trend_section_and_the_drift(tmp_path):
     assert main(["report", path, "--by", "batch", "--html", str(out2)]) == 0
     page2 = out2.read_text(encoding="utf-8")
     assert 'id="by"' in page2 and 'id="drift-table"' not in page2
+
+
+def test_consecutive_batches_agree_with_ie_compare_on_independent_data_sets():
+    """Batches have no item in common: ie.compare of the two filtered tables (independent, the two variances) gives
+    the same difference, standard error, z and p as agreement_by's test of the two groups."""
+    table = _table(n_items=300, seed=10)
+    data = ie.Annotations.from_long(table, keep=["batch"])
+    res = ie.agreement_by(data, by="batch", metrics=["fleiss_kappa", "gwet_ac1"], correction="none")
+    cats = list(data.categories)
+    for r in res.tests.itertuples(index=False):
+        a, b = (
+            ie.Annotations.from_long(table[table["batch"] == g].reset_index(drop=True), categories=cats)
+            for g in (r.group_a, r.group_b)
+        )
+        c = ie.compare(a, b, metric=r.metric)
+        assert not c.paired
+        for got, want in ((r.difference, c.estimate), (r.se, c.se), (r.z, c.statistic), (r.p_value, c.p_value)):
+            assert _same(got, want), (r.metric, r.group_a, r.group_b, got, want)

@@ -64,7 +64,8 @@ class AgreementBy(Result):
         ``n_items``, ``n_annotations``.
     tests : pandas.DataFrame
         One row per comparison and metric: ``metric``, ``group_a``, ``group_b``, ``estimate_a``, ``estimate_b``,
-        ``difference`` (b - a), ``se`` (:math:`\\sqrt{se_a^2 + se_b^2}`), ``z``, ``p_value`` (two-sided),
+        ``difference`` (b - a), ``se`` (:math:`\\sqrt{se_a^2 + se_b^2}`), ``lower`` and ``upper`` (the
+        difference's normal interval), ``z``, ``p_value`` (two-sided),
         ``p_adjusted`` (Holm, within each metric's family of comparisons; equal to ``p_value`` with
         ``correction='none'``).
     test : {'consecutive', 'reference'}
@@ -305,16 +306,18 @@ def _estimates(sub: Annotations, metrics: tuple, weights: Any, confidence: float
     return out
 
 
-def _two_variance_z(a: np.ndarray, se_a: np.ndarray, b: np.ndarray, se_b: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Independent groups (Gwet 2014, §9.3): ``d = b - a``, ``se = sqrt(se_a² + se_b²)``, ``z = d / se`` and the
-    two-sided normal p-value."""
-    from scipy.special import ndtr
+def _two_variance_z(
+    a: np.ndarray, se_a: np.ndarray, b: np.ndarray, se_b: np.ndarray, confidence: float
+) -> tuple[np.ndarray, ...]:
+    """Independent groups (Gwet 2014, §9.3), as :func:`iaa_engine.compare` tests independent data sets (its
+    ``_test``, z against the normal): ``d = b - a``, ``se = sqrt(se_a² + se_b²)``, ``z = d / se``, the two-sided
+    p-value and the interval of d."""
+    from iaa_engine.analysis._compare import _test
 
     d = b - a
-    with np.errstate(divide="ignore", invalid="ignore"):
-        se = np.sqrt(se_a**2 + se_b**2)
-        z = np.where(se > 0, d / se, np.nan)
-    return d, se, z, 2.0 * ndtr(-np.abs(z))
+    se = np.sqrt(se_a**2 + se_b**2)
+    out = np.array([_test(float(x), float(s), float("nan"), confidence) for x, s in zip(d, se)]).reshape(-1, 4)
+    return d, se, out[:, 0], out[:, 1], out[:, 2], out[:, 3]
 
 
 @validate(
@@ -345,7 +348,7 @@ def agreement_by(
     kept, so that chance agreement that depends on the number of categories, AC1's and Brennan-Prediger's, is the
     same in every group): an estimate :math:`\hat\kappa_g` with its standard error :math:`s_g` (Gwet's
     linearisation; alpha: the delete-one-item jackknife) and t interval. Groups are compared as independent
-    samples (Gwet 2014, §9.3):
+    samples (Gwet 2014, §9.3; the test :func:`iaa_engine.compare` makes of independent data sets):
 
     .. math::
 
@@ -486,7 +489,7 @@ def agreement_by(
             f"{int(np.count_nonzero(groups_per_item > 1))} item(s) have annotations in several groups: the tests "
             "treat the groups as independent samples, which they are not on those items"
         )
-    tests = _tests(table, metrics, n_groups, test, ref_index, correction)
+    tests = _tests(table, metrics, n_groups, test, ref_index, correction, confidence)
     return AgreementBy(
         column=column,
         kind=kind,
@@ -502,7 +505,9 @@ def agreement_by(
     )
 
 
-def _tests(table: pd.DataFrame, metrics: tuple, n_groups: int, test: str, ref: int, correction: str) -> pd.DataFrame:
+def _tests(
+    table: pd.DataFrame, metrics: tuple, n_groups: int, test: str, ref: int, correction: str, confidence: float
+) -> pd.DataFrame:
     """The comparisons of each metric's groups (consecutive, or each against the reference), Holm-adjusted."""
     from iaa_engine.analysis._scorecard import _holm
 
@@ -517,7 +522,7 @@ def _tests(table: pd.DataFrame, metrics: tuple, n_groups: int, test: str, ref: i
     for m, metric in enumerate(metrics):
         rows = table.iloc[m :: len(metrics)]  # the groups' rows of this metric, in group order
         est, se = rows["estimate"].to_numpy(float), rows["se"].to_numpy(float)
-        d, s, z, p = _two_variance_z(est[a_idx], se[a_idx], est[b_idx], se[b_idx])
+        d, s, z, p, lo, hi = _two_variance_z(est[a_idx], se[a_idx], est[b_idx], se[b_idx], confidence)
         parts.append(
             pd.DataFrame(
                 {
@@ -528,6 +533,8 @@ def _tests(table: pd.DataFrame, metrics: tuple, n_groups: int, test: str, ref: i
                     "estimate_b": est[b_idx],
                     "difference": d,
                     "se": s,
+                    "lower": lo,
+                    "upper": hi,
                     "z": z,
                     "p_value": p,
                     "p_adjusted": _holm(p) if correction == "holm" else p,
