@@ -349,7 +349,8 @@ def addin_layout_positions() -> dict[str, int]:
     """Each worksheet function of the add-in -> the 0-based position of its ``layout`` argument (from the
     signatures of the functions ``excel_addin/iaa_functions.py`` imports from ``iaa_engine.excel``)."""
     addin = load_addin()
-    return {name: list(inspect.signature(getattr(addin, name)).parameters).index("layout") for name in addin.__all__}
+    params = {name: list(inspect.signature(getattr(addin, name)).parameters) for name in addin.__all__}
+    return {name: p.index("layout") for name, p in params.items() if "layout" in p}  # UALPHA, IAA_SAMPLE_SIZE: none
 
 
 def formula_args(formula: str) -> tuple[str, list[str]]:
