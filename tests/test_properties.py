@@ -334,6 +334,20 @@ NOT_METRICS = {
     "hierarchy_test",
     "label_agreement",
     "split_hierarchy",
+    # judgments read from long tables of preferences, rankings and relations (not Annotations): their invariants
+    # (the swap of a pair, brute-force alpha with rank distances) in tests/test_preferences.py, test_rankings.py,
+    # test_relations.py
+    "preference_agreement",
+    "PreferenceAgreement",
+    "preference_model_agreement",
+    "bradley_terry",
+    "BradleyTerry",
+    "ranking_agreement",
+    "RankingAgreement",
+    "kendall_w",
+    "KendallW",
+    "relation_agreement",
+    "RelationAgreement",
     # a Monte-Carlo study of the estimators: tests/test_simulation.py
     "missingness_simulation",
     # presentation of the report: tests/test_html_report.py
