@@ -399,3 +399,22 @@ def test_cli_rankings(tmp_path, capsys):
     assert main(["rankings", str(path)]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("iaa: warning: plugin")]
     assert len(err) == 1 and err[0].startswith("iaa: error: the ranking on row 1")
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.permutations(["r0", "r1", "r2", "r3"]), st.sampled_from(["kendall_tau", "footrule"]))
+def test_renaming_responses_judges_and_rows_changes_nothing(seed, names, distance):
+    """A bijection of the response ids, new judge names and shuffled rows leave alpha, W and the gold scores as
+    they are (the gold follows the renamed responses)."""
+    table = random_table(seed, ties=True, topk=True)
+    rename = dict(zip(["r0", "r1", "r2", "r3"], names))
+    other = table.assign(
+        label=table["label"].map(lambda lab: " > ".join("=".join(rename[e] for e in pl) for pl in places_of(lab))),
+        annotator="judge-" + table["annotator"],
+    ).sample(frac=1.0, random_state=seed)
+    a, b = ie.ranking_agreement(table, distance=distance), ie.ranking_agreement(other, distance=distance)
+    assert a.alpha == pytest.approx(b.alpha, abs=1e-12, nan_ok=True)
+    pd.testing.assert_frame_equal(a.per_item, b.per_item)
+    ga = a.gold.assign(response=a.gold["response"].map(rename)).set_index(["item", "response"])["score"]
+    gb = b.gold.set_index(["item", "response"])["score"]
+    pd.testing.assert_series_equal(ga.sort_index(), gb.sort_index(), atol=1e-12)
