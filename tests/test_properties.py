@@ -303,6 +303,22 @@ NOT_METRICS = {
     # unitizing alpha reads a span table, not Annotations: its invariances in tests/test_unitizing.py
     "unitizing_alpha",
     "UnitizingAlpha",
+    # the 2016 family and gamma read span tables too: tests/test_unitizing_family.py, tests/test_gamma.py
+    "unitizing_family",
+    "UnitizingFamily",
+    "gamma_agreement",
+    "GammaAgreement",
+    # questions about a study (two data sets, groups, windows, repeats, planning): tests/test_compare.py,
+    # tests/test_agreement_by.py, tests/test_retest.py, tests/test_plan.py
+    "compare",
+    "Comparison",
+    "agreement_by",
+    "AgreementBy",
+    "retest",
+    "Retest",
+    "plan",
+    "plan_simulation",
+    "StudyPlan",
     "GoldAccuracy",
     "gold_accuracy",
     # a scorecard per annotator (tables of per-annotator results): tests/test_scorecard.py

@@ -114,7 +114,9 @@ DOC_WEIGHTS = (
     f'Agreement weights: "quadratic" (default), "identity" (unweighted), {_DOC_FAMILIES}. '
     "Numeric labels use their values; text labels give #VALUE! (code ordered categories as numbers)."
 )
-DOC_WEIGHTS_EST: str = f'Agreement weights: "identity" (default: unweighted), "quadratic", {_DOC_FAMILIES}. Not for an ICC.'
+DOC_WEIGHTS_EST: str = (
+    f'Agreement weights: "identity" (default: unweighted), "quadratic", {_DOC_FAMILIES}. Not for an ICC.'
+)
 DOC_FORM = (
     '"ICC(2,1)" (default), "ICC(1,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)"; McGraw & Wong '
     '("ICC(A,1)", "ICC(C,k)", ...) and psych names ("ICC2", "ICC3k", ...) work too.'

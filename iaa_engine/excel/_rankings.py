@@ -16,9 +16,7 @@ from iaa_engine.excel._range import ExcelError, cell, out, passed_on, read, scal
 
 __all__ = ["KENDALL_W", "KENDALL_W_TEST"]
 
-DOC_RANKS = (
-    "Ranks (or scores): one row per item ranked, one column per judge. Rows with a blank cell are left out."
-)
+DOC_RANKS = "Ranks (or scores): one row per item ranked, one column per judge. Rows with a blank cell are left out."
 DOC_CORRECT = "TRUE (default): W corrected for tied ranks within a judge (Wt). FALSE: without the correction."
 DOC_HEADERS = 'FALSE (default): no headers. TRUE: first row (judges) and first column (items) hold names. "annotators" or "items": only that one.'  # noqa: E501
 
