@@ -1122,8 +1122,36 @@ def test_report_by_group_from_a_groups_file(server, api, timed, tmp_path):
         json.loads(out.stdout)["by"]["sentiment"]["agreement"],
         _expected_by(long[["item", "annotator", "label", "group"]], by="group"),
     )
-    bad = run("report", "--url", server.url, "--token", TOKEN, "-p", str(pid), "--no-state", "--by", "group")
-    assert bad.returncode == 2 and "--by group needs --groups FILE" in bad.stderr
+    # a task data field: the tasks' batch
+    out = run("report", "--url", server.url, "--token", TOKEN, "-p", str(pid), "--no-state", "--by", "data.batch",
+              "--json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    long = table.assign(item=table["task"])[["item", "annotator", "label", "batch"]]
+    _same_by(json.loads(out.stdout)["by"]["sentiment"]["agreement"], _expected_by(long, by="batch"))
+
+
+def test_by_options_are_checked_before_connecting(tmp_path):
+    """One line, exit 2, and no server asked (no --url given)."""
+    cases = [
+        (["--freq", "D"], "--freq needs --time created_at|updated_at (or --by-week)"),
+        (["--by-week", "--freq", "M"], "--by-week is --time created_at --freq W; got --freq M"),
+        (["--by-week", "--by", "group"], "give --time (or --by-week) or --by, not both"),
+        (["--by", "group"], "--by group needs --groups FILE"),
+        (["--by", "annotator"], "--by must be group, project or data.FIELD"),
+        (["--by", "project"], "--by project needs several projects"),
+        (["--groups", "g.csv"], "--groups FILE names the annotators' groups for --by group"),
+        (["--by", "group", "--groups", str(tmp_path / "none.csv")], "cannot read --groups"),
+        (["--projects", "1,x"], "--projects: expected task or project ids (whole numbers); got 'x'"),
+    ]
+    out = run("report")
+    assert out.returncode == 2 and "give --project ID (or --projects ID,ID to pool projects)" in out.stderr
+    for extra, message in cases:
+        out = run("report", "-p", "1", *extra)
+        assert out.returncode == 2 and message in out.stderr, (extra, out.stderr)
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    (tmp_path / "g.csv").write_text("a@x,A\nb@x\n")
+    out = run("report", "-p", "1", "--by", "group", "--groups", str(tmp_path / "g.csv"))
+    assert out.returncode == 2 and "line 2: expected two columns" in out.stderr
 
 
 def test_report_of_a_tab_or_a_task_list_is_the_report_of_those_tasks(server, api, timed, tmp_path):
@@ -1142,6 +1170,20 @@ def test_report_of_a_tab_or_a_task_list_is_the_report_of_those_tasks(server, api
     # the tag's report too is the core's report of those tasks alone
     want = ie.report(ie.Annotations.from_long(long[["item", "annotator", "label"]]))
     assert got["controls"]["sentiment"] == json.loads(json.dumps(want.to_dict()))
+    # in Python (docs/guides/label-studio.md): the tab against the other tasks, through the core's compare
+    from iaa_label_studio.analyse import agreement_over, analyse
+    from iaa_label_studio.api import Api as _Api
+    from iaa_label_studio.read import pull, restrict
+
+    project = pull(_Api(server.client()), pid)
+    tab = analyse(restrict(project, api.view_task_ids(pid, view["id"]), f"tab {view['id']}"))
+    agreement_over(tab, time="created_at")
+    assert json.loads(json.dumps(tab.to_json()["by"], default=str)) == got["by"]
+    rest = analyse(restrict(project, sorted(set(table["task"]) - set(sub["task"])), "the other tasks"))
+    cmp = ie.compare(tab.controls["sentiment"].data, rest.controls["sentiment"].data, metric="fleiss_kappa")
+    others = table[table["batch"] != "b1"].assign(item=lambda f: f["task"])[["item", "annotator", "label"]]
+    assert not cmp.paired and cmp.estimate_a == pytest.approx(want.to_dict()["fleiss_kappa"], rel=1e-12)
+    assert cmp.estimate_b == pytest.approx(ie.fleiss_kappa(ie.Annotations.from_long(others)), rel=1e-12)
     ids_file = tmp_path / "ids.txt"
     ids_file.write_text("\n".join(map(str, sorted(sub["task"].unique()))))
     listed = json.loads(run(*args, "--tasks", str(ids_file)).stdout)
@@ -1171,6 +1213,9 @@ def test_two_projects_with_one_config_pool_and_other_configs_are_refused(server,
     _same_by(weekly["by"]["sentiment"]["agreement"],
              _expected_by(pooled[["item", "annotator", "label", "created_at"]], time="created_at"))  # fmt: skip
     pc, _ = _timed_project(api, server, "timed C", TIMED_CONFIG_C, seed=23, n_tasks=3)
+    tab = api.create_view(pc, {"title": "c"})
+    wrong = run(*base, "--projects", f"{pa},{pb}", "--view", str(tab["id"]))
+    assert wrong.returncode == 2 and f"--view {tab['id']} is a tab of project {pc}, not of {pa}, {pb}" in wrong.stderr
     bad = run(*base, "--projects", f"{pa},{pc}")
     assert bad.returncode == 2
     assert (

@@ -285,7 +285,8 @@ def _guard(fn):
 def _cmd_report(args: argparse.Namespace) -> int:
     from .analyse import analyse
 
-    options = _by_settings(args)  # checked before connecting
+    _project_ids(args)  # the options are checked before connecting
+    options = _by_settings(args)
     api = _connect(args)
     project = _selected_project(api, args)
     analysis = analyse(
@@ -312,6 +313,7 @@ def _printable(text: str) -> str:
 
 def render_text(analysis) -> str:
     from .analyse import fmt
+    from .judgments import render as render_judgments
     from .quality import render as render_quality
 
     p = analysis.project
@@ -368,6 +370,7 @@ def render_text(analysis) -> str:
         for n in r.notes:
             lines.append(f"  note: {n}")
         lines.append("")
+    lines += render_judgments(analysis.judgments)
     if analysis.converted.notes:
         lines += ["Notes"] + [f"  - {n}" for n in analysis.converted.notes]
     return "\n".join(lines).rstrip() + "\n"
@@ -671,9 +674,12 @@ def _write_html(analysis, path: str) -> None:
         data, rep = analysis.controls[name].data, None
     p = analysis.project
     title = f"Agreement of Label Studio {'projects ' + p.title if p.pooled else 'project ' + str(p.id)} ({name})"
-    _write_private(
-        Path(path), lambda tmp: ie.write_html_report(data, tmp, report=rep, title=title, n_boot=200, progress=False)
-    )
+    try:
+        _write_private(
+            Path(path), lambda tmp: ie.write_html_report(data, tmp, report=rep, title=title, n_boot=200, progress=False)
+        )
+    except OSError as exc:
+        raise CliError(f"cannot write --html {path}: {exc.strerror or exc}") from None
     print(f"iaa: wrote {path}", file=sys.stderr)
 
 

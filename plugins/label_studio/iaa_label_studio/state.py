@@ -42,7 +42,7 @@ from .convert import user_id
 __all__ = ["StateStore", "PullState", "default_state_dir", "slim_task", "FORMAT", "MAX_STATE_BYTES", "NO_STATE"]
 
 FORMAT = 3  # 2: predictions keep their result (the gold predictions are compared with it); 3: annotations their times
-_ANN_KEYS = ("id", "completed_by", "result", "was_cancelled", "ground_truth", "created_at", "updated_at", "lead_time")
+_ANN_KEYS = ("id", "completed_by", "result", "was_cancelled", "ground_truth", "created_at", "updated_at")
 _PRED_KEYS = ("id", "model_version", "score", "result")
 #: the largest decompressed state read (~2 kB per task with three annotations: ~130,000 tasks). Checked before
 #: anything is parsed (the file's size and its gzip trailer first, then while decompressing: a gzip bomb stops
