@@ -1000,6 +1000,22 @@ def test_parse_groups_csv_json_header_ids_and_errors():
         with_column(table, [], "lead_time")
 
 
+def test_pooling_compares_the_controls_not_the_layout_and_restrict_names_unknown_tasks():
+    from iaa_label_studio.read import Project, control_signature, restrict
+
+    sig = control_signature(parse_config(TIMED_CONFIG))
+    assert control_signature(parse_config(TIMED_CONFIG_B)) == sig  # a header more: the same controls
+    assert control_signature(parse_config(TIMED_CONFIG_C)) != sig  # another choice
+    multiple = TIMED_CONFIG.replace('name="sentiment"', 'name="sentiment" choice="multiple"')
+    assert control_signature(parse_config(multiple)) != sig
+    tasks = [{"id": i, "data": {}, "annotations": []} for i in (3, 5, 8)]
+    p = Project(1, "p", "", [], tasks, {}, None)
+    assert [t["id"] for t in restrict(p, [8, 3], "--tasks").tasks] == [3, 8]
+    assert restrict(p, [5], "tab 2").pull_info["selected"] == {"tasks": 1, "of": 3, "by": "tab 2"}
+    with pytest.raises(ValueError, match=r"2 task\(s\) of --tasks are not tasks of project 1: 4, 9"):
+        restrict(p, [3, 4, 9], "--tasks")
+
+
 TIMED_CONFIG = """
 <View>
   <Text name="text" value="$text"/>
