@@ -430,3 +430,210 @@ def test_tasks_to_adjudicate_are_flagged_and_a_resync_writes_nothing(server, api
     assert {t["data"]["own"] for t in listed} == {1, 2, 3, 6}
     agreement = [t["data"]["iaa_agreement"] for t in listed]
     assert agreement == sorted(agreement) and agreement[0] == 0.0  # the tie first (1 : 1 has agreement 0)
+
+
+# --------------------------------------------------------------------------- judgments: Pairwise, Ranker, relations
+# (issue 28). Each test builds the core's table by hand from the design of its tasks and compares the connector's
+# numbers with the core's on it.
+
+PW_CONFIG = """<View><Text name="prompt" value="$prompt"/><Pairwise name="pw" toName="left,right"/>
+<Text name="left" value="$left"/><Text name="right" value="$right"/></View>"""
+RK_CONFIG = """<View><List name="results" value="$items" title="Results"/>
+<Ranker name="rank" toName="results"><Bucket name="top" title="Top"/><Bucket name="mid" title="Middle"/>
+<Bucket name="low" title="Low"/></Ranker></View>"""
+RK_PLAIN = """<View><List name="results" value="$items"/><Ranker name="rank" toName="results"/></View>"""
+REL_CONFIG = """<View><Text name="text" value="$text"/>
+<Labels name="ner" toName="text"><Label value="PER"/><Label value="ORG"/></Labels>
+<Relations><Relation value="works_for"/><Relation value="knows"/></Relations></View>"""
+
+
+def pw(selected: str) -> list[dict]:
+    return [{"from_name": "pw", "to_name": "pw", "type": "pairwise", "value": {"selected": selected}}]
+
+
+def rk(ranking: dict) -> list[dict]:
+    return [{"from_name": "rank", "to_name": "results", "type": "ranker", "value": {"ranker": ranking}}]
+
+
+def ner(rid: str, s: int, e: int, lab: str) -> dict:
+    return {"id": rid, **span(s, e, lab)}
+
+
+def rel(a: str, b: str, lab: str | None, direction: str = "right") -> dict:
+    return {"type": "relation", "from_id": a, "to_id": b, "direction": direction, "labels": [lab] if lab else []}
+
+
+#: pairwise design: two prompts, four responses each (r1 best, r4 worst), five pairs per prompt; the better
+#: response is on the left in every other task. Judge 0 always picks the left one (position bias); judge 1 always
+#: the better; judge 2 the better except in task 3.
+PW_PAIRS = [(1, 2), (1, 3), (2, 3), (2, 4), (3, 4)]
+
+
+def _pw_design() -> list[tuple[str, str, str, list[str]]]:
+    """Per task: prompt, left response, right response, the three judges' ``left``/``right``."""
+    out = []
+    for i in range(10):
+        p = f"p{i // 5}"
+        good, bad = (f"{p} answer r{k}" for k in PW_PAIRS[i % 5])
+        left, right = (good, bad) if i % 2 == 0 else (bad, good)
+        better = "left" if i % 2 == 0 else "right"
+        worse = "right" if better == "left" else "left"
+        out.append((p, left, right, ["left", better, worse if i == 3 else better]))
+    return out
+
+
+def test_pairwise_results_become_the_cores_preference_table():
+    """Pairwise by hand: left is shown first (``A``), the prompt is the prompt object's data; a judge's second
+    judgment of a pair (in another task, swapped) and a ``selected`` that is not left/right are set aside; the
+    connector's numbers are ie.preference_agreement's on the hand-built table."""
+    from iaa_label_studio.analyse import analyse
+    from iaa_label_studio.judgments import judgment_configs, pairwise_table
+
+    design = _pw_design()
+    tasks = [
+        {"id": i + 1, "data": {"prompt": p, "left": a, "right": b}, "annotations": [
+            {"id": 10 * i + k, "completed_by": k + 1, "result": pw(s)} for k, s in enumerate(sel)
+        ]}
+        for i, (p, a, b, sel) in enumerate(design)
+    ]  # fmt: skip
+    tasks.append({"id": 11, "data": {"prompt": "p0", "left": "p0 answer r2", "right": "p0 answer r1"}, "annotations": [
+        {"id": 111, "completed_by": 1, "result": pw("left")},  # task 1's pair swapped: judged again by a
+        {"id": 112, "completed_by": 2, "result": pw("middle")},  # not a Pairwise answer
+    ]})  # fmt: skip
+    cfg = judgment_configs(PW_CONFIG)[0]["pw"]
+    assert (cfg.left, cfg.right, cfg.prompt) == ("left", "right", "prompt")
+    table, invalid = pairwise_table(tasks, cfg, annotator_names={1: "a", 2: "b", 3: "c"})
+    assert dict(invalid) == {
+        "the same pair of the same prompt judged again by the judge (first kept)": 1,
+        "selected is not 'left' or 'right'": 1,
+    }
+    hand = pd.DataFrame(
+        [(p, a, b, who, "A" if s == "left" else "B") for p, a, b, sel in design for who, s in zip("abc", sel)],
+        columns=["item", "response_a", "response_b", "annotator", "label"],
+    )
+    pd.testing.assert_frame_equal(table.drop(columns="task"), hand)
+    a = analyse(_project(PW_CONFIG, tasks))
+    assert not any("not supported" in n for n in a.converted.notes) and a.controls == {}
+    got = a.to_json()["judgments"]["pw"]
+    assert got["result"] == ie.preference_agreement(hand).to_dict()
+    judges = {j["judge"]: j for j in got["result"]["judges"]}
+    assert judges["a"]["first_share"] == 1.0 and judges["a"]["position_bias"] is True
+    assert judges["b"]["first_share"] == 0.5 and judges["b"]["position_bias"] is False
+    # Holm across three judges: a's exact two-sided p of 10 of 10, 2 / 2^10, times 3
+    assert judges["a"]["p_holm"] == pytest.approx(3 * 2 / 1024, abs=1e-15)
+
+
+def test_ranker_buckets_become_places_in_config_order():
+    """Ranker by hand: with buckets, each non-empty bucket is one place in the config's order and the ids left in
+    the list (``_``) are not ranked; without buckets the one list is the ranking, best first. Unknown buckets and
+    ids ranked twice are set aside."""
+    from iaa_label_studio.analyse import analyse
+    from iaa_label_studio.judgments import judgment_configs, ranker_table
+
+    assert judgment_configs(RK_CONFIG)[1]["rank"].buckets == ["top", "mid", "low"]
+    assert judgment_configs(RK_PLAIN)[1]["rank"].buckets == []
+    tasks = [
+        {"id": 1, "data": {}, "annotations": [
+            {"id": 1, "completed_by": 1, "result": rk({"low": ["z"], "top": ["w"], "mid": ["x", "y"]})},
+            {"id": 2, "completed_by": 2, "result": rk({"top": ["w", "x"], "mid": [], "low": ["y", "z"]})},
+            {"id": 3, "completed_by": 3, "result": rk({"top": ["x"], "mid": ["w"], "_": ["y", "z"]})},
+        ]},
+        {"id": 2, "data": {}, "annotations": [
+            {"id": 4, "completed_by": 1, "result": rk({"top": ["z"], "nope": ["y"]})},  # not a bucket
+            {"id": 5, "completed_by": 2, "result": rk({"top": ["z"], "low": ["z"]})},  # z twice
+            {"id": 6, "completed_by": 3, "result": rk({"top": ["z", "y"], "low": ["x", "w"]})},
+        ]},
+    ]  # fmt: skip
+    table, invalid = ranker_table(tasks, judgment_configs(RK_CONFIG)[1]["rank"])
+    assert dict(invalid) == {"a bucket that is not in the label config": 1, "an id ranked twice": 1}
+    assert table["label"].tolist() == [
+        [["w"], ["x", "y"], ["z"]], [["w", "x"], ["y", "z"]], [["x"], ["w"]], [["z", "y"], ["x", "w"]]
+    ]  # fmt: skip
+    hand = pd.DataFrame(
+        {"item": ["1", "1", "1", "2"], "annotator": ["a", "b", "c", "c"],
+         "label": ["w > x = y > z", "w = x > y = z", "x > w", "y = z > w = x"]}
+    )  # fmt: skip
+    a = analyse(_project(RK_CONFIG, tasks))
+    assert a.to_json()["judgments"]["rank"]["result"] == ie.ranking_agreement(hand).to_dict()
+    plain = [{"id": 1, "annotations": [{"id": 1, "completed_by": 1, "result": rk({"rank": ["b", "a", "c"]})}]}]
+    table, _ = ranker_table(plain, judgment_configs(RK_PLAIN)[1]["rank"])
+    assert table["label"].tolist() == [["b", "a", "c"]]
+
+
+#: relations design: per task, three annotators mark PER 0-5, ORG 10-15, PER 20-25 (annotator 2 not the last in
+#: task 0); relations: 0 -> 1 works_for (annotator 2 draws it the other way round, ``left``), 0 -> 2 knows
+#: (annotator 1 misses it in task 1), and annotator 0 alone adds 2 -> 1 works_for in task 2
+def _rel_design(n: int = 3) -> list[list[list[tuple]]]:
+    """Per task, per annotator: spans (id, start, end, label) and relations (from, to, label, direction)."""
+    out = []
+    for t in range(n):
+        anns = []
+        for k in range(3):
+            spans = [(f"t{t}a{k}r0", 0, 5, "PER"), (f"t{t}a{k}r1", 10, 15, "ORG")]
+            if not (t == 0 and k == 2):
+                spans.append((f"t{t}a{k}r2", 20, 25, "PER"))
+            r = [(0, 1, "works_for", "right")] if k != 2 else [(1, 0, "works_for", "left")]
+            if len(spans) == 3 and not (t == 1 and k == 1):
+                r.append((0, 2, "knows", "right"))
+            if t == 2 and k == 0:
+                r.append((2, 1, "works_for", "right"))
+            anns.append([spans, r])
+        out.append(anns)
+    return out
+
+
+def _rel_tasks(design, users: list[int]) -> list[dict]:
+    out = []
+    for t, anns in enumerate(design):
+        annotations = []
+        for k, (spans, rels) in enumerate(anns):
+            result = [ner(*s) for s in spans]
+            result += [rel(spans[i][0], spans[j][0], lab, d) for i, j, lab, d in rels]
+            annotations.append({"completed_by": users[k], "result": result, "ground_truth": False})
+        out.append({"data": {"text": "x" * 30, "own": t}, "annotations": annotations})
+    return out
+
+
+def _rel_core(design, names: list[str], items: list) -> ie.RelationAgreement:
+    """The core on the hand-built regions and relations (relations name regions by row position)."""
+    regions, relations = [], []
+    for t, anns in zip(items, design):
+        for who, (spans, rels) in zip(names, anns):
+            first = len(regions)
+            regions += [(t, who, lab, s, e) for _, s, e, lab in spans]
+            relations += [(who, first + i, first + j, lab, d) for i, j, lab, d in rels]
+    m = ie.match_regions(
+        pd.DataFrame(regions, columns=["item", "annotator", "label", "start", "end"]), kind="span", threshold=1.0
+    )
+    table = pd.DataFrame(relations, columns=["annotator", "from_id", "to_id", "label", "direction"])
+    return ie.relation_agreement(m, table, direction="direction")
+
+
+def test_relations_become_relation_units_on_the_region_matching():
+    """Relations by hand: relation results are not counted as unknown controls; the connector's numbers are
+    ie.relation_agreement's on the hand-built regions and relations; a relation naming a region that is not
+    kept is set aside with a note."""
+    from iaa_label_studio.analyse import analyse
+
+    design = _rel_design()
+    tasks = _rel_tasks(design, [1, 2, 3])
+    for i, t in enumerate(tasks):
+        t["id"] = i + 1
+        for k, a in enumerate(t["annotations"]):
+            a["id"] = 10 * i + k
+    tasks[0]["annotations"][0]["result"].append(rel("t0a0r0", "nowhere", "knows"))
+    a = analyse(_project(REL_CONFIG, tasks))
+    assert a.converted.unknown == {}
+    assert any("1 relation(s) set aside" in n for n in a.converted.notes)
+    got = a.to_json()["judgments"]["ner relations"]["result"]
+    want = _rel_core(design, ["a", "b", "c"], [1, 2, 3]).to_dict()
+    assert got["alpha"] == pytest.approx(want["alpha"], abs=1e-12)
+    # by hand: 9 works_for, 7 knows (c has no region 20-25 in task 0, b misses knows in task 1), 1 extra;
+    # relation units: works_for and knows in each task, and a's extra one in task 2
+    assert (got["n_relations"], got["n_units"]) == (want["n_relations"], want["n_units"]) == (17, 7)
+    assert got["per_label"] == want["per_label"] and got["pairs"] == want["pairs"]
+    pairs = {(p["annotator_a"], p["annotator_b"]): p for p in got["pairs"]}
+    # b and c: b draws 2 + 1 + 2, c 1 + 2 + 2 (c's works_for drawn the other way round, direction left, is the
+    # same relation); they share works_for in every task and knows in task 2: F1 = 2 * 4 / 10
+    assert (pairs[("b", "c")]["n_relations_a"], pairs[("b", "c")]["n_relations_b"]) == (5, 5)
+    assert (pairs[("b", "c")]["n_matched"], pairs[("b", "c")]["f1"]) == (4, 0.8)

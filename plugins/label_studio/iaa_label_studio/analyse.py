@@ -22,6 +22,7 @@ import pandas as pd
 import iaa_engine as ie
 
 from .convert import NO_REGION, Control, ControlData, Converted, convert
+from .judgments import judgments
 from .names import GOLD_VERSION, SCORE_VERSION
 from .quality import MODEL_PREFIX, Quality, check_models, control_quality, known_labels, model_tables
 from .read import Project
@@ -102,6 +103,8 @@ class Analysis:
     primary: str | None  # the control whose task agreement is the task's score
     #: agreement by group or over time per control tag (:func:`agreement_over`), when asked
     by: dict = field(default_factory=dict)
+    #: Pairwise, Ranker and relations (:func:`iaa_label_studio.judgments.judgments`), by tag
+    judgments: dict = field(default_factory=dict)
 
     def task_score(self, task_id: int) -> float:
         if self.primary is None:
@@ -119,6 +122,7 @@ class Analysis:
             "set_aside": dict(self.converted.set_aside),
             "notes": list(self.converted.notes),
             **({"by": {n: b.to_dict() for n, b in self.by.items()}} if self.by else {}),
+            **({"judgments": {n: j.to_dict() for n, j in self.judgments.items()}} if self.judgments else {}),
             **({"pooled_projects": list(self.project.pooled)} if self.project.pooled else {}),
             **({"selected": self.project.pull_info["selected"]} if "selected" in self.project.pull_info else {}),
         }
@@ -384,7 +388,15 @@ def analyse(
         )
     if primary is None:
         primary = next((n for n, r in results.items() if r.data is not None), next(iter(results), None))
-    return Analysis(project, results, conv, primary)
+    found = judgments(
+        project.tasks,
+        project.label_config,
+        project.controls,
+        conv,
+        exclude_users=exclude,
+        annotator_names=project.users,
+    )
+    return Analysis(project, results, conv, primary, judgments=found)
 
 
 # --------------------------------------------------------------------------- unitizing alpha (issue 26)

@@ -119,6 +119,8 @@ _REGION_OBJECTS = {
     "paragraphlabels": {"paragraphs"},
 }
 NO_REGION = "(no region)"
+#: tags measured as judgments (:mod:`iaa_label_studio.judgments`), not as a label per item
+JUDGMENT_TAGS = ("pairwise", "ranker", "relations")
 COLUMNS = ["task", "item", "annotator", "label", "ground_truth", "annotation", "start", "end", "text", "value"]
 _NOT_SUPPORTED_NOTE = "agreement for {tag} is not supported (no matching rule for this tag); its results are ignored"
 #: the default IoU for regions other than text spans (text spans: exact boundaries unless a threshold is given)
@@ -629,6 +631,9 @@ class ControlData:
     matching: ie.RegionMatch | None = None
     #: span controls: the input of Krippendorff's unitizing alpha (:func:`span_table`), else None
     unitizing: SpanTable | None = None
+    #: regions: the table the matching read (row position = the core's region number; ``region_id`` is
+    #: ``"<annotation id>/<result id>"``, what Label Studio's relations name), else None
+    regions: pd.DataFrame | None = None
 
     @property
     def n_invalid(self) -> int:
@@ -698,6 +703,8 @@ def convert(
             for res in ann.get("result") or []:
                 fname = res.get("from_name") if isinstance(res, dict) else None
                 c = by_name.get(fname)
+                if c is None and isinstance(res, dict) and str(res.get("type", "")).lower() == "relation":
+                    continue  # between regions: iaa_label_studio.judgments
                 if c is None:
                     unknown[str(fname)] += 1
                     continue
@@ -728,6 +735,7 @@ def convert(
                                 "label": label,
                                 "ground_truth": gt,
                                 "annotation": ann.get("id"),
+                                "region_id": f"{ann.get('id')}/{res.get('id')}",
                                 "text": value.get("text") if isinstance(value.get("text"), str) else None,
                                 "value": value,
                                 **g,
@@ -746,6 +754,8 @@ def convert(
     presence = pd.DataFrame(present, columns=["task", "annotator", "ground_truth", "annotation"])
     result = Converted(unknown=unknown, n_tasks=n_tasks, set_aside=set_aside)
     for c in controls:
+        if c.kind in JUDGMENT_TAGS:
+            continue  # measured by iaa_label_studio.judgments
         if not c.supported:
             why = _NOT_SUPPORTED_NOTE.format(tag=c.tag)
             if c.kind == "labels" or c.kind in _REGION_OBJECTS:
@@ -760,13 +770,15 @@ def convert(
         matching = None
         notes: list[str] = []
         if c.region is not None:
-            table, matching, more = _region_table(
+            table, matching, more, matched = _region_table(
                 c, regions.get(c.name, []), presence, invalid[c.name], iou_threshold, keypoint_threshold
             )
             notes += more
         else:
             table = pd.DataFrame(rows[c.name], columns=COLUMNS)
         cd = ControlData(c, table, invalid[c.name], n_tasks, notes, matching)
+        if c.region is not None:
+            cd.regions = matched
         if c.region == "span":
             cd.unitizing = span_table(c, regions.get(c.name, []), presence, media[c.name])
         if c.kind == "textarea":
@@ -816,9 +828,10 @@ def _region_table(
     invalid: Counter,
     iou_threshold: float | None,
     keypoint_threshold: float,
-) -> tuple[pd.DataFrame, ie.RegionMatch | None, list[str]]:
+) -> tuple[pd.DataFrame, ie.RegionMatch | None, list[str], pd.DataFrame | None]:
     """The units of one region control (the core's :func:`iaa_engine.match_regions`) as the control's long table:
-    one row per (unit, annotator of the task), ``NO_REGION`` for a unit the annotator did not mark."""
+    one row per (unit, annotator of the task), ``NO_REGION`` for a unit the annotator did not mark; and the
+    regions table it matched (None without regions)."""
     threshold = _region_threshold(c, iou_threshold, keypoint_threshold)
     kind = c.region
     assert kind is not None
@@ -833,7 +846,7 @@ def _region_table(
         f"disagreement for that annotator ({NO_REGION!r})"
     ]
     if not found:
-        return pd.DataFrame(columns=COLUMNS), None, notes
+        return pd.DataFrame(columns=COLUMNS), None, notes, None
     frame = pd.DataFrame(found)
     if kind == "span":  # one span per (annotator, boundaries): a second identical one is set aside
         dup = frame.duplicated(["task", "annotator", "start", "end"], keep="first").to_numpy()
@@ -888,7 +901,7 @@ def _region_table(
         },
         columns=COLUMNS,
     )
-    return table, m, notes
+    return table, m, notes, frame
 
 
 # --------------------------------------------------------------------------- when, and in which group (issue 27)
