@@ -637,3 +637,109 @@ def test_relations_become_relation_units_on_the_region_matching():
     # same relation); they share works_for in every task and knows in task 2: F1 = 2 * 4 / 10
     assert (pairs[("b", "c")]["n_relations_a"], pairs[("b", "c")]["n_relations_b"]) == (5, 5)
     assert (pairs[("b", "c")]["n_matched"], pairs[("b", "c")]["f1"]) == (4, 0.8)
+
+
+@pytest.mark.slow  # a real server (tens of seconds)
+def test_a_pairwise_project_shows_agreement_and_the_judge_with_position_bias(server, api, tmp_path):
+    """On the server: the pairwise design (judge 0 always prefers the left response). The report's numbers are
+    ie.preference_agreement's on the hand-built table; the text flags the biased judge; a sync writes nothing
+    and leaves every annotation as it was."""
+    users = lst.make_users(api, PEOPLE[:3])
+    design = _pw_design()
+    tasks = [
+        {"data": {"prompt": p, "left": a, "right": b}, "annotations": [
+            {"completed_by": users[who], "result": pw(s), "ground_truth": False} for who, s in zip(PEOPLE, sel)
+        ]}
+        for p, a, b, sel in design
+    ]  # fmt: skip
+    pid = lst.make_project(api, "pairwise", PW_CONFIG, tasks)
+    got = _report(server, pid)
+    assert got["controls"] == {} and not [n for n in got["notes"] if "not supported" in n]
+    hand = pd.DataFrame(
+        [(p, a, b, who, "A" if s == "left" else "B") for p, a, b, sel in design for who, s in zip(PEOPLE, sel)],
+        columns=["item", "response_a", "response_b", "annotator", "label"],
+    )
+    want = ie.preference_agreement(hand)
+    mine = got["judgments"]["pw"]["result"]
+    assert mine == json.loads(json.dumps(want.to_dict()))
+    judges = {j["judge"]: j for j in mine["judges"]}
+    assert [judges[w]["position_bias"] for w in PEOPLE[:3]] == [True, False, False]
+    assert judges[PEOPLE[0]]["first_wins"] == 10 and judges[PEOPLE[1]]["first_share"] == 0.5
+    # Bradley-Terry per prompt (five pairs each): judge 1's choices follow r1 > r2 > r3 > r4, so the scores do
+    s = pd.DataFrame(mine["scores"]).sort_values(["item", "score"], ascending=[True, False])
+    assert [r.split()[-1] for r in s.loc[s["item"] == "p1", "response"]] == ["r1", "r2", "r3", "r4"]
+    text = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--no-state").stdout
+    line = next(x for x in text.splitlines() if PEOPLE[0] in x and "first wins" in x)
+    assert "first wins 10 of 10" in line and "POSITION BIAS" in line
+    assert "POSITION BIAS" not in next(x for x in text.splitlines() if PEOPLE[1] in x and "first wins" in x)
+    assert f"{want.coefficients['krippendorff_alpha[ordinal]']:.4f}" in text and "Bradley-Terry scores" in text
+    before = {t["id"]: t["annotations"] for t in api.tasks(pid)}
+    out = run("sync", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--no-html", "--json",
+              "--summary", str(tmp_path))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["done"] == {}
+    after = {t["id"]: t["annotations"] for t in api.tasks(pid)}
+    assert after == before
+
+
+@pytest.mark.slow  # a real server (tens of seconds)
+def test_a_ranker_project_with_buckets_shows_ranking_agreement(server, api):
+    """On the server: six tasks ranking the same four responses into three buckets; one judge leaves ids in the
+    list. The report's numbers are ie.ranking_agreement's on the hand-built rankings (text syntax)."""
+    users = lst.make_users(api, PEOPLE[:3])
+    items = [{"id": x, "title": f"response {x}"} for x in "wxyz"]
+    # per task, per judge: top, mid, low (ids; "_" what stays in the list)
+    seeded = [
+        [{"top": ["w"], "mid": ["x", "y"], "low": ["z"]}, {"top": ["w", "x"], "mid": ["y"], "low": ["z"]},
+         {"top": ["w"], "mid": ["x"], "_": ["y", "z"]}],
+        [{"top": ["x"], "mid": ["w"], "low": ["y", "z"]}, {"top": ["x"], "mid": ["w", "y"], "low": ["z"]},
+         {"top": ["w"], "mid": ["x"], "low": ["z", "y"]}],
+        [{"top": ["z"], "mid": ["y"], "low": ["w", "x"]}, {"top": ["z", "y"], "low": ["w", "x"]},
+         {"top": ["z"], "mid": ["w"], "low": ["x", "y"]}],
+        [{"top": ["y"], "mid": ["z", "w"], "low": ["x"]}, {"top": ["y"], "mid": ["z"], "low": ["w", "x"]},
+         {"top": ["y", "z"], "_": ["w", "x"]}],
+    ]  # fmt: skip
+    tasks = [
+        {"data": {"items": items, "own": i}, "annotations": [
+            {"completed_by": users[who], "result": rk(r), "ground_truth": False} for who, r in zip(PEOPLE, row)
+        ]}
+        for i, row in enumerate(seeded)
+    ]  # fmt: skip
+    pid = lst.make_project(api, "ranker", RK_CONFIG, tasks)
+    ids = {t["data"]["own"]: t["id"] for t in api.tasks(pid)}
+    hand = pd.DataFrame(
+        [
+            (str(ids[i]), who, " > ".join(" = ".join(r[b]) for b in ("top", "mid", "low") if r.get(b)))
+            for i, row in enumerate(seeded)
+            for who, r in zip(PEOPLE, row)
+        ],
+        columns=["item", "annotator", "label"],
+    )
+    assert hand["label"].iloc[0] == "w > x = y > z"
+    want = ie.ranking_agreement(hand)
+    got = _report(server, pid)["judgments"]["rank"]
+    assert got["result"] == json.loads(json.dumps(want.to_dict())) and got["n_invalid"] == 0
+    assert got["result"]["per_item"][0]["complete"] is False  # the judge's partial list
+    text = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--no-state").stdout
+    assert f"Krippendorff's alpha [kendall_tau] {want.alpha:.4f}" in text
+    assert f"Kendall's W, mean over prompts {want.mean_w:.4f}" in text
+
+
+@pytest.mark.slow  # a real server (tens of seconds)
+def test_a_relations_project_counts_a_missed_relation(server, api):
+    """On the server: NER spans with relations, one annotator misses a relation (and one draws one the others do
+    not). The report's numbers are ie.relation_agreement's on the hand-built regions and relations."""
+    users = lst.make_users(api, PEOPLE[:3])
+    design = _rel_design()
+    pid = lst.make_project(api, "relations", REL_CONFIG, _rel_tasks(design, [users[w] for w in PEOPLE[:3]]))
+    ids = {t["data"]["own"]: t["id"] for t in api.tasks(pid)}
+    got = _report(server, pid)
+    assert got["unknown_controls"] == {}
+    mine = got["judgments"]["ner relations"]["result"]
+    want = _rel_core(design, PEOPLE[:3], [ids[i] for i in range(len(design))]).to_dict()
+    assert mine["alpha"] == pytest.approx(want["alpha"], abs=1e-12)
+    assert mine["per_label"] == want["per_label"] and mine["pairs"] == want["pairs"]
+    per_label = {r["label"]: r for r in mine["per_label"]}
+    assert set(per_label) == {"works_for", "knows"}
+    text = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--no-state").stdout
+    assert "== ner relations (relations) ==" in text and f"Krippendorff's alpha {want['alpha']:.4f}" in text
