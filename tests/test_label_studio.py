@@ -1123,6 +1123,22 @@ def test_report_by_week_equals_agreement_by_on_the_long_table(server, timed, tmp
     assert "Each annotator's agreement with the others per window" in text.stdout
 
 
+def test_sync_summary_carries_the_weeks_and_its_page_the_trend(server, api, tmp_path):
+    pid, table = _timed_project(api, server, "timed sync", TIMED_CONFIG, seed=24, n_tasks=12)
+    out = run("sync", "--url", server.url, "--token", TOKEN, "-p", str(pid), "--no-state", "--by-week", "--json",
+              "--summary", str(tmp_path), "--no-field", "--no-tabs", "--no-gold")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)["agreement"]["by"]["sentiment"]
+    long = table.assign(item=table["task"])[["item", "annotator", "label", "created_at"]]
+    _same_by(got["agreement"], _expected_by(long, time="created_at", freq="W"))
+    page = (tmp_path / f"iaa-ls-{pid}.html").read_text(encoding="utf-8")
+    assert "Agreement by group and over time" in page and "2025-03-17" in page
+    assert (
+        json.loads((tmp_path / f"iaa-ls-{pid}.json").read_text())["agreement"]["by"]
+        == json.loads(out.stdout)["agreement"]["by"]
+    )
+
+
 def test_report_by_group_from_a_groups_file(server, api, timed, tmp_path):
     (pid, table), _ = timed
     ids = lst.make_users(api, ANNOTATORS)

@@ -27,7 +27,17 @@ from .names import GOLD_VERSION, SCORE_VERSION
 from .quality import MODEL_PREFIX, Quality, check_models, control_quality, known_labels, model_tables
 from .read import Project
 
-__all__ = ["ControlResult", "Analysis", "GoldLabels", "analyse", "fmt", "GROUND_TRUTH", "ByControl", "agreement_over"]
+__all__ = [
+    "ControlResult",
+    "Analysis",
+    "GoldLabels",
+    "analyse",
+    "fmt",
+    "GROUND_TRUTH",
+    "ByControl",
+    "agreement_over",
+    "html_inputs",
+]
 
 GROUND_TRUTH = "ground truth"
 
@@ -552,14 +562,17 @@ def fmt(v: Any) -> str:
 
 @dataclass
 class ByControl:
-    """One control tag's agreement per group or time window (the core's :func:`iaa_engine.agreement_by`) and,
-    over time, each annotator's agreement per window (the scorecard's ``drift``)."""
+    """One control tag's agreement per group or time window (the core's :func:`iaa_engine.report` with ``by=`` or
+    ``time=``: its :func:`iaa_engine.agreement_by`) and, over time, each annotator's agreement per window (the
+    scorecard's ``drift``)."""
 
     column: str  # created_at, updated_at, group, project or data.<field>
     data: ie.Annotations | None  # the tag's annotations with ``column`` kept (None: nothing to group)
     result: ie.AgreementBy | None
     drift: pd.DataFrame | None
     notes: list[str] = field(default_factory=list)
+    #: the core's report of ``data`` that holds ``result`` (``report.by``): the HTML page draws it
+    report: ie.Report | None = None
 
     def to_dict(self) -> dict:
         return _nan_to_none(
@@ -584,30 +597,54 @@ def agreement_over(
 ) -> dict[str, ByControl]:
     """Per supported control tag with annotations: the agreement per time window of an annotation timestamp
     (``time``: ``created_at`` or ``updated_at``; ``freq`` ``'D'``, ``'W'`` or ``'M'``) or per value of ``by``
-    (``group``: the annotator's group in ``groups``, annotator display name -> group; ``project``: pooled projects;
-    ``data.<field>``: a task data field), computed by :func:`iaa_engine.agreement_by` on the same long table as
-    the tag's report (an annotator's first annotation of a task); over time also each annotator's agreement per
-    window (:func:`iaa_engine.annotator_report`'s ``drift``). Sets ``analysis.by`` and returns it."""
-    from .convert import with_column
+    (``group``: the annotator's group in ``groups``, a groups file read by
+    :func:`iaa_label_studio.convert.parse_groups`; ``project``: pooled projects; ``data.<field>``: a task data
+    field). The numbers are those of ``iaa report --by/--time`` on the tag's long table (an annotator's first
+    annotation of a task) with that column: :func:`iaa_engine.report`'s ``by`` (:func:`iaa_engine.agreement_by`,
+    with the report's kappa weights for the tag's level) and, over time, :func:`iaa_engine.annotator_report`'s
+    ``drift``. Sets ``analysis.by`` and returns it. Raises ValueError for a column the tasks cannot give, or
+    timestamps that cannot be read."""
+    from .convert import annotator_groups, with_column
 
     column = time if time is not None else by
     if column is None or (time is None) == (by is None):
         raise ValueError("agreement_over needs exactly one of time= and by=")
+    named: dict[str, str] = {}
+    unknown: list[str] = []
+    if groups is not None:
+        named, unknown = annotator_groups(groups, analysis.project.users)
     out: dict[str, ByControl] = {}
     for name, r in analysis.controls.items():
         if r.data is None:
             continue
         table = r.converted.table
         table = table.loc[~table.duplicated(["item", "annotator"], keep="first").to_numpy()]
-        table, notes = with_column(table, analysis.project.tasks, column, groups=groups)
+        table, notes = with_column(table, analysis.project.tasks, column, groups=named)
+        if unknown:
+            shown = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+            notes.append(f"{len(unknown)} entries of the groups file name no user of the project: {shown}")
         if table[column].isna().all():
             out[name] = ByControl(column, None, None, None, notes + [f"no annotation has a value of {column}"])
             continue
         data = ie.Annotations.from_long(
             table[["item", "annotator", "label", column]], level=r.control.level, keep=[column]
         )
-        result = ie.agreement_by(data, by=by, time=time, freq=freq)
+        rep = ie.report(data, by=by, time=time, freq=freq)
         drift = ie.annotator_report(data, time=time, freq=freq).drift if time is not None else None
-        out[name] = ByControl(column, data, result, drift, notes)
+        out[name] = ByControl(column, data, rep.by, drift, notes, rep)
     analysis.by = out
     return out
+
+
+def html_inputs(analysis: Analysis) -> tuple[ie.Annotations | None, dict]:
+    """What the HTML page of the score control draws: its annotations and, after :func:`agreement_over`, the
+    options (``by`` or ``time``, ``freq``) of :func:`iaa_engine.report` that add the agreement by group or over
+    time (the page then adds its trend and drift section); ``(None, {})`` when the control has no annotations."""
+    name = analysis.primary
+    if name is None or analysis.controls[name].data is None:
+        return None, {}
+    b = analysis.by.get(name)
+    if b is None or b.result is None:
+        return analysis.controls[name].data, {}
+    key = "time" if b.result.kind == "time" else "by"
+    return b.data, {key: b.column, "freq": b.result.freq or "W"}

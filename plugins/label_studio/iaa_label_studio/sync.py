@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .analyse import Analysis, analyse
+from .analyse import Analysis, agreement_over, analyse, html_inputs
 from .api import Api
 from .names import AGREEMENT_FIELD, GOLD_VERSION, PLUGIN_EMAIL, SCORE_VERSION
 from .plan import overlap_of, plan
@@ -54,6 +54,7 @@ def sync(
     tabs: bool = True,
     models: Iterable[str] | None = None,
     gamma: bool = False,
+    by: dict | None = None,
 ) -> dict:
     """Pull, compute, plan and (unless ``dry_run``) write. Returns the summary (also saved under ``summary_dir``).
 
@@ -67,7 +68,9 @@ def sync(
     fields only).
     ``models``: prediction model versions that join as model raters (:mod:`iaa_label_studio.quality`; never the
     connector's own versions). ``gamma``: span tags also get Mathet et al.'s γ in the summary (never written to
-    the project).
+    the project). ``by``: the options of :func:`iaa_label_studio.analyse.agreement_over` (``time``, ``by``,
+    ``freq``, ``groups``): the summary's agreement then holds the agreement per window or group, and its HTML page
+    the trend (nothing of it is written to the project).
     """
     t0 = time.perf_counter()
     me = api.whoami() or {}
@@ -80,6 +83,8 @@ def sync(
     t_pull = time.perf_counter() - t0
     raters = dict(models=models, own_versions=(model_version, GOLD_VERSION))  # model raters (quality.py)
     analysis = analyse(project, iou_threshold=iou_threshold, primary=primary, gamma=gamma, **raters)
+    if by:
+        agreement_over(analysis, **by)
     t_compute = time.perf_counter() - t0 - t_pull
     opts = dict(bot_id=bot_id, field=field, model_version=model_version, gold=gold, set_model_version=set_model_version)
     changes = plan(analysis, **opts)
@@ -168,18 +173,21 @@ def save_summary(summary: dict, analysis: Analysis, summary_dir: str | Path, *, 
     project_id = summary["project"]
     path = out / f"iaa-ls-{project_id}.json"
     summary["files"] = [str(path)]
-    if html and analysis.primary and analysis.controls[analysis.primary].data is not None:
+    data, by = html_inputs(analysis)  # with agreement by group or over time: a report that carries it
+    if html and data is not None:
         import iaa_engine as ie
 
+        report = ie.report(data, ci=bool(n_boot), n_boot=n_boot or 1000, seed=0, progress=False, **by) if by else None
         hpath = out / f"iaa-ls-{project_id}.html"
         _write_private(
             hpath,
             lambda tmp: ie.write_html_report(
-                analysis.controls[analysis.primary].data,
+                data,
                 tmp,
                 n_boot=n_boot,
                 title=f"Agreement of Label Studio project {project_id} ({analysis.primary})",
                 progress=False,
+                report=report,
             ),
         )
         summary["files"].append(str(hpath))
