@@ -609,11 +609,12 @@ def _rel_core(design, names: list[str], items: list) -> ie.RelationAgreement:
     return ie.relation_agreement(m, table, direction="direction")
 
 
-def test_relations_become_relation_units_on_the_region_matching():
+def test_relations_become_relation_units_on_the_region_matching(tmp_path):
     """Relations by hand: relation results are not counted as unknown controls; the connector's numbers are
     ie.relation_agreement's on the hand-built regions and relations; a relation naming a region that is not
-    kept is set aside with a note."""
+    kept is set aside with a note. --html: the core's report of the spans, then the relations."""
     from iaa_label_studio.analyse import analyse
+    from iaa_label_studio.cli import _write_html
 
     design = _rel_design()
     tasks = _rel_tasks(design, [1, 2, 3])
@@ -637,6 +638,10 @@ def test_relations_become_relation_units_on_the_region_matching():
     # same relation); they share works_for in every task and knows in task 2: F1 = 2 * 4 / 10
     assert (pairs[("b", "c")]["n_relations_a"], pairs[("b", "c")]["n_relations_b"]) == (5, 5)
     assert (pairs[("b", "c")]["n_matched"], pairs[("b", "c")]["f1"]) == (4, 0.8)
+    _write_html(a, str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text()
+    assert page.index('<h2 id="annotators">') < page.index('<section id="judgments">') < page.rindex("</body>")
+    assert f"Krippendorff&#x27;s alpha {want['alpha']:.4f}" in page
 
 
 @pytest.mark.slow  # a real server (tens of seconds)
@@ -673,6 +678,12 @@ def test_a_pairwise_project_shows_agreement_and_the_judge_with_position_bias(ser
     assert "first wins 10 of 10" in line and "POSITION BIAS" in line
     assert "POSITION BIAS" not in next(x for x in text.splitlines() if PEOPLE[1] in x and "first wins" in x)
     assert f"{want.coefficients['krippendorff_alpha[ordinal]']:.4f}" in text and "Bradley-Terry scores" in text
+    html = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--html", str(tmp_path / "p.html"))
+    assert html.returncode == 0, html.stderr
+    page = (tmp_path / "p.html").read_text()
+    assert (
+        f"<strong>    {PEOPLE[0]}" in page and "POSITION BIAS</strong>" not in page.split(PEOPLE[1])[1].split("\n")[0]
+    )
     before = {t["id"]: t["annotations"] for t in api.tasks(pid)}
     out = run("sync", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--no-html", "--json",
               "--summary", str(tmp_path))  # fmt: skip

@@ -452,3 +452,44 @@ def render(found: Mapping[str, Judgment]) -> list[str]:
         lines += [f"  note: {n}" for n in j.notes]
         lines.append("")
     return lines
+
+
+# --------------------------------------------------------------------------- HTML
+
+
+def html_section(found: Mapping[str, Judgment]) -> str:
+    """The judgments as an HTML section (the text report's lines, escaped; a position-biased judge in bold)."""
+    import html
+
+    from iaa_engine.base._results import printable
+
+    parts = ['<section id="judgments"><h2>Judgments: preferences, rankings, relations</h2>']
+    for key, j in found.items():
+        lines = render({key: j})
+        parts.append(f"<h3>{html.escape(lines[0].strip('= '))}</h3><pre>")
+        for line in lines[1:]:
+            text = html.escape(printable(line))
+            parts.append(f"<strong>{text}</strong>" if "POSITION BIAS" in line else text)
+        parts.append("</pre>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def write_html(found: Mapping[str, Judgment], path: Any, title: str | None = None) -> None:
+    """Add :func:`html_section` to the HTML report at ``path`` (before ``</body>``), or, with ``title``, write a
+    page of the judgments alone there."""
+    import html
+    from pathlib import Path
+
+    p = Path(path)
+    section = html_section(found)
+    if title is not None:
+        page = (
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"</head><body><h1>{html.escape(title)}</h1>\n{section}\n</body></html>\n"
+        )
+        p.write_text(page, encoding="utf-8")
+        return
+    page = p.read_text(encoding="utf-8")
+    at = page.rfind("</body>")
+    p.write_text(page[:at] + section + "\n" + page[at:] if at >= 0 else page + section, encoding="utf-8")
