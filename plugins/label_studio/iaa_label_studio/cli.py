@@ -134,6 +134,7 @@ def register(subparsers: Any) -> None:
         "project serves its tasks.",
     )
     _common(syn)
+    _by_options(syn, report=False)
     syn.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
     syn.add_argument(
         "--field", default="iaa_agreement", help="task data field holding the agreement (default iaa_agreement)"
@@ -415,6 +416,7 @@ def render_unitizing(u: dict | None) -> list[str]:
 def _cmd_sync(args: argparse.Namespace) -> int:
     from .sync import sync
 
+    options = _by_settings(args)  # checked before connecting
     api = _connect(args)
     summary = sync(
         api,
@@ -436,6 +438,7 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         tabs=not args.no_tabs,
         models=args.models,
         gamma=args.gamma,
+        by=options or None,
     )
     if args.json:
         print(json.dumps(summary, indent=2, default=str))
@@ -476,7 +479,8 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------- by group, over time, which tasks (issue 27)
 
 
-def _by_options(p: argparse.ArgumentParser) -> None:
+def _by_options(p: argparse.ArgumentParser, report: bool = True) -> None:
+    """--time/--freq/--by-week/--by/--groups; on ``report`` also --html and the choice of tasks and projects."""
     g = p.add_argument_group("agreement by group and over time (iaa report --by/--time/--freq)")
     g.add_argument(
         "--time",
@@ -498,6 +502,8 @@ def _by_options(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="annotator groups for --by group: two columns (annotator e-mail or user id, group) or a JSON object",
     )
+    if not report:  # sync: the summary's JSON and HTML page carry it
+        return
     g.add_argument(
         "--html",
         metavar="FILE",
@@ -578,7 +584,9 @@ def _ids(text: str, what: str) -> list[int]:
 def _project_ids(args: argparse.Namespace) -> list[int]:
     from iaa_engine.cli import CliError
 
-    ids = list(args.project or []) + (_ids(args.projects, "--projects") if args.projects else [])
+    given = getattr(args, "projects", None)
+    ids = [args.project] if isinstance(args.project, int) else list(args.project or [])
+    ids += _ids(given, "--projects") if given else []
     if not ids:
         raise CliError("give --project ID (or --projects ID,ID to pool projects)")
     return list(dict.fromkeys(ids))
@@ -629,53 +637,38 @@ def _selected_project(api, args: argparse.Namespace):
 
 
 def _agreement_by(analysis, args: argparse.Namespace, options: dict) -> None:
-    """analysis.by (the core's agreement_by and drift per control), and the --html page."""
+    """analysis.by: the core's agreement by group or over time, and each annotator's drift, per control."""
     from iaa_engine.cli import CliError
 
     from .analyse import agreement_over
-    from .convert import annotator_groups
 
-    groups = None
     try:
-        if options["groups"] is not None:
-            groups, unknown = annotator_groups(options["groups"], analysis.project.users)
-            if unknown:
-                shown_keys = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
-                print(f"iaa: warning: {len(unknown)} entries of --groups name no user: {shown_keys}", file=sys.stderr)
-        agreement_over(analysis, time=options["time"], by=options["by"], freq=options["freq"], groups=groups)
+        agreement_over(analysis, **options)
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
 
 def _write_html(analysis, path: str) -> None:
-    """--html: the core's HTML report of the score control; with --time/--by drawn from a report that carries
-    agreement_by (the trend or forest plot, and over time each annotator's drift)."""
+    """--html: the core's HTML report of the score control (bootstrap intervals from 200 replicates, as the
+    sync summary's page); after --time/--by its report carries agreement_by (the trend or forest plot, and over
+    time each annotator's drift)."""
     from pathlib import Path
 
     import iaa_engine as ie
     from iaa_engine.cli import CliError
 
+    from .analyse import html_inputs
     from .sync import _write_private
 
-    name = analysis.primary
-    if (name is None or analysis.controls[name].data is None) and analysis.judgments:  # judgments only (issue 28)
+    data, by = html_inputs(analysis)
+    if data is None and analysis.judgments:  # a project of judgments only (issue 28)
         return _write_judgments_html(analysis, path)
-    if name is None or analysis.controls[name].data is None:
+    if data is None:
         raise CliError("--html: the project has no annotations to report")
-    b = analysis.by.get(name)
-    if b is not None and b.data is not None and b.result is not None:
-        data = b.data
-        kind, column = b.result.kind, b.result.column
-        rep = ie.report(
-            data,
-            by=column if kind == "group" else None,
-            time=column if kind == "time" else None,
-            freq=b.result.freq or "W",
-        )
-    else:
-        data, rep = analysis.controls[name].data, None
+    rep = ie.report(data, ci=True, n_boot=200, seed=0, progress=False, **by) if by else None
     p = analysis.project
-    title = f"Agreement of Label Studio {'projects ' + p.title if p.pooled else 'project ' + str(p.id)} ({name})"
+    which = f"projects {p.title}" if p.pooled else f"project {p.id}"
+    title = f"Agreement of Label Studio {which} ({analysis.primary})"
     try:
         _write_private(
             Path(path), lambda tmp: ie.write_html_report(data, tmp, report=rep, title=title, n_boot=200, progress=False)
