@@ -25,7 +25,6 @@ from iaa_engine.stats._gamma import (
 __all__ = ["GammaAgreement", "gamma_agreement", "TooManyAlignmentsError"]
 
 _METRIC = "Gamma (Mathet et al. 2015)"
-_METRIC_CAT = "Gamma-cat (Mathet 2017)"
 #: pyannote's segment precision, below which pygamma-agreement's sampler redraws a duration.
 _PRECISION = 1e-6
 #: Units of all the sampled continua solved in one integer program (they are independent blocks).
@@ -54,7 +53,8 @@ class GammaAgreement(ScalarResult):
         The mean best-alignment disorder of the sampled continua, and its standard error (sample standard
         deviation / √n_samples).
     gamma_cat, gamma_cat_se : float
-        γ-cat (agreement on the categories of the aligned units) and its sampling standard error.
+        γ-cat (agreement on the categories of the aligned units) and its sampling standard error (1 when its
+        observed disorder is 0; nan, without a warning, when its expected disorder is 0: pygamma returns 0).
     observed_cat_disorder, expected_cat_disorder : float
         γ-cat's observed disorder (on the best alignment) and expected one (mean over the samples).
     n_samples : int
