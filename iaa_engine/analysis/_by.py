@@ -245,6 +245,12 @@ def _local_codes(codes: np.ndarray, size: int, scratch: np.ndarray) -> tuple[np.
     return used, scratch[codes]
 
 
+def _bounds(group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Where each group's rows start in the stable sort of ``group`` (-1 first): ``bounds[g + 1]`` to
+    ``bounds[g + 2]`` for group g, from the group sizes (a count, no gather of the sorted codes)."""
+    return np.concatenate(([0], np.cumsum(np.bincount(group + 1, minlength=n_groups + 1))))
+
+
 def _subsets(
     data: Annotations, group: np.ndarray, n_groups: int, item_group: np.ndarray | None = None
 ) -> tuple[list[Annotations], np.ndarray]:
@@ -255,32 +261,50 @@ def _subsets(
     items are renumbered once for all groups (their rank within their group) instead of per group."""
     small = np.int16 if n_groups < 2**15 else np.int64  # a radix sort for few groups
     order = np.argsort(group.astype(small), kind="stable")
-    bounds = np.searchsorted(group[order], np.arange(-1, n_groups + 1), side="left")
+    bounds = _bounds(group, n_groups)
     if item_group is not None:
         item_order = np.argsort(item_group.astype(small), kind="stable")
-        item_bounds = np.searchsorted(item_group[item_order], np.arange(-1, n_groups + 1), side="left")
+        item_bounds = _bounds(item_group, n_groups)
         rank = np.empty(data.n_items, dtype=np.int64)
         rank[item_order] = np.arange(data.n_items) - item_bounds[1:][item_group[item_order]]
     ann = cast(np.ndarray, data.annotator)
     names = cast(pd.Index, data.annotators)
+    item = data.item if item_group is None else rank[data.item]
+    # one gather of a packed (item, annotator, label) code instead of three: the rows of a group are spread over
+    # the whole table, so each gathered value is a cache miss; packing and unpacking run in order
+    lb = max(1, (max(data.n_categories, 1) - 1).bit_length())  # bit fields: shifts and masks, no division
+    ab = max(1, (max(len(names), 1) - 1).bit_length())
+    rows = order[bounds[1] :]  # the rows with a group (no group: -1, sorted first)
+    if lb + ab + max(1, (max(data.n_items, 1) - 1).bit_length()) <= 62:
+        packed = item << (ab + lb)
+        packed |= ann << lb
+        packed |= data.label
+        packed = packed[rows]
+        lab_s = packed & ((1 << lb) - 1)
+        ann_s = (packed >> lb) & ((1 << ab) - 1)
+        item_s = packed >> (ab + lb)
+        del packed
+    else:
+        item_s, ann_s, lab_s = item[rows], ann[rows], data.label[rows]
+    start = bounds[1]
     item_scratch = np.empty(data.n_items, dtype=np.int64)
     ann_scratch = np.empty(len(names), dtype=np.int64)
     groups_per_item = np.zeros(data.n_items, dtype=np.int64)
     out = []
     for g in range(n_groups):
-        rows = order[bounds[g + 1] : bounds[g + 2]]
+        lo, hi = bounds[g + 1] - start, bounds[g + 2] - start
         if item_group is not None:
             items = item_order[item_bounds[g + 1] : item_bounds[g + 2]]
-            item = rank[data.item[rows]]
+            local = item_s[lo:hi]
         else:
-            items, item = _local_codes(data.item[rows], data.n_items, item_scratch)
+            items, local = _local_codes(item_s[lo:hi], data.n_items, item_scratch)
         groups_per_item[items] += 1
-        who, annotator = _local_codes(ann[rows], len(names), ann_scratch)
+        who, annotator = _local_codes(ann_s[lo:hi], len(names), ann_scratch)
         out.append(
             Annotations(
-                item,
+                local,
                 annotator,
-                data.label[rows],
+                lab_s[lo:hi],
                 items=data.items[items],
                 annotators=names[who],
                 categories=data.categories,

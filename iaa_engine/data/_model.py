@@ -258,11 +258,19 @@ def _parse_text_times(values: Any, name: str) -> np.ndarray:
     arrow = enc._pa()
     if arrow is not None and not isinstance(values, np.ndarray):
         pa, pc = arrow
-        text = pc.utf8_trim_whitespace(values)
-        text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
-        for target in (pa.timestamp("ns"), pa.timestamp("ns", tz="UTC")):
+
+        clean: list[Any] = []
+
+        def trimmed() -> Any:  # blank cells as nulls, surrounding whitespace off (once, when a cast needs it)
+            if not clean:
+                text = pc.utf8_trim_whitespace(values)
+                clean.append(pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text))
+            return clean[0]
+
+        for target, trim in ((pa.timestamp("ns"), False), (pa.timestamp("ns"), True),
+                             (pa.timestamp("ns", tz="UTC"), True)):  # fmt: skip
             try:
-                parsed = pc.cast(text, target)
+                parsed = pc.cast(trimmed() if trim else values, target)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 continue
             return np.asarray(parsed.cast(pa.int64()).fill_null(np.iinfo(np.int64).min)).view("datetime64[ns]")
