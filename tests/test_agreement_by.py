@@ -327,3 +327,24 @@ def test_consecutive_batches_agree_with_ie_compare_on_independent_data_sets():
         assert not c.paired
         for got, want in ((r.difference, c.estimate), (r.se, c.se), (r.z, c.statistic), (r.p_value, c.p_value)):
             assert _same(got, want), (r.metric, r.group_a, r.group_b, got, want)
+
+
+def test_items_without_a_timestamp_are_left_out_and_the_rest_unchanged():
+    table = _table(n_items=150, seed=11)
+    no_time = table["item"].isin([f"doc{i:03d}" for i in range(0, 150, 7)]).to_numpy()
+    partial = table["item"].isin([f"doc{i:03d}" for i in range(3, 150, 7)]).to_numpy()
+    first_row = ~table.duplicated("item").to_numpy()
+    blank = no_time | (partial & first_row)  # partly timed items keep the window of their timed annotations
+    data = ie.Annotations.from_long(table.assign(created_at=np.where(blank, "", table["created_at"])),
+                                    keep=["created_at"])  # fmt: skip
+    res = ie.agreement_by(data, time="created_at", metrics=["gwet_ac1"])
+    no_time = pd.Series(blank).groupby(table["item"].to_numpy()).transform("all").to_numpy()  # every row blank
+    assert res.n_excluded == int(no_time.sum()) and any("without any timestamp" in n for n in res.notes)
+    kept = table[~blank].reset_index(drop=True)
+    week = _first_week(kept).reindex(range(len(kept)))
+    week = table.loc[~no_time, "item"].map(dict(zip(kept["item"], week))).reset_index(drop=True)
+    rest = table[~no_time].reset_index(drop=True)
+    cats = list(data.categories)
+    for row in res.table.itertuples(index=False):
+        e = _subset_estimate(rest, (week == row.group).to_numpy(), cats, "gwet_ac1")
+        assert _same(row.estimate, e.estimate) and _same(row.se, e.se)
