@@ -26,6 +26,7 @@ import iaa_engine as ie
 from iaa_engine.base._params import InvalidParameterError
 from iaa_engine.metrics import _gamma as M
 from iaa_engine.metrics._gamma import TooManyAlignmentsError
+from iaa_engine.stats import _gamma as G
 from iaa_engine.stats._gamma import GammaDissimilarity, SpanArrays, best_alignment, pair_dissimilarity
 
 DATA = Path(__file__).resolve().parent / "data" / "gamma"
@@ -225,6 +226,28 @@ def test_milp_alignment_equals_brute_force(case):
     frame = pd.DataFrame(rows, columns=["annotator", "start", "end", "label"])
     got = _observed(frame, alpha=alpha, beta=beta, delta_empty=delta)
     assert got == pytest.approx(_brute_force(rows, n, alpha, beta, delta), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [57, 94, 150, 203, 249, 413])
+def test_parts_whose_relaxation_is_fractional_go_to_the_integer_program(seed, monkeypatch):
+    """Crowded studies of 3 annotators (found by search) whose linear relaxation is fractional on a part of more
+    than 4 units, so that HiGHS's branch and bound decides it: still the brute-force optimum."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(6 + seed % 3):
+        s = float(rng.integers(0, 12))
+        rows.append((k % 3, s, s + float(rng.integers(1, 10)), int(rng.integers(0, 3))))
+    calls = []
+    original = G._exact_cover
+
+    def spy(sub, cost, N, integer):
+        calls.append(integer)
+        return original(sub, cost, N, integer)
+
+    monkeypatch.setattr(G, "_exact_cover", spy)
+    got = _observed(pd.DataFrame(rows, columns=["annotator", "start", "end", "label"]))
+    assert calls == [False, True]
+    assert got == pytest.approx(_brute_force(rows, 3, 1.0, 1.0, 1.0), rel=1e-12)
 
 
 def test_a_category_matrix_is_used_as_given():

@@ -245,7 +245,7 @@ def _candidates(units: SpanArrays, diss: GammaDissimilarity, limit: int) -> tupl
     return members, disorder
 
 
-def _program(sub: np.ndarray, cost: np.ndarray, N: int) -> tuple[np.ndarray, sparse.csr_array, np.ndarray]:
+def _program(sub: np.ndarray, N: int) -> tuple[np.ndarray, sparse.csr_array, np.ndarray]:
     """The rows (units) and the covering matrix of the candidates ``sub``: (units, A, unit of each row)."""
     real = sub >= 0
     involved = np.unique(sub[real])
@@ -257,43 +257,97 @@ def _program(sub: np.ndarray, cost: np.ndarray, N: int) -> tuple[np.ndarray, spa
     return row_of, A, involved
 
 
-def _solve(sub: np.ndarray, cost: np.ndarray, N: int) -> np.ndarray:
-    """The candidates of a minimum-cost exact cover of the units they hold (a boolean mask over ``sub``).
-
-    The linear relaxation first (HiGHS): the program falls apart into independent parts (connected by shared
-    units), and a part whose relaxed optimum is integral is solved by it. Only the parts with a fractional
-    optimum go to the integer program (branch and bound on a few dozen units, not on every sampled continuum).
-    """
-    row_of, A, involved = _program(sub, cost, N)
-    relaxed = linprog(cost, A_eq=A, b_eq=np.ones(involved.size), bounds=(0.0, 1.0), method="highs")
-    if relaxed.status != 0 or relaxed.x is None:
-        raise RuntimeError(f"HiGHS found no optimal alignment: {relaxed.message}")
-    x = relaxed.x
-    fractional = (x > 1e-9) & (x < 1.0 - 1e-9)
-    picked = x > 0.5
-    if not fractional.any():
-        return picked
-    # parts: units linked by a candidate that holds both
+def _parts(sub: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Independent parts (units linked by a candidate that holds both): the part of each candidate, the part of
+    each unit (row) and each unit's rank within its part; rows are the units in ``sub`` (sorted)."""
+    row_of, _, involved = _program(sub, N)
     real = sub >= 0
-    lead = row_of[np.where(real, sub, sub.max(axis=1, keepdims=True)).max(axis=1)]
+    lead = row_of[sub.max(axis=1)]
     cols = np.repeat(np.arange(sub.shape[0]), real.sum(axis=1))
     rows = row_of[sub[real]]
     link = sparse.csr_array((np.ones(rows.size), (rows, lead[cols])), shape=(involved.size, involved.size))
-    part = connected_components(link, directed=False)[1]
-    hard = np.zeros(part.max() + 1, bool)
-    hard[part[lead[fractional]]] = True
-    inside = hard[part[lead]]
-    sub_row_of, sub_A, _ = _program(sub[inside], cost[inside], N)
-    result = milp(
-        c=cost[inside],
-        constraints=LinearConstraint(sub_A, 1.0, 1.0),
-        integrality=np.ones(int(inside.sum())),
-        bounds=Bounds(0.0, 1.0),
-        options={"mip_rel_gap": 0.0},
-    )
+    unit_part = np.asarray(connected_components(link, directed=False)[1])
+    order = np.argsort(unit_part, kind="stable")
+    first = np.searchsorted(unit_part[order], unit_part[order])
+    rank = np.empty(involved.size, np.int64)
+    rank[order] = np.arange(involved.size) - first
+    return unit_part[lead], unit_part, rank
+
+
+def _set_partitions(items: list[int]) -> list[list[list[int]]]:
+    if not items:
+        return [[]]
+    out = []
+    for rest in _set_partitions(items[1:]):
+        out.append([[items[0]], *rest])
+        out += [rest[:i] + [[items[0], *rest[i]]] + rest[i + 1 :] for i in range(len(rest))]
+    return out
+
+
+#: For a part of m ≤ 4 units (bits 0..m-1): every partition of them, as a row of which subsets (masks) it uses.
+_PATTERNS = {
+    m: np.array([[any(sum(1 << b for b in block) == mask for block in p) for mask in range(16)]
+                 for p in _set_partitions(list(range(m)))])
+    for m in (2, 3, 4)
+}  # fmt: skip
+
+
+def _exact_cover(sub: np.ndarray, cost: np.ndarray, N: int, integer: bool) -> np.ndarray:
+    """HiGHS on the covering program of ``sub``: the optimal x (the integer program, or its relaxation)."""
+    _, A, involved = _program(sub, N)
+    if integer:
+        result = milp(
+            c=cost,
+            constraints=LinearConstraint(A, 1.0, 1.0),
+            integrality=np.ones(sub.shape[0]),
+            bounds=Bounds(0.0, 1.0),
+            options={"mip_rel_gap": 0.0},
+        )
+    else:
+        result = linprog(cost, A_eq=A, b_eq=np.ones(involved.size), bounds=(0.0, 1.0), method="highs")
     if result.status != 0 or result.x is None:
         raise RuntimeError(f"HiGHS found no optimal alignment: {result.message}")
-    picked[inside] = result.x > 0.5
+    return np.asarray(result.x)
+
+
+def _solve(sub: np.ndarray, cost: np.ndarray, N: int) -> np.ndarray:
+    """The candidates of a minimum-cost exact cover of the units they hold (a boolean mask over ``sub``).
+
+    The program falls apart into independent parts (units linked by a candidate that holds both). A part of at
+    most 4 units has at most 15 partitions: all are priced at once (vectorised over the parts) and the cheapest
+    is taken. The other parts go to the linear relaxation (HiGHS); where its optimum is integral it is the
+    answer, and only the parts where it is fractional go to the integer program (branch and bound on a few
+    dozen units, not on every sampled continuum).
+    """
+    part, unit_part, rank = _parts(sub, N)
+    n_parts = int(unit_part.max()) + 1
+    size = np.bincount(unit_part, minlength=n_parts)
+    # parts of at most 4 units: every partition of them priced at once (Bell(4) = 15), the cheapest taken
+    row_of = np.full(N, -1, np.int64)
+    row_of[np.unique(sub[sub >= 0])] = np.arange(rank.size)
+    easy = size[part] <= 4
+    bits = np.where(sub >= 0, np.left_shift(1, np.minimum(rank[row_of[np.maximum(sub, 0)]], 4)), 0)
+    mask = np.where(easy, bits.sum(axis=1), 0)
+    table = np.full((n_parts, 16), np.inf)
+    table[part[easy], mask[easy]] = cost[easy]
+    chosen = np.zeros((n_parts, 16), bool)
+    for m, patterns in _PATTERNS.items():
+        which = np.flatnonzero(size == m)
+        if which.size:
+            totals = np.where(patterns[None, :, :], table[which][:, None, :], 0.0).sum(axis=2)
+            chosen[which] = patterns[np.argmin(totals, axis=1)]
+    picked = easy & chosen[part, mask]
+    rest = np.flatnonzero(~easy)
+    if rest.size == 0:
+        return picked
+    x = _exact_cover(sub[rest], cost[rest], N, integer=False)
+    picked[rest] = x > 0.5
+    fractional = (x > 1e-9) & (x < 1.0 - 1e-9)
+    if fractional.any():
+        hard = np.zeros(n_parts, bool)
+        hard[part[rest[fractional]]] = True
+        inside = rest[hard[part[rest]]]
+        picked[inside] = _exact_cover(sub[inside], cost[inside], N, integer=True) > 0.5
     return picked
 
 
@@ -302,7 +356,8 @@ def best_alignment(units: SpanArrays, diss: GammaDissimilarity, limit: int) -> A
 
     Units that share no candidate with another stay alone (disorder Δ∅) without entering the program; the rest
     form one set-partitioning program: a binary variable per candidate, each unit covered exactly once (its
-    linear relaxation first, the integer program on the parts where the relaxation is fractional).
+    parts of at most 4 units by pricing their every partition, the linear relaxation next, the integer program on
+    the parts where the relaxation is fractional).
 
     Raises
     ------
