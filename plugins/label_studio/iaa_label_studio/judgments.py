@@ -336,7 +336,7 @@ def judgments(
         if isinstance(r, dict)
     ):
         return out
-    opts = {"exclude_users": exclude_users, "annotator_names": annotator_names}
+    opts: dict[str, Any] = {"exclude_users": list(exclude_users), "annotator_names": annotator_names}
     pairwise, ranker = judgment_configs(label_config) if kinds & {"pairwise", "ranker"} else ({}, {})
     for c in controls:
         if c.kind == "pairwise" and c.name not in pairwise:
