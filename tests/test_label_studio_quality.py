@@ -647,15 +647,19 @@ def test_relations_become_relation_units_on_the_region_matching(tmp_path):
 @pytest.mark.slow  # a real server (tens of seconds)
 def test_a_pairwise_project_shows_agreement_and_the_judge_with_position_bias(server, api, tmp_path):
     """On the server: the pairwise design (judge 0 always prefers the left response). The report's numbers are
-    ie.preference_agreement's on the hand-built table; the text flags the biased judge; a sync writes nothing
-    and leaves every annotation as it was."""
+    ie.preference_agreement's on the hand-built table; the text flags the biased judge; an LLM judge (model
+    version ``llm``: judge 1's choices except in tasks 0 and 5) is compared with the humans as
+    ie.preference_model_agreement compares them, the humans' numbers unchanged; a sync writes nothing and leaves
+    every annotation as it was."""
     users = lst.make_users(api, PEOPLE[:3])
     design = _pw_design()
+    flip = {"left": "right", "right": "left"}
+    llm = [flip[sel[1]] if i in (0, 5) else sel[1] for i, (_, _, _, sel) in enumerate(design)]
     tasks = [
         {"data": {"prompt": p, "left": a, "right": b}, "annotations": [
             {"completed_by": users[who], "result": pw(s), "ground_truth": False} for who, s in zip(PEOPLE, sel)
-        ]}
-        for p, a, b, sel in design
+        ], "predictions": [{"model_version": "llm", "result": pw(m)}]}
+        for (p, a, b, sel), m in zip(design, llm)
     ]  # fmt: skip
     pid = lst.make_project(api, "pairwise", PW_CONFIG, tasks)
     got = _report(server, pid)
@@ -670,6 +674,21 @@ def test_a_pairwise_project_shows_agreement_and_the_judge_with_position_bias(ser
     judges = {j["judge"]: j for j in mine["judges"]}
     assert [judges[w]["position_bias"] for w in PEOPLE[:3]] == [True, False, False]
     assert judges[PEOPLE[0]]["first_wins"] == 10 and judges[PEOPLE[1]]["first_share"] == 0.5
+    assert got["judgments"]["pw"]["models"] is None
+    with_llm = _report(server, pid, "--models", "llm")["judgments"]["pw"]
+    assert with_llm["result"] == mine
+    llm_hand = pd.DataFrame(
+        [(p, a, b, "llm", "A" if m == "left" else "B") for (p, a, b, _), m in zip(design, llm)],
+        columns=hand.columns,
+    )
+    assert with_llm["models"] == json.loads(json.dumps(ie.preference_model_agreement(hand, llm_hand).to_dict()))
+    rows = {r["reference"]: r for r in with_llm["models"]["rows"]}
+    assert rows[PEOPLE[1]]["agreement"] == 0.8 and rows[PEOPLE[1]]["n"] == 10  # by hand: 8 of 10 pairs
+    # the LLM's own position bias: left wins in 5 of 10 (judge 1's five, one taken away in task 0, one added in 5)
+    bias = with_llm["model_position_bias"]
+    want_bias = ie.preference_agreement(llm_hand).judges
+    assert [(b["judge"], b["first_wins"], b["n_decided"], b["position_bias"]) for b in bias] == [("llm", 5, 10, False)]
+    assert bias[0]["p_holm"] == pytest.approx(want_bias["p_holm"].iloc[0], abs=1e-15) == 1.0
     # Bradley-Terry per prompt (five pairs each): judge 1's choices follow r1 > r2 > r3 > r4, so the scores do
     s = pd.DataFrame(mine["scores"]).sort_values(["item", "score"], ascending=[True, False])
     assert [r.split()[-1] for r in s.loc[s["item"] == "p1", "response"]] == ["r1", "r2", "r3", "r4"]

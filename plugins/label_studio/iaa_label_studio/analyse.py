@@ -405,6 +405,7 @@ def analyse(
         conv,
         exclude_users=exclude,
         annotator_names=project.users,
+        models=None if models is None else names,
     )
     return Analysis(project, results, conv, primary, judgments=found)
 

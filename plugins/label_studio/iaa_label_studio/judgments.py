@@ -290,6 +290,12 @@ class Judgment:
     result: Any = None
     invalid: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+    #: Pairwise with ``--models``: the model versions' judgments beside the humans'
+    #: (:func:`iaa_engine.preference_model_agreement`), else None
+    models: Any = None
+    #: ... and each model version's position bias (the judges table of :func:`iaa_engine.preference_agreement` on
+    #: the models' judgments alone: Holm across the model versions), else None
+    model_bias: pd.DataFrame | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -298,6 +304,10 @@ class Judgment:
             "n_invalid": sum(self.invalid.values()),
             "invalid": dict(self.invalid),
             "result": self.result.to_dict() if self.result is not None else None,
+            "models": self.models.to_dict() if self.models is not None else None,
+            "model_position_bias": None
+            if self.model_bias is None
+            else [{k: _plain(v) for k, v in r.items()} for r in self.model_bias.to_dict(orient="records")],
             "notes": list(self.notes),
         }
 
@@ -323,9 +333,12 @@ def judgments(
     *,
     exclude_users: Iterable[int] = (),
     annotator_names: Mapping[Any, str] | None = None,
+    models: Iterable[str] | None = None,
 ) -> dict[str, Judgment]:
     """Every Pairwise and Ranker tag of the project and the relations of every region tag, measured by the core:
-    keyed by the tag's name (relations by the name of the region tag their regions belong to)."""
+    keyed by the tag's name (relations by the name of the region tag their regions belong to). ``models``:
+    prediction model versions whose Pairwise predictions join as LLM judges beside the humans (never among
+    them)."""
     kinds = {c.kind for c in controls}
     out: dict[str, Judgment] = {}
     if not kinds & {"pairwise", "ranker"} and not any(
@@ -352,6 +365,8 @@ def judgments(
             "put the responses left and right at random"
         )
         out[name] = _measure(j, ie.preference_agreement, table)
+        if models is not None and j.result is not None:
+            _model_judges(j, tasks, pw, list(models))
     for name, rk in ranker.items():
         table, invalid = ranker_table(tasks, rk, **opts)
         j = Judgment(name, "ranking", table, invalid=invalid)
@@ -376,7 +391,43 @@ def judgments(
     return out
 
 
+def _model_judges(j: Judgment, tasks: list[dict], pw: PairwiseConfig, models: list[str]) -> None:
+    """The Pairwise predictions of the model versions (one per task and version, the first) as judges compared
+    with the humans: :func:`iaa_engine.preference_model_agreement`."""
+    wanted = set(models)
+    as_annotations = [
+        {
+            "id": t["id"],
+            "data": t.get("data"),
+            "annotations": [
+                {"id": p.get("id"), "completed_by": p["model_version"], "result": p.get("result")}
+                for p in t.get("predictions") or []
+                if p.get("model_version") in wanted
+            ],
+        }
+        for t in tasks
+    ]
+    table, _ = pairwise_table(as_annotations, pw, annotator_names={m: m for m in wanted})
+    if table.empty:
+        j.notes.append("no prediction of the named model versions fits this tag")
+        return
+    try:
+        j.models = ie.preference_model_agreement(j.table, table)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+            judges = ie.preference_agreement(table).judges
+        j.model_bias = judges[["judge", "n_decided", "first_wins", "first_share", "p_value", "p_holm", "position_bias"]]
+    except ValueError as exc:
+        j.notes.append(f"model judges not compared: {exc}")
+
+
 # --------------------------------------------------------------------------- text
+
+
+def _plain(v: Any) -> Any:
+    """A JSON value: numpy scalars as Python ones, nan as None."""
+    v = v.item() if isinstance(v, np.generic) else v
+    return None if isinstance(v, float) and not np.isfinite(v) else v
 
 
 def _f(v: Any) -> str:
@@ -449,6 +500,23 @@ def render(found: Mapping[str, Judgment]) -> list[str]:
             draw = {"pairwise": _render_pairwise, "ranking": _render_ranking, "relations": _render_relations}[j.kind]
             lines += draw(j.result)
             lines += [f"  note: {n}" for n in j.result.notes]
+        if j.models is not None:
+            lines.append(
+                f"  Models beside the human judges (humans among themselves: {_f(j.models.human_agreement)}); "
+                "agreement, kappa, pairs"
+            )
+            for r in j.models.table.itertuples(index=False):
+                lines.append(
+                    f"    {_short(r.model, 20):<20} vs {_short(r.reference, 32):<32} {_f(r.agreement)}  "
+                    f"{_f(r.kappa)}  ({r.n:g})"
+                )
+        if j.model_bias is not None:
+            for b in j.model_bias.itertuples(index=False):
+                flag = "  POSITION BIAS" if b.position_bias else ""
+                lines.append(
+                    f"    model {_short(b.judge, 26):<26} first wins {b.first_wins} of {b.n_decided} "
+                    f"({_f(b.first_share)}, p {_f(b.p_holm)}, Holm across models){flag}"
+                )
         lines += [f"  note: {n}" for n in j.notes]
         lines.append("")
     return lines
