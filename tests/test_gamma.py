@@ -351,6 +351,11 @@ def test_no_alignment_crosses_a_document_and_the_disorders_add_up():
     assert result.observed_disorder == pytest.approx(sum(sums) / (len(both) / 2), rel=1e-12)
     assert (result.alignment.groupby("unitary_alignment")["document"].nunique() == 1).all()
     assert len(result.alignment) == len(both) and result.n_documents == 2
+    # each annotator in a document of their own: nothing aligned, every unit alone (disorder Δ∅ each, n̄ = 2/2)
+    apart = pd.DataFrame({"annotator": ["a", "b"], "start": [1, 1], "end": [5, 5], "label": "x", "document": [1, 2]})
+    lonely = ie.gamma_agreement(apart, n_samples=3)
+    assert lonely.observed_disorder == 2.0 and set(lonely.alignment["size"]) == {1}
+    assert math.isnan(lonely.gamma_cat)  # no two units aligned: no label to compare
 
 
 def test_the_seed_fixes_the_sampling_and_the_error_shrinks_with_samples():

@@ -54,7 +54,8 @@ class GammaAgreement(ScalarResult):
         deviation / √n_samples).
     gamma_cat, gamma_cat_se : float
         γ-cat (agreement on the categories of the aligned units) and its sampling standard error (1 when its
-        observed disorder is 0; nan, without a warning, when its expected disorder is 0: pygamma returns 0).
+        observed disorder is 0; nan, without a warning, when the best alignment aligns no two units or when its
+        expected disorder is 0, where pygamma-agreement returns 1 and 0).
     observed_cat_disorder, expected_cat_disorder : float
         γ-cat's observed disorder (on the best alignment) and expected one (mean over the samples).
     n_samples : int
@@ -496,6 +497,8 @@ def gamma_agreement(
         gamma = undefined(_METRIC, "the expected disorder of the samples is 0", replace_undefined_by)
     expected_cat = float(sample_cat.mean())
     cat, cat_se = _ratio(observed_cat, expected_cat, float(sample_cat.std(ddof=1) / np.sqrt(n_samples)))
+    if not ((observed.members >= 0).sum(axis=1) >= 2).any():
+        cat = cat_se = float("nan")  # no two units aligned: no label to compare (pygamma-agreement returns 1)
 
     # the best alignment, one row per unit
     m = observed.members
