@@ -301,7 +301,7 @@ _unit = st.tuples(
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_unit, min_size=3, max_size=10), st.randoms(use_true_random=False), st.integers(-50, 50))
-def test_observed_disorder_ignores_the_order_of_rows_and_annotators_and_a_shift(units, rnd, shift):
+def test_observed_disorder_ignores_the_order_of_rows_and_annotators_a_shift_and_a_scale(units, rnd, shift):
     frame = pd.DataFrame(
         [(f"a{a}", s, s + ln, lab) for a, s, ln, lab in units], columns=["annotator", "start", "end", "label"]
     )
@@ -315,6 +315,8 @@ def test_observed_disorder_ignores_the_order_of_rows_and_annotators_and_a_shift(
     assert _observed(other) == pytest.approx(reference, rel=1e-12, abs=1e-15)
     moved = frame.assign(start=frame["start"] + shift, end=frame["end"] + shift)
     assert _observed(moved) == pytest.approx(reference, rel=1e-12, abs=1e-15)
+    stretched = frame.assign(start=frame["start"] * 2.5, end=frame["end"] * 2.5)  # the positional ratio is unitless
+    assert _observed(stretched) == pytest.approx(reference, rel=1e-12, abs=1e-15)
 
 
 @settings(max_examples=15, deadline=None)
