@@ -264,6 +264,14 @@ def test_unit_length_one_equals_nominal_alpha_of_positions():
     assert result.estimate == pytest.approx(ie.krippendorff_alpha(data, level="nominal"), rel=1e-13)
 
 
+def test_one_value_leaves_cu_alpha_undefined_not_one():
+    """Found by hypothesis: with one value only, cuα's expected disagreement is 0 (the brute force says undefined),
+    but computed in floating point it rounded to ~1e-16 and gave cuα = 1.0. It must be undefined (nan)."""
+    docs = [(5, [(2, "a", 0, 5), (3, "a", 0, 4), (3, "a", 4, 5)])]
+    check_against_brute(docs, 4)
+    assert np.isnan(run(docs, 4).coding)
+
+
 @given(studies())
 @SETTINGS
 def test_random_studies_against_brute_force(study):

@@ -268,6 +268,11 @@ def family_sums(
     )
 
 
+#: An expected disagreement below this share of the coincidences is zero up to rounding: the coefficient is undefined
+#: (one value only gives D_e = l.. - l..(l..² - S)/(l..² - S), which rounds to ~1e-16 l.., not to 0).
+_TOL = 1e-12
+
+
 def family_coefficients(
     matrix: np.ndarray, self_sums: np.ndarray, coded_self: np.ndarray
 ) -> dict[str, float | np.ndarray]:
@@ -285,11 +290,11 @@ def family_coefficients(
         expected = scale * (np.outer(l_c, l_c) - np.diag(self_sums))
         d_o = total - float(np.trace(matrix))
         d_e = total - float(np.trace(expected))
-        u = 1.0 - d_o / d_e if d_e > 0 else np.nan
+        u = 1.0 - d_o / d_e if d_e > _TOL * total else np.nan
         # |uα: all units one value against ∅
         binary_o = float(l_c[0] - matrix[0, 0]) if l_c.size else 0.0
         binary_e = float(expected[0, 1:].sum()) if l_c.size > 1 else 0.0
-        binary = 1.0 - binary_o / binary_e if binary_e > 0 else np.nan
+        binary = 1.0 - binary_o / binary_e if binary_e > _TOL * total else np.nan
         # cuα: the coincidences between units only
         coded = matrix[1:, 1:]
         lc = coded.sum(axis=1)
@@ -299,13 +304,13 @@ def family_coefficients(
         cexp = cscale * (np.outer(lc, lc) - np.diag(coded_self[1:]))
         c_o = ctotal - float(np.trace(coded))
         c_e = ctotal - float(np.trace(cexp))
-        cu = 1.0 - c_o / c_e if c_e > 0 else np.nan
+        cu = 1.0 - c_o / c_e if c_e > _TOL * ctotal else np.nan
         # (k)uα: one value k against the other values, among the coincidences between units
         ek = cexp.sum(axis=1)
         ekk = np.diag(cexp)
         k_o = lc - np.diag(coded)
         k_e = ek - ekk
-        k_alpha = np.where((k_e > 0) & (lc > 0), 1.0 - (ek / lc) * k_o / k_e, np.nan)
+        k_alpha = np.where((k_e > _TOL * lc) & (lc > 0), 1.0 - (ek / lc) * k_o / k_e, np.nan)
         k_coverage = np.where(l_c[1:] > 0, lc / l_c[1:], np.nan)
         coverage = ctotal / total if total > 0 else np.nan
     return {
@@ -358,12 +363,12 @@ def document_coefficients(sums: FamilySums, n_documents: int) -> dict[str, np.nd
         scale = np.where(total * total > S, total / (total * total - S), np.nan)
         d_o = total - agree
         d_e = total - scale * (M2 - S)
-        u = np.where(d_e > 0, 1.0 - d_o / d_e, np.nan)
+        u = np.where(d_e > _TOL * total, 1.0 - d_o / d_e, np.nan)
         b_o = gap - gap_gap
         b_e = scale * gap * (total - gap)
-        binary = np.where(b_e > 0, 1.0 - b_o / b_e, np.nan)
+        binary = np.where(b_e > _TOL * total, 1.0 - b_o / b_e, np.nan)
         c_o = ctotal - cagree
         c_e = ctotal - np.where(ctotal * ctotal > cS, ctotal / (ctotal * ctotal - cS), np.nan) * (cM2 - cS)
-        coded = np.where(c_e > 0, 1.0 - c_o / c_e, np.nan)
+        coded = np.where(c_e > _TOL * ctotal, 1.0 - c_o / c_e, np.nan)
         coverage = np.where(total > 0, ctotal / total, np.nan)
     return {"u": u, "binary": binary, "coded": coded, "coverage": coverage}
