@@ -46,7 +46,7 @@ test: $(VENV)/.installed-dev
 	bash scripts/system-deps.sh
 	$(BIN)/python -c "from iaa_label_studio.testing import prepared; prepared()" \
 	  || echo "make test: the Label Studio server could not be prepared; its tests will say why"
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --hypothesis-profile=make-test
 
 docs: $(VENV)/.installed-dev
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html

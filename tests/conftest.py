@@ -5,6 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
+
+# `make test` (the README's command, and CI's) runs the property tests derandomized: the same examples every run, so
+# the command passes or fails the same way on every machine, and with no deadline (a loaded 2-core machine is not a
+# slow function). Plain `pytest` keeps hypothesis's random exploration, which is how new edge cases are found.
+settings.register_profile("make-test", derandomize=True, deadline=None, print_blob=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
