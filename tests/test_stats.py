@@ -156,3 +156,32 @@ def test_ratio_expected_sum_in_blocks_equals_the_full_table(monkeypatch):
         totals = rng.integers(0, 4, (3, c)).astype(float)
         full = np.einsum("...c,ck,...k->...", totals, diff.delta("ratio", x[:, None], x[None, :]), totals)
         np.testing.assert_allclose(diff.ratio_expected_sum(totals, x), full, rtol=1e-13, atol=1e-12)
+
+
+def test_exact_sums_dense_and_sparse_coincidences_are_equal(monkeypatch):
+    """ExactSums.from_counts takes the coincidences per annotation count from a dense items × labels table (one k × k
+    product per count) when labels are few, from sparse products otherwise: the integers are the same."""
+    import dataclasses
+
+    from iaa_engine.stats import _sums
+    from iaa_engine.stats._sums import ExactSums
+
+    rng = np.random.default_rng(11)
+    for n_items, k, big in [(1, 1, 1), (50, 2, 1), (400, 7, 3), (3000, 40, 1000)]:
+        n_per = rng.integers(1, 9, n_items)
+        item = np.repeat(np.arange(n_items), n_per)
+        label = rng.integers(0, k, item.size)
+        counts = ItemCounts.from_codes(item, label, n_items, k)
+        counts = ItemCounts(counts.item, counts.category, counts.count * big, n_items, k)  # large counts too
+        dense = ExactSums.from_counts(counts)
+        monkeypatch.setattr(_sums, "DENSE_COINCIDENCE_LABELS", 0)
+        sparse = ExactSums.from_counts(counts)
+        monkeypatch.undo()
+        for f in dataclasses.fields(ExactSums):
+            a, b = getattr(dense, f.name), getattr(sparse, f.name)
+            if f.name.startswith("coinc_"):  # the same cells, perhaps in another order
+                o_a = np.lexsort((dense.coinc_key, dense.coinc_n))
+                o_b = np.lexsort((sparse.coinc_key, sparse.coinc_n))
+                a, b = a[o_a], b[o_b]
+            np.testing.assert_array_equal(a, b, err_msg=f.name)
+        assert dense.finish().o_val.tolist() == sparse.finish().o_val.tolist()

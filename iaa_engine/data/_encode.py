@@ -190,7 +190,11 @@ def _one_array(arr: Any) -> Any:
 
 
 def _encode(arr: Any) -> tuple[np.ndarray, Any]:
-    """Dictionary codes (``-1`` for null) and the dictionary, whitespace trimmed and merged."""
+    """Dictionary codes (``-1`` for null) and the dictionary, whitespace trimmed and merged.
+
+    The codes are Arrow's index type as read (int32 for most columns): they only index small per-value arrays, and
+    each caller's final codes come out of an int64 look-up table, so no 10⁷-row int64 copy is made here.
+    """
     if isinstance(arr, np.ndarray):  # without pyarrow
         codes, uniques = pd.factorize(arr, use_na_sentinel=True)
         codes = codes.astype(np.int64, copy=False)
@@ -207,7 +211,6 @@ def _encode(arr: Any) -> tuple[np.ndarray, Any]:
     dictionary = enc.dictionary
     idx = enc.indices
     codes = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else idx.fill_null(-1).to_numpy()
-    codes = codes.astype(np.int64, copy=False)
     trimmed = pc.utf8_trim_whitespace(dictionary)
     if len(dictionary) and not pc.all(pc.equal(trimmed, dictionary)).as_py():
         merged = trimmed.dictionary_encode()
@@ -253,7 +256,7 @@ def encode_id_column(values: Any, what: str, keep: np.ndarray | None = None) -> 
     if arr is None:
         return None
     codes, dictionary = _encode(arr)
-    if keep is not None:
+    if keep is not None and not keep.all():  # every row labelled (the usual case): no copy of the codes
         codes = codes[keep]
     blank = np.append(_dict_equals(dictionary, ""), True)  # last: null
     if blank[codes].any():
@@ -353,7 +356,7 @@ def encode_text_labels(
     missing = np.append(missing, True)  # the null slot
     row_missing = missing[codes]
     keep = ~row_missing
-    present = np.bincount(codes[keep], minlength=len(dictionary)) > 0
+    present = np.bincount(codes[keep] if row_missing.any() else codes, minlength=len(dictionary)) > 0
     if needs_numbers(level, categories):
         # parse each distinct value once; the first row holding a bad value is named
         used = np.flatnonzero(present)
@@ -418,7 +421,7 @@ def _finish(codes, keep, position, present, cats, dictionary, level):
         bad = [_dict_item(dictionary, int(j)) for j in np.flatnonzero(unknown)[:5]]
         raise ValueError(f"labels {bad!r} are not among the given categories {list(cats)[:10]!r}")
     lookup = np.append(position, -1)
-    return keep, lookup[codes[keep]], cats
+    return keep, lookup[codes[keep] if not keep.all() else codes], cats
 
 
 def _warn_na_like(cats: pd.Index) -> None:

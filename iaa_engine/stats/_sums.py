@@ -224,6 +224,13 @@ class CountSums:
         return 1.0 - self._div(d_o, d_e)
 
 
+#: ExactSums.from_counts computes the coincidences of each annotation count m from a dense items × labels table (one
+#: k × k matrix product per m) while there are at most this many labels and the table has at most this many cells;
+#: otherwise from a sparse table per m (SciPy's sparse product).
+DENSE_COINCIDENCE_LABELS = 64
+DENSE_COINCIDENCE_CELLS = 1 << 25
+
+
 @dataclass(frozen=True, eq=False)
 class ExactSums:
     """Integer sums over items, grouped by the number of annotations n of an item.
@@ -267,19 +274,35 @@ class ExactSums:
         ok = n >= 2
         agree = int_bincount(c.item, c.count * c.count, c.n_items) - n  # exact even for huge counts
         unanimous = ok & (c.max_i.astype(np.int64) == n)
-        n_of = n[c.item]
         parts_n, parts_key, parts_val = [], [], []
-        for m in np.unique(n[ok]):  # distinct annotation counts, not items
-            keep = n_of == m
-            nm = sp.csr_matrix((c.count[keep], (c.item[keep], c.category[keep])), shape=(c.n_items, k))
-            prod = (nm.T @ nm).tocoo()
-            diag = int_bincount(c.category[keep], c.count[keep], k)
-            key = prod.row.astype(np.int64) * k + prod.col
-            val = prod.data.astype(np.int64) - np.where(prod.row == prod.col, diag[prod.row], 0)
-            nz = val != 0
-            parts_n.append(np.full(int(nz.sum()), m, dtype=np.int64))
-            parts_key.append(key[nz])
-            parts_val.append(val[nz])
+        total = float(c.count.sum()) if c.count.size else 0.0
+        if k <= DENSE_COINCIDENCE_LABELS and c.n_items * k <= DENSE_COINCIDENCE_CELLS and total * total < 2.0**53:
+            # few labels: the items × labels table dense, and per annotation count m the k × k product of its rows
+            # (a BLAS product of whole numbers, exact while every sum stays below 2**53: all are at most total²)
+            table = np.zeros((c.n_items, k))
+            table[c.item, c.category] = c.count
+            for m in np.unique(n[ok]):  # distinct annotation counts, not items
+                rows = table[n == m]
+                mat = np.rint(rows.T @ rows).astype(np.int64)
+                mat[np.diag_indices(k)] -= np.rint(rows.sum(axis=0)).astype(np.int64)
+                row, other = np.nonzero(mat)
+                parts_n.append(np.full(row.size, m, dtype=np.int64))
+                parts_key.append(row.astype(np.int64) * k + other)
+                parts_val.append(mat[row, other])
+            del table
+        else:
+            n_of = n[c.item]
+            for m in np.unique(n[ok]):
+                keep = n_of == m
+                nm = sp.csr_matrix((c.count[keep], (c.item[keep], c.category[keep])), shape=(c.n_items, k))
+                prod = (nm.T @ nm).tocoo()
+                diag = int_bincount(c.category[keep], c.count[keep], k)
+                key = prod.row.astype(np.int64) * k + prod.col
+                val = prod.data.astype(np.int64) - np.where(prod.row == prod.col, diag[prod.row], 0)
+                nz = val != 0
+                parts_n.append(np.full(int(nz.sum()), m, dtype=np.int64))
+                parts_key.append(key[nz])
+                parts_val.append(val[nz])
         empty = np.zeros(0, np.int64)
         return cls(
             n_values=n_values.astype(np.int64),

@@ -127,7 +127,8 @@ class ItemCounts:
     def from_codes(cls, item: np.ndarray, label: np.ndarray, n_items: int, n_categories: int) -> ItemCounts:
         """Count annotations per (item, category)."""
         c = max(int(n_categories), 1)
-        key = item.astype(np.int64) * c + label
+        key = np.multiply(item, c, dtype=np.int64)  # in place from here: one temporary per annotation, not two
+        key += label
         # dense only while the table is not much larger than the annotations: a dense items × categories table of
         # many labels would cost O(items × categories), quadratic in the rows (issue 25)
         if n_items * c <= min(_DENSE_CELLS, max(1 << 20, 16 * key.size)):
