@@ -489,7 +489,9 @@ def disagreements(
 
     # --- the annotations of the listed items (or the count entries of a table without annotations)
     if data.label is not None and data.annotators is not None:
-        sel = np.flatnonzero(rank_of[data.item] > 0)  # in the data's order (no sort: it is the list's largest part)
+        is_listed = np.zeros(c.n_items, dtype=bool)
+        is_listed[listed] = True
+        sel = np.flatnonzero(is_listed[data.item])  # in the data's order (no sort); a gather of bytes, not of int64
         annotations = pd.DataFrame(
             {
                 "rank": rank_of[data.item[sel]],

@@ -709,9 +709,8 @@ def _mace(data: Annotations, max_iter: int, tol: float, progress: bool | None) -
 
 
 def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | None) -> tuple[np.ndarray, str]:
-    """Per item the gold category code (-1: none, or tied)."""
-    from iaa_engine.analysis._gold import gold_standard, known_codes
-
+    """Per item the gold category code (-1: none, or tied). The majority needs nothing of ``_gold`` (the page's
+    scorecard does not pay for importing it)."""
     out = np.full(data.n_items, -1, dtype=np.int64)
     if isinstance(gold, str) and gold == "majority":
         cnt = data.counts
@@ -721,6 +720,7 @@ def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | No
         out[cnt.item[win]] = cnt.category[win]
         return out, gold
     if isinstance(gold, str) and gold == "dawid_skene":
+        from iaa_engine.analysis._gold import gold_standard
         from iaa_engine.base._policy import check_memory
 
         cells = float(cast(int, data.n_annotators)) * data.n_categories**2  # its confusion tables, and temporaries
@@ -737,6 +737,8 @@ def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | No
         unique = (np.sum(p >= best - 1e-9, axis=1) == 1) & (data.counts.n_i >= 2)
         out[unique] = np.argmax(p, axis=1)[unique]
         return out, gold
+    from iaa_engine.analysis._gold import known_codes
+
     k_item, k_cat, _ = known_codes(data, gold)
     out[k_item] = k_cat
     return out, "known"

@@ -25,7 +25,7 @@ import html
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -35,7 +35,6 @@ from iaa_engine.analysis._scorecard import AnnotatorReport, annotator_report, co
 from iaa_engine.base._params import PARAMS, AnyOf, Exactly, Instance, NoneOr, validate
 from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
-from iaa_engine.inference._inference import BootstrapResult, bootstrap
 from iaa_engine.metrics._agreement import SPA_WEIGHTS, item_agreement
 from iaa_engine.metrics._alpha import coincidence_matrix
 from iaa_engine.metrics._registry import REPORT_METRICS, metric_spec
@@ -52,6 +51,9 @@ from iaa_engine.reporting._draw import (
 )
 from iaa_engine.reporting._report import Report
 from iaa_engine.reporting._report import report as _report
+
+if TYPE_CHECKING:  # the bootstrap is imported when the page runs one (a report usually brings its intervals)
+    from iaa_engine.inference._inference import BootstrapResult
 
 #: What ``n_boot=`` of the page accepts: 0 draws no interval.
 N_BOOT = NoneOr(AnyOf(Exactly(0, "0"), PARAMS["n_boot"], what=f"0 (no bootstrap) or {PARAMS['n_boot'].description}"))
@@ -1069,6 +1071,8 @@ def render_html_report(
         rep = _report(data, weights=weights)
         boot = None
         if n_boot:
+            from iaa_engine.inference._inference import bootstrap
+
             boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
     rows = _metric_rows(rep, boot)
     dis = None
