@@ -228,7 +228,7 @@ class CountSums:
 #: k × k matrix product per m) while there are at most this many labels and the table has at most this many cells;
 #: otherwise from a sparse table per m (SciPy's sparse product).
 DENSE_COINCIDENCE_LABELS = 64
-DENSE_COINCIDENCE_CELLS = 1 << 25
+DENSE_COINCIDENCE_CELLS = 1 << 24  # 128 MiB of float64
 
 
 @dataclass(frozen=True, eq=False)
