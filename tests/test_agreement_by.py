@@ -7,6 +7,7 @@ statsmodels' ``multipletests`` (statsmodels 0.14, a dev dependency)."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -280,6 +281,29 @@ def test_cli_report_by_and_time(tmp_path, capsys):
     assert main(["report", path, "--by", "team", "--csv"]) == 0
     csv = capsys.readouterr().out
     assert csv.splitlines()[0].startswith("group,start,end,metric,estimate")
+
+
+def test_cli_annotators_time_prints_the_scorecards_drift(tmp_path, capsys):
+    """iaa annotators FILE --time COLUMN: the drift of ie.annotator_report(time=...) as a table (annotators ×
+    windows) and, with --format csv, every window's n and interval."""
+    table = _table(n_items=150, seed=9)
+    path = _write(tmp_path, table)
+    data = ie.read(path, keep=["created_at"])
+    want = ie.annotator_report(data, time="created_at", freq="M").drift
+    assert main(["annotators", path, "--time", "created_at", "--freq", "M", "--format", "csv"]) == 0
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"window": str, "annotator": str})
+    assert got["window"].tolist() == want["window"].astype(str).tolist()
+    np.testing.assert_allclose(got["agreement"], want["agreement"], rtol=1e-12)
+    np.testing.assert_array_equal(got["n_pairable"], want["n_pairable"])
+    assert main(["annotators", path, "--time", "created_at", "--freq", "M"]) == 0
+    out = capsys.readouterr().out
+    assert "Agreement with the others per month of 'created_at'" in out
+    for window in want["window"].astype(str).unique():
+        assert window in out
+    assert main(["annotators", path, "--time", "created_at", "--pairs", "--format", "csv"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["annotators", path, "--time", "createdat"]) == 2
+    assert "column 'createdat' not found" in capsys.readouterr().err
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):

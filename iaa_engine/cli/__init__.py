@@ -329,6 +329,7 @@ def _cmd_annotators(args: argparse.Namespace) -> int:
         gold=gold_opt if known is None else known,
         pairwise=True if args.pairs else "auto",
         max_iter=args.max_iter,
+        **({"time": args.time, "freq": args.freq} if args.time else {}),
     )
     table = result.table
     if known is not None:
@@ -343,7 +344,13 @@ def _cmd_annotators(args: argparse.Namespace) -> int:
             out["threshold"] = args.threshold
         text = json.dumps(out, indent=2 if args.indent else None)
     elif args.format == "csv":
-        if args.pairs:
+        if args.time:
+            if args.pairs:
+                raise CliError("--format csv prints one table: give --pairs or --time, not both")
+            if result.drift is None:  # pragma: no cover - annotator_report(time=...) always returns it
+                raise CliError(f"no drift table for --time {args.time!r}")
+            text = safe_csv(result.drift)
+        elif args.pairs:
             if result.pairs is None:
                 raise CliError("no pairwise tests: no two annotators share an item")
             text = safe_csv(result.pairs)
@@ -363,6 +370,14 @@ def _cmd_annotators(args: argparse.Namespace) -> int:
         if result.flagged():
             text += "\n\nflagged: " + ", ".join(printable(a) for a in result.flagged())
         text += "\n\n" + flag_legend(result.settings, width=118)
+        if result.drift is not None:
+            drift = result.drift.assign(annotator=result.drift["annotator"].map(printable))
+            wide = drift.pivot(index="annotator", columns="window", values="agreement")
+            text += (
+                f"\n\nAgreement with the others per {dict(D='day', W='week', M='month')[args.freq]} of {args.time!r} "
+                "(drift; every window's n and interval: --format csv):\n"
+                + wide.to_string(float_format=lambda v: f"{v:.3f}", na_rep="-")
+            )
         text += "\nEvery column, the intervals and MACE's competence: --format csv or json."
         text += "\n\n" + "\n".join(f"note: {n}" for n in result.notes) if result.notes else ""
     if args.output:
@@ -592,6 +607,18 @@ def build_parser() -> argparse.ArgumentParser:
     ann.add_argument("--pairs", action="store_true", help="compute the pairwise tests (with --format csv: print them)")
     ann.add_argument("--max-iter", type=_positive_int, default=100, help="EM iterations at most (default 100)")
     ann.add_argument("--indent", action="store_true", help="indent the JSON")
+    ann.add_argument(
+        "--time",
+        metavar="COLUMN",
+        help="a column of ISO 8601 timestamps: also each annotator's agreement with the others per time window (drift; "
+        "each item in the window of its first annotation). With --format csv: print the drift table",
+    )
+    ann.add_argument(
+        "--freq",
+        choices=("D", "W", "M"),
+        default="W",
+        help="the windows of --time: days, weeks (Monday to Sunday; default) or calendar months",
+    )
     ann.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     ann.set_defaults(func=_cmd_annotators)
     for name in COMMANDS:
