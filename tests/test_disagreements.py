@@ -457,3 +457,21 @@ def test_cli_ranks_by_the_level(tmp_path):
     frame = pd.read_csv(pd.io.common.StringIO(out.stdout))
     assert frame["item"].tolist() == ["far", "t3", "near"]
     assert frame["disagreement"].tolist() == pytest.approx([16, 8 / 3, 1], rel=1e-15)
+
+
+def test_the_top_items_are_the_head_of_the_whole_ranking():
+    """With top=k only the items at least as disagreeing as the k-th are sorted (a partition first): the list must
+    be the head of the full ranking, ties at the cut included, on crowds with many equal disagreements."""
+    rng = np.random.default_rng(5)
+    for n_items, k in [(300, 5), (2000, 40), (2000, 1), (50, 40)]:
+        n_per = rng.integers(1, 6, n_items)
+        item = np.repeat(np.arange(n_items), n_per)
+        table = pd.DataFrame(
+            {"item": item, "annotator": [f"a{j}" for j in range(item.size)], "label": rng.integers(0, 3, item.size)}
+        )
+        table["annotator"] = table.groupby("item").cumcount().map(lambda j: f"a{j}")
+        data = ie.Annotations.from_long(table)
+        whole = ie.disagreements(data, dawid_skene=False).items
+        head = ie.disagreements(data, top=k, dawid_skene=False)
+        pd.testing.assert_frame_equal(head.items.reset_index(drop=True), whole.head(k).reset_index(drop=True))
+        assert head.n_disagreeing == len(whole)

@@ -466,9 +466,12 @@ def disagreements(
 
     # --- items: rank every disagreeing item (np.lexsort: the last key is the primary one)
     cand = np.flatnonzero(disagreeing)
+    n_disagreeing = int(cand.size)
+    if top is not None and cand.size > 4 * top:  # only items at least as disagreeing as the top-th can be listed
+        kth = np.partition(-disagreement[cand], top - 1)[top - 1] if top > 0 else -np.inf
+        cand = cand[-disagreement[cand] <= kth]  # ties with the top-th stay: the later keys decide among them
     ent_key = np.where(np.isnan(entropy[cand]), 0.0, -entropy[cand])
     order = cand[np.lexsort((cand, -n_i[cand], ent_key, (n_tied[cand] <= 1), -disagreement[cand]))]
-    n_disagreeing = int(order.size)
     listed = order if top is None else order[:top]
     rank_of = np.zeros(c.n_items, dtype=np.int64)
     rank_of[listed] = np.arange(1, listed.size + 1)
