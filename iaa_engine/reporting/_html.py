@@ -1075,9 +1075,17 @@ def render_html_report(
 
             boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
     rows = _metric_rows(rep, boot)
-    dis = None
-    if data.has_item_counts and not data.fractional:  # fractional weights: nothing to adjudicate
-        dis = disagreements(
+    want_dis = data.has_item_counts and not data.fractional  # fractional weights: nothing to adjudicate
+    want_card = (
+        data.has_item_counts
+        and data.annotators is not None
+        and data.label is not None
+        and (data.n_annotators or 0) >= 2
+    )
+    _ = data.counts  # built once, before the two threads below read it
+
+    def _dis() -> Disagreements:
+        return disagreements(
             data,
             top=max(ADJUDICATE_ITEMS, ADJUDICATE_PAIRS),
             items_per_pair=PAIR_ITEMS_SHOWN,
@@ -1085,13 +1093,23 @@ def render_html_report(
             progress=progress,
         )
 
-    card = None
-    if data.has_item_counts and data.annotators is not None and data.label is not None:
-        card = (  # the flags need no MACE EM (iaa annotators FILE shows its competence)
-            annotator_report(data, competence=False, progress=progress, **_drift_options(rep))
-            if (data.n_annotators or 0) >= 2
-            else None
-        )
+    def _card() -> AnnotatorReport:  # the flags need no MACE EM (iaa annotators FILE shows its competence)
+        return annotator_report(data, competence=False, progress=progress, **_drift_options(rep))
+
+    dis: Disagreements | None = None
+    card: AnnotatorReport | None = None
+    if want_dis and want_card:
+        # the adjudication list and the scorecard are independent, and most of their NumPy work releases the GIL:
+        # computed side by side, the page waits for the longer one only
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            dis_job, card_job = pool.submit(_dis), pool.submit(_card)
+            dis, card = dis_job.result(), card_job.result()
+    elif want_dis:
+        dis = _dis()
+    elif want_card:
+        card = _card()
 
     from iaa_engine.base._version import __version__
 
