@@ -418,3 +418,34 @@ def test_renaming_responses_judges_and_rows_changes_nothing(seed, names, distanc
     ga = a.gold.assign(response=a.gold["response"].map(rename)).set_index(["item", "response"])["score"]
     gb = b.gold.set_index(["item", "response"])["score"]
     pd.testing.assert_series_equal(ga.sort_index(), gb.sort_index(), atol=1e-12)
+
+
+# --------------------------------------------------------------------------- issue 32: '<' is read, not a name
+
+
+def test_less_than_reads_worst_first_and_equals_the_same_ranking_written_with_greater_than():
+    """``"r1 < r2"`` once became one response named "r1 < r2"; it is r2 better than r1 (worst first)."""
+    worst_first = parse_rankings(["r1 < r2 = r3 < r4", " d<c <b<a "])
+    best_first = parse_rankings(["r4 > r2 = r3 > r1", "a > b > c > d"])
+    assert worst_first.canonical.tolist() == best_first.canonical.tolist() == ["r4>r2=r3>r1", "a>b>c>d"]
+    np.testing.assert_array_equal(worst_first.position, best_first.position)
+    t = pd.DataFrame({"item": "p", "annotator": ["x", "y", "z"], "label": ["r1 < r2 < r3", "r3 > r2 > r1", "r3>r1>r2"]})
+    res = ie.ranking_agreement(t)
+    assert sorted(res.gold["response"]) == ["r1", "r2", "r3"]
+    assert res.per_item["n_responses"].tolist() == [3]
+
+
+@pytest.mark.parametrize(
+    "label, message",
+    [
+        ("a > b < c", "both '>' and '<'"),
+        ("a >= b", "'>=' or '<='"),
+        ("a <= b", "'>=' or '<='"),
+        ("a == b", "empty place"),
+    ],
+)
+def test_mixed_or_compound_order_signs_are_refused_with_a_plain_message(label, message):
+    t = pd.DataFrame({"item": ["p", "p"], "annotator": ["x", "y"], "label": ["a > b > c", label]})
+    with pytest.raises(ValueError, match=message) as err:
+        ie.ranking_agreement(t)
+    assert "row 2" in str(err.value)

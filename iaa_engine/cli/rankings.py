@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
         help="agreement on rankings: Kendall's W per prompt, alpha with a rank distance, a gold ranking",
         description="Agreement of judges ranking the responses of prompts, read from a long table (one row per "
         "prompt and judge; the label a ranking such as 'r2 > r1 = r3 > r4': '>' between places, better first, "
-        "'=' inside a shared place; responses a ranking leaves out share its bottom place). Shows Krippendorff's "
+        "'=' inside a shared place, or worst first with '<'; responses a ranking leaves out share its bottom place). Shows Krippendorff's "
         "alpha with a rank distance, Kendall's W per prompt (tie-corrected, with its chi-square test) and the "
         "gold ranking (Borda or Bradley-Terry).",
     )

@@ -2,8 +2,10 @@ r"""Agreement on rankings: Kendall's W, Krippendorff's alpha with a rank distanc
 
 **The ranking syntax** (one ranking per row of a long table, in the label column): response ids from best to
 worst separated by ``>``; ``=`` joins responses that share a place (a tie, or one bucket of Label Studio's Ranker):
-``"r2 > r1 = r3 > r4"``. Surrounding spaces do not matter; an id may not contain ``>`` or ``=`` (give such ids as a
-list instead). A list (or tuple) label is read the same way: its elements are the places from best to worst, an
+``"r2 > r1 = r3 > r4"``. A ranking may instead be written worst first with ``<``: ``"r4 < r1 = r3 < r2"`` is the same
+ranking; one ranking mixing ``>`` and ``<``, and ``>=`` or ``<=``, are refused. Spaces around a separator do not
+matter, spaces inside an id are part of it (``"gpt 4o > llama 3"`` ranks two responses); an id may not contain
+``>``, ``<`` or ``=`` (give such ids as a list instead). A list (or tuple) label is read the same way: its elements are the places from best to worst, an
 element that is itself a list being a bucket (``["r2", ["r1", "r3"], "r4"]``). A ranking that does not name every
 response of its prompt is a *top-k list*: the responses it leaves out share one place below the last it names
 (Fagin, Kumar and Sivakumar 2003). The responses of a prompt are those named by any of its rankings.
@@ -96,6 +98,31 @@ def _split_text(labels: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"row": row[take], "element": elems.str.strip().to_numpy(), "bucket": bucket[take]})
 
 
+def _best_first(labels: pd.Series, name: Any) -> pd.Series:
+    """Rankings written worst first with ``<`` turned round into the ``>`` syntax; ``>=``/``<=`` and a ranking
+    mixing ``>`` with ``<`` refused (which way would it read?)."""
+    compound = labels.str.contains(r"[<>]\s*=", regex=True).to_numpy()
+    if compound.any():
+        r = int(np.flatnonzero(compound)[0])
+        raise ValueError(
+            f"{name(r)} ({printable(labels.iloc[r])!r}) uses '>=' or '<='; a ranking separates places with '>' "
+            "(better first) or '<' (worse first) and joins a shared place with '=', e.g. 'r2 > r1 = r3'"
+        )
+    less = labels.str.contains("<", regex=False).to_numpy()
+    if not less.any():
+        return labels
+    mixed = less & labels.str.contains(">", regex=False).to_numpy()
+    if mixed.any():
+        r = int(np.flatnonzero(mixed)[0])
+        raise ValueError(
+            f"{name(r)} ({printable(labels.iloc[r])!r}) uses both '>' and '<'; write a ranking one way: 'a > b > c' "
+            "(better first) or 'c < b < a' (worse first)"
+        )
+    out = labels.copy()
+    out[less] = labels[less].str.split("<").str[::-1].str.join(">")
+    return out
+
+
 def parse_rankings(labels: Any, where: Any = None) -> Parsed:
     """Parse ranking labels (text in the documented syntax, or lists) into positions; see the module's notes.
 
@@ -104,14 +131,14 @@ def parse_rankings(labels: Any, where: Any = None) -> Parsed:
     Raises
     ------
     ValueError
-        An empty place (``"a >> b"``, ``"a >"``), a response named twice in one ranking, a label that is neither
-        text nor a list.
+        An empty place (``"a >> b"``, ``"a >"``), ``>=`` or ``<=``, ``>`` and ``<`` in one ranking, a response
+        named twice in one ranking, a label that is neither text nor a list.
     """
     name = where or (lambda i: f"ranking {i + 1}")
     values = np.asarray(pd.Series(labels, dtype=object).to_numpy(), dtype=object)
     is_text = np.fromiter((isinstance(v, str) for v in values), bool, len(values))
     if is_text.all():
-        long = _split_text(pd.Series(values, dtype=object))
+        long = _split_text(_best_first(pd.Series(values, dtype=object), name))
     elif not is_text.any() and all(isinstance(v, (list, tuple, np.ndarray)) for v in values):
         long = _flatten_lists(values)
     else:
@@ -126,8 +153,8 @@ def parse_rankings(labels: Any, where: Any = None) -> Parsed:
     if empty.any():
         r = int(long["row"].to_numpy()[np.flatnonzero(empty)[0]])
         raise ValueError(
-            f"{name(r)} ({printable(values[r])!r}) has an empty place: responses are separated by '>' (better "
-            "first) or '=' (a shared place), e.g. 'r2 > r1 = r3'"
+            f"{name(r)} ({printable(values[r])!r}) has an empty place: places are separated by '>' (better "
+            "first; or '<', worse first) and '=' joins a shared place, e.g. 'r2 > r1 = r3'"
         )
     codes, elements = pd.factorize(long["element"], sort=True)
     row = long["row"].to_numpy(np.int64)
@@ -669,8 +696,8 @@ def ranking_agreement(
     r"""Agreement of judges who rank the responses of prompts: alpha with a rank distance, Kendall's W, a gold ranking.
 
     The table has one row per prompt (``item``) and judge (``annotator``) with the judge's ranking in ``label``,
-    written ``"r2 > r1 = r3 > r4"`` (``>`` between places, better first; ``=`` inside a shared place or bucket) or
-    given as a list of places; a ranking that leaves responses out is a top-k list, the rest sharing its bottom
+    written ``"r2 > r1 = r3 > r4"`` (``>`` between places, better first; ``=`` inside a shared place or bucket;
+    or worst first with ``<``, ``"r4 < r1 = r3 < r2"``) or given as a list of places; a ranking that leaves responses out is a top-k list, the rest sharing its bottom
     place (see :mod:`iaa_engine.metrics._rankings`).
 
     Krippendorff's alpha with a rank distance :math:`\delta` (``'kendall_tau'``: Fagin et al.'s :math:`K^{(p)}`,
@@ -725,8 +752,8 @@ def ranking_agreement(
     TypeError
         ``table`` is not a DataFrame.
     ValueError
-        A column is missing; a ranking cannot be read (an empty place, a response named twice); a judge ranked
-        a prompt twice; no ranking at all.
+        A column is missing; a ranking cannot be read (an empty place, a response named twice, ``>`` mixed with
+        ``<``, ``>=``); a judge ranked a prompt twice; no ranking at all.
 
     References
     ----------
