@@ -299,7 +299,8 @@ def test_worked_example_w_gold_and_judges():
     assert res.gold["score"].tolist() == pytest.approx([2, 2 / 3, 1 / 3], abs=1e-15)
     # judge b's ranking is one discordant pair (y, z) of three from the gold x > y > z
     assert res.judges.set_index("judge")["distance_to_gold"].to_dict() == pytest.approx({"a": 0, "b": 1 / 3, "c": 0})
-    assert res.alpha == pytest.approx(brute_alpha(t, "kendall_tau"), abs=1e-12)
+    # one prompt: the definition gives 0 whatever the rankings (D_o = D_e), so alpha is undefined (issue 32)
+    assert brute_alpha(t, "kendall_tau") == pytest.approx(0.0, abs=1e-12) and math.isnan(res.alpha)
 
 
 def test_gold_by_bradley_terry_equals_bradley_terry_on_the_pairs():
@@ -449,3 +450,66 @@ def test_mixed_or_compound_order_signs_are_refused_with_a_plain_message(label, m
     with pytest.raises(ValueError, match=message) as err:
         ie.ranking_agreement(t)
     assert "row 2" in str(err.value)
+
+
+# --------------------------------------------------------------------------- issue 32: alpha over one unit
+
+
+def anxiety_as_rankings() -> pd.DataFrame:
+    """irr's ``anxiety`` (20 subjects x 3 raters, see ANXIETY) as three rankings of one prompt: each rater's
+    subjects from the highest rating down, equal ratings sharing a place."""
+    rows = []
+    for j in range(3):
+        places = [
+            " = ".join(f"s{i + 1:02d}" for i in np.flatnonzero(ANXIETY[:, j] == v)) for v in range(6, 0, -1)
+        ]
+        rows.append(("anxiety", f"rater{j + 1}", " > ".join(p for p in places if p)))
+    return pd.DataFrame(rows, columns=["item", "annotator", "label"])
+
+
+@pytest.mark.parametrize("distance", ["kendall_tau", "footrule"])
+def test_alpha_over_one_ranked_prompt_is_undefined_not_zero(distance):
+    """One prompt ranked by three judges: D_e is taken over the very pairs D_o is, so D_o = D_e and alpha would be
+    0 whatever the rankings (it was printed as 0.0000 above W = 0.54). It is nan with the reason."""
+    res = ie.ranking_agreement(anxiety_as_rankings(), distance=distance)
+    assert res.per_item["w"].round(4).tolist() == [0.5397]  # irr's kendall(anxiety, TRUE), as above
+    assert res.d_o == pytest.approx(res.d_e, rel=1e-12)  # the identity that makes alpha meaningless here
+    assert math.isnan(res.alpha)
+    assert "only one prompt was ranked by two or more judges" in res.alpha_undefined
+    text = str(res)
+    assert "0.0000" not in text.splitlines()[1]
+    assert f"Krippendorff's alpha [{distance}]: undefined (only one prompt" in text
+    doc = res.to_dict()
+    assert doc["alpha"] is None and "D_o = D_e" in doc["alpha_undefined"]
+
+
+def test_alpha_is_undefined_whenever_a_single_prompt_is_pairable():
+    """The general condition: not "one prompt" but one prompt with two or more rankings (the others, ranked once,
+    are not pairable). Two pairable prompts give a number again."""
+    one = pd.DataFrame(
+        {
+            "item": ["p1", "p1", "p1", "p2", "p3"],
+            "annotator": ["a", "b", "c", "a", "b"],
+            "label": ["x > y > z", "y > x > z", "x > z > y", "z > y > x", "y > z > x"],
+        }
+    )
+    res = ie.ranking_agreement(one)
+    assert math.isnan(res.alpha) and res.d_o == pytest.approx(res.d_e, rel=1e-12)
+    assert res.notes[0].startswith("alpha is undefined: only one prompt")
+    two = pd.concat([one, pd.DataFrame({"item": ["p2"], "annotator": ["c"], "label": ["z > x > y"]})])
+    assert math.isfinite(ie.ranking_agreement(two).alpha)
+
+
+def test_cli_rankings_prints_undefined_with_the_reason_and_json_null(tmp_path, capsys):
+    from iaa_engine.cli import main
+
+    path = tmp_path / "anxiety.csv"
+    anxiety_as_rankings().rename(columns={"item": "prompt", "annotator": "judge"}).to_csv(path, index=False)
+    assert main(["rankings", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Krippendorff's alpha [kendall_tau]: undefined (only one prompt" in out and "0.0000" not in out
+    assert main(["rankings", str(path), "--format", "json"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)["rankings"]
+    assert doc["alpha"] is None and doc["alpha_undefined"].startswith("only one prompt")

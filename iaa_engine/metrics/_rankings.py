@@ -474,6 +474,9 @@ class RankingAgreement(Result):
     alpha, d_o, d_e : float
         Krippendorff's alpha with the rank distance, and its observed and expected disagreement (nan with a note
         when it cannot be computed).
+    alpha_undefined : str
+        Why alpha is nan (``''`` when it is a number): among others, only one prompt ranked by two or more judges
+        (then :math:`D_o = D_e` by construction and alpha would be 0 whatever the rankings).
     distance : str
         ``'kendall_tau'`` or ``'footrule'``.
     penalty : float
@@ -524,6 +527,7 @@ class RankingAgreement(Result):
     n_rankings: int
     n_judges: int
     notes: list = field(default_factory=list)
+    alpha_undefined: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the scalars, the per-prompt table, the gold ranking, the judges and the notes."""
@@ -531,6 +535,7 @@ class RankingAgreement(Result):
             k: nan_to_none(getattr(self, k))
             for k in ("alpha", "d_o", "d_e", "distance", "penalty", "mean_w", "gold_rule")
         }
+        out["alpha_undefined"] = self.alpha_undefined or None
         out.update(n_items=self.n_items, n_rankings=self.n_rankings, n_judges=self.n_judges)
         for name in ("per_item", "gold", "judges"):
             frame = getattr(self, name)
@@ -542,16 +547,23 @@ class RankingAgreement(Result):
         """The per-prompt table (a copy)."""
         return self.per_item.copy()
 
+    def alpha_text(self) -> str:
+        """Alpha as the terminal shows it: four decimals, or ``undefined (why)``."""
+        if np.isfinite(self.alpha):
+            return f"{self.alpha:.4f}"
+        return f"undefined ({self.alpha_undefined})" if self.alpha_undefined else "undefined"
+
     def __str__(self) -> str:
         def f(v: float) -> str:
             return "undefined" if not np.isfinite(v) else f"{v:.4f}"
 
         lines = [
             f"Rankings: {self.n_rankings} rankings of {self.n_items} prompts by {self.n_judges} judges",
-            f"  Krippendorff's alpha [{self.distance}]: {f(self.alpha)} (D_o {f(self.d_o)}, D_e {f(self.d_e)})",
+            f"  Krippendorff's alpha [{self.distance}]: {self.alpha_text()} (D_o {f(self.d_o)}, D_e {f(self.d_e)})",
             f"  Kendall's W, mean over prompts: {f(self.mean_w)}",
         ]
-        lines += [f"  note: {n}" for n in self.notes]
+        why = f"alpha is undefined: {self.alpha_undefined}"
+        lines += [f"  note: {n}" for n in self.notes if n != why]
         return "\n".join(lines)
 
 
@@ -791,28 +803,41 @@ def ranking_agreement(
     m_unit = np.bincount(rt.unit, minlength=n_units)
     pairable = np.flatnonzero(m_unit[rt.unit] >= 2)
     alpha = d_o = d_e = math.nan
+    why = ""
     if pairable.size:
         used = np.unique(p.element[np.isin(p.row, pairable)])
+        n_pairable_units = np.unique(rt.unit[pairable]).size
         if used.size > MAX_RANK_RESPONSES:
-            notes.append(
-                f"alpha is not computed: the rankings name {used.size} distinct responses, more than "
-                f"{MAX_RANK_RESPONSES}; alpha compares rankings of different prompts response by response, so "
-                "the responses need the same names across prompts (model names, or positions A, B, C)"
+            why = (
+                f"the rankings name {used.size} distinct responses, more than {MAX_RANK_RESPONSES}; alpha compares "
+                "rankings of different prompts response by response, so the responses need the same names across "
+                "prompts (model names, or positions A, B, C)"
             )
-        elif used.size >= 2:
+        elif used.size < 2:
+            why = "the rankings name only one response, so there is no pair of responses to order"
+        else:
             pos = _dense_positions(p, pairable, used)
             _, unit_codes = np.unique(rt.unit[pairable], return_inverse=True)
             d_o, d_e = _alpha_sums(unit_codes.astype(np.int64), pos, distance, penalty)
-            alpha = 1.0 - d_o / d_e if d_e > 1e-12 else math.nan
-            if not math.isfinite(alpha):
-                notes.append("alpha is undefined: every pairable ranking is the same")
+            if n_pairable_units == 1:
+                why = (
+                    "only one prompt was ranked by two or more judges; with a single unit the expected "
+                    "disagreement D_e is taken over the very pairs of rankings D_o is, so D_o = D_e and alpha is 0 "
+                    "whatever the rankings (read Kendall's W for one prompt)"
+                )
+            elif not d_e > 1e-12:
+                why = "every pairable ranking is the same, so the expected disagreement is 0 and alpha is 0/0"
+            else:
+                alpha = 1.0 - d_o / d_e
             if (rt.unit_size[np.unique(rt.unit[pairable])] < used.size).any():
                 notes.append(
                     "the prompts' rankings name different sets of responses: a response a ranking leaves out "
                     "shares its bottom place (the top-k convention)"
                 )
     else:
-        notes.append("alpha is undefined: no prompt was ranked by two or more judges")
+        why = "no prompt was ranked by two or more judges"
+    if why:
+        notes.insert(0, f"alpha is undefined: {why}")
 
     # ---- W per prompt over its own responses
     ranking, elem, pos_g = grid_positions(rt)
@@ -897,4 +922,5 @@ def ranking_agreement(
         n_rank,
         len(rt.judges),
         notes,
+        alpha_undefined=why,
     )

@@ -463,7 +463,7 @@ def _render_pairwise(r: Any) -> list[str]:
 def _render_ranking(r: Any) -> list[str]:
     lines = [
         f"  Rankings: {r.n_rankings} rankings of {r.n_items} prompts by {r.n_judges} judges",
-        f"    Krippendorff's alpha [{r.distance}] {_f(r.alpha)} (D_o {_f(r.d_o)}, D_e {_f(r.d_e)})",
+        f"    Krippendorff's alpha [{r.distance}] {r.alpha_text()} (D_o {_f(r.d_o)}, D_e {_f(r.d_e)})",
         f"    Kendall's W, mean over prompts {_f(r.mean_w)}",
     ]
     for row in r.per_item.itertuples(index=False):
