@@ -773,3 +773,32 @@ def test_a_relations_project_counts_a_missed_relation(server, api):
     assert set(per_label) == {"works_for", "knows"}
     text = run("report", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--no-state").stdout
     assert "== ner relations (relations) ==" in text and f"Krippendorff's alpha {want['alpha']:.4f}" in text
+
+
+def test_a_self_relation_and_a_second_relation_between_the_same_regions_are_set_aside():
+    """issue 32: the core refuses a relation from a region to itself and a second row of one annotator for one
+    relation; the connector sets both aside (counted in the notes, never used), so the rest of the report stands
+    and equals the core's numbers on the design without them."""
+    from iaa_label_studio.analyse import analyse
+
+    design = _rel_design()
+    tasks = _rel_tasks(design, [1, 2, 3])
+    for i, t in enumerate(tasks):
+        t["id"] = i + 1
+        for k, a in enumerate(t["annotations"]):
+            a["id"] = 10 * i + k
+    tasks[1]["annotations"][0]["result"].append(rel("t1a0r0", "t1a0r0", "knows"))
+    tasks[1]["annotations"][0]["result"].append(rel("t1a0r0", "t1a0r1", "knows"))  # works_for drawn already
+    tasks[2]["annotations"][2]["result"].append(rel("t2a2r0", "t2a2r1", "works_for", "left"))  # 1 -> 0: a new one
+    tasks[2]["annotations"][2]["result"].append(rel("t2a2r1", "t2a2r0", "works_for", "right"))  # ... twice
+    a = analyse(_project(REL_CONFIG, tasks))
+    note = next(n for n in a.converted.notes if "relation(s) set aside" in n)
+    assert "3 relation(s) set aside" in note
+    assert "1 × a relation from a region to itself" in note
+    assert "2 × a second relation of one annotation between the same two regions (the first kept)" in note
+    got = a.to_json()["judgments"]["ner relations"]
+    assert got["result"] is not None
+    design[2][2][1].append((0, 1, "works_for", "left"))  # the one of the pair that was kept
+    want = _rel_core(design, ["a", "b", "c"], [1, 2, 3]).to_dict()
+    assert got["result"]["alpha"] == pytest.approx(want["alpha"], abs=1e-12)
+    assert got["result"]["pairs"] == want["pairs"]

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import iaa_engine as ie
+from iaa_engine.analysis._relations import NO_LABEL
 from iaa_engine.analysis._relations import NO_RELATION as NO
 
 
@@ -126,3 +127,71 @@ def test_errors():
         ie.relation_agreement(regions, pd.DataFrame(ok))
     with pytest.raises(ie.InvalidParameterError):
         ie.relation_agreement(m, "relations.csv")
+
+
+# --------------------------------------------------------------------------- issue 32: inputs once read wrongly
+
+
+def test_a_relation_without_a_label_is_the_no_label_label_not_the_text_nan():
+    """A missing label used to become the category "nan"; it is a relation drawn without a label, '(no label)' (the
+    name the Label Studio connector gives an unlabelled relation), never a label named 'nan'."""
+    m = ie.match_regions(three_annotators(), kind="span")
+    rel = pd.DataFrame(
+        {"annotator": ["ann", "bob", "cy"], "from_id": [0, 3, 6], "to_id": [1, 4, 7], "label": [None, np.nan, ""]}
+    )
+    res = ie.relation_agreement(m, rel)
+    assert set(res.units["label"]) == {NO_LABEL} == {"(no label)"}
+    assert "nan" not in set(res.per_label.index) and "" not in set(res.per_label.index)
+    assert res.n_units == 1 and math.isnan(res.alpha)  # all three drew it alike: no variation
+    assert res.pairs["f1"].tolist() == [1.0, 1.0, 1.0]
+    # an empty list of labels (Label Studio's "labels": []) is no label too
+    listed = ie.relation_agreement(m, rel.assign(label=[[], ["r"], ["r"]]))
+    assert listed.units.set_index("annotator").loc[["ann", "bob"], "label"].tolist() == ["(no label)", "r"]
+
+
+def test_a_label_spelled_like_the_absence_of_a_relation_is_refused():
+    """A drawn relation labelled '(no relation)' was merged with the relations not drawn (and left out of the
+    per-label table): refused, with the way out (no_relation= another text)."""
+    m = ie.match_regions(three_annotators(), kind="span")
+    rel = pd.DataFrame({"annotator": ["ann", "bob"], "from_id": [0, 3], "to_id": [1, 4], "label": ["r", NO]})
+    with pytest.raises(ValueError, match=r"relation 2 .*label '\(no relation\)'.*no_relation="):
+        ie.relation_agreement(m, rel)
+    res = ie.relation_agreement(m, rel, no_relation="(none drawn)")
+    assert set(res.units["label"]) == {"r", NO, "(none drawn)"}
+
+
+def test_a_relation_from_a_region_to_itself_is_refused():
+    m = ie.match_regions(three_annotators(), kind="span")
+    rel = pd.DataFrame({"annotator": ["ann", "ann"], "from_id": [0, 2], "to_id": [1, 2], "label": "r"})
+    with pytest.raises(ValueError, match="relation 2 links region '2' to itself"):
+        ie.relation_agreement(m, rel)
+
+
+@pytest.mark.parametrize(
+    "second, direction",
+    [
+        ((0, 1, "other"), ("right", "right")),  # the same relation twice, two labels
+        ((0, 1, "r"), ("right", "right")),  # the same relation twice, one label
+        ((1, 0, "other"), ("right", "left")),  # turned round with 'left': the same relation
+        ((1, 0, "other"), ("bi", "bi")),  # both ways: the same unordered pair
+    ],
+)
+def test_one_annotator_giving_one_relation_two_rows_is_refused(second, direction):
+    """Two rows of one annotator for one relation unit were joined into the label 'other+r' without a word;
+    refused as preferences and rankings refuse a judge's second judgment (several labels: give them as a list)."""
+    m = ie.match_regions(three_annotators(), kind="span")
+    rel = pd.DataFrame(
+        {
+            "annotator": ["ann", "ann"],
+            "from_id": [0, second[0]],
+            "to_id": [1, second[1]],
+            "label": ["r", second[2]],
+            "dir": list(direction),
+        }
+    )
+    with pytest.raises(ValueError, match="annotator 'ann' drew the relation .* twice .*rows? 1 and 2.*list"):
+        ie.relation_agreement(m, rel, direction="dir")
+    # one row with a list of labels is one relation with two labels
+    one = ie.relation_agreement(m, pd.DataFrame({"annotator": ["ann"], "from_id": [0], "to_id": [1],
+                                                 "label": [["r", "other"]]}))  # fmt: skip
+    assert one.units.set_index("annotator").loc["ann", "label"] == "other+r"

@@ -17,10 +17,12 @@ from iaa_engine.data._model import Annotations
 from iaa_engine.data._regions import RegionMatch
 from iaa_engine.metrics._alpha import krippendorff_alpha
 
-__all__ = ["NO_RELATION", "RelationAgreement", "relation_agreement"]
+__all__ = ["NO_LABEL", "NO_RELATION", "RelationAgreement", "relation_agreement"]
 
 #: The label an annotator of an item gets for a relation she did not draw.
 NO_RELATION = "(no relation)"
+#: The label of a relation drawn without a label (a missing or blank label, an empty list of labels).
+NO_LABEL = "(no label)"
 _DIRECTIONS = {"right": "->", "left": "<-", "bi": "<->"}
 
 
@@ -130,6 +132,28 @@ def _region_positions(
     return pos.astype(np.int64)
 
 
+def _relation_labels(values: pd.Series) -> np.ndarray:
+    """Each relation's label as text: a list of labels joined, sorted, with ``+``; a missing or blank label, or an
+    empty list, :data:`NO_LABEL` (never the text 'nan')."""
+    out = np.empty(len(values), dtype=object)
+    is_list = np.fromiter((isinstance(v, (list, tuple, np.ndarray)) for v in values), bool, len(values))
+    if is_list.any():
+        out[is_list] = [
+            "+".join(sorted({str(x).strip() for x in v if not _blank(x)})) for v in values.to_numpy()[is_list]
+        ]
+    plain = values[~is_list]
+    missing = plain.isna().to_numpy()
+    text = plain.astype(str).str.strip().to_numpy(dtype=object)
+    text[missing] = ""
+    out[~is_list] = text
+    out[out == ""] = NO_LABEL
+    return out
+
+
+def _blank(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or str(v).strip() == ""
+
+
 @validate(
     relations=Instance(pd.DataFrame, what="a pandas DataFrame"),
     regions=NoneOr(Instance(pd.DataFrame, what="a pandas DataFrame")),
@@ -168,8 +192,13 @@ def relation_agreement(
 
     Then nominal Krippendorff's alpha over the relation units, per relation label the alpha of "ℓ or not"
     (:func:`label_agreement`), and per annotator pair the F1 of the relations both drew with the same label
-    (:math:`2 m_{ab} / (n_a + n_b)` on the items both annotated). Several labels of one relation (or several
-    relations of one annotator between the same units in the same direction) are joined, sorted, with ``+``.
+    (:math:`2 m_{ab} / (n_a + n_b)` on the items both annotated). Several labels of one relation (a list) are
+    joined, sorted, with ``+``; a relation without a label (missing, blank, an empty list) has the label
+    ``'(no label)'`` (:data:`NO_LABEL`, the name the Label Studio connector gives it). Refused with a message:
+    a relation from a region to itself, two rows of one annotator for the same relation unit (a relation turned
+    round with ``'left'`` and the two ways of ``'bi'`` being the same unit; give several labels as a list
+    instead), and a drawn relation whose label is ``no_relation`` (it would merge with the relations not
+    drawn).
 
     Parameters
     ----------
@@ -203,7 +232,8 @@ def relation_agreement(
         ``match`` is not a :class:`RegionMatch`.
     ValueError
         A column is missing; a relation names a region that is not in the table, or was drawn by another
-        annotator, or links regions of two items; an unknown direction.
+        annotator, or links regions of two items, or a region to itself; an unknown direction; an annotator
+        gives one relation unit two rows; a label equal to ``no_relation``.
 
     References
     ----------
@@ -279,7 +309,21 @@ def relation_agreement(
         bi = d == "bi"
         u_from, u_to = np.where(bi, np.minimum(u_from, u_to), u_from), np.where(bi, np.maximum(u_from, u_to), u_to)
         dirs[bi] = "<->"
-    labels = rel[label].map(lambda v: "+".join(sorted(map(str, v))) if isinstance(v, (list, tuple)) else str(v))
+    self_loop = src == dst
+    if self_loop.any():
+        r = int(np.flatnonzero(self_loop)[0])
+        raise ValueError(
+            f"relation {r + 1} links region {printable(rel[from_region].iloc[r])!r} to itself; a relation links two "
+            "regions"
+        )
+    labels = _relation_labels(rel[label])
+    clash = labels == no_relation
+    if clash.any():
+        r = int(np.flatnonzero(clash)[0])
+        raise ValueError(
+            f"relation {r + 1} has the label {no_relation!r}, which stands for a relation not drawn; name the "
+            "absence another way with no_relation= (e.g. no_relation='(none drawn)')"
+        )
     drawn = pd.DataFrame(
         {
             "item": reg_item[src],
@@ -287,11 +331,24 @@ def relation_agreement(
             "to_unit": u_to,
             "direction": dirs,
             "annotator": who,
-            "label": labels.to_numpy(),
+            "label": labels,
         }
     )
     key = ["item", "from_unit", "to_unit", "direction", "annotator"]
-    drawn = drawn.groupby(key, sort=True)["label"].agg(lambda s: "+".join(sorted(set(s)))).reset_index()
+    again = drawn.duplicated(key, keep=False).to_numpy()
+    if again.any():
+        rows = np.flatnonzero(again)
+        first = rows[0]
+        same = rows[(drawn.loc[rows, key] == drawn.loc[first, key]).all(axis=1).to_numpy()]
+        arrow = {"->": "->", "<->": "<->"}[drawn.at[first, "direction"]]
+        raise ValueError(
+            f"annotator {printable(who[first])!r} drew the relation unit {drawn.at[first, 'from_unit']} {arrow} "
+            f"{drawn.at[first, 'to_unit']} of item {printable(drawn.at[first, 'item'])!r} twice (relation rows "
+            f"{same[0] + 1} and {same[1] + 1}, counting a relation turned round with 'left', or the two ways of "
+            "'bi', as the same); keep one row per relation, and give a relation with several labels its labels "
+            "as a list"
+        )
+    drawn = drawn.sort_values(key, kind="stable").reset_index(drop=True)
     # every annotator of the item for every relation unit of the item
     present = units[["item", "annotator"]].drop_duplicates()
     present = present.assign(annotator=present["annotator"].astype(str))

@@ -274,9 +274,28 @@ def relation_tables(
             if direction not in ("right", "left", "bi"):
                 invalid["a direction other than right, left or bi"] += 1
                 continue
+            if a[1] == b[1]:
+                invalid["a relation from a region to itself"] += 1
+                continue
             label = "+".join(sorted(set(labels))) if labels else NO_LABEL
             rows.setdefault(a[0], []).append((task["id"], who, a[1], b[1], direction, label))
-    return {k: pd.DataFrame(v, columns=RELATION_COLUMNS) for k, v in rows.items()}, invalid
+    tables = {}
+    for k, v in rows.items():
+        table = pd.DataFrame(v, columns=RELATION_COLUMNS)
+        # one relation per annotator and pair of regions: 'left' is 'right' turned round, 'bi' either way
+        left, bi = table["direction"] == "left", table["direction"] == "bi"
+        lo = np.where(left | (bi & (table["to_id"] < table["from_id"])), table["to_id"], table["from_id"])
+        hi = np.where(left | (bi & (table["to_id"] < table["from_id"])), table["from_id"], table["to_id"])
+        again = pd.DataFrame(
+            {"t": table["task"], "a": table["annotator"], "lo": lo, "hi": hi, "bi": bi}
+        ).duplicated().to_numpy()
+        if again.any():
+            invalid["a second relation of one annotation between the same two regions (the first kept)"] += int(
+                again.sum()
+            )
+            table = table[~again].reset_index(drop=True)
+        tables[k] = table
+    return tables, invalid
 
 
 @dataclass
