@@ -366,3 +366,25 @@ def test_cli_csv_escapes_formulas(tmp_path, capsys):
     table.to_csv(path, index=False)
     code, out, _ = run_cli(["preferences", str(path), "--format", "csv"], capsys)
     assert code == 0 and "'=HYPERLINK(1)" in out
+
+
+# --------------------------------------------------------------------------- issue 32: inputs once read wrongly
+
+
+def test_a_tie_with_a_strength_is_refused():
+    """A tie has no "how much better": a tie with a positive strength used to be read as a plain tie without a
+    word. A blank or 0 strength on a tie is fine."""
+    t = pd.DataFrame(
+        {
+            "item": "p",
+            "response_a": ["x", "y", "x"],
+            "response_b": ["y", "x", "y"],
+            "annotator": ["a", "b", "c"],
+            "label": ["A", "tie", "tie"],
+            "strength": [2, np.nan, 0],
+        }
+    )
+    assert ie.preference_agreement(t, strength="strength").n_judgments == 3
+    with pytest.raises(ValueError, match=r"row 3 is a tie with the strength 1\.5; a tie has no strength"):
+        ie.preference_agreement(t.assign(strength=[2, np.nan, 1.5]), strength="strength")
+

@@ -102,7 +102,8 @@ def read_preferences(
     TypeError
         ``table`` is not a DataFrame.
     ValueError
-        A column is missing; a label is not A, B or tie; a strength is not a positive number; the two responses
+        A column is missing; a label is not A, B or tie; a strength is not a positive number (a tie's not blank or
+        0); the two responses
         of a judgment are the same; a judge judged one pair twice; nothing to read.
     """
     if not isinstance(table, pd.DataFrame):
@@ -138,6 +139,13 @@ def read_preferences(
             raise ValueError(
                 f"the strength of an A or B judgment must be a positive number; row {int(rows[r]) + 1} has "
                 f"{printable(strength_col[keep].iloc[r])!r}"
+            )
+        tied = ~need & np.isfinite(st) & (st != 0)
+        if tied.any():
+            r = int(np.flatnonzero(tied)[0])
+            raise ValueError(
+                f"row {int(rows[r]) + 1} is a tie with the strength {printable(strength_col[keep].iloc[r])}; a tie "
+                "has no strength (how much better one response is): leave it blank or 0, or label the row A or B"
             )
         size = np.where(need, st, 0.0)
     ra = _ids(ra_col[keep], response_a, rows)
