@@ -388,3 +388,13 @@ def test_a_tie_with_a_strength_is_refused():
     with pytest.raises(ValueError, match=r"row 3 is a tie with the strength 1\.5; a tie has no strength"):
         ie.preference_agreement(t.assign(strength=[2, np.nan, 1.5]), strength="strength")
 
+
+def test_a_model_that_is_one_of_the_human_judges_is_refused():
+    """A "model" named like a human judge was compared with itself among the humans, without a word."""
+    humans = judgments(3)
+    llm = humans[humans["annotator"] == "j1"].reset_index(drop=True)
+    with pytest.raises(ValueError, match=r"'j1' judges among the humans and among the models"):
+        ie.preference_model_agreement(humans, llm)
+    with pytest.raises(ValueError, match=r"'j1' judges among the humans and among the models"):
+        ie.preference_model_agreement(humans, llm.assign(annotator=" j1 "))  # read as the same name
+    assert len(ie.preference_model_agreement(humans, llm.assign(annotator="llm")).table) > 0

@@ -192,8 +192,8 @@ def preference_agreement(
     TypeError
         ``table`` is not a DataFrame.
     ValueError
-        A column is missing; a label is not A, B or tie; a strength is not positive; a judgment compares a
-        response with itself; a judge judged a pair twice (in either order).
+        A column is missing; a label is not A, B or tie; a strength is not positive, or a tie has one; a
+        judgment compares a response with itself; a judge judged a pair twice (in either order).
 
     References
     ----------
@@ -360,7 +360,7 @@ def preference_model_agreement(
     TypeError
         A table is not a DataFrame.
     ValueError
-        A table cannot be read (see :func:`preference_agreement`).
+        A table cannot be read (see :func:`preference_agreement`); a judge of ``models`` is also among the humans.
 
     References
     ----------
@@ -381,7 +381,7 @@ def preference_model_agreement(
     2   gpt  (pooled humans)        1.0
     3   gpt           (gold)        1.0
     """
-    h, m = (
+    hp, mp = (
         read_preferences(
             t,
             item=item,
@@ -390,7 +390,14 @@ def preference_model_agreement(
             annotator=annotator,
             label=label,
             strength=strength,
-        ).to_annotations()
+        )
         for t in (humans, models)
     )
-    return model_agreement(h, m, confidence=confidence, progress=False)
+    both = pd.Index(hp.judges).intersection(pd.Index(mp.judges))
+    if len(both):
+        raise ValueError(
+            f"{', '.join(repr(printable(j)) for j in both[:5])} judges among the humans and among the models; a "
+            "model is compared with the humans, so it cannot be one of them: leave its judgments out of the "
+            "humans' table, or name the model otherwise"
+        )
+    return model_agreement(hp.to_annotations(), mp.to_annotations(), confidence=confidence, progress=False)
