@@ -398,3 +398,60 @@ def test_a_model_that_is_one_of_the_human_judges_is_refused():
     with pytest.raises(ValueError, match=r"'j1' judges among the humans and among the models"):
         ie.preference_model_agreement(humans, llm.assign(annotator=" j1 "))  # read as the same name
     assert len(ie.preference_model_agreement(humans, llm.assign(annotator="llm")).table) > 0
+
+
+# --------------------------------------------------------------------------- issue 32: what people read first
+
+
+def many_judges(n_judges: int = 400, n_biased: int = 3, seed: int = 1) -> pd.DataFrame:
+    """A crowd: each judge judges 4-20 random pairs of one of 50 prompts (first shown random); the first
+    ``n_biased`` judges judge 40 and always pick the first shown, the others pick at random."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for j in range(n_judges):
+        for p in rng.choice(50, size=40 if j < n_biased else int(rng.integers(4, 21)), replace=False):
+            a, b = rng.permutation(["m0", "m1", "m2"])[:2]
+            label = "A" if j < n_biased else rng.choice(["A", "B", "tie"], p=[0.45, 0.45, 0.1])
+            rows.append((f"p{p}", a, b, f"judge{j:03d}", label))
+    return pd.DataFrame(rows, columns=["prompt", "response_a", "response_b", "judge", "label"])
+
+
+def test_cli_preferences_shows_a_summary_not_one_line_per_judge(tmp_path, capsys):
+    """3,815 judges once printed 3,821 unsorted lines without n or a pooled test. Now: the pooled first-shown share
+    with its exact test (scipy's binomtest on the pooled counts), how many judges are flagged, the flagged judges
+    smallest p first with their n; the whole table with --table judges or --format csv."""
+    table = many_judges()
+    path = tmp_path / "crowd.csv"
+    table.to_csv(path, index=False)
+    core = ie.preference_agreement(table, item="prompt", annotator="judge")
+    code, out, _ = run_cli(["preferences", str(path)], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) < 30  # not one line per judge (400 judges)
+    k, n = int(core.judges["first_wins"].sum()), int(core.judges["n_decided"].sum())
+    ref = binomtest(k, n, 0.5)
+    pooled = next(line for line in lines if "all judges pooled" in line)
+    assert f"wins {k / n:.3f} of {n:,} decided" in pooled and f"p = {ref.pvalue:.3g}" in pooled
+    ci = ref.proportion_ci(0.95, method="exact")
+    assert f"95% CI {ci.low:.3f}-{ci.high:.3f}" in pooled
+    assert core.pooled["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+    flagged = core.judges[core.judges["position_bias"]]
+    assert len(flagged) == 3
+    assert "Holm-adjusted p below 0.05): 3 of 400" in out
+    shown = [line.split()[0] for line in lines if "POSITION BIAS" in line]
+    assert shown == flagged.sort_values("p_value")["judge"].tolist()
+    for r in flagged.itertuples():
+        assert f"{r.first_wins} of {r.n_decided} decided (1.000), n {r.n}; p {r.p_value:.3g}" in out
+    # no judge flagged: the top N by p-value, with n, and where the rest are
+    quiet = tmp_path / "quiet.csv"
+    many_judges(n_biased=0).to_csv(quiet, index=False)
+    code, out, _ = run_cli(["preferences", str(quiet), "--top", "5"], capsys)
+    assert "0 of 400" in out and "smallest p-values (none flagged)" in out
+    assert "... and 395 more judges" in out and "--table judges" in out
+    # the whole table: csv, and on the terminal with --table judges
+    code, out, _ = run_cli(["preferences", str(path), "--format", "csv", "--table", "judges"], capsys)
+    assert len(pd.read_csv(io.StringIO(out))) == 400
+    code, out, _ = run_cli(["preferences", str(path), "--table", "judges"], capsys)
+    assert code == 0 and "the judges table (400 rows)" in out and len(out.splitlines()) == 402
+    code, _, err = run_cli(["preferences", str(path), "--top", "-1"], capsys)
+    assert code == 2 and "--top must be" in err

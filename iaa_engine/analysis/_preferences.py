@@ -54,6 +54,11 @@ class PreferenceAgreement(Result):
         Sizes.
     notes : list of str
         What to know when reading the numbers.
+    pooled : dict
+        The position bias of all judges pooled: ``n_decided``, ``first_wins``, ``first_share``, ``p_value`` (the
+        exact two-sided binomial test of a share of 1/2 over every decided judgment) and ``ci_low``, ``ci_high``
+        (Clopper–Pearson 95 % interval of the share). It treats the judgments as independent; a few heavy judges
+        weigh in it as much as their judgments.
 
     References
     ----------
@@ -80,9 +85,11 @@ class PreferenceAgreement(Result):
     n_pairs: int
     n_judges: int
     notes: list = field(default_factory=list)
+    pooled: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the coefficients, the judges, the pairs, the scores, the sizes and the notes."""
+        """JSON-ready: the coefficients, the judges, the pairs, the scores, the pooled position bias, the sizes and
+        the notes."""
 
         def rows(frame: pd.DataFrame) -> list:
             return [{k: nan_to_none(v) for k, v in r.items()} for r in frame.to_dict(orient="records")]
@@ -96,6 +103,7 @@ class PreferenceAgreement(Result):
             "n_judgments": self.n_judgments,
             "n_pairs": self.n_pairs,
             "n_judges": self.n_judges,
+            "pooled_position_bias": nan_to_none(dict(self.pooled)),
             "notes": list(self.notes),
         }
 
@@ -104,14 +112,57 @@ class PreferenceAgreement(Result):
         return self.judges.copy()
 
     def __str__(self) -> str:
-        lines = [f"Preferences: {self.n_judgments} judgments of {self.n_pairs} pairs by {self.n_judges} judges"]
+        return self.summary()
+
+    def summary(self, top: int = 10) -> str:
+        """What to read first: the coefficients, the pooled position bias with its test, how many judges are
+        flagged, and the flagged judges (else those with the smallest p-values), at most ``top`` of them (0: all),
+        smallest p first, each with its number of judgments. The full table is :attr:`judges`."""
+        lines = [
+            f"Preferences: {self.n_judgments:,} judgments of {self.n_pairs:,} pairs by {self.n_judges:,} judges"
+        ]
         for k, v in self.coefficients.items():
             lines.append(f"  {k:<30} {'undefined' if not np.isfinite(v) else f'{v:.4f}'}")
-        for r in self.judges.itertuples(index=False):
-            flag = "  POSITION BIAS" if r.position_bias else ""
-            share = "undefined" if not np.isfinite(r.first_share) else f"{r.first_share:.3f}"
-            p = "undefined" if not np.isfinite(r.p_holm) else f"{r.p_holm:.3g}"
-            lines.append(f"  {printable(r.judge)!s:>16}: first shown wins {share} (p {p}, Holm){flag}")
+        pool = self.pooled
+        if pool:
+            if pool["n_decided"] > 0:
+                lines.append(
+                    f"  Position bias, all judges pooled: the first shown wins {pool['first_share']:.3f} of "
+                    f"{pool['n_decided']:,} decided judgments (95% CI {pool['ci_low']:.3f}-{pool['ci_high']:.3f}; "
+                    f"exact binomial test of 1/2: p = {pool['p_value']:.3g})"
+                )
+            else:
+                lines.append("  Position bias, all judges pooled: undefined (no decided judgment, every one a tie)")
+        flagged = self.judges["position_bias"].to_numpy(dtype=bool)
+        n_flag = int(flagged.sum())
+        lines.append(
+            f"  Judges flagged for position bias (Holm-adjusted p below {self.bias_level:g}): {n_flag:,} of "
+            f"{self.n_judges:,}"
+        )
+        order = self.judges.assign(_p=self.judges["p_value"].fillna(np.inf)).sort_values(
+            ["_p", "judge"], kind="stable"
+        )
+        pool_rows = order[order["position_bias"]] if n_flag else order
+        shown = pool_rows if top == 0 else pool_rows.head(top)
+        if len(shown):
+            head = "Flagged judges" if n_flag else "Judges with the smallest p-values (none flagged)"
+            if len(shown) == self.n_judges and not n_flag:
+                head = "Judges, smallest p first (none flagged)"
+            lines.append(f"  {head}: the first shown wins (share of the decided judgments), p, Holm-adjusted p")
+            width = min(max((len(str(printable(j))) for j in shown["judge"]), default=5), 32)
+            for r in shown.itertuples(index=False):
+                share = "undefined" if not np.isfinite(r.first_share) else f"{r.first_share:.3f}"
+                p = "undefined" if not np.isfinite(r.p_value) else f"{r.p_value:.3g}"
+                ph = "undefined" if not np.isfinite(r.p_holm) else f"{r.p_holm:.3g}"
+                flag = "  POSITION BIAS" if r.position_bias else ""
+                lines.append(
+                    f"    {str(printable(r.judge))[:32]:<{width}}  {r.first_wins:,} of {r.n_decided:,} decided "
+                    f"({share}), n {r.n:,}; p {p}, Holm {ph}{flag}"
+                )
+            rest = len(pool_rows) - len(shown)
+            if rest > 0:
+                what = "flagged judges" if n_flag else "judges"
+                lines.append(f"    ... and {rest:,} more {what}: every judge in the judges table")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -158,7 +209,8 @@ def preference_agreement(
     (:math:`+s` first better, 0 tie, :math:`-s` second better): Krippendorff's alpha at the ordinal level (and
     nominal), Fleiss' kappa, Gwet's AC1, the joint probability of agreement and, with two judges, Cohen's kappa.
 
-    **Position bias.** For judge j with :math:`n_j` decided (non-tie) judgments of which the response shown
+    **Position bias.** Pooled over every judge (``pooled``): the share of decided judgments the response shown
+    first won, with the same exact test and its Clopper–Pearson interval. For judge j with :math:`n_j` decided (non-tie) judgments of which the response shown
     first won :math:`k_j`: the share :math:`k_j / n_j` and the exact two-sided binomial test of
     :math:`H_0: \pi_j = 1/2` (Clopper and Pearson's exact distribution; the p-value doubles the smaller tail),
     Holm-adjusted across judges; ``position_bias`` flags adjusted p-values below ``bias_level``. The test assumes
@@ -300,10 +352,27 @@ def preference_agreement(
         }
     )
     if judges["position_bias"].any():
-        who = ", ".join(repr(printable(j)) for j in judges.loc[judges["position_bias"], "judge"])
+        biased = judges.loc[judges["position_bias"], "judge"]
+        who = ", ".join(repr(printable(j)) for j in biased[:10])
+        if len(biased) > 10:
+            who += f" and {len(biased) - 10:,} more"
         notes.append(
             f"position bias (the response shown first wins more or less often than half the time, Holm-adjusted "
             f"p below {bias_level:g}): {who}"
+        )
+    n_all, k_all = int(n_dec.sum()), int(k.sum())
+    pooled = {"n_decided": n_all, "first_wins": k_all, "first_share": np.nan, "p_value": np.nan}
+    pooled.update(ci_low=np.nan, ci_high=np.nan)
+    if n_all > 0:
+        from scipy.stats import binomtest
+
+        test = binomtest(k_all, n_all, 0.5)
+        ci = test.proportion_ci(confidence_level=0.95, method="exact")
+        pooled.update(
+            first_share=k_all / n_all,
+            p_value=float(_binom_two_sided(np.array([k_all]), np.array([n_all]))[0]),
+            ci_low=float(ci.low),
+            ci_high=float(ci.high),
         )
     return PreferenceAgreement(
         coefs,
@@ -315,6 +384,7 @@ def preference_agreement(
         len(prefs.pairs),
         n_judges,
         notes,
+        pooled,
     )
 
 

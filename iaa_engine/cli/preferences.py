@@ -7,6 +7,11 @@ models (LLM judges): they are left out of the humans' numbers and compared with 
 (:func:`iaa_engine.preference_model_agreement`). ``--fail-on-bias`` makes a position-biased judge the exit status
 1 (for a pipeline that should stop there).
 
+The terminal shows a summary (:meth:`PreferenceAgreement.summary`): the coefficients, the position bias of all
+judges pooled with its exact test, how many judges are flagged, and the flagged judges (else those with the
+smallest p-values), at most ``--top`` of them, each with its number of judgments. ``--table judges`` prints the
+whole judges table instead (and ``--format csv`` writes it).
+
 The column defaults follow the long table of the judgments guide (``prompt``, ``response_a``, ``response_b``,
 ``judge``, ``label``), falling back to ``item`` and ``annotator`` when the file has those instead.
 """
@@ -97,8 +102,16 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--table",
         choices=("judges", "pairs", "scores", "coefficients", "models"),
-        default="judges",
-        help="the table --format csv writes (default: judges)",
+        help="the whole table to write: with --format csv (default: judges), or on the terminal in place of the "
+        "summary",
+    )
+    p.add_argument(
+        "--top",
+        type=int,
+        default=10,
+        metavar="N",
+        help="the summary lists the flagged judges (else those with the smallest p-values), at most N (default "
+        "10; 0: all)",
     )
     p.add_argument("--indent", action="store_true", help="indent the JSON")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
@@ -123,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
         column(frame, args.strength_col, (), "--strength-col", file)
     if not 0 < args.bias_level < 1:
         raise CliError(f"--bias-level must be a number between 0 and 1; got {args.bias_level!r}")
+    if args.top < 0:
+        raise CliError(f"--top must be 0 (all) or a positive whole number; got {args.top!r}")
     cols = dict(
         item=item,
         response_a=args.response_a_col,
@@ -147,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         if beside is not None:
             doc["models"] = beside.to_dict()
         emit(json.dumps(nan_to_none(doc), indent=2 if args.indent else None, ensure_ascii=False) + "\n", args.output)
-    elif args.format == "csv":
+    elif args.format == "csv" or args.table:
         if args.table == "models" and beside is None:
             raise CliError("--table models needs --models")
         tables = {
@@ -157,9 +172,17 @@ def run(args: argparse.Namespace) -> int:
             "coefficients": pd.DataFrame(list(result.coefficients.items()), columns=["coefficient", "value"]),
             "models": beside.table if beside is not None else None,
         }
-        emit(safe_csv(tables[args.table]), args.output)
+        chosen = tables[args.table or "judges"]
+        if args.format == "csv":
+            emit(safe_csv(chosen), args.output)
+        else:
+            with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
+                head = f"{file}: the {args.table} table ({len(chosen):,} rows)"
+                emit(f"{head}\n{chosen.to_string(index=False)}\n", args.output)
     else:
-        lines = [f"{file}: {result}"]
+        lines = [f"{file}: {result.summary(top=args.top)}"]
+        if result.n_judges > (args.top or result.n_judges):
+            lines.append("  (every judge: --table judges, or --format csv --table judges)")
         if beside is not None:
             lines.append(str(beside))
         top = result.scores.groupby("item", sort=True).head(1)
