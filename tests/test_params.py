@@ -152,8 +152,10 @@ def test_shared_options_mean_one_thing():
     # ``annotator`` of ``GoldStandard.confusion_matrix`` is an annotator's name, elsewhere a column's;
     # ``weights`` of the kappa family are agreement weights between categories (Gwet's families or an array),
     # elsewhere SPA's item weighting (the two are documented side by side; the CLI has distinct flags);
-    # ``n_boot`` of the HTML report also takes 0 (no bootstrap)
-    allowed = {"level", "path", "annotator", "weights", "n_boot"}
+    # ``n_boot`` of the HTML report also takes 0 (no bootstrap); ``item`` and ``annotator`` of the judgments
+    # functions (preferences, rankings) also take None: the column ``prompt`` else ``item``, ``judge`` else
+    # ``annotator``, as their commands read them (issue 32)
+    allowed = {"level", "path", "annotator", "weights", "n_boot", "item"}
     assert set(own) <= allowed, {k: v for k, v in own.items() if k not in allowed}
 
 

@@ -455,3 +455,36 @@ def test_cli_preferences_shows_a_summary_not_one_line_per_judge(tmp_path, capsys
     assert code == 0 and "the judges table (400 rows)" in out and len(out.splitlines()) == 402
     code, _, err = run_cli(["preferences", str(path), "--top", "-1"], capsys)
     assert code == 2 and "--top must be" in err
+
+
+def test_one_column_convention_in_python_and_on_the_command_line(tmp_path, capsys):
+    """Python read item/annotator and the CLI prompt/judge (else item/annotator); bradley_terry refused
+    annotator=. Now every judgments function and command: prompt (else item), judge (else annotator), a table
+    with both refused; item=/annotator= (--item-col/--annotator-col) name any other column."""
+    table = judgments(4).rename(columns={"item": "prompt", "annotator": "judge"})
+    res = ie.preference_agreement(table)  # once: "column 'item' ... not found"
+    old = ie.preference_agreement(table.rename(columns={"prompt": "item", "judge": "annotator"}))
+    assert res.coefficients == pytest.approx(old.coefficients, nan_ok=True)
+    path = tmp_path / "prefs.csv"
+    table.to_csv(path, index=False)
+    code, out, _ = run_cli(["preferences", str(path), "--format", "json"], capsys)
+    assert json.loads(out)["preferences"]["coefficients"] == pytest.approx(res.coefficients)
+    pd.testing.assert_frame_equal(ie.bradley_terry(table).scores, res.scores)
+    pd.testing.assert_frame_equal(ie.bradley_terry(table, annotator="judge").scores, res.scores)
+    twice = pd.concat([table, table.iloc[:1]], ignore_index=True)
+    with pytest.raises(ValueError, match="judged the pair .* twice"):
+        ie.bradley_terry(twice, annotator="judge")  # with judges, as preference_agreement refuses it
+    llm = table[table["judge"] == "j0"].assign(judge="llm")
+    assert len(ie.preference_model_agreement(table[table["judge"] != "j0"], llm).table) > 0
+    both = table.assign(item=table["prompt"])
+    for fn in (ie.preference_agreement, ie.bradley_terry):
+        with pytest.raises(ValueError, match=r"columns 'prompt' and 'item', .* item= \(CLI: --item-col\)"):
+            fn(both)
+    assert ie.preference_agreement(both, item="prompt").n_pairs == res.n_pairs
+    both.to_csv(path, index=False)
+    code, _, err = run_cli(["preferences", str(path)], capsys)
+    assert code == 2 and "the columns 'prompt' and 'item'" in err and "--item-col" in err
+    with pytest.raises(ValueError, match=r"no column 'prompt' or 'item' .*item="):
+        ie.preference_agreement(table.rename(columns={"prompt": "question"}))
+    rankings = pd.DataFrame({"prompt": "p", "judge": ["a", "b"], "label": ["x > y", "y > x"]})
+    assert ie.ranking_agreement(rankings).n_judges == 2

@@ -460,9 +460,7 @@ def anxiety_as_rankings() -> pd.DataFrame:
     subjects from the highest rating down, equal ratings sharing a place."""
     rows = []
     for j in range(3):
-        places = [
-            " = ".join(f"s{i + 1:02d}" for i in np.flatnonzero(ANXIETY[:, j] == v)) for v in range(6, 0, -1)
-        ]
+        places = [" = ".join(f"s{i + 1:02d}" for i in np.flatnonzero(ANXIETY[:, j] == v)) for v in range(6, 0, -1)]
         rows.append(("anxiety", f"rater{j + 1}", " > ".join(p for p in places if p)))
     return pd.DataFrame(rows, columns=["item", "annotator", "label"])
 

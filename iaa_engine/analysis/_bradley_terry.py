@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import Text, validate
+from iaa_engine.base._params import PARAMS, NoneOr, Text, validate
 from iaa_engine.base._results import Result, nan_to_none
-from iaa_engine.data._preferences import Preferences, read_preferences
+from iaa_engine.data._preferences import JUDGE_COLUMNS, PROMPT_COLUMNS, Preferences, find_column, read_preferences
 from iaa_engine.stats._bradley_terry import bt_mm
 
 __all__ = ["BradleyTerry", "bradley_terry", "fit_preferences"]
@@ -99,13 +99,14 @@ def fit_preferences(prefs: Preferences, max_iter: int, tol: float) -> tuple[pd.D
     return scores, it, converged, notes
 
 
-@validate(response_a=Text(), response_b=Text())
+@validate(item=NoneOr(PARAMS["item"]), annotator=NoneOr(PARAMS["annotator"]), response_a=Text(), response_b=Text())
 def bradley_terry(
     table: Any,
     *,
-    item: str = "item",
+    item: str | None = None,
     response_a: str = "response_a",
     response_b: str = "response_b",
+    annotator: str | None = None,
     label: str = "label",
     max_iter: int = 1000,
     tol: float = 1e-9,
@@ -132,7 +133,11 @@ def bradley_terry(
         One row per judgment: the prompt (``item``), the two responses
         (``response_a`` shown first) and the label A, B or tie (see :func:`preference_agreement`). Judges are not
         needed.
-    item, response_a, response_b, label : str
+    item, annotator : str, optional
+        The prompt's and the judge's columns, as in :func:`preference_agreement`: by default ``prompt`` (else
+        ``item``) and ``judge`` (else ``annotator``). Judges are not needed (a table without a judge column is
+        fine); when there is one, a judge who judged one pair twice is refused, as there.
+    response_a, response_b, label : str
         Column names.
     max_iter : int, default 1000
         MM steps at most.
@@ -185,7 +190,12 @@ def bradley_terry(
     2        z   0.0            1     3
     """
     prefs = read_preferences(
-        table, item=item, response_a=response_a, response_b=response_b, annotator=None, label=label
+        table,
+        item=find_column(table, item, PROMPT_COLUMNS, "item"),
+        response_a=response_a,
+        response_b=response_b,
+        annotator=find_column(table, annotator, JUDGE_COLUMNS, "annotator", required=False),
+        label=label,
     )
     scores, it, converged, notes = fit_preferences(prefs, int(max_iter), float(tol))
     return BradleyTerry(scores, it, converged, notes)

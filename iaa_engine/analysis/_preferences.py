@@ -12,17 +12,23 @@ import pandas as pd
 from iaa_engine.analysis._bradley_terry import fit_preferences
 from iaa_engine.analysis._models import ModelAgreement, model_agreement
 from iaa_engine.analysis._scorecard import _holm
-from iaa_engine.base._params import ANY, NoneOr, Real, Text, validate
+from iaa_engine.base._params import ANY, PARAMS, NoneOr, Real, Text, validate
 from iaa_engine.base._policy import UndefinedMetricWarning
 from iaa_engine.base._results import Result, nan_to_none, printable
-from iaa_engine.data._preferences import read_preferences
+from iaa_engine.data._preferences import JUDGE_COLUMNS, PROMPT_COLUMNS, find_column, read_preferences
 from iaa_engine.metrics._agreement import joint_probability
 from iaa_engine.metrics._alpha import krippendorff_alpha
 from iaa_engine.metrics._kappa import cohen_kappa, fleiss_kappa, gwet_ac1
 
 __all__ = ["PreferenceAgreement", "preference_agreement", "preference_model_agreement"]
 
-_COLUMNS = {"response_a": Text(), "response_b": Text(), "strength": NoneOr(Text())}
+_COLUMNS = {
+    "item": NoneOr(PARAMS["item"]),
+    "annotator": NoneOr(PARAMS["annotator"]),
+    "response_a": Text(),
+    "response_b": Text(),
+    "strength": NoneOr(Text()),
+}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -118,9 +124,7 @@ class PreferenceAgreement(Result):
         """What to read first: the coefficients, the pooled position bias with its test, how many judges are
         flagged, and the flagged judges (else those with the smallest p-values), at most ``top`` of them (0: all),
         smallest p first, each with its number of judgments. The full table is :attr:`judges`."""
-        lines = [
-            f"Preferences: {self.n_judgments:,} judgments of {self.n_pairs:,} pairs by {self.n_judges:,} judges"
-        ]
+        lines = [f"Preferences: {self.n_judgments:,} judgments of {self.n_pairs:,} pairs by {self.n_judges:,} judges"]
         for k, v in self.coefficients.items():
             lines.append(f"  {k:<30} {'undefined' if not np.isfinite(v) else f'{v:.4f}'}")
         pool = self.pooled
@@ -139,9 +143,7 @@ class PreferenceAgreement(Result):
             f"  Judges flagged for position bias (Holm-adjusted p below {self.bias_level:g}): {n_flag:,} of "
             f"{self.n_judges:,}"
         )
-        order = self.judges.assign(_p=self.judges["p_value"].fillna(np.inf)).sort_values(
-            ["_p", "judge"], kind="stable"
-        )
+        order = self.judges.assign(_p=self.judges["p_value"].fillna(np.inf)).sort_values(["_p", "judge"], kind="stable")
         pool_rows = order[order["position_bias"]] if n_flag else order
         shown = pool_rows if top == 0 else pool_rows.head(top)
         if len(shown):
@@ -188,10 +190,10 @@ def _binom_two_sided(k: np.ndarray, n: np.ndarray) -> np.ndarray:
 def preference_agreement(
     table: Any,
     *,
-    item: str = "item",
+    item: str | None = None,
     response_a: str = "response_a",
     response_b: str = "response_b",
-    annotator: str = "annotator",
+    annotator: str | None = None,
     label: str = "label",
     strength: str | None = None,
     bias_level: float = 0.05,
@@ -210,11 +212,12 @@ def preference_agreement(
     nominal), Fleiss' kappa, Gwet's AC1, the joint probability of agreement and, with two judges, Cohen's kappa.
 
     **Position bias.** Pooled over every judge (``pooled``): the share of decided judgments the response shown
-    first won, with the same exact test and its Clopper–Pearson interval. For judge j with :math:`n_j` decided (non-tie) judgments of which the response shown
-    first won :math:`k_j`: the share :math:`k_j / n_j` and the exact two-sided binomial test of
-    :math:`H_0: \pi_j = 1/2` (Clopper and Pearson's exact distribution; the p-value doubles the smaller tail),
-    Holm-adjusted across judges; ``position_bias`` flags adjusted p-values below ``bias_level``. The test assumes
-    the tool showed the two responses in random order (otherwise a better first response is not a bias).
+    first won, with the same exact test and its Clopper–Pearson interval. For judge j with :math:`n_j` decided
+    (non-tie) judgments of which the response shown first won :math:`k_j`: the share :math:`k_j / n_j` and the
+    exact two-sided binomial test of :math:`H_0: \pi_j = 1/2` (Clopper and Pearson's exact distribution; the
+    p-value doubles the smaller tail), Holm-adjusted across judges; ``position_bias`` flags adjusted p-values below
+    ``bias_level``. The test assumes the tool showed the two responses in random order (otherwise a better first
+    response is not a bias).
 
     **Gold.** Per pair, the majority answer (none when two answers share the most votes); per prompt, the
     Bradley–Terry scores of its responses from all its judgments (:func:`bradley_terry`; a tie is half a win),
@@ -224,7 +227,11 @@ def preference_agreement(
     ----------
     table : pandas.DataFrame
         One row per judgment; blank labels are dropped.
-    item, response_a, response_b, annotator, label : str
+    item, annotator : str, optional
+        The prompt's and the judge's columns; by default ``prompt`` (else ``item``) and ``judge`` (else
+        ``annotator``), the convention of every judgments function and of ``iaa preferences``; a table with both
+        candidates is refused (name the one meant).
+    response_a, response_b, label : str
         Column names.
     strength : str, optional
         Column of strengths (ordinal alpha then reads the signed strengths).
@@ -278,6 +285,8 @@ def preference_agreement(
     2    cy          2           1
     3   dee          1           1
     """
+    item = find_column(table, item, PROMPT_COLUMNS, "item")
+    annotator = find_column(table, annotator, JUDGE_COLUMNS, "annotator")
     prefs = read_preferences(
         table,
         item=item,
@@ -393,10 +402,10 @@ def preference_model_agreement(
     humans: Any,
     models: Any,
     *,
-    item: str = "item",
+    item: str | None = None,
     response_a: str = "response_a",
     response_b: str = "response_b",
-    annotator: str = "annotator",
+    annotator: str | None = None,
     label: str = "label",
     strength: str | None = None,
     confidence: float = 0.95,
@@ -414,7 +423,8 @@ def preference_model_agreement(
     humans, models : pandas.DataFrame
         Judgments of the humans and of the models (their judge column names the model).
     item, response_a, response_b, annotator, label, strength : str
-        Column names, the same in both tables.
+        Column names, the same in both tables; ``item`` and ``annotator`` default to ``prompt`` (else ``item``)
+        and ``judge`` (else ``annotator``), as in :func:`preference_agreement`.
     confidence : float, default 0.95
         Coverage of the intervals.
 
@@ -454,10 +464,10 @@ def preference_model_agreement(
     hp, mp = (
         read_preferences(
             t,
-            item=item,
+            item=find_column(t, item, PROMPT_COLUMNS, "item"),
             response_a=response_a,
             response_b=response_b,
-            annotator=annotator,
+            annotator=find_column(t, annotator, JUDGE_COLUMNS, "annotator"),
             label=label,
             strength=strength,
         )

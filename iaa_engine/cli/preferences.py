@@ -50,9 +50,14 @@ def column(frame: Any, given: str | None, defaults: tuple[str, ...], flag: str, 
         if given not in names:
             raise CliError(f"{flag} {given!r}: no such column in {file}; it has columns {names!r}")
         return given
-    for d in defaults:
-        if d in names:
-            return d
+    have = [d for d in defaults if d in names]
+    if len(have) > 1:
+        raise CliError(
+            f"{file} has the columns {have[0]!r} and {have[1]!r}, either of which could be meant; name the one "
+            f"meant with {flag}"
+        )
+    if have:
+        return have[0]
     raise CliError(
         f"{file} has no column {' or '.join(map(repr, defaults))}; it has columns {names!r}. Name it with {flag}"
     )
@@ -124,11 +129,12 @@ def run(args: argparse.Namespace) -> int:
 
     import iaa_engine as ie
     from iaa_engine.base._results import nan_to_none, printable
+    from iaa_engine.data._preferences import JUDGE_COLUMNS, PROMPT_COLUMNS
 
     file = Path(args.path).name
     frame = read_frame(args.path)
-    item = column(frame, args.item_col, ("prompt", "item"), "--item-col", file)
-    judge = column(frame, args.annotator_col, ("judge", "annotator"), "--annotator-col", file)
+    item = column(frame, args.item_col, PROMPT_COLUMNS, "--item-col", file)
+    judge = column(frame, args.annotator_col, JUDGE_COLUMNS, "--annotator-col", file)
     for flag, name in (("--response-a-col", args.response_a_col), ("--response-b-col", args.response_b_col)):
         column(frame, name, (), flag, file)
     label = column(frame, args.label_col, (), "--label-col", file)

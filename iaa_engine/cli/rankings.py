@@ -27,9 +27,9 @@ def register(subparsers: Any) -> None:
         help="agreement on rankings: Kendall's W per prompt, alpha with a rank distance, a gold ranking",
         description="Agreement of judges ranking the responses of prompts, read from a long table (one row per "
         "prompt and judge; the label a ranking such as 'r2 > r1 = r3 > r4': '>' between places, better first, "
-        "'=' inside a shared place, or worst first with '<'; responses a ranking leaves out share its bottom place). Shows Krippendorff's "
-        "alpha with a rank distance, Kendall's W per prompt (tie-corrected, with its chi-square test) and the "
-        "gold ranking (Borda or Bradley-Terry).",
+        "'=' inside a shared place, or worst first with '<'; responses a ranking leaves out share its bottom "
+        "place). Shows Krippendorff's alpha with a rank distance, Kendall's W per prompt (tie-corrected, with its "
+        "chi-square test) and the gold ranking (Borda or Bradley-Terry).",
     )
     p.add_argument("path", help="the table of rankings")
     cols = p.add_argument_group("columns")
@@ -64,11 +64,12 @@ def run(args: argparse.Namespace) -> int:
     """``iaa rankings``: read, compute, print or write."""
     import iaa_engine as ie
     from iaa_engine.base._results import nan_to_none, printable
+    from iaa_engine.data._preferences import JUDGE_COLUMNS, PROMPT_COLUMNS
 
     file = Path(args.path).name
     frame = read_frame(args.path)
-    item = column(frame, args.item_col, ("prompt", "item"), "--item-col", file)
-    judge = column(frame, args.annotator_col, ("judge", "annotator"), "--annotator-col", file)
+    item = column(frame, args.item_col, PROMPT_COLUMNS, "--item-col", file)
+    judge = column(frame, args.annotator_col, JUDGE_COLUMNS, "--annotator-col", file)
     label = column(frame, args.label_col, (), "--label-col", file)
     if not 0 <= args.penalty <= 1:
         raise CliError(f"--penalty must be a number from 0 to 1; got {args.penalty!r}")

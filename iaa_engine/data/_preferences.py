@@ -22,10 +22,44 @@ import pandas as pd
 from iaa_engine.base._results import printable
 from iaa_engine.data._model import Annotations
 
-__all__ = ["PREFERENCE_LABELS", "Preferences", "read_preferences"]
+__all__ = ["PREFERENCE_LABELS", "PROMPT_COLUMNS", "JUDGE_COLUMNS", "Preferences", "find_column", "read_preferences"]
 
 #: The labels of a pairwise judgment (case-insensitive).
 PREFERENCE_LABELS = ("A", "B", "tie")
+#: The column of the prompt when ``item=`` is not given: the first of these the table has (both: refused).
+PROMPT_COLUMNS = ("prompt", "item")
+#: The column of the judge when ``annotator=`` is not given: the first of these the table has (both: refused).
+JUDGE_COLUMNS = ("judge", "annotator")
+_FLAGS = {"item": "--item-col", "annotator": "--annotator-col"}
+
+
+def find_column(table: Any, given: Any, candidates: tuple[str, ...], option: str, *, required: bool = True) -> Any:
+    """The column ``given``, or (``given`` None) the one of ``candidates`` the table has.
+
+    The one convention of the judgments functions and their commands (``iaa preferences``, ``iaa rankings``): the
+    prompt is the column ``prompt``, else ``item``; the judge ``judge``, else ``annotator``; ``item=`` and
+    ``annotator=`` (``--item-col``, ``--annotator-col``) name any other. A table with both candidates is refused
+    (which one is meant?); without either, ``None`` when not ``required``.
+    """
+    if given is not None or not isinstance(table, pd.DataFrame):
+        return given
+    names = list(map(str, table.columns))
+    have = [c for c in candidates if c in names]
+    flag = _FLAGS.get(option, "")
+    if len(have) > 1:
+        raise ValueError(
+            f"the table has the columns {have[0]!r} and {have[1]!r}, either of which could be the "
+            f"{'prompt' if option == 'item' else 'judge'}; name the one meant with {option}= (CLI: {flag})"
+        )
+    if have:
+        return have[0]
+    if not required:
+        return None
+    raise ValueError(
+        f"the table has no column {' or '.join(map(repr, candidates))} (the "
+        f"{'prompt' if option == 'item' else 'judge'}); it has columns {names!r}. Name it with {option}= "
+        f"(CLI: {flag})"
+    )
 
 
 @dataclass(frozen=True, eq=False)

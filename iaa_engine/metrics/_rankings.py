@@ -2,11 +2,12 @@ r"""Agreement on rankings: Kendall's W, Krippendorff's alpha with a rank distanc
 
 **The ranking syntax** (one ranking per row of a long table, in the label column): response ids from best to
 worst separated by ``>``; ``=`` joins responses that share a place (a tie, or one bucket of Label Studio's Ranker):
-``"r2 > r1 = r3 > r4"``. A ranking may instead be written worst first with ``<``: ``"r4 < r1 = r3 < r2"`` is the same
-ranking; one ranking mixing ``>`` and ``<``, and ``>=`` or ``<=``, are refused. Spaces around a separator do not
-matter, spaces inside an id are part of it (``"gpt 4o > llama 3"`` ranks two responses); an id may not contain
-``>``, ``<`` or ``=`` (give such ids as a list instead). A list (or tuple) label is read the same way: its elements are the places from best to worst, an
-element that is itself a list being a bucket (``["r2", ["r1", "r3"], "r4"]``). A ranking that does not name every
+``"r2 > r1 = r3 > r4"``. A ranking may instead be written worst first with ``<``: ``"r4 < r1 = r3 < r2"`` is the
+same ranking; one ranking mixing ``>`` and ``<``, and ``>=`` or ``<=``, are refused. Spaces around a separator do
+not matter, spaces inside an id are part of it (``"gpt 4o > llama 3"`` ranks two responses); an id may not contain
+``>``, ``<`` or ``=`` (give such ids as a list instead). A list (or tuple) label is read the same way: its elements
+are the places from best to worst, an element that is itself a list being a bucket (``["r2", ["r1", "r3"],
+"r4"]``). A ranking that does not name every
 response of its prompt is a *top-k list*: the responses it leaves out share one place below the last it names
 (Fagin, Kumar and Sivakumar 2003). The responses of a prompt are those named by any of its rankings.
 
@@ -35,10 +36,11 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import Choice, Flag, Real, validate
+from iaa_engine.base._params import PARAMS, Choice, Flag, NoneOr, Real, validate
 from iaa_engine.base._policy import undefined
 from iaa_engine.base._results import Result, ScalarResult, nan_to_none, printable
 from iaa_engine.data._model import Annotations
+from iaa_engine.data._preferences import JUDGE_COLUMNS, PROMPT_COLUMNS, find_column
 from iaa_engine.stats._bradley_terry import bt_mm
 
 __all__ = [
@@ -688,6 +690,8 @@ def pairs_of_rankings(
 
 
 @validate(
+    item=NoneOr(PARAMS["item"]),
+    annotator=NoneOr(PARAMS["annotator"]),
     distance=Choice(*RANK_DISTANCES),
     penalty=Real(0, 1),
     correct=Flag(),
@@ -696,8 +700,8 @@ def pairs_of_rankings(
 def ranking_agreement(
     table: Any,
     *,
-    item: str = "item",
-    annotator: str = "annotator",
+    item: str | None = None,
+    annotator: str | None = None,
     label: str = "label",
     distance: str = "kendall_tau",
     penalty: float = 0.5,
@@ -709,8 +713,8 @@ def ranking_agreement(
 
     The table has one row per prompt (``item``) and judge (``annotator``) with the judge's ranking in ``label``,
     written ``"r2 > r1 = r3 > r4"`` (``>`` between places, better first; ``=`` inside a shared place or bucket;
-    or worst first with ``<``, ``"r4 < r1 = r3 < r2"``) or given as a list of places; a ranking that leaves responses out is a top-k list, the rest sharing its bottom
-    place (see :mod:`iaa_engine.metrics._rankings`).
+    or worst first with ``<``, ``"r4 < r1 = r3 < r2"``) or given as a list of places; a ranking that leaves
+    responses out is a top-k list, the rest sharing its bottom place (see :mod:`iaa_engine.metrics._rankings`).
 
     Krippendorff's alpha with a rank distance :math:`\delta` (``'kendall_tau'``: Fagin et al.'s :math:`K^{(p)}`,
     the share of discordant pairs on complete rankings; ``'footrule'``: Spearman's footrule on mid-rank positions;
@@ -739,8 +743,12 @@ def ranking_agreement(
     ----------
     table : pandas.DataFrame
         One row per ranking; blank labels are dropped.
-    item, annotator, label : str, default 'item', 'annotator', 'label'
-        Column names (the prompt, the judge, the ranking).
+    item, annotator : str, optional
+        The prompt's and the judge's columns: by default ``prompt`` (else ``item``) and ``judge`` (else
+        ``annotator``), the convention of every judgments function and command; a table with both candidates is
+        refused (name the one meant).
+    label : str, default 'label'
+        The ranking's column.
     distance : {'kendall_tau', 'footrule'}, default 'kendall_tau'
         The rank distance of alpha (and of ``judges.distance_to_gold``).
     penalty : float, default 0.5
@@ -792,7 +800,12 @@ def ranking_agreement(
     >>> round(res.alpha, 4), res.per_item["w"].round(4).tolist()
     (0.5283, [0.7778, 0.6364])
     """
-    rt = read_rankings(table, item, annotator, label)
+    rt = read_rankings(
+        table,
+        find_column(table, item, PROMPT_COLUMNS, "item"),
+        find_column(table, annotator, JUDGE_COLUMNS, "annotator"),
+        label,
+    )
     p = rt.parsed
     n_rank = rt.unit.size
     n_units = len(rt.units)

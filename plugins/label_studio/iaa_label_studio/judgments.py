@@ -286,9 +286,11 @@ def relation_tables(
         left, bi = table["direction"] == "left", table["direction"] == "bi"
         lo = np.where(left | (bi & (table["to_id"] < table["from_id"])), table["to_id"], table["from_id"])
         hi = np.where(left | (bi & (table["to_id"] < table["from_id"])), table["from_id"], table["to_id"])
-        again = pd.DataFrame(
-            {"t": table["task"], "a": table["annotator"], "lo": lo, "hi": hi, "bi": bi}
-        ).duplicated().to_numpy()
+        again = (
+            pd.DataFrame({"t": table["task"], "a": table["annotator"], "lo": lo, "hi": hi, "bi": bi})
+            .duplicated()
+            .to_numpy()
+        )
         if again.any():
             invalid["a second relation of one annotation between the same two regions (the first kept)"] += int(
                 again.sum()
