@@ -834,9 +834,8 @@ def ranking_agreement(
             d_o, d_e = _alpha_sums(unit_codes.astype(np.int64), pos, distance, penalty)
             if n_pairable_units == 1:
                 why = (
-                    "only one prompt was ranked by two or more judges; with a single unit the expected "
-                    "disagreement D_e is taken over the very pairs of rankings D_o is, so D_o = D_e and alpha is 0 "
-                    "whatever the rankings (read Kendall's W for one prompt)"
+                    "only one prompt was ranked by two or more judges: D_e then comes from the same pairs of "
+                    "rankings as D_o (D_o = D_e), so alpha would be 0 whatever the rankings; read Kendall's W"
                 )
             elif not d_e > 1e-12:
                 why = "every pairable ranking is the same, so the expected disagreement is 0 and alpha is 0/0"
