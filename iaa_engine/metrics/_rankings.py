@@ -730,7 +730,10 @@ def ranking_agreement(
     rankings name (so the responses must mean the same across prompts: model names, or positions A, B, C; above
     :data:`MAX_RANK_RESPONSES` distinct responses alpha is left undefined with a note). It equals
     ``krippendorff_alpha(data, distance=d)`` with ``d`` the same distance as a callable on two rankings (taken over
-    all the responses); the sums run response pair by response pair, never over pairs of rankings.
+    all the responses); the sums run response pair by response pair, never over pairs of rankings. When a single
+    prompt has two or more rankings, :math:`D_e` comes from the same pairs of rankings as :math:`D_o`, so
+    :math:`D_o = D_e` and the definition gives 0 whatever the rankings: alpha is then undefined (nan, the reason in
+    ``alpha_undefined`` and the notes; ``krippendorff_alpha`` with the callable still returns that 0).
 
     Kendall's W per prompt, over the prompt's own responses (:func:`kendall_w`; unnamed responses share the bottom
     place, so W is corrected for those ties when ``correct``), with its chi-square test; ``mean_w`` averages them.
