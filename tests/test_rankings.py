@@ -511,3 +511,20 @@ def test_cli_rankings_prints_undefined_with_the_reason_and_json_null(tmp_path, c
 
     doc = json.loads(capsys.readouterr().out)["rankings"]
     assert doc["alpha"] is None and doc["alpha_undefined"].startswith("only one prompt")
+
+
+def test_alpha_over_prompts_that_share_no_response_is_undefined_not_near_one():
+    """Each prompt with its own response ids (fewer than MAX_RANK_RESPONSES in all): random rankings gave alpha =
+    0.94, because D_e counts every response of one prompt against another prompt's unnamed (bottom) ones. Alpha is
+    undefined with the reason; the same rankings with ids shared across prompts give a number near 0."""
+    rng = np.random.default_rng(0)
+    rows = [
+        (f"p{p}", j, " > ".join(f"p{p}r{k}" for k in rng.permutation(4))) for p in range(5) for j in ("a", "b", "c")
+    ]
+    own = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    res = ie.ranking_agreement(own)
+    assert math.isnan(res.alpha) and "name a common response" in res.alpha_undefined
+    assert brute_alpha(own, "kendall_tau") > 0.9  # what the definition gives: a number that means nothing
+    shared = own.assign(label=own["label"].str.replace(r"p\dr", "r", regex=True))
+    assert abs(ie.ranking_agreement(shared).alpha) < 0.3
+    assert ie.ranking_agreement(shared).per_item["w"].tolist() == res.per_item["w"].tolist()

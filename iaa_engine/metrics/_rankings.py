@@ -840,6 +840,14 @@ def ranking_agreement(
                     "only one prompt was ranked by two or more judges: D_e then comes from the same pairs of "
                     "rankings as D_o (D_o = D_e), so alpha would be 0 whatever the rankings; read Kendall's W"
                 )
+            elif int(rt.unit_size[np.unique(rt.unit[pairable])].sum()) == used.size:
+                why = (
+                    "no two of the prompts ranked by two or more judges name a common response: alpha compares "
+                    "rankings of different prompts response by response, and with each prompt's own responses D_e "
+                    "counts every response of one prompt against the unnamed ones of another (a value near 1 "
+                    "whatever the rankings); name the responses alike across prompts (model names, or positions A, "
+                    "B, C), or read Kendall's W"
+                )
             elif not d_e > 1e-12:
                 why = "every pairable ranking is the same, so the expected disagreement is 0 and alpha is 0/0"
             else:
