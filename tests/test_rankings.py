@@ -528,3 +528,16 @@ def test_alpha_over_prompts_that_share_no_response_is_undefined_not_near_one():
     shared = own.assign(label=own["label"].str.replace(r"p\dr", "r", regex=True))
     assert abs(ie.ranking_agreement(shared).alpha) < 0.3
     assert ie.ranking_agreement(shared).per_item["w"].tolist() == res.per_item["w"].tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.booleans(), st.booleans())
+def test_a_ranking_written_worst_first_parses_as_written_best_first(seed, ties, topk):
+    """Any ranking (buckets, top-k) written with '<' in reverse order of places parses to the same positions."""
+    rng = np.random.default_rng(seed)
+    labels = [random_ranking(rng, [f"r{k}" for k in range(6)], ties, topk) for _ in range(4)]
+    reverse = [" < ".join(reversed(lab.split(">"))) for lab in labels]
+    a, b = parse_rankings(labels), parse_rankings(reverse)
+    assert a.canonical.tolist() == b.canonical.tolist()
+    np.testing.assert_array_equal(a.position, b.position)
+    np.testing.assert_array_equal(a.element, b.element)
