@@ -541,3 +541,28 @@ def test_a_ranking_written_worst_first_parses_as_written_best_first(seed, ties, 
     assert a.canonical.tolist() == b.canonical.tolist()
     np.testing.assert_array_equal(a.position, b.position)
     np.testing.assert_array_equal(a.element, b.element)
+
+
+def test_cli_rankings_lists_the_judges_farthest_from_gold_at_most_top(tmp_path, capsys):
+    """Like iaa preferences: not one line per judge of a crowd, but the --top N farthest from the gold ranking
+    (with their number of rankings), and where the rest are."""
+    from iaa_engine.cli import main
+
+    rng = np.random.default_rng(5)
+    rows = [
+        (f"p{p}", f"judge{j:03d}", " > ".join(rng.permutation(["x", "y", "z"])))
+        for j in range(300)
+        for p in rng.choice(40, size=3, replace=False)
+    ]
+    path = tmp_path / "crowd.csv"
+    table = pd.DataFrame(rows, columns=["prompt", "judge", "label"])
+    table.to_csv(path, index=False)
+    core = ie.ranking_agreement(table)
+    assert main(["rankings", str(path), "--top", "4"]) == 0
+    out = capsys.readouterr().out
+    listed = [line.split(":")[0].strip() for line in out.splitlines() if "ranking(s)" in line]
+    far = core.judges.sort_values(["distance_to_gold", "judge"], ascending=[False, True])
+    assert listed == far["judge"].head(4).tolist()
+    assert "... and 296 more judges" in out and len(out.splitlines()) < 20
+    assert main(["rankings", str(path), "--top", "0"]) == 0
+    assert sum("ranking(s)" in line for line in capsys.readouterr().out.splitlines()) == 300

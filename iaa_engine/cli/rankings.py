@@ -55,6 +55,14 @@ def register(subparsers: Any) -> None:
         default="prompts",
         help="the table --format csv writes (default: prompts, one row per prompt with its W)",
     )
+    p.add_argument(
+        "--top",
+        type=int,
+        default=10,
+        metavar="N",
+        help="the terminal lists the N judges farthest from the gold ranking, with their number of rankings "
+        "(default 10; 0: all); every judge with --format csv --table judges",
+    )
     p.add_argument("--indent", action="store_true", help="indent the JSON")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(func=run)
@@ -73,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     label = column(frame, args.label_col, (), "--label-col", file)
     if not 0 <= args.penalty <= 1:
         raise CliError(f"--penalty must be a number from 0 to 1; got {args.penalty!r}")
+    if args.top < 0:
+        raise CliError(f"--top must be 0 (all) or a positive whole number; got {args.top!r}")
     result = ie.ranking_agreement(
         frame,
         item=item,
@@ -90,11 +100,18 @@ def run(args: argparse.Namespace) -> int:
         tables = {"prompts": result.per_item, "gold": result.gold, "judges": result.judges}
         emit(safe_csv(tables[args.table]), args.output)
     else:
-        lines = [f"{file}: {result}", "Judges (mean rank distance to the gold ranking):"]
+        judges = result.judges.sort_values(["distance_to_gold", "judge"], ascending=[False, True], kind="stable")
+        shown = judges if args.top == 0 else judges.head(args.top)
+        head = "Judges" if len(shown) == len(judges) else f"The {len(shown)} judges farthest from the gold ranking"
+        lines = [f"{file}: {result}", f"{head} (mean rank distance to the gold ranking, farthest first):"]
         lines += [
             f"  {printable(r.judge)!s:>16}: {r.distance_to_gold:.4f} over {r.n_rankings} ranking(s)"
-            for r in result.judges.itertuples(index=False)
+            for r in shown.itertuples(index=False)
         ]
+        if len(shown) < len(judges):
+            lines.append(
+                f"  ... and {len(judges) - len(shown):,} more judges (every judge: --format csv --table judges)"
+            )
         if len(result.per_item) <= 20:
             lines.append("Prompts (Kendall's W, chi-square test):")
             lines += [
