@@ -406,6 +406,22 @@ class _Continuum(Constraint):
         return ["0 10", (0,), (0, -1), (0, math.nan), True]
 
 
+class _Participants(Constraint):
+    """Who took part in which document of a span study: ``None`` (everyone in every document), a DataFrame with
+    columns ``document`` and ``annotator``, or a mapping document -> annotators (the contents checked where used)."""
+
+    description = (
+        "None, a DataFrame with columns document and annotator (one row per annotator who took part in a document), "
+        "or a mapping document -> annotators"
+    )
+
+    def accepts(self, value: object) -> bool:
+        return value is None or isinstance(value, Mapping) or type(value).__name__ == "DataFrame"
+
+    def bad_examples(self) -> list[object]:
+        return ["doc1", [("doc1", "ann")], 3]
+
+
 #: The options that mean the same thing in every public function, and what each accepts.
 PARAMS: dict[str, Constraint] = {
     "level": NoneOr(Choice(*LEVELS)),
@@ -440,6 +456,7 @@ PARAMS: dict[str, Constraint] = {
     "path": _Path(),
     "continuum": _Continuum(),
     "overlaps": Choice("raise", "merge"),
+    "participants": _Participants(),
     "annotator_a": ANY,
     "annotator_b": ANY,
     "keep": Items(_ColumnName(), what="a sequence of column names"),  # further columns kept beside the annotations

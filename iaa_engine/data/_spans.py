@@ -11,23 +11,41 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from iaa_engine.base._policy import external_stacklevel, invalid
 
-__all__ = ["SpanUnits", "span_units", "SPAN_COLUMNS"]
+__all__ = ["SpanUnits", "span_units", "SPAN_COLUMNS", "AbsentAnnotatorsWarning"]
 
 #: The columns of a span table (``document`` optional).
 SPAN_COLUMNS = ("annotator", "start", "end", "label")
 _SHOW = 5
+#: Fewest documents with spans on which annotators without spans in most of them are taken to look absent.
+_FEW_DOCUMENTS = 4
+
+
+class AbsentAnnotatorsWarning(UserWarning):
+    """Annotators without a span in most documents of a study given without ``participants=``.
+
+    Without participants every annotator counts in every document, so an annotator who never saw a document is
+    read as saying it holds no unit. In a crowd (each document seen by a few of many annotators) that is rarely
+    what happened; giving ``participants=`` (who took part in which document) changes the number, so it is never
+    done silently: this warning says how many annotators look absent rather than empty.
+    """
 
 
 @dataclass(frozen=True, eq=False)
 class SpanUnits:
-    """A checked span table as codes and positions (positions relative to the begin of the unit's document)."""
+    """A checked span table as codes and positions (positions relative to the begin of the unit's document).
+
+    With participants: ``participant_document``/``participant_annotator`` are the codes of each (document,
+    participant) pair (sorted by document, then annotator), ``n_participants`` the participants of each document
+    and ``slot`` each unit's annotator's rank among its document's participants (0 .. n_participants - 1). Without
+    them these are None (every annotator takes part in every document).
+    """
 
     document: np.ndarray
     annotator: np.ndarray
@@ -40,6 +58,61 @@ class SpanUnits:
     document_begin: np.ndarray
     document_length: np.ndarray
     merged: int
+    participant_document: np.ndarray | None = None
+    participant_annotator: np.ndarray | None = None
+    n_participants: np.ndarray | None = None
+    slot: np.ndarray | None = None
+
+    def raters(self) -> np.ndarray:
+        """The number of annotators taking part in each document (R_d): the participants, or everyone."""
+        if self.n_participants is not None:
+            return self.n_participants
+        return np.full(len(self.documents), len(self.annotators), np.int64)
+
+    def same_raters(self) -> bool:
+        """Whether every document has the same annotators (always without participants): only then can the
+        documents be laid end to end as one study of R raters (INCEpTION's and DKPro's pooling)."""
+        if self.n_participants is None:
+            return True
+        D = len(self.documents)
+        if D == 0 or np.any(self.n_participants != self.n_participants[0]):
+            return False
+        table = self.participant_annotator.reshape(D, int(self.n_participants[0]))
+        return bool(np.all(table == table[:1]))
+
+    def without(self, annotator: int) -> SpanUnits:
+        """The same study with one annotator (a code) left out of every document: their units and their
+        participation (the others become the participants of each document)."""
+        D, R = len(self.documents), len(self.annotators)
+        if self.participant_document is None:
+            p_doc, p_rater = np.repeat(np.arange(D), R), np.tile(np.arange(R), D)
+        else:
+            p_doc, p_rater = self.participant_document, self.participant_annotator
+        stay = p_rater != annotator
+        p_doc, p_rater = p_doc[stay], p_rater[stay]
+        key = p_doc * R + p_rater  # sorted: by document, then annotator
+        rank = np.arange(key.size) - np.searchsorted(p_doc, np.arange(D))[p_doc]
+        keep = self.annotator != annotator
+        document, rater = self.document[keep], self.annotator[keep]
+        return replace(
+            self,
+            document=document,
+            annotator=rater,
+            category=self.category[keep],
+            begin=self.begin[keep],
+            end=self.end[keep],
+            participant_document=p_doc,
+            participant_annotator=p_rater,
+            n_participants=np.bincount(p_doc, minlength=D).astype(np.int64),
+            slot=rank[np.searchsorted(key, document * R + rater)].astype(np.int64),
+        )
+
+    def rater_codes(self) -> tuple[np.ndarray, int]:
+        """Each unit's annotator code for the statistics and their number: the slot within its document when
+        participants are given (so that only R_d annotators are visited per document), else the annotator."""
+        if self.slot is not None:
+            return self.slot, int(self.n_participants.max()) if self.n_participants.size else 0
+        return self.annotator, len(self.annotators)
 
 
 def _rows(frame: pd.DataFrame, mask: np.ndarray) -> str:
@@ -179,10 +252,95 @@ def _merge(doc: np.ndarray, rater: np.ndarray, cat: np.ndarray, start: np.ndarra
     return doc[first], rater[first], cat[first], start[first], out_end, int(len(order) - len(first))
 
 
+_PARTICIPANTS = (
+    "a table with columns document and annotator (one row per annotator who took part in a document) or a mapping "
+    "document -> annotators"
+)
+
+
+def _participant_table(participants: object, has_documents: bool) -> pd.DataFrame:
+    """``participants`` as a DataFrame (document, annotator) without repeated rows (document None for one)."""
+    if isinstance(participants, pd.DataFrame):
+        need = ["document", "annotator"] if has_documents else ["annotator"]
+        missing = [c for c in need if c not in participants.columns]
+        if missing:
+            raise ValueError(
+                f"participants needs the columns {', '.join(need)}; missing: {', '.join(missing)}; it has: "
+                f"{', '.join(map(str, participants.columns))}"
+            )
+        table = pd.DataFrame(
+            {
+                "document": participants["document"].to_numpy() if "document" in participants else None,
+                "annotator": participants["annotator"].to_numpy(),
+            }
+        )
+        if not has_documents:
+            table["document"] = None
+    elif isinstance(participants, Mapping):
+        documents, names = [], []
+        for document, who in participants.items():
+            if isinstance(who, (str, bytes)) or not hasattr(who, "__iter__"):
+                raise invalid("participants", _PARTICIPANTS + " (an iterable of annotators per document)", who)
+            who = list(who)
+            documents += [document] * len(who)
+            names += who
+        table = pd.DataFrame({"document": pd.Series(documents, dtype=object), "annotator": pd.Series(names, dtype=object)})
+        if not has_documents:
+            if table["document"].nunique(dropna=False) > 1:
+                raise ValueError(
+                    "participants names several documents, but the span table has no document column"
+                )
+            table["document"] = None
+    else:
+        raise invalid("participants", _PARTICIPANTS, participants)
+    for name in ("document", "annotator") if has_documents else ("annotator",):
+        bad = table[name].isna().to_numpy()
+        if bad.any():
+            raise ValueError(f"participants: {name} is missing in row(s): {_rows(table, bad)}")
+    return table.drop_duplicates(ignore_index=True)
+
+
+def _warn_absent(doc: np.ndarray, rater: np.ndarray, names: pd.Index) -> None:
+    """Warn (:class:`AbsentAnnotatorsWarning`) when annotators have no span in most documents that hold spans."""
+    R = len(names)
+    if doc.size == 0 or R < 2:
+        return
+    marked = np.unique(doc)
+    if marked.size < _FEW_DOCUMENTS:  # a handful of documents: too few to tell absence from sparse marking
+        return
+    seen = np.bincount(np.unique(doc * R + rater) % R, minlength=R)
+    absent = (seen > 0) & (2 * (marked.size - seen) > marked.size)
+    k = int(absent.sum())
+    if not k:
+        return
+    first = int(np.flatnonzero(absent)[np.argmin(seen[absent])])
+    warnings.warn(
+        f"{k} of {R} annotators have no span in most of the {marked.size} documents that hold spans (e.g. "
+        f"{str(names[first])!r}, spans in {seen[first]} of them). Without participants every annotator counts in every "
+        "document, so an annotator who did not see a document is read as having marked nothing there, which "
+        "lowers the agreement of a crowd. If each document was seen by only some annotators, say who: "
+        "participants= (a table of document, annotator, or a mapping document -> annotators; "
+        "iaa spans --participants FILE)",
+        AbsentAnnotatorsWarning,
+        stacklevel=external_stacklevel(),
+    )
+
+
 def span_units(
-    spans: object, continuum: object = None, annotators: Sequence | None = None, overlaps: str = "raise"
+    spans: object,
+    continuum: object = None,
+    annotators: Sequence | None = None,
+    overlaps: str = "raise",
+    participants: object = None,
+    warn_absent: bool = True,
 ) -> SpanUnits:
-    """Check and encode a span table (see the module's docstring); errors name the offending rows."""
+    """Check and encode a span table (see the module's docstring); errors name the offending rows.
+
+    ``participants`` (a DataFrame with columns document and annotator, or a mapping document -> annotators) says
+    who took part in which document; an annotator with spans in a document who is not its participant is refused.
+    Without it every annotator takes part in every document, and ``warn_absent`` warns when annotators have no span
+    in most documents (:class:`AbsentAnnotatorsWarning`).
+    """
     frame = _frame(spans)
     has_documents = "document" in frame.columns
     for name in ("annotator", "label") + (("document",) if has_documents else ()):
@@ -190,7 +348,22 @@ def span_units(
         if bad.any():
             raise ValueError(f"{name} is missing in row(s): {_rows(frame, bad)}")
     start, end, _ = _positions(frame)
-    rater_codes, rater_names = pd.factorize(frame["annotator"], sort=True)
+    part = None
+    if participants is not None:
+        if annotators is not None:
+            raise ValueError(
+                "give either annotators= (every annotator took part in every document) or participants= (who took "
+                "part in which document), not both"
+            )
+        part = _participant_table(participants, has_documents)
+        both = pd.concat([frame["annotator"], part["annotator"]], ignore_index=True)
+        try:
+            codes, rater_names = pd.factorize(both, sort=True)
+        except TypeError:
+            codes, rater_names = pd.factorize(both.astype(str), sort=True)
+        rater_codes, part_rater = codes[: len(frame)], codes[len(frame) :]
+    else:
+        rater_codes, rater_names = pd.factorize(frame["annotator"], sort=True)
     if annotators is not None:
         extra = [a for a in annotators if a not in set(rater_names)]
         listed = set(annotators)
@@ -205,13 +378,56 @@ def span_units(
         doc_codes, doc_names = pd.factorize(frame["document"], sort=True)
     else:
         doc_codes, doc_names = np.zeros(len(frame), np.int64), pd.Index([None] if len(frame) else [])
-    documents, doc_begin, doc_length = _continuum(continuum, pd.Index(doc_names), start, end, doc_codes, has_documents)
+    doc_names = pd.Index(doc_names)
+    if part is not None:
+        if not has_documents and len(doc_names) == 0:
+            doc_names = pd.Index([None])
+        named = pd.Index(pd.unique(part["document"]))
+        new = named[doc_names.get_indexer(named) < 0] if has_documents else named[:0]
+        if len(new):
+            try:
+                new = new.sort_values()
+            except TypeError:
+                pass
+            if continuum is None:
+                raise ValueError(
+                    f"participants name document(s) without spans, {', '.join(map(repr, list(new)[:_SHOW]))}"
+                    + (f" (and {len(new) - _SHOW} more)" if len(new) > _SHOW else "")
+                    + ": their length is unknown; give continuum= (each document's begin and length)"
+                )
+            doc_names = doc_names.append(new)
+    documents, doc_begin, doc_length = _continuum(continuum, doc_names, start, end, doc_codes, has_documents)
     outside = (start < doc_begin[doc_codes]) | (end > doc_begin[doc_codes] + doc_length[doc_codes])
     if outside.any():
         raise ValueError(f"span(s) outside their document's continuum [begin, begin + length]: {_rows(frame, outside)}")
     doc_codes = np.asarray(doc_codes, np.int64)
     rater_codes = np.asarray(rater_codes, np.int64)
     cat_codes = np.asarray(cat_codes, np.int64)
+    R = len(rater_names)
+    part_key = None
+    if part is not None:
+        part_doc = (
+            np.asarray(documents.get_indexer(part["document"]), np.int64)
+            if has_documents
+            else np.zeros(len(part), np.int64)
+        )
+        part_key = np.unique(part_doc * R + np.asarray(part_rater, np.int64))
+        outsider = ~np.isin(doc_codes * R + rater_codes, part_key)
+        if outsider.any():
+            pairs = pd.DataFrame({"document": frame["document"] if has_documents else None, "annotator": frame["annotator"]})
+            shown = pairs.loc[outsider].drop_duplicates()
+            listed = "; ".join(
+                f"{a!r} in {d!r}" if has_documents else repr(a)
+                for d, a in shown.head(_SHOW).itertuples(index=False)
+            )
+            more = len(shown) - min(len(shown), _SHOW)
+            raise ValueError(
+                f"participants does not list {len(shown)} annotator(s) who marked spans in a document: {listed}"
+                + (f" (and {more} more)" if more > 0 else "")
+                + "; an annotator with spans in a document took part in it: add them to participants"
+            )
+    elif warn_absent and has_documents:
+        _warn_absent(doc_codes, rater_codes, rater_names)
     order = np.lexsort((end, start, cat_codes, rater_codes, doc_codes))
     same = (
         (doc_codes[order][1:] == doc_codes[order][:-1])
@@ -237,6 +453,18 @@ def span_units(
         doc_codes, rater_codes, cat_codes, start, end, merged = _merge(doc_codes, rater_codes, cat_codes, start, end)
     begin_rel = start - doc_begin[doc_codes]
     end_rel = end - doc_begin[doc_codes]
+    extra_fields: dict = {}
+    if part_key is not None:
+        D = len(documents)
+        p_doc, p_rater = part_key // R, part_key % R
+        first = np.searchsorted(p_doc, np.arange(D))
+        rank = np.arange(part_key.size) - first[p_doc]
+        extra_fields = {
+            "participant_document": p_doc,
+            "participant_annotator": p_rater,
+            "n_participants": np.bincount(p_doc, minlength=D).astype(np.int64),
+            "slot": rank[np.searchsorted(part_key, doc_codes * R + rater_codes)].astype(np.int64),
+        }
     return SpanUnits(
         document=doc_codes,
         annotator=rater_codes,
@@ -249,4 +477,5 @@ def span_units(
         document_begin=doc_begin,
         document_length=doc_length,
         merged=merged,
+        **extra_fields,
     )

@@ -8,15 +8,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import Items, NoneOr, validate
+from iaa_engine.base._params import Choice, Flag, Items, NoneOr, validate
 from iaa_engine.base._policy import undefined
 from iaa_engine.base._results import ScalarResult, nan_to_none
-from iaa_engine.data._spans import span_units
+from iaa_engine.data._spans import SpanUnits, span_units
 from iaa_engine.stats._unitizing import unitizing_sums
 
 __all__ = ["UnitizingAlpha", "unitizing_alpha"]
 
 _METRIC = "Krippendorff's unitizing alpha"
+_POOLINGS = ("documents", "inception")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -40,12 +41,30 @@ class UnitizingAlpha(ScalarResult):
     n_annotators, n_documents, n_categories : int
         Annotators (R in the formulas), documents and categories (labels).
     length : float
-        The length L of the whole continuum (the sum of the documents' lengths).
+        The length L of the whole continuum (the sum of the lengths of the documents with two participants or more).
     per_category : pandas.DataFrame
-        One row per category: ``category``, ``n_units``, ``d_o``, ``d_e``, ``alpha`` (nan where D_e = 0).
+        One row per category: ``category``, ``n_units``, ``d_o``, ``d_e``, ``alpha`` (nan where D_e = 0), pooled as
+        the headline is.
     per_document : pandas.DataFrame
-        One row per document: ``document``, ``begin``, ``length``, ``n_units``, ``d_o``, ``d_e``, ``alpha``: α_U of
-        the document on its own continuum (pooled over the categories it holds; nan where undefined).
+        One row per document: ``document``, ``begin``, ``length``, ``n_units``, ``d_o``, ``d_e``, ``alpha``,
+        ``n_annotators``: α_U of the document on its own continuum among its R_d annotators (its participants, or
+        every annotator), pooled over the categories it holds; nan where undefined.
+    pooling : str
+        How the headline pools documents: ``'documents'`` (each document its own stretch of the continuum, a gap
+        ends at its document's end; the default) or ``'inception'`` (documents concatenated as INCEpTION and DKPro
+        Agreement lay them, in the order of ``per_document``).
+    estimate_documents, estimate_inception : float
+        The pooled α_U under each pooling (one of them is ``estimate``); ``estimate_inception`` is nan with
+        participants (DKPro's concatenated study has one set of raters for every document) or a single document
+        (where both are the same, ``estimate_documents`` is given).
+    n_participants : int
+        Document-participant pairs when ``participants`` was given, else 0.
+    per_annotator : pandas.DataFrame or None
+        With ``per_annotator=True``, one row per annotator: ``annotator``, ``n_documents`` (documents taken part
+        in), ``n_units``, ``units_per_document`` and ``others_units_per_document`` (units per document taken part
+        in, of the annotator and of everyone else), ``mean_length`` and ``others_mean_length`` (mean unit length),
+        and ``alpha_without`` (the headline α_U with the annotator left out of every document): who fragments
+        (many short units), who misses (few units), whose removal raises α_U.
 
     References
     ----------
@@ -81,12 +100,21 @@ class UnitizingAlpha(ScalarResult):
     length: float
     per_category: pd.DataFrame
     per_document: pd.DataFrame
+    pooling: str = "documents"
+    estimate_documents: float = float("nan")
+    estimate_inception: float = float("nan")
+    n_participants: int = 0
+    per_annotator: pd.DataFrame | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the scalars, and the two tables as lists of records (undefined values are null)."""
-        out = {k: nan_to_none(getattr(self, k)) for k in self.keys() if k not in ("per_category", "per_document")}
-        for name in ("per_category", "per_document"):
+        tables = ("per_category", "per_document", "per_annotator")
+        out = {k: nan_to_none(getattr(self, k)) for k in self.keys() if k not in tables}
+        for name in tables:
             table = getattr(self, name)
+            if table is None:
+                out[name] = None
+                continue
             out[name] = [{k: nan_to_none(v) for k, v in row.items()} for row in table.to_dict("records")]
         return out
 
@@ -116,12 +144,19 @@ def _alpha(d_o: np.ndarray, d_e: np.ndarray) -> np.ndarray:
         return np.where(d_e > 0, 1.0 - d_o / np.where(d_e > 0, d_e, 1.0), np.nan)
 
 
-@validate(annotators=NoneOr(Items(what="a sequence of annotator names")))
+@validate(
+    annotators=NoneOr(Items(what="a sequence of annotator names")),
+    pooling=Choice(*_POOLINGS),
+    per_annotator=Flag(),
+)
 def unitizing_alpha(
     spans: Any,
     *,
     continuum: Any = None,
     annotators: Any = None,
+    participants: Any = None,
+    pooling: str = "documents",
+    per_annotator: bool = False,
     overlaps: str = "raise",
     replace_undefined_by: float = np.nan,
 ) -> UnitizingAlpha:
@@ -237,83 +272,207 @@ def unitizing_alpha(
     0        c        5  0.0144  0.0532  0.7286
     1        k        4  0.0000  0.0490  1.0000
     """
-    units = span_units(spans, continuum, annotators, overlaps)
-    R = len(units.annotators)
-    C = len(units.categories)
-    D = len(units.documents)
-    sums = unitizing_sums(
-        units.document, units.annotator, units.category, units.begin, units.end, units.document_length, R, C
-    )
-    L = float(units.document_length.sum())
-
-    # per category, every document laid end to end
-    cat_o, cat_e = _disagreements(sums.category_observed, sums.category_expected, sums.category_squares, R, L)
-    per_category = pd.DataFrame(
-        {
-            "category": units.categories,
-            "n_units": sums.category_units.astype(np.int64),
-            "d_o": cat_o,
-            "d_e": cat_e,
-            "alpha": _alpha(cat_o, cat_e),
-        }
-    )
-
-    # per document: each (document, category) pair on the document's own continuum, pooled over its categories
-    pair_o, pair_e = _disagreements(
-        sums.pair_observed, sums.pair_expected, sums.pair_squares, R, units.document_length[sums.pair_document]
-    )
-    sum_o = np.bincount(sums.pair_document, weights=np.nan_to_num(pair_o, nan=0.0), minlength=D)
-    sum_e = np.bincount(sums.pair_document, weights=np.nan_to_num(pair_e, nan=0.0), minlength=D)
-    n_cats = np.bincount(sums.pair_document, minlength=D)
-    doc_units = np.bincount(sums.pair_document, weights=sums.pair_units, minlength=D).astype(np.int64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        doc_o = np.where(n_cats > 0, sum_o / np.maximum(n_cats, 1), np.nan)
-        doc_e = np.where(n_cats > 0, sum_e / np.maximum(n_cats, 1), np.nan)
-    degenerate = (R < 2) | (units.document_length <= 0)
-    doc_o[degenerate] = np.nan
-    doc_e[degenerate] = np.nan
-    per_document = pd.DataFrame(
-        {
-            "document": units.documents,
-            "begin": units.document_begin,
-            "length": units.document_length,
-            "n_units": doc_units,
-            "d_o": doc_o,
-            "d_e": doc_e,
-            "alpha": _alpha(doc_o, doc_e),
-        }
-    )
-
+    units = span_units(spans, continuum, annotators, overlaps, participants)
+    if pooling == "inception" and not units.same_raters():
+        raise ValueError(
+            "pooling='inception' lays the documents end to end as one study of the same raters (as INCEpTION and "
+            "DKPro Agreement do), which cannot say that documents had different participants; use "
+            "pooling='documents' (the default) with participants"
+        )
+    parts = _compute(units, pooling)
     n_units = int(units.begin.size)
-    if C:
-        d_o, d_e = float(np.mean(cat_o)), float(np.mean(cat_e))
-    else:
-        d_o = d_e = float("nan")
+    R = len(units.annotators)
     if n_units == 0:
         estimate = undefined(_METRIC, "the study holds no unit", replace_undefined_by)
     elif R < 2:
         estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
-    elif not L > 0:
+    elif not parts["used"]:
+        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
+    elif not parts["length"] > 0:
         estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
-    elif not d_e > 0:
+    elif not parts["estimate"] == parts["estimate"]:
         estimate = undefined(
             _METRIC,
             "the expected disagreement is 0 (e.g. every unit has length 0), so the coefficient is 0/0",
             replace_undefined_by,
         )
     else:
-        # the ratio of sums equals the ratio of means; one division keeps D_o == D_e exact for integer data
-        estimate = float(1.0 - float(np.sum(cat_o)) / float(np.sum(cat_e)))
+        estimate = parts["estimate"]
+    table = None
+    if per_annotator:
+        table = _per_annotator(units, pooling)
     return UnitizingAlpha(
         metric="unitizing_alpha",
         estimate=estimate,
-        d_o=d_o,
-        d_e=d_e,
+        d_o=parts["d_o"],
+        d_e=parts["d_e"],
         n_units=n_units,
         n_annotators=R,
-        n_documents=D,
-        n_categories=C,
-        length=L,
-        per_category=per_category,
-        per_document=per_document,
+        n_documents=len(units.documents),
+        n_categories=len(units.categories),
+        length=parts["length"],
+        per_category=parts["per_category"],
+        per_document=parts["per_document"],
+        pooling=pooling,
+        estimate_documents=parts["documents"],
+        estimate_inception=parts["inception"],
+        n_participants=0 if units.participant_document is None else int(units.participant_document.size),
+        per_annotator=table,
+    )
+
+
+def _ratio(cat_o: np.ndarray, cat_e: np.ndarray) -> float:
+    """1 - Σ D_o / Σ D_e (the ratio of sums equals the ratio of means; one division keeps D_o == D_e exact for
+    integer data); nan where undefined."""
+    total_e = float(np.sum(cat_e)) if cat_e.size else float("nan")
+    if not total_e > 0:
+        return float("nan")
+    return float(1.0 - float(np.sum(cat_o)) / total_e)
+
+
+def _compute(units: SpanUnits, pooling: str, tables: bool = True) -> dict[str, Any]:
+    """The pooled values (both poolings), the per-category table of the chosen one and the per-document table.
+
+    Documents with fewer than two raters (participants) hold no pair of annotators and are left out of the pooled
+    sums, as alpha leaves out units with fewer than two values. With R_d raters in document d, the pooled
+    disagreements are the coincidence form: N = Σ_d R_d L_d positions, D_o(c) = Σ_d O_d(c) / (R_d - 1) / (N L) and
+    D_e(c) = 2 E(c) / (L (N (N - 1) - Σ l(l - 1))), E(c) over every participant's units and gaps; for equal R_d = R
+    these are the published R(R - 1)L² and RL(RL - 1) (computed in that form then, to the last digit).
+    """
+    R = len(units.annotators)
+    C = len(units.categories)
+    D = len(units.documents)
+    Rd = units.raters()
+    Ld = units.document_length
+    use = Rd >= 2
+    codes, n_codes = units.rater_codes()
+    keep = use[units.document]
+    sums = unitizing_sums(
+        units.document[keep],
+        codes[keep],
+        units.category[keep],
+        units.begin[keep],
+        units.end[keep],
+        Ld,
+        n_codes,
+        C,
+        document_raters=np.where(use, Rd, 0),
+    )
+    L = float(Ld[use].sum()) if use.any() else float(Ld.sum())
+    counts = np.unique(Rd[use])
+    if counts.size <= 1:
+        r = float(counts[0]) if counts.size else float(R)
+        cat_o, cat_e = _disagreements(sums.category_observed, sums.category_expected, sums.category_squares, r, L)
+    else:
+        N = float(np.sum((Rd * Ld)[use]))
+        weighted = np.bincount(
+            sums.pair_category, weights=sums.pair_observed / (Rd[sums.pair_document] - 1.0), minlength=C
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cat_o = weighted / (N * L)
+            den_e = L * (N * (N - 1.0) - sums.category_squares)
+            cat_e = np.where(den_e > 0, 2.0 * sums.category_expected / np.where(den_e > 0, den_e, 1.0), np.nan)
+    documents_estimate = _ratio(cat_o, cat_e)
+    cat_units = np.bincount(units.category, minlength=C).astype(np.int64)
+
+    inception = float("nan")
+    inc_o = inc_e = None
+    if units.same_raters() and use.any():
+        if D > 1:
+            offset = np.cumsum(Ld) - Ld
+            isums = unitizing_sums(
+                np.zeros(units.begin.size, np.int64),
+                codes,
+                units.category,
+                units.begin + offset[units.document],
+                units.end + offset[units.document],
+                np.array([float(Ld.sum())]),
+                n_codes,
+                C,
+                document_raters=np.array([float(Rd[0])]),
+            )
+            inc_o, inc_e = _disagreements(
+                isums.category_observed, isums.category_expected, isums.category_squares, float(Rd[0]), L
+            )
+            inception = _ratio(inc_o, inc_e)
+        else:
+            inception = documents_estimate
+    if pooling == "inception" and inc_o is not None:
+        cat_o, cat_e = inc_o, inc_e
+    estimate = inception if pooling == "inception" else documents_estimate
+    out: dict[str, Any] = {
+        "estimate": estimate,
+        "documents": documents_estimate,
+        "inception": inception,
+        "length": L,
+        "used": bool(use.any()),
+        "d_o": float(np.mean(cat_o)) if C else float("nan"),
+        "d_e": float(np.mean(cat_e)) if C else float("nan"),
+    }
+    if not tables:
+        return out
+    out["per_category"] = pd.DataFrame(
+        {"category": units.categories, "n_units": cat_units, "d_o": cat_o, "d_e": cat_e, "alpha": _alpha(cat_o, cat_e)}
+    )
+    # per document: each (document, category) pair on the document's own continuum among its R_d raters
+    pair_o, pair_e = _disagreements(
+        sums.pair_observed,
+        sums.pair_expected,
+        sums.pair_squares,
+        Rd[sums.pair_document].astype(float),
+        Ld[sums.pair_document],
+    )
+    sum_o = np.bincount(sums.pair_document, weights=np.nan_to_num(pair_o, nan=0.0), minlength=D)
+    sum_e = np.bincount(sums.pair_document, weights=np.nan_to_num(pair_e, nan=0.0), minlength=D)
+    n_cats = np.bincount(sums.pair_document, minlength=D)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        doc_o = np.where(n_cats > 0, sum_o / np.maximum(n_cats, 1), np.nan)
+        doc_e = np.where(n_cats > 0, sum_e / np.maximum(n_cats, 1), np.nan)
+    degenerate = (Rd < 2) | (Ld <= 0)
+    doc_o[degenerate] = np.nan
+    doc_e[degenerate] = np.nan
+    out["per_document"] = pd.DataFrame(
+        {
+            "document": units.documents,
+            "begin": units.document_begin,
+            "length": Ld,
+            "n_units": np.bincount(units.document, minlength=D).astype(np.int64),
+            "d_o": doc_o,
+            "d_e": doc_e,
+            "alpha": _alpha(doc_o, doc_e),
+            "n_annotators": Rd.astype(np.int64),
+        }
+    )
+    return out
+
+
+def _per_annotator(units: SpanUnits, pooling: str) -> pd.DataFrame:
+    """Each annotator's units against the others' and the headline α_U without them (one computation of the
+    pooled sums per annotator: a loop over annotators, not over units)."""
+    R = len(units.annotators)
+    D = len(units.documents)
+    length = units.end - units.begin
+    n_units = np.bincount(units.annotator, minlength=R).astype(float)
+    total_length = np.bincount(units.annotator, weights=length, minlength=R)
+    if units.participant_annotator is None:
+        n_docs = np.full(R, float(D))
+    else:
+        n_docs = np.bincount(units.participant_annotator, minlength=R).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_doc = n_units / n_docs
+        others_per_doc = (n_units.sum() - n_units) / (n_docs.sum() - n_docs)
+        mean_length = total_length / n_units
+        others_mean = (total_length.sum() - total_length) / (n_units.sum() - n_units)
+    without = np.array([_compute(units.without(a), pooling, tables=False)["estimate"] for a in range(R)])
+    return pd.DataFrame(
+        {
+            "annotator": units.annotators,
+            "n_documents": n_docs.astype(np.int64),
+            "n_units": n_units.astype(np.int64),
+            "units_per_document": per_doc,
+            "others_units_per_document": others_per_doc,
+            "mean_length": mean_length,
+            "others_mean_length": others_mean,
+            "alpha_without": without,
+        }
     )

@@ -106,16 +106,26 @@ def unitizing_sums(
     document_length: np.ndarray,
     n_raters: int,
     n_categories: int,
+    document_raters: np.ndarray | None = None,
 ) -> UnitizingSums:
     """The sums of :class:`UnitizingSums` for units given by their codes and positions.
 
     ``begin`` and ``end`` are relative to the begin of the unit's document (0 ≤ begin ≤ end ≤ that document's
     length); one annotator's units of one category in one document must not overlap (b_next ≥ every earlier end):
     the converter (:mod:`iaa_engine.data._spans`) refuses or merges them before this runs.
+
+    ``rater`` codes run over ``n_raters``; ``document_raters`` (optional) is the number R_d of raters taking part in
+    each document (default ``n_raters`` everywhere): only those raters' gaps count in the expected sums (a rater
+    without a unit of a category in a document contributes one whole-document gap there only if they took part).
+    The observed sums need no R_d: they visit the pairs of raters with units, whatever their number.
     """
     R = int(n_raters)
     n_cat = int(n_categories)
     document_length = np.asarray(document_length, dtype=float)
+    if document_raters is None:
+        doc_raters = np.full(document_length.size, float(R))
+    else:
+        doc_raters = np.asarray(document_raters, dtype=float)
     n = int(np.size(begin))
     empty = np.zeros(0)
     if n == 0:
@@ -151,8 +161,10 @@ def unitizing_sums(
         hi = np.searchsorted(key_begin, target * m + rank_e[unit], side="left")
         lo = np.searchsorted(key_end, target * m + rank_b[unit], side="right")
         count = np.maximum(hi - lo, 0)
+        # raters are codes 0 .. R_d - 1 of the document (slots, with participants): a code beyond is nobody
+        present = other < doc_raters[d[unit]]
         # a unit inside another annotator's gap: l² (counted for (i, j) and again, mirrored, for (j, i))
-        alone = count == 0
+        alone = (count == 0) & present
         observed += 2.0 * np.bincount(pair[unit[alone]], weights=length[unit[alone]] ** 2, minlength=n_pairs)
         # overlapping units: (b_u - b_v)² + (e_u - e_v)², every ordered pair once
         total = int(count.sum())
@@ -189,7 +201,7 @@ def unitizing_sums(
     s, w = _tail_sums(
         np.concatenate([gap_pair, np.arange(n_pairs)]),
         np.concatenate([gap_length, pair_length]),
-        np.concatenate([np.ones(gap_length.size), R - raters_with_units]),
+        np.concatenate([np.ones(gap_length.size), doc_raters[pair_doc] - raters_with_units]),
         pair,
         length,
     )
@@ -209,7 +221,7 @@ def unitizing_sums(
     s_all, w_all = _tail_sums(
         np.zeros(document_length.size, np.int64),
         document_length,
-        np.full(document_length.size, float(R)),
+        doc_raters,
         np.zeros(n, np.int64),
         length,
     )

@@ -1,0 +1,262 @@
+"""Spans where not everyone saw every document: ``participants=``, the crowd warning, INCEpTION's pooling and who
+fragments (issue 33).
+
+References: the exact-fraction definition of α_U in ``tests/test_unitizing.py`` (Krippendorff 1995; 2004 §12.4),
+evaluated here per document among its participants; the pooled value with participants in the coincidence form
+(each document's ordered pairs of participants weighted 1/(R_d - 1) and N = Σ R_d L_d positions, as alpha's
+coincidence matrix weighs a unit's pairable values and as Krippendorff 2019 §12.6 pools u-α), written out below in
+exact fractions; and DKPro Agreement's ``KrippendorffAlphaUnitizingAgreement`` (dkpro/dkpro-statistics, commit
+f7f4f89, after release 2.3.1; compiled with javac and run on the studies below, documents laid end to end as
+INCEpTION lays them) for ``pooling='inception'``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import iaa_engine as ie
+from tests.test_unitizing import delta2, segments
+
+# --------------------------------------------------------------------------- the exact reference with participants
+
+
+def reference_participants(docs):
+    """Exact pooled (D_o, D_e) per category: ``docs`` is a list of (length, participants, units) with units
+    (rater, category, begin, length); only participants' segments count; each document's ordered pairs weigh
+    1/(R_d - 1); documents with fewer than two participants are left out."""
+    docs = [d for d in docs if len(d[1]) >= 2]
+    L = sum(Fraction(length) for length, _, _ in docs)
+    N = sum(Fraction(len(who)) * length for length, who, _ in docs)
+    categories = sorted({u[1] for _, _, units in docs for u in units})
+    out = {}
+    for c in categories:
+        observed = Fraction(0)
+        unit_lengths, gaps = [], []
+        for length, who, units in docs:
+            segs = {r: segments([(u[2], u[3]) for u in units if u[0] == r and u[1] == c], length) for r in who}
+            pairs = sum(delta2(g, h) for i, j in itertools.permutations(who, 2) for g in segs[i] for h in segs[j])
+            observed += Fraction(pairs) / (len(who) - 1)
+            unit_lengths += [Fraction(s[1]) for seg in segs.values() for s in seg if s[2]]
+            gaps += [Fraction(s[1]) for seg in segs.values() for s in seg if not s[2]]
+        n = len(unit_lengths)
+        expected = Fraction(0)
+        for ln in unit_lengths:
+            expected += Fraction(n - 1) * ln * (ln - 1) * (2 * ln - 1) / 3
+            expected += ln * ln * sum(g - ln + 1 for g in gaps if g >= ln)
+        den = N * (N - 1) - sum(ln * (ln - 1) for ln in unit_lengths)
+        out[c] = (observed / (N * L), 2 * expected / (L * den))
+    return out
+
+
+def reference_alpha(docs) -> float:
+    per = reference_participants(docs)
+    return float(1 - sum(o for o, _ in per.values()) / sum(e for _, e in per.values()))
+
+
+@st.composite
+def crowd_studies(draw, max_docs=4, workers=6, equal=False):
+    """Documents with a few of ``workers`` participants each (one may mark nothing), units apart per rater and
+    category."""
+    n_docs = draw(st.integers(1, max_docs))
+    size = draw(st.integers(2, 4)) if equal else None
+    docs = []
+    for _ in range(n_docs):
+        length = draw(st.integers(6, 30))
+        k = size if equal else draw(st.integers(1, 4))
+        who = sorted(draw(st.lists(st.integers(0, workers - 1), min_size=k, max_size=k, unique=True)))
+        units = []
+        for r in who:
+            for c in "AB":
+                pos = 0
+                for _ in range(draw(st.integers(0, 2))):
+                    b = draw(st.integers(pos, length))
+                    e = draw(st.integers(b + 1, length + 1))
+                    if e > length:
+                        break
+                    units.append((r, c, b, e - b))
+                    pos = e
+        docs.append((length, who, units))
+    assume_units = sum(len(u) for _, _, u in docs)
+    if assume_units == 0:
+        docs[0] = (docs[0][0], docs[0][1], [(docs[0][1][0], "A", 0, 2)])
+    return docs
+
+
+def tables(docs):
+    """(spans, participants, continuum) of a crowd study; workers and documents named as text."""
+    rows = [(f"d{k}", f"w{r:02d}", b, b + ln, c) for k, (_, _, units) in enumerate(docs) for r, c, b, ln in units]
+    spans = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
+    part = pd.DataFrame(
+        [(f"d{k}", f"w{r:02d}") for k, (_, who, _) in enumerate(docs) for r in who], columns=["document", "annotator"]
+    )
+    continuum = {f"d{k}": (0, length) for k, (length, _, _) in enumerate(docs)}
+    return spans, part, continuum
+
+
+def quiet(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
+
+
+# --------------------------------------------------------------------------- participants
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowd_studies())
+def test_per_document_alpha_with_participants_is_the_document_alone(docs):
+    """A document's α_U with participants equals α_U of that document's spans alone, with its participants as
+    every annotator (a participant without a span included): α_U depends on their number, not their names."""
+    spans, part, continuum = tables(docs)
+    result = quiet(ie.unitizing_alpha, spans, continuum=continuum, participants=part)
+    for k, (length, who, _) in enumerate(docs):
+        row = result.per_document.set_index("document").loc[f"d{k}"]
+        assert row["n_annotators"] == len(who)
+        alone = spans[spans["document"] == f"d{k}"].drop(columns="document")
+        if len(who) < 2 or alone.empty:
+            assert np.isnan(row["alpha"])
+            continue
+        single = quiet(
+            ie.unitizing_alpha, alone, continuum=(0, length), annotators=[f"w{r:02d}" for r in who]
+        )
+        assert row["alpha"] == pytest.approx(single.estimate, rel=1e-12, abs=1e-12, nan_ok=True)
+
+
+def test_a_participant_without_a_span_marks_nothing():
+    """Three participants, one of them without any span: the same α_U as the document with that annotator listed
+    (and not the two-annotator value)."""
+    spans = pd.DataFrame(
+        [("d1", "a", 2, 8, "X"), ("d1", "b", 3, 8, "X"), ("d2", "a", 0, 4, "X"), ("d2", "c", 0, 5, "X")],
+        columns=["document", "annotator", "start", "end", "label"],
+    )
+    part = {"d1": ["a", "b", "z"], "d2": ["a", "c"]}
+    result = ie.unitizing_alpha(spans, continuum=(0, 20), participants=part)
+    d1 = ie.unitizing_alpha(spans[spans.document == "d1"].drop(columns="document"), continuum=(0, 20),
+                            annotators=["a", "b", "z"])
+    two = ie.unitizing_alpha(spans[spans.document == "d1"].drop(columns="document"), continuum=(0, 20))
+    per = result.per_document.set_index("document")["alpha"]
+    assert per["d1"] == pytest.approx(d1.estimate, rel=1e-13)
+    assert per["d1"] != pytest.approx(two.estimate)
+    docs = [(20, ["a", "b", "z"], [("a", "X", 2, 6), ("b", "X", 3, 5)]), (20, ["a", "c"], [("a", "X", 0, 4),
+                                                                                             ("c", "X", 0, 5)])]
+    assert result.estimate == pytest.approx(reference_alpha(docs), rel=1e-12)
+    assert result.n_participants == 5
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowd_studies(equal=True))
+def test_pooled_with_equal_participant_counts_is_the_slot_recoded_value(docs):
+    """With k participants in every document the pooled value (and every category's) equals α_U of the spans
+    recoded into k slots per document (the i-th participant of each document becomes annotator i)."""
+    spans, part, continuum = tables(docs)
+    result = quiet(ie.unitizing_alpha, spans, continuum=continuum, participants=part)
+    slot = {(f"d{k}", f"w{r:02d}"): i for k, (_, who, _) in enumerate(docs) for i, r in enumerate(who)}
+    recoded = spans.assign(annotator=[slot[d, a] for d, a in zip(spans.document, spans.annotator)])
+    k = len(docs[0][1])
+    slots = quiet(ie.unitizing_alpha, recoded, continuum=continuum, annotators=list(range(k)))
+    assert result.estimate == pytest.approx(slots.estimate, rel=1e-12, abs=1e-12, nan_ok=True)
+    pd.testing.assert_series_equal(result.per_category["alpha"], slots.per_category["alpha"], rtol=1e-12)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowd_studies())
+def test_pooled_with_participants_equals_the_exact_coincidence_form(docs):
+    """Unequal participant counts: the pooled value equals the coincidence form in exact fractions."""
+    spans, part, continuum = tables(docs)
+    result = quiet(ie.unitizing_alpha, spans, continuum=continuum, participants=part)
+    if not any(len(who) >= 2 for _, who, _ in docs):
+        assert np.isnan(result.estimate)
+        return
+    expected = reference_participants(docs)
+    if sum(e for _, e in expected.values()) == 0:
+        return
+    assert result.estimate == pytest.approx(reference_alpha(docs), rel=1e-10, abs=1e-12)
+    for c, (o, e) in expected.items():
+        row = result.per_category.set_index("category").loc[c]
+        assert row["d_o"] == pytest.approx(float(o), rel=1e-10, abs=1e-15)
+        assert row["d_e"] == pytest.approx(float(e), rel=1e-10, abs=1e-15)
+
+
+def test_participants_as_a_mapping_or_a_table_agree():
+    spans = pd.DataFrame(
+        [("1", "a", 0, 3, "X"), ("1", "b", 1, 3, "X"), ("2", "b", 2, 6, "X"), ("2", "c", 2, 5, "X"),
+         ("2", "d", 0, 1, "X")],
+        columns=["document", "annotator", "start", "end", "label"],
+    )
+    mapping = {"1": ("a", "b", "e"), "2": {"b", "c", "d"}}
+    table = pd.DataFrame([(d, a) for d, who in mapping.items() for a in sorted(who)], columns=["document", "annotator"])
+    one = ie.unitizing_alpha(spans, continuum=(0, 10), participants=mapping)
+    two = ie.unitizing_alpha(spans, continuum=(0, 10), participants=table)
+    assert one.estimate == two.estimate
+    assert one.n_annotators == 5
+
+
+def test_an_annotator_with_spans_who_is_not_a_participant_is_refused():
+    spans = pd.DataFrame(
+        [("d1", "a", 0, 3, "X"), ("d1", "b", 1, 3, "X"), ("d2", "c", 2, 6, "X")],
+        columns=["document", "annotator", "start", "end", "label"],
+    )
+    with pytest.raises(ValueError, match=r"participants does not list 1 annotator.*'c' in 'd2'"):
+        ie.unitizing_alpha(spans, continuum=(0, 10), participants={"d1": ["a", "b"], "d2": ["a"]})
+
+
+@pytest.mark.parametrize(
+    "participants, message",
+    [
+        (pd.DataFrame({"doc": ["d1"], "annotator": ["a"]}), "needs the columns document, annotator"),
+        (pd.DataFrame({"document": ["d1", None], "annotator": ["a", "b"]}), "document is missing"),
+        ({"d1": "ab"}, "participants must be"),
+        ("d1", "participants must be"),
+    ],
+)
+def test_bad_participants_are_refused(participants, message):
+    spans = pd.DataFrame([("d1", "a", 0, 3, "X")], columns=["document", "annotator", "start", "end", "label"])
+    with pytest.raises(ValueError, match=message):
+        ie.unitizing_alpha(spans, continuum=(0, 10), participants=participants)
+
+
+def test_participants_and_annotators_together_are_refused():
+    spans = pd.DataFrame([("d1", "a", 0, 3, "X")], columns=["document", "annotator", "start", "end", "label"])
+    with pytest.raises(ValueError, match="either annotators= .* or participants="):
+        ie.unitizing_alpha(spans, continuum=(0, 10), participants={"d1": ["a"]}, annotators=["a"])
+
+
+def test_a_document_only_the_participants_name_needs_a_continuum():
+    spans = pd.DataFrame([("d1", "a", 0, 3, "X"), ("d1", "b", 0, 3, "X")],
+                         columns=["document", "annotator", "start", "end", "label"])
+    part = {"d1": ["a", "b"], "d2": ["a", "b"]}
+    with pytest.raises(ValueError, match="'d2': their length is unknown"):
+        quiet(ie.unitizing_alpha, spans, participants=part)
+    result = ie.unitizing_alpha(spans, continuum=(0, 10), participants=part)
+    assert list(result.per_document["document"]) == ["d1", "d2"]
+    both = ie.unitizing_alpha(spans.assign(document="x"), continuum={"x": (0, 10), "y": (0, 10)})
+    assert result.estimate == pytest.approx(both.estimate, rel=1e-13)
+
+
+def test_without_participants_nothing_changes():
+    """Participants naming every annotator in every document give exactly the value without them."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for d in range(5):
+        for a in "abc":
+            pos = 0
+            for _ in range(3):
+                b = pos + int(rng.integers(0, 5))
+                e = b + int(rng.integers(1, 6))
+                if e > 40:
+                    break
+                rows.append((f"d{d}", a, b, e, "XY"[int(rng.integers(0, 2))]))
+                pos = e
+    spans = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
+    plain = ie.unitizing_alpha(spans, continuum=(0, 40))
+    full = ie.unitizing_alpha(spans, continuum=(0, 40), participants={f"d{d}": list("abc") for d in range(5)})
+    assert full.estimate == plain.estimate
+    assert full.estimate_inception == plain.estimate_inception
