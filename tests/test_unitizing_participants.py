@@ -124,9 +124,7 @@ def test_per_document_alpha_with_participants_is_the_document_alone(docs):
         if len(who) < 2 or alone.empty:
             assert np.isnan(row["alpha"])
             continue
-        single = quiet(
-            ie.unitizing_alpha, alone, continuum=(0, length), annotators=[f"w{r:02d}" for r in who]
-        )
+        single = quiet(ie.unitizing_alpha, alone, continuum=(0, length), annotators=[f"w{r:02d}" for r in who])
         assert row["alpha"] == pytest.approx(single.estimate, rel=1e-12, abs=1e-12, nan_ok=True)
 
 
@@ -139,14 +137,17 @@ def test_a_participant_without_a_span_marks_nothing():
     )
     part = {"d1": ["a", "b", "z"], "d2": ["a", "c"]}
     result = ie.unitizing_alpha(spans, continuum=(0, 20), participants=part)
-    d1 = ie.unitizing_alpha(spans[spans.document == "d1"].drop(columns="document"), continuum=(0, 20),
-                            annotators=["a", "b", "z"])
+    d1 = ie.unitizing_alpha(
+        spans[spans.document == "d1"].drop(columns="document"), continuum=(0, 20), annotators=["a", "b", "z"]
+    )
     two = ie.unitizing_alpha(spans[spans.document == "d1"].drop(columns="document"), continuum=(0, 20))
     per = result.per_document.set_index("document")["alpha"]
     assert per["d1"] == pytest.approx(d1.estimate, rel=1e-13)
     assert per["d1"] != pytest.approx(two.estimate)
-    docs = [(20, ["a", "b", "z"], [("a", "X", 2, 6), ("b", "X", 3, 5)]), (20, ["a", "c"], [("a", "X", 0, 4),
-                                                                                             ("c", "X", 0, 5)])]
+    docs = [
+        (20, ["a", "b", "z"], [("a", "X", 2, 6), ("b", "X", 3, 5)]),
+        (20, ["a", "c"], [("a", "X", 0, 4), ("c", "X", 0, 5)]),
+    ]
     assert result.estimate == pytest.approx(reference_alpha(docs), rel=1e-12)
     assert result.n_participants == 5
 
@@ -187,8 +188,13 @@ def test_pooled_with_participants_equals_the_exact_coincidence_form(docs):
 
 def test_participants_as_a_mapping_or_a_table_agree():
     spans = pd.DataFrame(
-        [("1", "a", 0, 3, "X"), ("1", "b", 1, 3, "X"), ("2", "b", 2, 6, "X"), ("2", "c", 2, 5, "X"),
-         ("2", "d", 0, 1, "X")],
+        [
+            ("1", "a", 0, 3, "X"),
+            ("1", "b", 1, 3, "X"),
+            ("2", "b", 2, 6, "X"),
+            ("2", "c", 2, 5, "X"),
+            ("2", "d", 0, 1, "X"),
+        ],
         columns=["document", "annotator", "start", "end", "label"],
     )
     mapping = {"1": ("a", "b", "e"), "2": {"b", "c", "d"}}
@@ -230,8 +236,9 @@ def test_participants_and_annotators_together_are_refused():
 
 
 def test_a_document_only_the_participants_name_needs_a_continuum():
-    spans = pd.DataFrame([("d1", "a", 0, 3, "X"), ("d1", "b", 0, 3, "X")],
-                         columns=["document", "annotator", "start", "end", "label"])
+    spans = pd.DataFrame(
+        [("d1", "a", 0, 3, "X"), ("d1", "b", 0, 3, "X")], columns=["document", "annotator", "start", "end", "label"]
+    )
     part = {"d1": ["a", "b"], "d2": ["a", "b"]}
     with pytest.raises(ValueError, match="'d2': their length is unknown"):
         quiet(ie.unitizing_alpha, spans, participants=part)
@@ -260,3 +267,244 @@ def test_without_participants_nothing_changes():
     full = ie.unitizing_alpha(spans, continuum=(0, 40), participants={f"d{d}": list("abc") for d in range(5)})
     assert full.estimate == plain.estimate
     assert full.estimate_inception == plain.estimate_inception
+
+
+# --------------------------------------------------------------------------- pooling='inception': DKPro Agreement
+
+# (raters, document lengths, units (document, rater, category, begin, length), DKPro's calculateAgreement()):
+# random studies (numpy seeds 11-14) whose documents were laid end to end (document k at the sum of the lengths
+# before it) in one UnitizingAnnotationStudy(raters, 0, total length) of DKPro Agreement (dkpro/dkpro-statistics,
+# commit f7f4f89), its KrippendorffAlphaUnitizingAgreement compiled with javac 17 and run on them.
+DKPRO_CONCATENATED = [
+    (
+        2,
+        [50, 37],
+        [
+            (0, 0, "B", 5, 2),
+            (0, 1, "A", 9, 9),
+            (0, 1, "A", 28, 4),
+            (0, 1, "A", 37, 6),
+            (0, 1, "B", 4, 8),
+            (0, 1, "B", 17, 5),
+            (0, 1, "B", 32, 5),
+            (0, 1, "B", 38, 2),
+            (1, 0, "A", 11, 4),
+            (1, 0, "A", 23, 3),
+            (1, 0, "B", 11, 2),
+            (1, 1, "A", 11, 9),
+            (1, 1, "A", 22, 2),
+            (1, 1, "A", 24, 2),
+        ],
+        0.03397917364032055,
+    ),
+    (
+        3,
+        [58, 57, 17],
+        [
+            (0, 0, "A", 2, 2),
+            (0, 0, "A", 6, 5),
+            (0, 0, "A", 13, 6),
+            (0, 1, "A", 6, 7),
+            (0, 1, "A", 16, 3),
+            (0, 1, "A", 24, 7),
+            (0, 1, "A", 42, 6),
+            (0, 1, "A", 50, 7),
+            (0, 1, "B", 10, 3),
+            (0, 1, "B", 13, 3),
+            (0, 2, "A", 4, 9),
+            (0, 2, "B", 9, 8),
+            (0, 2, "B", 18, 7),
+            (0, 2, "B", 25, 6),
+            (0, 2, "B", 32, 1),
+            (0, 2, "B", 38, 6),
+            (0, 2, "B", 46, 6),
+            (1, 0, "A", 7, 5),
+            (1, 0, "A", 20, 5),
+            (1, 0, "B", 3, 6),
+            (1, 0, "B", 20, 8),
+            (1, 0, "B", 33, 8),
+            (1, 0, "B", 49, 4),
+            (1, 1, "A", 6, 9),
+            (1, 1, "A", 20, 9),
+            (1, 1, "A", 36, 6),
+            (1, 1, "B", 9, 9),
+            (1, 1, "B", 22, 4),
+            (1, 1, "B", 36, 2),
+            (1, 2, "B", 2, 2),
+            (1, 2, "B", 4, 7),
+            (1, 2, "B", 14, 7),
+            (1, 2, "B", 21, 2),
+            (1, 2, "B", 31, 3),
+            (1, 2, "B", 41, 7),
+            (2, 0, "B", 6, 4),
+            (2, 0, "B", 11, 5),
+            (2, 1, "A", 9, 2),
+            (2, 2, "B", 2, 4),
+        ],
+        -0.013487685533193128,
+    ),
+    (
+        4,
+        [51, 53, 18, 51, 57],
+        [
+            (0, 0, "A", 3, 2),
+            (0, 0, "B", 7, 8),
+            (0, 0, "B", 25, 8),
+            (0, 0, "B", 36, 9),
+            (0, 0, "B", 45, 4),
+            (0, 1, "A", 6, 8),
+            (0, 1, "B", 5, 3),
+            (0, 1, "B", 17, 4),
+            (0, 2, "A", 11, 9),
+            (0, 2, "B", 1, 1),
+            (0, 2, "B", 8, 9),
+            (0, 2, "B", 23, 1),
+            (0, 3, "A", 3, 2),
+            (0, 3, "A", 16, 6),
+            (0, 3, "B", 5, 9),
+            (0, 3, "B", 21, 3),
+            (0, 3, "B", 32, 3),
+            (1, 0, "A", 10, 7),
+            (1, 0, "A", 21, 9),
+            (1, 0, "A", 36, 3),
+            (1, 0, "B", 5, 7),
+            (1, 1, "A", 11, 7),
+            (1, 2, "A", 9, 8),
+            (1, 2, "A", 20, 2),
+            (1, 2, "B", 3, 1),
+            (1, 3, "A", 9, 6),
+            (1, 3, "A", 21, 3),
+            (1, 3, "A", 28, 1),
+            (1, 3, "A", 38, 1),
+            (1, 3, "A", 45, 4),
+            (1, 3, "B", 8, 9),
+            (1, 3, "B", 25, 4),
+            (1, 3, "B", 37, 1),
+            (1, 3, "B", 41, 7),
+            (2, 0, "A", 5, 4),
+            (2, 0, "B", 4, 5),
+            (2, 1, "A", 6, 8),
+            (2, 1, "B", 6, 1),
+            (2, 1, "B", 10, 6),
+            (2, 2, "A", 9, 7),
+            (2, 2, "B", 4, 9),
+            (2, 3, "A", 5, 8),
+            (2, 3, "B", 3, 9),
+            (3, 0, "A", 11, 6),
+            (3, 0, "A", 22, 1),
+            (3, 0, "B", 11, 4),
+            (3, 1, "A", 0, 2),
+            (3, 1, "A", 11, 2),
+            (3, 1, "B", 5, 6),
+            (3, 1, "B", 16, 3),
+            (3, 1, "B", 19, 2),
+            (3, 3, "A", 0, 9),
+            (3, 3, "A", 18, 6),
+            (3, 3, "A", 25, 4),
+            (3, 3, "A", 36, 8),
+            (3, 3, "A", 44, 3),
+            (4, 0, "A", 7, 7),
+            (4, 0, "A", 17, 6),
+            (4, 0, "A", 33, 2),
+            (4, 0, "B", 10, 4),
+            (4, 0, "B", 21, 9),
+            (4, 0, "B", 35, 6),
+            (4, 1, "A", 1, 7),
+            (4, 1, "A", 11, 4),
+            (4, 1, "A", 16, 8),
+            (4, 1, "A", 32, 1),
+            (4, 1, "A", 42, 4),
+            (4, 1, "B", 8, 8),
+            (4, 1, "B", 23, 5),
+            (4, 1, "B", 37, 1),
+            (4, 1, "B", 48, 8),
+            (4, 2, "A", 9, 7),
+            (4, 2, "A", 19, 5),
+            (4, 2, "A", 31, 1),
+            (4, 2, "A", 33, 6),
+            (4, 2, "B", 6, 2),
+            (4, 3, "B", 5, 6),
+            (4, 3, "B", 16, 3),
+            (4, 3, "B", 23, 2),
+        ],
+        0.17037106810484615,
+    ),
+    (
+        2,
+        [44, 31, 18, 46, 30],
+        [
+            (0, 0, "A", 10, 4),
+            (0, 0, "A", 21, 1),
+            (0, 0, "A", 31, 7),
+            (0, 0, "B", 8, 9),
+            (0, 0, "B", 17, 7),
+            (0, 1, "A", 6, 8),
+            (0, 1, "A", 21, 8),
+            (0, 1, "A", 32, 3),
+            (1, 0, "A", 8, 1),
+            (1, 0, "B", 1, 8),
+            (1, 0, "B", 20, 8),
+            (1, 1, "A", 11, 3),
+            (1, 1, "A", 18, 5),
+            (2, 0, "A", 2, 2),
+            (2, 0, "B", 3, 2),
+            (2, 1, "A", 8, 4),
+            (3, 0, "A", 0, 4),
+            (3, 0, "B", 9, 4),
+            (3, 0, "B", 24, 8),
+            (3, 0, "B", 37, 9),
+            (3, 1, "B", 10, 5),
+            (4, 0, "B", 11, 9),
+            (4, 0, "B", 21, 1),
+            (4, 1, "A", 5, 4),
+            (4, 1, "B", 0, 7),
+            (4, 1, "B", 10, 2),
+            (4, 1, "B", 16, 3),
+        ],
+        -0.17030849238917223,
+    ),
+]
+
+
+def concatenated_study(R, lengths, units):
+    spans = pd.DataFrame(
+        [(f"doc{d}", r, b, b + ln, c) for d, r, c, b, ln in units],
+        columns=["document", "annotator", "start", "end", "label"],
+    )
+    return spans, {f"doc{d}": (0, length) for d, length in enumerate(lengths)}
+
+
+@pytest.mark.parametrize("R, lengths, units, dkpro", DKPRO_CONCATENATED)
+def test_inception_pooling_is_dkpros_value_on_documents_laid_end_to_end(R, lengths, units, dkpro):
+    spans, continuum = concatenated_study(R, lengths, units)
+    result = quiet(ie.unitizing_alpha, spans, continuum=continuum, annotators=list(range(R)), pooling="inception")
+    assert result.estimate == pytest.approx(dkpro, rel=1e-13, abs=1e-15)
+    assert result.estimate_inception == result.estimate
+    assert result.pooling == "inception"
+    # the default pools by document (a gap ends at its document's end): another value, given beside it
+    default = quiet(ie.unitizing_alpha, spans, continuum=continuum, annotators=list(range(R)))
+    assert default.pooling == "documents"
+    assert default.estimate_inception == result.estimate
+    assert default.estimate == default.estimate_documents == result.estimate_documents
+    assert abs(default.estimate - dkpro) > 0.01
+    # the same participants in every document: the same concatenated study
+    part = {f"doc{d}": list(range(R)) for d in range(len(lengths))}
+    with_part = quiet(ie.unitizing_alpha, spans, continuum=continuum, participants=part, pooling="inception")
+    assert with_part.estimate == pytest.approx(dkpro, rel=1e-13, abs=1e-15)
+
+
+def test_inception_pooling_refuses_documents_with_different_participants():
+    R, lengths, units, _ = DKPRO_CONCATENATED[1]
+    spans, continuum = concatenated_study(R, lengths, units)
+    part = {f"doc{d}": list(range(R)) for d in range(len(lengths))}
+    part["doc0"] = part["doc0"] + [99]
+    with pytest.raises(ValueError, match="pooling='inception' .* pooling='documents'"):
+        ie.unitizing_alpha(spans, continuum=continuum, participants=part, pooling="inception")
+    result = ie.unitizing_alpha(spans, continuum=continuum, participants=part)
+    assert np.isnan(result.estimate_inception) and not np.isnan(result.estimate)
+
+
+def test_one_document_has_one_pooling():
+    spans = pd.DataFrame([("a", 0, 4, "X"), ("b", 1, 4, "X")], columns=["annotator", "start", "end", "label"])
+    result = ie.unitizing_alpha(spans, continuum=(0, 10), pooling="inception")
+    assert result.estimate == result.estimate_documents == result.estimate_inception

@@ -284,12 +284,12 @@ def _participant_table(participants: object, has_documents: bool) -> pd.DataFram
             who = list(who)
             documents += [document] * len(who)
             names += who
-        table = pd.DataFrame({"document": pd.Series(documents, dtype=object), "annotator": pd.Series(names, dtype=object)})
+        table = pd.DataFrame(
+            {"document": pd.Series(documents, dtype=object), "annotator": pd.Series(names, dtype=object)}
+        )
         if not has_documents:
             if table["document"].nunique(dropna=False) > 1:
-                raise ValueError(
-                    "participants names several documents, but the span table has no document column"
-                )
+                raise ValueError("participants names several documents, but the span table has no document column")
             table["document"] = None
     else:
         raise invalid("participants", _PARTICIPANTS, participants)
@@ -414,11 +414,12 @@ def span_units(
         part_key = np.unique(part_doc * R + np.asarray(part_rater, np.int64))
         outsider = ~np.isin(doc_codes * R + rater_codes, part_key)
         if outsider.any():
-            pairs = pd.DataFrame({"document": frame["document"] if has_documents else None, "annotator": frame["annotator"]})
+            pairs = pd.DataFrame(
+                {"document": frame["document"] if has_documents else None, "annotator": frame["annotator"]}
+            )
             shown = pairs.loc[outsider].drop_duplicates()
             listed = "; ".join(
-                f"{a!r} in {d!r}" if has_documents else repr(a)
-                for d, a in shown.head(_SHOW).itertuples(index=False)
+                f"{a!r} in {d!r}" if has_documents else repr(a) for d, a in shown.head(_SHOW).itertuples(index=False)
             )
             more = len(shown) - min(len(shown), _SHOW)
             raise ValueError(
