@@ -37,6 +37,7 @@ _EXPORTS = {
     "METRICS": ".metrics._registry",
     "MetricSpec": ".metrics._registry",
     "NALikeLabelWarning": ".data._encode",
+    "AbsentAnnotatorsWarning": ".data._spans",
     "PairwiseMatrix": ".base._results",
     "Report": ".reporting._report",
     "SPA_WEIGHTS": ".base._choices",
@@ -183,6 +184,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.base._policy import InvalidParameterError, UndefinedMetricWarning
     from iaa_engine.base._results import Estimate, PairwiseMatrix, Result
     from iaa_engine.data._encode import NALikeLabelWarning
+    from iaa_engine.data._spans import AbsentAnnotatorsWarning
     from iaa_engine.data._io import read
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.data._regions import REGION_KINDS, RegionMatch, match_regions
@@ -287,6 +289,7 @@ __all__ = [
     "METRICS",
     "MetricSpec",
     "NALikeLabelWarning",
+    "AbsentAnnotatorsWarning",
     "PairwiseMatrix",
     "Report",
     "Result",

@@ -508,3 +508,112 @@ def test_one_document_has_one_pooling():
     spans = pd.DataFrame([("a", 0, 4, "X"), ("b", 1, 4, "X")], columns=["annotator", "start", "end", "label"])
     result = ie.unitizing_alpha(spans, continuum=(0, 10), pooling="inception")
     assert result.estimate == result.estimate_documents == result.estimate_inception
+
+
+# --------------------------------------------------------------------------- no silent crowd
+
+
+def crowd(n_docs=30, workers=20, per_doc=5, seed=0):
+    """Each document seen by ``per_doc`` of ``workers``, each marking one shared region with some jitter."""
+    rng = np.random.default_rng(seed)
+    rows, part = [], []
+    for d in range(n_docs):
+        for w in rng.choice(workers, per_doc, replace=False):
+            part.append((f"d{d:03d}", f"w{w:02d}"))
+            b = 10 + int(rng.integers(-2, 3))
+            rows.append((f"d{d:03d}", f"w{w:02d}", b, b + 20 + int(rng.integers(-2, 3)), "X"))
+    spans = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
+    return spans, pd.DataFrame(part, columns=["document", "annotator"])
+
+
+def test_a_crowd_without_participants_warns_once_and_keeps_the_number():
+    spans, part = crowd()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plain = ie.unitizing_alpha(spans, continuum=(0, 50))
+    absent = [w for w in caught if issubclass(w.category, ie.AbsentAnnotatorsWarning)]
+    assert len(absent) == 1
+    assert "20 of 20 annotators have no span in most of the 30 documents" in str(absent[0].message)
+    assert "participants=" in str(absent[0].message) and "--participants" in str(absent[0].message)
+    assert absent[0].filename == __file__  # points at the caller
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        given = ie.unitizing_alpha(spans, continuum=(0, 50), participants=part)
+    # the warning does not change the number; participants do
+    assert plain.estimate < 0.2 < given.estimate
+
+
+def test_complete_designs_do_not_warn():
+    rng = np.random.default_rng(5)
+    rows = [
+        (f"d{d}", a, b, b + int(rng.integers(3, 9)), "X")
+        for d in range(20)
+        for a in "abc"
+        for b in [int(rng.integers(0, 10))]
+    ]
+    spans = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
+    example = pd.read_csv(ie.__file__.replace("__init__.py", "examples/spans.csv"), dtype=str)
+    texts = pd.read_csv(ie.__file__.replace("__init__.py", "examples/spans_texts.csv"), dtype={"document": str})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ie.unitizing_alpha(spans, continuum=(0, 20))
+        ie.unitizing_alpha(example.astype({"start": int, "end": int}), continuum=texts)
+        # entities in a few documents only: documents nobody marked do not make anyone look absent
+        ie.unitizing_alpha(
+            spans[spans.document.isin(["d1", "d2", "d3", "d4"])], continuum={f"d{d}": 20 for d in range(20)}
+        )
+
+
+# --------------------------------------------------------------------------- who fragments, who misses
+
+
+def test_per_annotator_names_the_fragmenter_and_equals_leaving_them_out():
+    spans, part = crowd(n_docs=12, workers=8, per_doc=4, seed=2)
+    # w03 cuts its region into eight pieces wherever it took part
+    mine = spans[spans.annotator == "w03"]
+    pieces = pd.DataFrame(
+        [
+            (d, "w03", b + 2 * k + k, b + 2 * k + k + 2, "X")
+            for d, b in zip(mine.document, mine.start)
+            for k in range(8)
+        ],
+        columns=spans.columns,
+    )
+    spans = pd.concat([spans[spans.annotator != "w03"], pieces], ignore_index=True)
+    result = ie.unitizing_alpha(spans, continuum=(0, 50), participants=part, per_annotator=True)
+    table = result.per_annotator.set_index("annotator")
+    assert table["alpha_without"].idxmax() == "w03"
+    assert table.loc["w03", "alpha_without"] > result.estimate
+    assert table.loc["w03", "units_per_document"] == 8.0
+    assert table.loc["w03", "others_units_per_document"] == 1.0
+    assert table.loc["w03", "mean_length"] == 2.0 and table.loc["w03", "others_mean_length"] > 15
+    for name in ("w03", "w05"):
+        rest = spans[spans.annotator != name]
+        left = ie.unitizing_alpha(rest, continuum=(0, 50), participants=part[part.annotator != name])
+        assert table.loc[name, "alpha_without"] == pytest.approx(left.estimate, rel=1e-12)
+        assert table.loc[name, "n_documents"] == int((part.annotator == name).sum())
+    assert result.to_dict()["per_annotator"][0]["annotator"] == "w00"
+
+
+def test_per_annotator_without_participants_leaves_the_annotator_out_of_every_document():
+    R, lengths, units, _ = DKPRO_CONCATENATED[2]
+    spans, continuum = concatenated_study(R, lengths, units)
+    for pooling in ("documents", "inception"):
+        result = quiet(
+            ie.unitizing_alpha,
+            spans,
+            continuum=continuum,
+            annotators=list(range(R)),
+            pooling=pooling,
+            per_annotator=True,
+        )
+        for a in range(R):
+            rest = quiet(
+                ie.unitizing_alpha,
+                spans[spans.annotator != a],
+                continuum=continuum,
+                annotators=[r for r in range(R) if r != a],
+                pooling=pooling,
+            )
+            assert result.per_annotator["alpha_without"][a] == pytest.approx(rest.estimate, rel=1e-12)
+    assert ie.unitizing_alpha(spans, continuum=continuum).per_annotator is None
