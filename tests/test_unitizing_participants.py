@@ -617,3 +617,47 @@ def test_per_annotator_without_participants_leaves_the_annotator_out_of_every_do
             )
             assert result.per_annotator["alpha_without"][a] == pytest.approx(rest.estimate, rel=1e-12)
     assert ie.unitizing_alpha(spans, continuum=continuum).per_annotator is None
+
+
+# --------------------------------------------------------------------------- the 2016 family with participants
+
+
+def nonoverlapping(docs):
+    """One partition per annotator (the family's requirement): keep label A only."""
+    return [(length, who, [u for u in units if u[1] == "A"]) for length, who, units in docs]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowd_studies())
+def test_family_per_document_with_participants_is_the_document_alone(docs):
+    spans, part, continuum = tables(nonoverlapping(docs))
+    result = quiet(ie.unitizing_family, spans, continuum=continuum, participants=part)
+    table = result.per_document.set_index("document")
+    total = 0.0
+    for k, (length, who, _) in enumerate(docs):
+        alone = spans[spans["document"] == f"d{k}"].drop(columns="document")
+        if len(who) < 2 or alone.empty:
+            continue
+        total += len(who) * length
+        single = quiet(ie.unitizing_family, alone, continuum=(0, length), annotators=[f"w{r:02d}" for r in who])
+        for column, value in (("u_alpha", single.estimate), ("binary_alpha", single.binary)):
+            assert table.loc[f"d{k}", column] == pytest.approx(value, rel=1e-9, abs=1e-12, nan_ok=True)
+    # the pooled matrix adds up to Σ m_d L_d over the documents with two participants or more
+    if result.n_units:
+        assert result.coincidence.to_numpy().sum() == pytest.approx(
+            sum(len(w) * ln for ln, w, _ in docs if len(w) >= 2), rel=1e-12
+        )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowd_studies(equal=True))
+def test_family_pooled_with_equal_participant_counts_is_the_slot_recoded_value(docs):
+    docs = nonoverlapping(docs)
+    spans, part, continuum = tables(docs)
+    result = quiet(ie.unitizing_family, spans, continuum=continuum, participants=part)
+    slot = {(f"d{k}", f"w{r:02d}"): i for k, (_, who, _) in enumerate(docs) for i, r in enumerate(who)}
+    recoded = spans.assign(annotator=[slot[d, a] for d, a in zip(spans.document, spans.annotator)])
+    slots = quiet(ie.unitizing_family, recoded, continuum=continuum, annotators=list(range(len(docs[0][1]))))
+    assert result.estimate == pytest.approx(slots.estimate, rel=1e-12, abs=1e-12, nan_ok=True)
+    assert result.binary == pytest.approx(slots.binary, rel=1e-12, abs=1e-12, nan_ok=True)
+    np.testing.assert_allclose(result.coincidence.to_numpy(), slots.coincidence.to_numpy(), rtol=1e-12)

@@ -65,7 +65,7 @@ class UnitizingFamily(ScalarResult):
         (l*_k. / l_k.), ``alpha`` ((k)uα; nan where undefined).
     per_document : pandas.DataFrame
         One row per document: ``document``, ``begin``, ``length``, ``n_units``, ``u_alpha``, ``binary_alpha``,
-        ``coding_alpha``, ``coding_coverage``, each on the document's own coincidences.
+        ``coding_alpha``, ``coding_coverage``, each on the document's own coincidences, and ``n_annotators`` (m_d).
     document_coincidences : pandas.DataFrame
         Each document's non-zero coincidences, long: ``document``, ``value``, ``other``, ``length``; summed over the
         documents they give ``coincidence``.
@@ -157,6 +157,7 @@ def unitizing_family(
     *,
     continuum: Any = None,
     annotators: Any = None,
+    participants: Any = None,
     overlaps: str = "raise",
     replace_undefined_by: float = np.nan,
 ) -> UnitizingFamily:
@@ -208,6 +209,12 @@ def unitizing_family(
         its last end, with a warning.
     annotators : sequence, optional
         Every annotator of the study, when some marked nothing (they count in m; their continuum is one gap).
+    participants : DataFrame or mapping, optional
+        Who took part in which document (columns ``document`` and ``annotator``, or a mapping document ->
+        annotators), as for :func:`unitizing_alpha`: document d's matrix counts its m_d participants only (one
+        without a span is one gap), each ordered pair weighed 1/(m_d - 1), so the matrix adds up to m_d L_d and the
+        documents' matrices add up to the pooled one (Krippendorff 2019, §12.6, with m_d for m). Documents with
+        fewer than two participants are left out.
     overlaps : {'raise', 'merge'}
         A rater's overlapping units of one label: refused, or merged into their union. Overlapping units of
         different labels are always refused (the family needs one partition per annotator).
@@ -252,12 +259,15 @@ def unitizing_family(
     0     1     6.0           6.0    1.0000  0.3125
     1     2    18.0           8.0    0.4444  0.2930
     """
-    units = span_units(spans, continuum, annotators, overlaps)
+    units = span_units(spans, continuum, annotators, overlaps, participants)
     R = len(units.annotators)
     C = len(units.categories)
     D = len(units.documents)
+    Rd = units.raters()
+    use = Rd >= 2  # a document with fewer than two participants holds no pair: left out, as alpha does
+    codes, n_codes = units.rater_codes()
     positive = units.end > units.begin
-    doc, rater = units.document[positive], units.annotator[positive]
+    doc, rater = units.document[positive], codes[positive]
     cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
     clash = partition_clashes(doc, rater, begin, end)
     if clash.any():
@@ -265,7 +275,17 @@ def unitizing_family(
         mask = np.zeros(units.begin.size, bool)
         mask[picked] = True
         _refuse_overlaps(units, mask)
-    sums = family_sums(doc, rater, cat, begin, end, units.document_length, R)
+    counted = use[doc]
+    sums = family_sums(
+        doc[counted],
+        rater[counted],
+        cat[counted],
+        begin[counted],
+        end[counted],
+        units.document_length,
+        n_codes,
+        document_raters=np.where(use, Rd, 0),
+    )
     V = C + 1
     matrix, self_sums, coded_self = pooled_matrix(sums, V)
     pooled = family_coefficients(matrix, self_sums, coded_self)
@@ -283,7 +303,7 @@ def unitizing_family(
         }
     )
     by_doc = document_coefficients(sums, D)
-    degenerate = (R < 2) | (units.document_length <= 0)
+    degenerate = (Rd < 2) | (units.document_length <= 0)
     for key in by_doc:
         by_doc[key][degenerate] = np.nan
     per_document = pd.DataFrame(
@@ -296,6 +316,7 @@ def unitizing_family(
             "binary_alpha": by_doc["binary"],
             "coding_alpha": by_doc["coded"],
             "coding_coverage": by_doc["coverage"],
+            "n_annotators": Rd.astype(np.int64),
         }
     )
     document_coincidences = pd.DataFrame(
@@ -306,19 +327,21 @@ def unitizing_family(
             "length": sums.entry_length,
         }
     )
-    L = float(units.document_length.sum())
+    L = float(units.document_length[use].sum()) if use.any() else float(units.document_length.sum())
     n_units = int(begin.size)
     if n_units == 0:
         estimate = undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
     elif R < 2:
         estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
+    elif not use.any():
+        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
     elif not L > 0:
         estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
     elif not np.isfinite(pooled["u"]):
         estimate = undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
     else:
         estimate = float(pooled["u"])
-    defined = R >= 2 and L > 0 and n_units > 0
+    defined = bool(use.any()) and L > 0 and n_units > 0
     return UnitizingFamily(
         metric="unitizing_family",
         estimate=estimate,

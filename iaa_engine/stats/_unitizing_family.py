@@ -138,13 +138,22 @@ def family_sums(
     end: np.ndarray,
     document_length: np.ndarray,
     n_raters: int,
+    document_raters: np.ndarray | None = None,
 ) -> FamilySums:
     """The sums of :class:`FamilySums` for units of positive length that do not overlap within a (document, rater).
 
-    ``begin``/``end`` are relative to the unit's document (0 ≤ begin < end ≤ that document's length).
+    ``begin``/``end`` are relative to the unit's document (0 ≤ begin < end ≤ that document's length). ``rater``
+    codes run over ``n_raters``; ``document_raters`` (optional, default ``n_raters``) is the number m_d of raters
+    taking part in each document, coded 0 .. m_d - 1 there: only their segments meet, and a document's pairs are
+    weighed 1/(m_d - 1), so its matrix adds up to m_d L_d and the documents' matrices add up (Krippendorff 2019,
+    §12.6, with m_d for m).
     """
     R = int(n_raters)
     D = int(np.size(document_length))
+    if document_raters is None:
+        doc_raters = np.full(D, float(R))
+    else:
+        doc_raters = np.asarray(document_raters, float)
     document = np.asarray(document, np.int64)
     rater = np.asarray(rater, np.int64)
     value = np.asarray(category, np.int64) + 1
@@ -160,7 +169,7 @@ def family_sums(
     valued_key, valued_length = _keyed_sum(unit_key, length, D * V)
     _, valued_self = _keyed_sum(unit_key, length * length, D * V)
     valued_doc = valued_key // V
-    gap_length = R * doc_length - np.bincount(valued_doc, weights=valued_length, minlength=D)
+    gap_length = doc_raters * doc_length - np.bincount(valued_doc, weights=valued_length, minlength=D)
 
     # elementary intervals: every document's breakpoints (its ends and every unit boundary), sorted per document
     point_doc = np.concatenate([np.arange(D), np.arange(D), document, document])
@@ -190,6 +199,7 @@ def family_sums(
     interval = np.repeat(t_begin, covered) + np.arange(total) - np.repeat(np.cumsum(covered) - covered, covered)
     val[rater[owner] * T + interval] = value[owner]
     val = val.reshape(R, T)
+    interval_raters = doc_raters[interval_doc]  # a pair (i, j), i < j, meets only where j takes part
 
     # observed coincidences per document: pairs of rater rows (a loop over raters, not over units); ∅-∅ later
     VV = V * V
@@ -198,7 +208,8 @@ def family_sums(
         base = interval_doc * VV
         for i in range(R):
             for j in range(i + 1, R):
-                dense += np.bincount(base + val[i] * V + val[j], weights=width, minlength=D * VV)
+                weight = width * (j < interval_raters)
+                dense += np.bincount(base + val[i] * V + val[j], weights=weight, minlength=D * VV)
         dense.reshape(D, VV)[:, 0] = 0.0
         key = np.flatnonzero(dense)
         e_doc, e_row, e_col, pair_sum = key // VV, key % VV // V, key % V, dense[key]
@@ -206,7 +217,7 @@ def family_sums(
         docs, rows, cols, weights = [], [], [], []
         for i in range(R):
             for j in range(i + 1, R):
-                mask = (val[i] > 0) | (val[j] > 0)
+                mask = ((val[i] > 0) | (val[j] > 0)) & (j < interval_raters)
                 docs.append(interval_doc[mask])
                 rows.append(val[i][mask])
                 cols.append(val[j][mask])
@@ -219,7 +230,7 @@ def family_sums(
         np.concatenate([e_doc, e_doc]),
         np.concatenate([e_row, e_col]),
         np.concatenate([e_col, e_row]),
-        np.concatenate([pair_sum, pair_sum]) / max(R - 1, 1),
+        np.concatenate([pair_sum, pair_sum]) / np.maximum(doc_raters[np.concatenate([e_doc, e_doc])] - 1.0, 1.0),
         D,
         V,
     )
@@ -238,7 +249,9 @@ def family_sums(
     # y_g = Σ_{j≠i} x_ijg / (m-1), x_ijg the length of i's unit g covered by j's units: over the intervals g covers,
     # width × (raters with a unit there - 1); g's share of the cuα margins, its self-pairs y_g² (as l_g² for uα)
     others = (val > 0).sum(axis=0) - 1
-    y = np.bincount(owner, weights=width[interval] * others[interval], minlength=n) / max(R - 1, 1)
+    y = np.bincount(owner, weights=width[interval] * others[interval], minlength=n) / np.maximum(
+        doc_raters[document] - 1.0, 1.0
+    )
     self_key, coded_self = _keyed_sum(unit_key, y * y, D * V)
 
     # one row per (document, value) with any margin
