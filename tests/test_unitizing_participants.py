@@ -661,3 +661,61 @@ def test_family_pooled_with_equal_participant_counts_is_the_slot_recoded_value(d
     assert result.estimate == pytest.approx(slots.estimate, rel=1e-12, abs=1e-12, nan_ok=True)
     assert result.binary == pytest.approx(slots.binary, rel=1e-12, abs=1e-12, nan_ok=True)
     np.testing.assert_allclose(result.coincidence.to_numpy(), slots.coincidence.to_numpy(), rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- gamma with participants
+
+
+def test_gamma_with_equal_participant_counts_is_the_slot_recoded_value():
+    spans, part = crowd(n_docs=6, workers=10, per_doc=3, seed=4)
+    result = ie.gamma_agreement(spans, participants=part, n_samples=8)
+    order = part.assign(slot=part.groupby("document").cumcount())
+    slot = dict(zip(zip(order.document, order.annotator), order.slot))
+    recoded = spans.assign(annotator=[slot[d, a] for d, a in zip(spans.document, spans.annotator)])
+    slots = quiet(ie.gamma_agreement, recoded, annotators=[0, 1, 2], n_samples=8)
+    assert result.observed_disorder == pytest.approx(slots.observed_disorder, rel=1e-12)
+    assert result.expected_disorder == pytest.approx(slots.expected_disorder, rel=1e-12)
+    assert result.estimate == pytest.approx(slots.estimate, rel=1e-12)
+
+
+def test_gamma_alignments_of_a_document_count_its_participants():
+    """Two documents with 2 and 4 participants (one of them without a unit): the observed disorder is the two
+    documents' disorders, each computed alone among its participants, weighted by their n̄_d = N_d / n_d."""
+    spans = pd.DataFrame(
+        [("d1", "a", 0, 10, "X"), ("d1", "b", 1, 10, "X"), ("d1", "b", 30, 40, "X"),
+         ("d2", "a", 5, 9, "X"), ("d2", "c", 5, 8, "Y"), ("d2", "d", 20, 30, "X")],
+        columns=["document", "annotator", "start", "end", "label"],
+    )  # fmt: skip
+    part = {"d1": ["a", "b"], "d2": ["a", "c", "d", "z"]}
+    result = ie.gamma_agreement(spans, participants=part, n_samples=5)
+    alone = {
+        d: ie.gamma_agreement(spans[spans.document == d].drop(columns="document"), annotators=who, n_samples=5)
+        for d, who in part.items()
+    }
+    n_bar = {"d1": 3 / 2, "d2": 3 / 4}
+    expected = sum(alone[d].observed_disorder * n_bar[d] for d in part) / sum(n_bar.values())
+    assert result.observed_disorder == pytest.approx(expected, rel=1e-12)
+    # and not the disorder of four annotators everywhere
+    everyone = quiet(ie.gamma_agreement, spans, annotators=["a", "b", "c", "d", "z"], n_samples=5)
+    assert everyone.observed_disorder != pytest.approx(result.observed_disorder)
+
+
+def test_gamma_sampler_draws_only_the_participants():
+    from iaa_engine.metrics import _gamma as G
+
+    stats = {"count": (3.0, 1.0), "gap": (2.0, 1.0), "duration": (5.0, 1.0), "weights": np.array([1.0])}
+    doc_n = np.array([2, 5, 1, 3])
+    sample, group, annotator, *_ = G._sample(stats, 50, 4, 5, np.random.default_rng(0), doc_n)
+    document = group % 4
+    limit = np.where(doc_n >= 2, doc_n, 0)
+    assert (annotator < limit[document]).all()
+    assert set(np.unique(document)) == {0, 1, 3}
+
+
+def test_gamma_on_a_crowd_runs_with_participants():
+    """12 documents, 20 workers, 5 per document (issue 33): with participants the alignment is among each
+    document's five (a result, not a refusal)."""
+    spans, part = crowd(n_docs=12, workers=20, per_doc=5, seed=7)
+    result = ie.gamma_agreement(spans, participants=part, n_samples=5)
+    assert np.isfinite(result.estimate) and result.n_units == 60
+    assert set(result.alignment.groupby("unitary_alignment")["size"].max()) <= {1, 2, 3, 4, 5}

@@ -161,15 +161,22 @@ def _categorical(matrix: Any, categories: pd.Index) -> np.ndarray | None:
     return matrix.loc[list(categories), list(categories)].to_numpy(dtype=float)
 
 
-def _reference_statistics(units: SpanUnits, origin: np.ndarray, n: int) -> dict[str, Any]:
+def _reference_statistics(
+    units: SpanUnits, origin: np.ndarray, n: int, codes: np.ndarray | None = None, doc_n: np.ndarray | None = None
+) -> dict[str, Any]:
     """pygamma-agreement's ``StatisticalContinuumSampler`` statistics (population means and standard deviations),
-    pooled over documents: units per annotator and document, gaps, durations, category frequencies."""
+    pooled over documents: units per annotator and document, gaps, durations, category frequencies. With
+    ``doc_n`` (participants per document, coded 0 .. doc_n - 1 in ``codes``) the unit counts are those of the
+    (document, participant) cells only."""
     D = len(units.documents)
-    counts = np.bincount(units.document * n + units.annotator, minlength=D * n).astype(float)
+    codes = units.annotator if codes is None else codes
+    counts = np.bincount(units.document * n + codes, minlength=D * n).astype(float)
+    if doc_n is not None:
+        counts = counts.reshape(D, n)[np.arange(n)[None, :] < np.where(doc_n >= 2, doc_n, 0)[:, None]]
     start = units.begin + origin[units.document]
     stop = units.end + origin[units.document]
-    order = np.lexsort((units.category, stop, start, units.annotator, units.document))
-    run = units.document[order] * n + units.annotator[order]
+    order = np.lexsort((units.category, stop, start, codes, units.document))
+    run = units.document[order] * n + codes[order]
     new = np.concatenate([[True], run[1:] != run[:-1]]) if order.size else np.zeros(0, bool)
     s, e = start[order], stop[order]
     within = s[1:][~new[1:]] - e[:-1][~new[1:]]
@@ -185,13 +192,21 @@ def _reference_statistics(units: SpanUnits, origin: np.ndarray, n: int) -> dict[
     }
 
 
-def _sample(stats: dict[str, Any], n_samples: int, D: int, n: int, rng: np.random.Generator) -> tuple:
+def _sample(
+    stats: dict[str, Any], n_samples: int, D: int, n: int, rng: np.random.Generator, doc_n: np.ndarray | None = None
+) -> tuple:
     """Sampled continua (pygamma's statistical sampler, vectorised): every (sample, document, annotator) draws its
     number of units |int(N(μ, σ))| (the first annotator of a sample's first document at least 1), each unit a gap
-    after the previous unit's end and a duration |N(μ, σ)| (redrawn below 1e-6), and a category by frequency."""
+    after the previous unit's end and a duration |N(μ, σ)| (redrawn below 1e-6), and a category by frequency.
+    With ``doc_n`` only a document's participants (codes 0 .. doc_n - 1; none where doc_n < 2) draw units."""
     mu, sd = (float(x) for x in stats["count"])
     counts = np.abs(np.trunc(rng.normal(mu, sd, size=(n_samples, D, n)))).astype(np.int64)
-    counts[:, 0, 0] = np.maximum(counts[:, 0, 0], 1)
+    first_doc = 0
+    if doc_n is not None:
+        taking_part = np.arange(n)[None, :] < np.where(doc_n >= 2, doc_n, 0)[:, None]
+        counts[:, ~taking_part] = 0
+        first_doc = int(np.argmax(doc_n >= 2))
+    counts[:, first_doc, 0] = np.maximum(counts[:, first_doc, 0], 1)
     flat = counts.ravel()
     total = int(flat.sum())
     run = np.repeat(np.arange(flat.size), flat)
@@ -284,6 +299,7 @@ def gamma_agreement(
     *,
     continuum: Any = None,
     annotators: Any = None,
+    participants: Any = None,
     alpha: float = 1.0,
     beta: float = 1.0,
     delta_empty: float = 1.0,
@@ -340,6 +356,13 @@ def gamma_agreement(
         Each document's continuum, as in :func:`unitizing_alpha`; here it sets the origin of positions only.
     annotators : sequence, optional
         Every annotator of the study, when some marked nothing (they count in n and in n̄).
+    participants : DataFrame or mapping, optional
+        Who took part in which document (columns ``document`` and ``annotator``, or a mapping document ->
+        annotators), as for :func:`unitizing_alpha`. A unitary alignment of document d then holds at most one unit
+        of each of its n_d participants and costs the mean of its C(n_d, 2) pairs; n̄ is Σ_d N_d / n_d (N_d units
+        in d: the number of unitary alignments of a perfect agreement), which is N / n when every document has the
+        same annotators; the sampler draws units for each document's participants only (its statistics over the
+        (document, participant) cells). Documents with fewer than two participants are left out.
     alpha, beta : float
         Weights of the positional and the categorical dissimilarity (Mathet et al.'s defaults 1 and 1).
     delta_empty : float
@@ -404,7 +427,12 @@ def gamma_agreement(
     >>> round(result.estimate, 2), round(result.se, 3)
     (0.87, 0.008)
     """
-    units = _span_units(spans, continuum, annotators)
+    units = _span_units(spans, continuum, annotators, participants)
+    crowd = units.n_participants is not None
+    if crowd:  # a document with fewer than two participants holds no pair: left out (as alpha leaves it out)
+        thin = units.n_participants[units.document] < 2
+        if thin.any():
+            units = _drop_units(units, ~thin)
     n = len(units.annotators)
     D = len(units.documents)
     N = int(units.begin.size)
@@ -464,30 +492,44 @@ def gamma_agreement(
             )
         )
 
-    arrays = SpanArrays(units.document, units.annotator, units.begin, units.end, units.category, n)
+    codes, n_codes = units.rater_codes()  # slots 0 .. n_d - 1 of each document with participants
+    doc_n = units.raters() if crowd else None
+    if crowd and not (doc_n >= 2).any():
+        return result(estimate=undefined(_METRIC, "no document has two participants or more", replace_undefined_by))
+    arrays = SpanArrays(units.document, codes, units.begin, units.end, units.category, n_codes, doc_n)
     observed = best_alignment(arrays, diss, max_alignments)
-    n_bar = N / n
+    if crowd:
+        n_bar = float(np.sum(np.bincount(units.document, minlength=D) / np.maximum(doc_n, 1)))
+    else:
+        n_bar = N / n
     observed_disorder = float(observed.disorder.sum() / n_bar)
     observed_cat = float(
         _cat_disorders(observed, units.begin, units.end, units.category, diss, np.zeros(observed.group.size, int), 1)[0]
     )
 
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    stats = _reference_statistics(units, origin, n)
+    stats = _reference_statistics(units, origin, n_codes, codes, doc_n)
     sample_disorder = np.zeros(n_samples)
     sample_cat = np.zeros(n_samples)
     per_batch = max(1, _BATCH_UNITS // max(N, 1))
     for first in range(0, n_samples, per_batch):
         size = min(per_batch, n_samples - first)
-        sample, group, annotator, begin, end, category = _sample(stats, size, D, n, rng)
+        sample, group, annotator, begin, end, category = _sample(stats, size, D, n_codes, rng, doc_n)
+        group_n = None if doc_n is None else np.tile(doc_n, size)
         try:
-            al = best_alignment(SpanArrays(group, annotator, begin, end, category, n), diss, max_alignments)
+            al = best_alignment(
+                SpanArrays(group, annotator, begin, end, category, n_codes, group_n), diss, max_alignments
+            )
         except TooManyAlignmentsError as error:
             raise TooManyAlignmentsError(f"in a sampled continuum (for the expected disorder): {error}") from None
         owner = al.group // D
-        units_per_sample = np.bincount(sample, minlength=size)
         sums = np.bincount(owner, weights=al.disorder, minlength=size)
-        sample_disorder[first : first + size] = sums / (units_per_sample / n)
+        if doc_n is None:
+            units_per_sample = np.bincount(sample, minlength=size)
+            sample_disorder[first : first + size] = sums / (units_per_sample / n)
+        else:  # n̄ of each sample: Σ_d N_sd / n_d
+            per_doc = np.bincount(group, minlength=size * D).reshape(size, D)
+            sample_disorder[first : first + size] = sums / (per_doc / np.maximum(doc_n, 1)).sum(axis=1)
         sample_cat[first : first + size] = _cat_disorders(al, begin, end, category, diss, owner, size)
 
     expected = float(sample_disorder.mean())
@@ -540,9 +582,24 @@ def gamma_agreement(
     )
 
 
-def _span_units(spans: Any, continuum: Any, annotators: Any) -> SpanUnits:
+def _span_units(spans: Any, continuum: Any, annotators: Any, participants: Any = None) -> SpanUnits:
     """The span table read by the one span reader; without a continuum its warning (about α_U) does not apply."""
     with warnings.catch_warnings():
         if continuum is None:
             warnings.filterwarnings("ignore", message="no continuum given", category=UserWarning)
-        return span_units(spans, continuum, annotators, "keep")
+        return span_units(spans, continuum, annotators, "keep", participants)
+
+
+def _drop_units(units: SpanUnits, keep: np.ndarray) -> SpanUnits:
+    """``units`` with only the units where ``keep`` (the documents and participants unchanged)."""
+    from dataclasses import replace
+
+    return replace(
+        units,
+        document=units.document[keep],
+        annotator=units.annotator[keep],
+        category=units.category[keep],
+        begin=units.begin[keep],
+        end=units.end[keep],
+        slot=units.slot[keep],
+    )

@@ -77,7 +77,11 @@ def pair_dissimilarity(
 
 @dataclass(frozen=True, eq=False)
 class SpanArrays:
-    """Units as arrays: group (continuum), annotator and category codes, begin and end; n annotators."""
+    """Units as arrays: group (continuum), annotator and category codes, begin and end; n annotators.
+
+    ``group_n`` (optional): the annotators taking part in each group (coded 0 .. group_n - 1 there; default n
+    everywhere); a unitary alignment of group g then has C(group_n[g], 2) pairs.
+    """
 
     group: np.ndarray
     annotator: np.ndarray
@@ -85,6 +89,7 @@ class SpanArrays:
     end: np.ndarray
     category: np.ndarray
     n: int
+    group_n: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -224,8 +229,12 @@ def _candidates(units: SpanArrays, diss: GammaDissimilarity, limit: int) -> tupl
     members = np.concatenate(blocks) if blocks else np.zeros((0, n), np.int64)
 
     # disorders, and the pruning rule of each member
-    C = n * (n - 1) / 2
     real = members >= 0
+    if units.group_n is None:
+        C = n * (n - 1) / 2
+    else:  # each candidate's group: that of its first real member
+        m_g = np.asarray(units.group_n, float)[units.group[np.where(real, members, N).min(axis=1)]]
+        C = m_g * (m_g - 1) / 2
     k = real.sum(axis=1)
     pair_sum = np.zeros(members.shape[0])
     member_sum = np.zeros(members.shape, float)
