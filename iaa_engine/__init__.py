@@ -184,10 +184,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.base._policy import InvalidParameterError, UndefinedMetricWarning
     from iaa_engine.base._results import Estimate, PairwiseMatrix, Result
     from iaa_engine.data._encode import NALikeLabelWarning
-    from iaa_engine.data._spans import AbsentAnnotatorsWarning
     from iaa_engine.data._io import read
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.data._regions import REGION_KINDS, RegionMatch, match_regions
+    from iaa_engine.data._spans import AbsentAnnotatorsWarning
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
     from iaa_engine.inference._benchmark import BENCHMARK_SCALES, BenchmarkReading, benchmark_reading

@@ -83,7 +83,7 @@ def test_krippendorff_2004_example(tmp_path, capsys, monkeypatch):
     assert "per_document" not in got  # on request only
     status, out, err = cli(capsys, monkeypatch, "spans", str(path), "--continuum", "150,300")
     assert status == 0 and out.splitlines()[0] == "Krippendorff's unitizing alpha (α_U): 0.8587"
-    assert "laid end to end" in out and "iaa: read 9 spans by 2 annotators from 'k2004.csv'" in err
+    assert "1 document, one continuum" in out and "iaa: read 9 spans by 2 annotators from 'k2004.csv'" in err
 
 
 def test_every_file_format_and_column_names_give_the_same_value(tmp_path, capsys, monkeypatch):
@@ -182,11 +182,14 @@ def test_per_document_table_and_csv(tmp_path, capsys, monkeypatch):
     )
     assert status == 0 and f"wrote {out_path}" in err
     table = pd.read_csv(out_path, dtype={"name": str})
-    assert table["scope"].tolist() == ["pooled"] + ["category"] * 3 + ["document"] * 4
+    assert table["scope"].tolist() == ["pooled"] * 2 + ["category"] * 3 + ["document"] * 4
     assert table.loc[0, "value"] == pytest.approx(want.estimate, abs=0, rel=1e-15)
-    assert np.allclose(table.loc[1:3, "value"], want.per_category["alpha"], rtol=1e-15, atol=0)
-    assert table.loc[4:, "name"].tolist() == ["001", "002", "003", "007"]
-    assert np.allclose(table.loc[4:, "value"], want.per_document["alpha"], rtol=1e-15, atol=0)
+    # the second pooled row: INCEpTION's pooling (documents concatenated), named
+    assert table.loc[1, "name"] == "inception"
+    assert table.loc[1, "value"] == pytest.approx(want.estimate_inception, abs=0, rel=1e-15)
+    assert np.allclose(table.loc[2:4, "value"], want.per_category["alpha"], rtol=1e-15, atol=0)
+    assert table.loc[5:, "name"].tolist() == ["001", "002", "003", "007"]
+    assert np.allclose(table.loc[5:, "value"], want.per_document["alpha"], rtol=1e-15, atol=0)
 
 
 def test_overlaps_raise_names_the_rows_and_merge_takes_their_union(tmp_path, capsys, monkeypatch):
@@ -452,3 +455,107 @@ def test_continuum_plot_lanes_and_refusals():
             continuum_plot("t", "t", kw["begin"], kw["length"], kw["annotators"], [0], [1], [2], [0], ["X"])
     with pytest.raises(ValueError, match="id_prefix"):
         continuum_plot("1bad", "t", 0, 20, ["a"], [0], [1], [2], [0], ["X"])
+
+
+# --------------------------------------------------------------------------- crowds: participants, pooling (issue 33)
+
+
+def crowd_files(tmp_path, n_docs=30, workers=12, per_doc=3, seed=0):
+    """A crowd's span table and participants file, documents with leading zeros; one participant per document
+    marks nothing (they are in the participants file only)."""
+    rng = np.random.default_rng(seed)
+    rows, part = [], []
+    for d in range(n_docs):
+        who = rng.choice(workers, per_doc + 1, replace=False)
+        for k, w in enumerate(who):
+            part.append((f"{d:03d}", f"w{w:02d}"))
+            if k < per_doc:
+                b = 10 + int(rng.integers(-2, 3))
+                rows.append((f"{d:03d}", f"w{w:02d}", b, b + 20 + int(rng.integers(-2, 3)), "X"))
+    spans = pd.DataFrame(rows, columns=["doc_id", "worker", "start", "end", "label"])
+    participants = pd.DataFrame(part, columns=["doc_id", "worker"])
+    spans.to_csv(tmp_path / "crowd.csv", index=False)
+    participants.to_csv(tmp_path / "who.csv", index=False)
+    api_spans = spans.rename(columns={"doc_id": "document", "worker": "annotator"})
+    return api_spans, participants.rename(columns={"doc_id": "document", "worker": "annotator"})
+
+
+COLS = ("--document-col", "doc_id", "--annotator-col", "worker", "--continuum", "0,50")
+
+
+def test_participants_file_gives_the_cores_value_among_each_documents_participants(tmp_path, capsys, monkeypatch):
+    spans, part = crowd_files(tmp_path)
+    crowd, who = str(tmp_path / "crowd.csv"), str(tmp_path / "who.csv")
+    got = as_json(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who, "--per-document")
+    want = api(spans, continuum=(0, 50), participants=part)
+    assert got["estimate"] == want.estimate and got["n_participants"] == 120
+    assert [r["document"] for r in got["per_document"]][:2] == ["000", "001"]  # text as written
+    assert {r["n_annotators"] for r in got["per_document"]} == {4}
+    assert got["estimate_inception"] is None  # documents with different participants: no concatenated study
+    status, out, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who)
+    assert status == 0 and "iaa: warning" not in err
+    assert "120 document-participant pairs (4 per document)" in out
+
+
+def test_a_crowd_without_participants_gets_one_warning_line(tmp_path, capsys, monkeypatch):
+    spans, part = crowd_files(tmp_path)
+    crowd = str(tmp_path / "crowd.csv")
+    status, out, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--family", "--gamma", "--gamma-samples", "3")
+    warned = [line for line in err.splitlines() if line.startswith("iaa: warning:")]
+    assert status == 0 and len(warned) == 1, err
+    assert "12 of 12 annotators have no span in most of the 30 documents" in warned[0]
+    assert "--participants FILE" in warned[0]
+    # the number is not changed in silence: it is the value without participants
+    assert out.splitlines()[0].endswith(f"{api(spans, continuum=(0, 50)).estimate:.4f}")
+    # a complete design: no warning
+    status, _, err = cli(capsys, monkeypatch, "spans", str(EXAMPLE), "--continuum", str(EXAMPLE_TEXTS))
+    assert status == 0 and "iaa: warning" not in err
+
+
+def test_pooling_inception_and_the_other_value_beside_the_headline(tmp_path, capsys, monkeypatch):
+    spans = EXAMPLE
+    want = api(
+        pd.read_csv(EXAMPLE, dtype={"document": str}), continuum=pd.read_csv(EXAMPLE_TEXTS, dtype={"document": str})
+    )
+    assert f"{want.estimate:.4f}" != f"{want.estimate_inception:.4f}"
+    status, out, _ = cli(capsys, monkeypatch, "spans", str(spans), "--continuum", str(EXAMPLE_TEXTS))
+    lines = out.splitlines()
+    assert lines[0].endswith(f"{want.estimate:.4f}")
+    assert lines[1] == f"  INCEpTION and DKPro Agreement (documents concatenated): {want.estimate_inception:.4f}"
+    assert "a gap ending at its document's end" in lines[2]
+    got = as_json(capsys, monkeypatch, "spans", str(spans), "--continuum", str(EXAMPLE_TEXTS), "--pooling", "inception")
+    assert got["estimate"] == want.estimate_inception and got["pooling"] == "inception"
+    assert got["estimate_documents"] == want.estimate
+    assert "INCEpTION" in got["pooled"] and f"{want.estimate:.4f}" in got["pooled"]
+    status, out, _ = cli(
+        capsys, monkeypatch, "spans", str(spans), "--continuum", str(EXAMPLE_TEXTS), "--pooling", "inception"
+    )
+    assert out.splitlines()[1].endswith(f"pooled by document (a gap ends at its document's end): {want.estimate:.4f}")
+    page = tmp_path / "p.html"
+    cli(capsys, monkeypatch, "spans", str(spans), "--continuum", str(EXAMPLE_TEXTS), "--html", str(page))
+    text = page.read_text(encoding="utf-8")
+    assert f"INCEpTION and DKPro Agreement (documents concatenated): {want.estimate_inception:.4f}" in text
+
+
+def test_per_annotator_section(tmp_path, capsys, monkeypatch):
+    spans, part = crowd_files(tmp_path)
+    crowd, who = str(tmp_path / "crowd.csv"), str(tmp_path / "who.csv")
+    want = api(spans, continuum=(0, 50), participants=part, per_annotator=True).per_annotator
+    got = as_json(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who, "--per-annotator")
+    assert [r["alpha_without"] for r in got["per_annotator"]] == want["alpha_without"].tolist()
+    status, out, _ = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who, "--per-annotator")
+    assert "Who fragments, who misses" in out and "α_U without" in out
+    assert sum(line.startswith("w") for line in out.splitlines()) == 12
+
+
+def test_bad_participants_files_are_one_error_line(tmp_path, capsys, monkeypatch):
+    crowd_files(tmp_path)
+    crowd = str(tmp_path / "crowd.csv")
+    (tmp_path / "bad.csv").write_text("doc,worker\n000,w01\n", encoding="utf-8")
+    status, _, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", str(tmp_path / "bad.csv"))
+    one_error(status, err, "--participants bad.csv: no column 'doc_id'")
+    (tmp_path / "few.csv").write_text("doc_id,worker\n000,w01\n", encoding="utf-8")
+    status, _, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", str(tmp_path / "few.csv"))
+    one_error(status, err, "participants does not list")
+    status, _, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", str(tmp_path / "none.csv"))
+    one_error(status, err, "no such file")

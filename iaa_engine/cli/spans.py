@@ -7,9 +7,13 @@ table's (``annotator``, ``start``, ``end``, ``label``, optional ``document``) an
 rows of the file). ``--html`` writes a self-contained page with a picture of the continuum of the documents with
 the lowest α_U (:mod:`iaa_engine.reporting._spans_page`).
 
-Which pooled value is shown: α_U over every category and every document laid end to end in one continuum
-(``UnitizingAlpha.estimate``), as INCEpTION pools its documents; ``--per-document`` adds each document's α_U on its
-own continuum.
+Which pooled value is shown: α_U over every category and every document (``UnitizingAlpha.estimate``), by default
+each document its own stretch of one continuum (a gap ends at its document's end); ``--pooling inception`` lays the
+documents end to end as INCEpTION and DKPro Agreement do. The other pooling's value is shown beside the headline
+when the two differ in the printed digits. ``--participants FILE`` says who took part in which document (a crowd);
+without it, annotators without a span in most documents are reported in one ``iaa: warning:`` line.
+``--per-document`` adds each document's α_U on its own continuum, ``--per-annotator`` each annotator's units
+against the others' and α_U without them.
 
 The headline coefficient is :data:`MEASURES`'s first entry. On request, beside it: ``--family`` the 2016 family
 (:func:`iaa_engine.unitizing_family`: uα, |uα, cuα with its coverage, (k)uα per label) and ``--gamma`` Mathet,
@@ -24,6 +28,7 @@ import argparse
 import json
 import re
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,7 +199,28 @@ def register(subparsers: Any) -> None:
         help="an annotator's overlapping spans of one label: raise (default: an error naming them) or merge "
         "them into their union",
     )
+    p.add_argument(
+        "--participants",
+        metavar="FILE",
+        help="who took part in which document: a file with the span table's document and annotator columns (as "
+        "named by --document-col and --annotator-col, or document and annotator), one row per annotator who saw a "
+        "document (one who marked nothing too). Each document's α_U is then among its participants; without it "
+        "every annotator counts in every document",
+    )
+    p.add_argument(
+        "--pooling",
+        choices=("documents", "inception"),
+        default="documents",
+        help="how the headline pools the documents: documents (default: each document its own stretch, a gap ends "
+        "at its document's end) or inception (documents laid end to end as INCEpTION and DKPro Agreement do)",
+    )
     p.add_argument("--per-document", action="store_true", help="add each document's α_U on its own continuum")
+    p.add_argument(
+        "--per-annotator",
+        action="store_true",
+        help="add each annotator's units per document and mean unit length against the others', and the pooled "
+        "α_U without them (who fragments, who misses)",
+    )
     p.add_argument(
         "--family",
         action="store_true",
@@ -413,6 +439,48 @@ def read_continuum(text: str | None, has_documents: bool) -> Any:
     return (float(frame["begin"].iloc[0]), float(frame["length"].iloc[0]))
 
 
+def read_participants(args: argparse.Namespace, frame: Any, has_documents: bool) -> Any:
+    """``--participants FILE``: a DataFrame (document, annotator) with ids as text as written (matched to the span
+    table's own ids where their text is the same), or None."""
+    if not args.participants:
+        return None
+    import pandas as pd
+
+    from iaa_engine.data._io import read_table
+
+    path = Path(args.participants)
+    if not path.exists():
+        raise CliError(f"--participants {args.participants!r}: no such file")
+    names, columns = read_table(path)
+    by_name = dict(zip(names, columns))
+    roles = [("annotator", args.annotator_col)] + ([("document", args.document_col)] if has_documents else [])
+    data: dict[str, Any] = {}
+    for role, given in roles:
+        name = given if given in by_name else role if role in by_name else None
+        if name is None:
+            raise CliError(
+                f"--participants {path.name}: no column {given!r}{_near(given, names)}; it has columns {names!r}. "
+                f"It needs the span table's {' and '.join(repr(g) for _, g in reversed(roles))} columns (one row per "
+                "annotator who took part in a document)"
+            )
+        column = _text_ids(_text(by_name[name]))
+        spans_ids = frame[role]
+        if not pd.api.types.is_string_dtype(spans_ids.dtype):  # numbered ids in a JSON or Parquet span table
+            lookup = {_id_text(v): v for v in pd.unique(spans_ids.dropna())}
+            column = [lookup.get(t, t) for t in column]
+        data[role] = column
+    table = pd.DataFrame(data)
+    for role in data:
+        blank = table[role].isna().to_numpy()
+        if blank.any():
+            import numpy as np
+
+            raise CliError(
+                f"--participants {path.name}: {role} is blank in data row {int(np.flatnonzero(blank)[0]) + 1}"
+            )
+    return table
+
+
 # --------------------------------------------------------------------------- output
 
 
@@ -422,13 +490,32 @@ def _num(v: float, digits: int = 4) -> str:
 
 def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra, Any]]) -> str:
     from iaa_engine.base._results import printable
+    from iaa_engine.reporting._spans_page import other_pooling
 
     docs = result.n_documents
-    lines = [
-        f"{title}: {_num(result.estimate)}",
-        f"  pooled over {result.n_categories} categories and {docs} document{'s' if docs != 1 else ''} laid end "
-        f"to end (continuum length {result.length:g}): D_o {result.d_o:.6g}, D_e {result.d_e:.6g}",
-        f"  {result.n_units} units, {result.n_annotators} annotators",
+    how = (
+        "laid end to end as INCEpTION and DKPro Agreement do"
+        if result.pooling == "inception"
+        else (
+            "each its own stretch of one continuum, a gap ending at its document's end"
+            if docs != 1
+            else "one continuum"
+        )
+    )
+    lines = [f"{title}: {_num(result.estimate)}"]
+    other = other_pooling(result) if docs > 1 else None
+    if other is not None:
+        lines.append(f"  {other[0]}: {other[1]:.4f}")
+    lines += [
+        f"  pooled over {result.n_categories} categories and {docs} document{'s' if docs != 1 else ''}, {how} "
+        f"(continuum length {result.length:g}): D_o {result.d_o:.6g}, D_e {result.d_e:.6g}",
+        f"  {result.n_units} units, {result.n_annotators} annotators"
+        + (
+            f"; {result.n_participants} document-participant pairs ({result.n_participants / docs:.3g} per "
+            "document): each document's α_U among its participants"
+            if result.n_participants and docs
+            else ""
+        ),
     ]
     for spec, extra in extras:
         lines += spec.lines(extra, per_document)
@@ -445,19 +532,38 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra
         width = max([8, *(len(printable(d)) for d in docs_t["document"])])
         lines += [
             "",
-            f"{'document':<{width}}  {'begin':>8}  {'length':>8}  {'units':>7}  {'D_o':>10}  {'D_e':>10}  {'alpha':>9}",
+            f"{'document':<{width}}  {'begin':>8}  {'length':>8}  {'raters':>6}  {'units':>7}  {'D_o':>10}  "
+            f"{'D_e':>10}  {'alpha':>9}",
         ]
         for r in docs_t.itertuples(index=False):
             lines.append(
-                f"{printable(r.document):<{width}}  {r.begin:>8g}  {r.length:>8g}  {r.n_units:>7}  {r.d_o:>10.6g}  "
-                f"{r.d_e:>10.6g}  {_num(r.alpha):>9}"
+                f"{printable(r.document):<{width}}  {r.begin:>8g}  {r.length:>8g}  {r.n_annotators:>6}  "
+                f"{r.n_units:>7}  {r.d_o:>10.6g}  {r.d_e:>10.6g}  {_num(r.alpha):>9}"
+            )
+    if result.per_annotator is not None:
+        table = result.per_annotator
+        width = max([9, *(len(printable(a)) for a in table["annotator"])])
+        lines += [
+            "",
+            "Who fragments, who misses: each annotator's units per document taken part in and mean unit length, "
+            "against everyone else's, and the pooled α_U without them",
+            f"{'annotator':<{width}}  {'docs':>6}  {'units':>7}  {'per doc':>8}  {'others':>8}  {'mean len':>9}  "
+            f"{'others':>9}  {'α_U without':>11}",
+        ]
+        for r in table.itertuples(index=False):
+            lines.append(
+                f"{printable(r.annotator):<{width}}  {r.n_documents:>6}  {r.n_units:>7}  {r.units_per_document:>8.3g}"
+                f"  {r.others_units_per_document:>8.3g}  {r.mean_length:>9.4g}  {r.others_mean_length:>9.4g}  "
+                f"{_num(r.alpha_without):>11}"
             )
     return "\n".join(lines)
 
 
 def _csv(key: str, result: Any, per_document: bool, extras: list[tuple[Extra, Any]]) -> str:
-    """One CSV: the pooled row (scope ``pooled``), one row per category, per document on request, then the rows of
-    the coefficients on request (their ``d_o`` and ``d_e`` the observed and expected disagreement or disorder)."""
+    """One CSV: the pooled row (scope ``pooled``; for several documents a second one named by the other pooling,
+    ``inception`` or ``documents``, when defined), one row per category, per document and per annotator
+    (``unitizing_alpha_without``, α_U without the annotator) on request, then the rows of the coefficients on
+    request (their ``d_o`` and ``d_e`` the observed and expected disagreement or disorder)."""
     import numpy as np
     import pandas as pd
 
@@ -481,10 +587,34 @@ def _csv(key: str, result: Any, per_document: bool, extras: list[tuple[Extra, An
             coefficient=key, scope="category", begin=nan, length=result.length
         ),
     ]
+    other = result.estimate_inception if result.pooling == "documents" else result.estimate_documents
+    if result.n_documents > 1 and other == other:  # the other pooling's value (scope pooled, named by it)
+        parts.insert(
+            1,
+            pd.DataFrame(
+                {
+                    "coefficient": [key],
+                    "scope": "pooled",
+                    "name": "inception" if result.pooling == "documents" else "documents",
+                    "begin": nan,
+                    "length": result.length,
+                    "n_units": result.n_units,
+                    "d_o": nan,
+                    "d_e": nan,
+                    "value": other,
+                }
+            ),
+        )
     if per_document:
         parts.append(
             result.per_document.rename(columns={"document": "name", "alpha": "value"}).assign(
                 coefficient=key, scope="document"
+            )
+        )
+    if result.per_annotator is not None:
+        parts.append(
+            result.per_annotator.rename(columns={"annotator": "name", "alpha_without": "value"}).assign(
+                coefficient=f"{key}_without", scope="annotator", begin=nan, length=result.length, d_o=nan, d_e=nan
             )
         )
     rows = [row for spec, extra in extras for row in spec.rows(extra, per_document)]
@@ -500,14 +630,18 @@ def _csv(key: str, result: Any, per_document: bool, extras: list[tuple[Extra, An
 
 def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tuple[Extra, Any]]) -> dict[str, Any]:
     from iaa_engine.base._results import nan_to_none
+    from iaa_engine.reporting._spans_page import pooling_sentence
 
-    tables = ("per_category", "per_document")
+    tables = ("per_category", "per_document", "per_annotator")
     out = {k: nan_to_none(getattr(result, k)) for k in result.keys() if k not in tables}
-    for name in tables[: 2 if per_document else 1]:
+    shown = ["per_category"] + (["per_document"] if per_document else []) + ["per_annotator"]
+    for name in shown:
         table = getattr(result, name)  # column by column (vectorised), then one record per row
+        if table is None:
+            continue
         columns = {c: nan_to_none(table[c].to_numpy()) for c in table.columns}
         out[name] = [dict(zip(columns, row)) for row in zip(*columns.values())]
-    out["pooled"] = "every category and every document laid end to end in one continuum"
+    out["pooled"] = f"every category and {pooling_sentence(result)}"
     doc: dict[str, Any] = {"file": file, key: out}
     for spec, extra in extras:
         doc[spec.key] = spec.json(extra, per_document)
@@ -523,8 +657,16 @@ def run(args: argparse.Namespace) -> int:
     continuum = read_continuum(args.continuum, has_documents)
     if has_documents:
         continuum = _match_documents(continuum, frame["document"])
+    participants = read_participants(args, frame, has_documents)
     key, title, name = MEASURES[0]
-    result = getattr(ie, name)(frame, continuum=continuum, overlaps=args.overlaps)
+    result = getattr(ie, name)(
+        frame,
+        continuum=continuum,
+        overlaps=args.overlaps,
+        participants=participants,
+        pooling=args.pooling,
+        per_annotator=args.per_annotator,
+    )
     docs = f" in {result.n_documents} documents" if has_documents else ""
     print(
         printable(
@@ -533,9 +675,18 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     extras: list[tuple[Extra, Any]] = []
-    for spec in ON_REQUEST:
-        if getattr(args, spec.flag, False):
-            extras.append((spec, getattr(ie, spec.function)(frame, continuum=continuum, **spec.options(args))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ie.AbsentAnnotatorsWarning)  # said once, for the headline
+        for spec in ON_REQUEST:
+            if getattr(args, spec.flag, False):
+                extras.append(
+                    (
+                        spec,
+                        getattr(ie, spec.function)(
+                            frame, continuum=continuum, participants=participants, **spec.options(args)
+                        ),
+                    )
+                )
     if args.html:
         from iaa_engine.reporting._spans_page import write_spans_page
 

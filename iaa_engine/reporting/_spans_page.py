@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["render_spans_page", "write_spans_page"]
+__all__ = ["render_spans_page", "write_spans_page", "pooling_sentence", "other_pooling"]
 
 #: A picture draws at most about this many segments; a longer document is drawn in its worst window.
 MAX_SEGMENTS = 400
@@ -191,11 +191,7 @@ def render_spans_page(
     )
     pooled = (
         '<p class="pooled">The pooled α_U is taken over every category'
-        + (
-            " and every document laid end to end in one continuum (as INCEpTION pools its documents)"
-            if doc is not None
-            else ""
-        )
+        + (f" and {pooling_sentence(result)}" if doc is not None else "")
         + ": 1 − mean D_o / mean D_e over the "
         f"categories, a ratio of means, not a mean of the categories' alphas. D_o = {result.d_o:.6g}, "
         f"D_e = {result.d_e:.6g}.</p>"
@@ -298,6 +294,38 @@ def render_spans_page(
         "</main></body></html>",
     ]
     return "\n".join(page) + "\n"
+
+
+def other_pooling(result: Any) -> tuple[str, float] | None:
+    """The pooled α_U under the pooling the headline does not use, when it is defined and differs from the headline
+    by more than its printed rounding (4 decimals): (what it is, value); else None."""
+    if result.pooling == "inception":
+        name, value = "pooled by document (a gap ends at its document's end)", result.estimate_documents
+    else:
+        name, value = "INCEpTION and DKPro Agreement (documents concatenated)", result.estimate_inception
+    if not (np.isfinite(value) and np.isfinite(result.estimate)) or f"{value:.4f}" == f"{result.estimate:.4f}":
+        return None
+    return name, float(value)
+
+
+def pooling_sentence(result: Any) -> str:
+    """How the headline pooled the documents, and the other pooling's value beside it when it differs."""
+    if result.pooling == "inception":
+        text = (
+            "every document laid end to end in one continuum, as INCEpTION and DKPro Agreement concatenate them "
+            "(a gap may run on into the next document; the order of the documents matters)"
+        )
+    else:
+        text = (
+            "every document, each its own stretch of one continuum (a gap ends at its document's end, so the order of "
+            "the documents does not matter)"
+        )
+    if getattr(result, "n_participants", 0):
+        text += ", each document among its participants (each document's pairs weighed 1/(R_d − 1))"
+    other = other_pooling(result)
+    if other is not None:
+        text += f"; {other[0]}: {other[1]:.4f}"
+    return text
 
 
 def write_spans_page(
