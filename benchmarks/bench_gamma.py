@@ -22,7 +22,14 @@ differs by the sampling (different random streams; ours reports its standard err
 Setup of the peer (once): ``python -m venv benchmarks/out/pygamma-venv &&
 benchmarks/out/pygamma-venv/bin/pip install pygamma-agreement``. Without it only our numbers are printed.
 
-Run: ``.venv/bin/python benchmarks/bench_gamma.py [--quick] [--repeat 3] [--peer-timeout 240] [--no-peer]``.
+A crowd (``--crowd``, issue 33): 12 documents, 20 workers with 5 per document (8 entity slots each, the design
+above), γ with a participants file (each document's alignments among its five, the sampler drawing only them),
+from the files; beside it γ without participants (20 workers in every document: refused before the work), and
+pygamma-agreement, which has neither documents nor participants, run document by document (12 continua of 5
+annotators, 30 samples each): its best-alignment disorders, weighted by each document's N_d / 5, add up to ours.
+
+Run: ``.venv/bin/python benchmarks/bench_gamma.py [--quick] [--repeat 3] [--peer-timeout 240] [--no-peer]
+[--crowd] [--peer-python PATH]``.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +120,99 @@ def peer(path: Path, timeout: float) -> dict | str:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+PEER_DOCUMENTS = r"""
+import json, logging, sys, time
+logging.disable(logging.WARNING)
+import numpy as np
+from pyannote.core import Segment
+from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
+
+warm = Continuum()
+for a, s, e, c in [("A", 1, 5, "a"), ("A", 6, 10, "b"), ("B", 2, 6, "a"), ("B", 7, 11, "b"), ("C", 1, 4, "a")]:
+    warm.add(a, Segment(s, e), c)
+warm.compute_gamma(CombinedCategoricalDissimilarity(), n_samples=2)
+t = time.perf_counter()
+observed, units = [], []
+for path in sys.argv[1:]:
+    continuum = Continuum.from_csv(path)
+    np.random.seed(0)
+    result = continuum.compute_gamma(CombinedCategoricalDissimilarity(), n_samples=30)
+    observed.append(float(result.observed_disorder))
+    units.append(continuum.num_units)
+print(json.dumps({"seconds": time.perf_counter() - t, "observed": observed, "units": units}))
+"""
+
+
+def crowd(n_docs: int = 12, workers: int = 20, per_doc: int = 5, entities: int = 8, seed: int = 0):
+    """(spans, participants): each document seen by ``per_doc`` of ``workers``; the design of :func:`spans` with
+    ``entities`` slots per document, each participant marking an entity with probability 0.9."""
+    rng = np.random.default_rng(seed)
+    frames, part = [], []
+    for d in range(n_docs):
+        who = rng.choice(workers, per_doc, replace=False)
+        one = spans(entities, per_doc, seed=seed * 1000 + d)
+        one = one.assign(annotator=[f"w{who[int(a[1:])]:02d}" for a in one["annotator"]], document=f"d{d:02d}")
+        frames.append(one)
+        part += [(f"d{d:02d}", f"w{w:02d}") for w in who]
+    return pd.concat(frames, ignore_index=True), pd.DataFrame(part, columns=["document", "annotator"])
+
+
+def crowd_case(repeat: int, peer_python: Path, timeout: float) -> None:
+    """γ with participants on 12 documents x 20 workers, 5 per document, from the files; pygamma-agreement (no
+    documents, no participants) document by document on the same units, 5 annotators each."""
+    frame, part = crowd()
+    print(f"\ngamma, a crowd: 12 documents, 20 workers, 5 per document, {len(frame)} units, 30 samples")
+    with tempfile.TemporaryDirectory() as tmp:
+        path, ppath = Path(tmp) / "crowd.csv", Path(tmp) / "participants.csv"
+        frame.to_csv(path, index=False)
+        part.to_csv(ppath, index=False)
+        times, res = [], None
+        for _ in range(repeat):
+            t = time.perf_counter()
+            res = ie.gamma_agreement(pd.read_csv(path), participants=pd.read_csv(ppath))
+            times.append(time.perf_counter() - t)
+        assert res is not None
+        print(
+            f"  ours, with participants (from the two files)    {min(times):7.3f} s   gamma {res.estimate:.4f} ± "
+            f"{res.se:.4f}, observed disorder {res.observed_disorder:.6f}, {res.n_candidates:,} candidates"
+        )
+        try:
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ie.AbsentAnnotatorsWarning)  # the point of this line
+                ie.gamma_agreement(pd.read_csv(path), n_samples=30)
+            print(f"  ours, without participants (20 workers in every document) {time.perf_counter() - t:7.3f} s")
+        except ie.metrics._gamma.TooManyAlignmentsError as error:  # type: ignore[attr-defined]
+            print(f"  ours, without participants (20 workers in every document): refused ({str(error)[:90]}...)")
+        if not peer_python.exists():
+            print(f"  pygamma-agreement: not installed at {peer_python}")
+            return
+        files = []
+        for d, one in frame.groupby("document"):
+            f = Path(tmp) / f"pygamma_{d}.csv"
+            one[["annotator", "label", "start", "end"]].to_csv(f, index=False, header=False)
+            files.append(str(f))
+        try:
+            done = subprocess.run(
+                [str(peer_python), "-c", PEER_DOCUMENTS, *files], capture_output=True, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            print(f"  pygamma-agreement, document by document: did not finish in {timeout:.0f} s")
+            return
+        if done.returncode:
+            print("  pygamma-agreement failed:", (done.stderr.strip().splitlines() or ["?"])[-1][:120])
+            return
+        theirs = json.loads(done.stdout.strip().splitlines()[-1])
+        # the same best alignments: Σ_d (disorder_d × N_d / 5) over the documents is ours × n̄ (Σ_d N_d / n_d)
+        total = sum(o * n / 5 for o, n in zip(theirs["observed"], theirs["units"]))
+        n_bar = len(frame) / 5
+        print(
+            f"  pygamma-agreement, document by document (12 continua of 5 annotators, 30 samples each) "
+            f"{theirs['seconds']:7.3f} s ({theirs['seconds'] / min(times):.1f}x ours); total best-alignment "
+            f"disorder {total:.6f} (ours {res.observed_disorder * n_bar:.6f})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="50 and 200 slots only")
@@ -119,7 +220,13 @@ def main() -> None:
     parser.add_argument("--peer-timeout", type=float, default=240.0)
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--json", default=None, help="write the comparisons as JSON here (run_all.py)")
+    parser.add_argument("--crowd", action="store_true", help="only the crowd with participants (issue 33)")
+    parser.add_argument("--peer-python", default=str(PEER_PYTHON), help="a Python with pygamma-agreement")
     args = parser.parse_args()
+    if args.crowd:
+        ie.gamma_agreement(spans(5), n_samples=2)  # imports before the clock
+        crowd_case(args.repeat, Path(args.peer_python), args.peer_timeout)
+        return
     bench = bl.Bench()
     machine = bl.machine_info()
     sizes = (50, 200) if args.quick else (50, 100, 200, 1000)

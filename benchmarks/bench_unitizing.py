@@ -21,7 +21,13 @@ pandas and reads the CSV (``pandas.read_csv``), nothing else.
 The 2016 family (``ie.unitizing_family``: uα, |uα, cuα, (k)uα) is timed from the file on the same designs; with
 ``--peer-python`` the peer's uα is printed beside ours on the peer's case (the same coefficient: the values agree).
 
-Run: ``python benchmarks/bench_unitizing.py [--repeat 3] [--cli] [--peer-python /tmp/peer/bin/python]``.
+A crowd (``--crowd``, issue 33): 10⁵ spans over 10⁴ documents of 1,000 characters, 50 workers with 5 per document
+(each document's five drawn at random; one of them marks nothing in one document of ten), with a participants file
+(document, worker): ``iaa spans FILE --participants P --continuum 0,1000 --format json`` as a whole process beside
+the floor, and in process from the two files (pandas reads them) to the result, with and without
+``per_annotator=True`` (one more pooled computation per worker).
+
+Run: ``python benchmarks/bench_unitizing.py [--repeat 3] [--cli] [--crowd] [--peer-python /tmp/peer/bin/python]``.
 """
 
 from __future__ import annotations
@@ -174,6 +180,75 @@ def cli_cases(tmpdir: Path, repeat: int) -> None:
         )
 
 
+def crowd(n_docs: int = 10_000, workers: int = 50, per_doc: int = 5, spans: int = 100_000, seed: int = 0):
+    """(spans, participants): each document seen by ``per_doc`` of ``workers`` (drawn without replacement per
+    document), each marking about ``spans / (n_docs * per_doc)`` entities with boundaries shifted by up to 2 and now
+    and then another label; in one document of ten one participant marks nothing."""
+    rng = np.random.default_rng(seed)
+    per = max(1, round(spans / (n_docs * per_doc)))
+    who = np.argsort(rng.random((n_docs, workers)), axis=1)[:, :per_doc]  # per_doc distinct workers per document
+    part = pd.DataFrame({"document": np.repeat(np.arange(n_docs), per_doc), "annotator": who.ravel()})
+    slot = 1000 // per
+    base = rng.integers(3, slot // 4, (n_docs, per)) + np.arange(per) * slot
+    length = rng.integers(6, slot // 2, (n_docs, per))
+    doc = np.repeat(np.arange(n_docs), per_doc * per)
+    rater = np.repeat(who.ravel(), per)
+    start = np.repeat(base, per_doc, axis=0).ravel() + rng.integers(-2, 3, doc.size)
+    end = start + np.repeat(length, per_doc, axis=0).ravel() + rng.integers(-2, 3, doc.size)
+    silent = (rng.random(n_docs) < 0.1)[doc] & (rater == who[doc, 0])
+    label = np.repeat(rng.integers(0, 5, (n_docs, per)), per_doc, axis=0).ravel()
+    label = np.where(rng.random(doc.size) < 0.1, rng.integers(0, 5, doc.size), label)  # now and then another label
+    frame = pd.DataFrame({"document": doc, "annotator": rater, "start": start, "end": end, "label": label})[~silent]
+    frame = frame.assign(
+        document="d" + frame["document"].astype(str).str.zfill(5),
+        annotator="w" + frame["annotator"].astype(str).str.zfill(2),
+        label="L" + frame["label"].astype(str),
+    )
+    part = part.assign(
+        document="d" + part["document"].astype(str).str.zfill(5),
+        annotator="w" + part["annotator"].astype(str).str.zfill(2),
+    )
+    return frame, part
+
+
+def crowd_cases(tmpdir: Path, repeat: int) -> None:
+    """A crowd with a participants file: whole process and in process, from the files."""
+    frame, part = crowd()
+    path, ppath = tmpdir / "crowd.csv", tmpdir / "participants.csv"
+    frame.to_csv(path, index=False)
+    part.to_csv(ppath, index=False)
+    command = [str(IAA), "spans", str(path), "--participants", str(ppath), "--continuum", "0,1000", "--format", "json"]
+    ours = process_seconds(command, repeat)
+    floor = process_seconds([sys.executable, "-c", FLOOR, str(path)], repeat)
+    print(
+        f"\ncrowd: {len(frame):,} spans over 10^4 documents, 50 workers, 5 per document, with participants "
+        "(wall s / CPU s)"
+    )
+    print(
+        f"  iaa spans FILE --participants P, whole process   {ours[0]:6.3f} / {ours[1]:5.3f}   floor (pandas.read_csv) "
+        f"{floor[0]:6.3f} / {floor[1]:5.3f}   ratio {ours[0] / floor[0]:4.2f}x, {ours[1] / floor[1]:4.2f}x"
+    )
+
+    def from_files(**options):
+        spans = pd.read_csv(path, dtype={"document": str, "annotator": str})
+        who = pd.read_csv(ppath, dtype=str)
+        return ie.unitizing_alpha(spans, continuum=(0, 1000), participants=who, **options)
+
+    seconds, res = timed(from_files, repeat)
+    print(f"  in process, from the two files                  {seconds:6.3f} s      α_U {res.estimate:.4f}")
+    seconds, res = timed(lambda: from_files(per_annotator=True), repeat)
+    print(f"  ... with per_annotator=True (50 workers)         {seconds:6.3f} s")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = ie.unitizing_alpha(pd.read_csv(path, dtype=str).astype({"start": int, "end": int}), continuum=(0, 1000))
+    print(
+        f"  without participants (every worker in every document): α_U {plain.estimate:.4f} "
+        f"(INCEpTION's concatenation {plain.estimate_inception:.4f})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -181,11 +256,15 @@ def main() -> None:
     parser.add_argument(
         "--cli", action="store_true", help="only the iaa spans command, whole process, beside the floor"
     )
+    parser.add_argument("--crowd", action="store_true", help="only the crowd with participants (issue 33)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         if args.cli:
             cli_cases(tmpdir, args.repeat)
+            return
+        if args.crowd:
+            crowd_cases(tmpdir, args.repeat)
             return
         print("case                                       spans   seconds (file→α_U)   coefficient only   α_U")
         for n_raters in (3, 5):

@@ -719,3 +719,28 @@ def test_gamma_on_a_crowd_runs_with_participants():
     result = ie.gamma_agreement(spans, participants=part, n_samples=5)
     assert np.isfinite(result.estimate) and result.n_units == 60
     assert set(result.alignment.groupby("unitary_alignment")["size"].max()) <= {1, 2, 3, 4, 5}
+
+
+def test_gamma_unequal_participant_counts_with_pruned_candidates():
+    """Documents of 2, 3 and 5 participants with several entities each (many candidates pruned): the observed
+    disorder is the documents' own, weighted by n̄_d = N_d / n_d."""
+    rng = np.random.default_rng(11)
+    rows, part = [], {}
+    for d, k in enumerate((2, 3, 5)):
+        who = [f"w{w}" for w in rng.choice(9, k, replace=False)]
+        part[f"d{d}"] = who
+        for e in range(6):
+            b = 40 * e + int(rng.integers(0, 6))
+            for w in who:
+                if rng.random() < 0.85:
+                    s = b + int(rng.integers(-3, 4))
+                    rows.append((f"d{d}", w, s, s + 10 + int(rng.integers(0, 8)), "XY"[int(rng.random() < 0.2)]))
+    spans = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
+    result = ie.gamma_agreement(spans, participants=part, n_samples=4)
+    total, n_bar = 0.0, 0.0
+    for d, who in part.items():
+        one = spans[spans.document == d].drop(columns="document")
+        alone = ie.gamma_agreement(one, annotators=who, n_samples=4)
+        total += alone.observed_disorder * len(one) / len(who)
+        n_bar += len(one) / len(who)
+    assert result.observed_disorder == pytest.approx(total / n_bar, rel=1e-12)
