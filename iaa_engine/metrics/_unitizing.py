@@ -24,8 +24,10 @@ _POOLINGS = ("documents", "inception")
 class UnitizingAlpha(ScalarResult):
     """Krippendorff's unitizing alpha of a span table: the pooled value, per category and per document.
 
-    Returned by :func:`unitizing_alpha`. The headline (``estimate``) is α_U over every category and every document
-    laid end to end in one continuum.
+    Returned by :func:`unitizing_alpha`. The headline (``estimate``) is α_U over every category and every document,
+    pooled by document (a gap ends at its document's end) or, with ``pooling='inception'``, with the documents
+    concatenated as INCEpTION and DKPro Agreement lay them; both values are given (``estimate_documents``,
+    ``estimate_inception``).
 
     Attributes
     ----------
@@ -184,13 +186,29 @@ def unitizing_alpha(
 
     (a ratio of means over the C categories, not a mean of the categories' alphas).
 
-    Several documents are laid end to end in one continuum (L = Σ L_d, as INCEpTION pools its documents) for
-    the headline ``estimate``; ``per_document`` gives each document's α_U on its own continuum. A gap ends at its
-    document's boundary (a unit cannot cross one), so the pooled value does not depend on the order of the
-    documents, and the per-document sums add up to it (INCEpTION's concatenation lets a rater's last gap of one
-    document run into the next document's first gap, which changes D_e slightly and makes it depend on the
-    order). Every annotator is taken to have unitized every document: a rater without a span in a document
-    says it holds no unit (α_U has no missing data); list raters who marked nothing at all in ``annotators``.
+    Several documents (``pooling='documents'``, the default) form one continuum of length L = Σ L_d in which a gap
+    ends at its document's boundary (a unit cannot cross one), so the pooled value does not depend on the order of
+    the documents and the per-document sums add up to it. ``pooling='inception'`` lays the documents end to end as
+    INCEpTION and DKPro Agreement do (one study of length Σ L_d, each document at the sum of the lengths before it,
+    in the order of ``per_document``): a rater's last gap of a document runs on into the next document's first gap,
+    which changes D_e and makes the value depend on the order; it equals DKPro's ``KrippendorffAlphaUnitizingAgreement``
+    of that concatenated study. ``per_document`` gives each document's α_U on its own continuum.
+
+    Without ``participants`` every annotator is taken to have unitized every document: a rater without a span in a
+    document says it holds no unit; list raters who marked nothing at all in ``annotators``. In a crowd (each
+    document seen by a few) give ``participants``: document d's α_U is then among its R_d participants, and the
+    pooled value is the coincidence form, N = Σ_d R_d L_d positions and each document's ordered pairs weighed
+    1/(R_d - 1) (as alpha pools units with different numbers of values; Krippendorff 2019, §12.6, for u-α):
+
+    .. math::
+
+        D_o(c) = \frac{\sum_d O_d(c) / (R_d - 1)}{N L},\qquad
+        D_e(c) = \frac{2 E(c)}{L\,(N(N-1) - \sum_u l_u(l_u-1))}
+
+    with O_d(c) the document's Σ δ² over its ordered pairs of participants and E(c) the sum above over every
+    participant's units and gaps; for R_d = R these are the published R(R-1)L² and RL(RL-1). Documents with fewer
+    than two participants are left out. Without participants, annotators without a span in most documents are
+    reported by an :class:`~iaa_engine.AbsentAnnotatorsWarning` (the value is unchanged).
 
     Positions are counted in the continuum's resolution (characters, tokens, frames, milliseconds): the terms
     l(l-1) and G - l + 1 count discrete positions, so α_U of times in seconds differs from the same times in
@@ -224,6 +242,15 @@ def unitizing_alpha(
         None: each document from its first start to its last end, with a warning.
     annotators : sequence, optional
         Every annotator of the study, when some marked nothing (they count in R).
+    participants : DataFrame or mapping, optional
+        Who took part in which document: a DataFrame with columns ``document`` and ``annotator`` (one row per
+        annotator who saw a document, one who marked nothing included), or a mapping document -> annotators. An
+        annotator with spans in a document must be its participant (else a ValueError names them). Not together
+        with ``annotators``.
+    pooling : {'documents', 'inception'}
+        How the headline pools documents (see above); both values are on the result.
+    per_annotator : bool
+        Also the ``per_annotator`` table (α_U without each annotator: one more pooled computation per annotator).
     overlaps : {'raise', 'merge'}
         What to do with a rater's overlapping units of one label in one document.
     replace_undefined_by : float
