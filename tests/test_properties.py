@@ -281,6 +281,7 @@ NOT_METRICS = {
     "UndefinedMetricWarning",
     "InvalidParameterError",
     "NALikeLabelWarning",
+    "AbsentAnnotatorsWarning",  # a warning class: tests/test_unitizing_participants.py
     "as_annotations",
     "read",
     "__version__",
