@@ -559,3 +559,20 @@ def test_bad_participants_files_are_one_error_line(tmp_path, capsys, monkeypatch
     one_error(status, err, "participants does not list")
     status, _, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", str(tmp_path / "none.csv"))
     one_error(status, err, "no such file")
+
+
+def test_the_page_of_a_crowd_draws_each_documents_participants(tmp_path, capsys, monkeypatch):
+    spans, part = crowd_files(tmp_path)
+    crowd, who, page = str(tmp_path / "crowd.csv"), str(tmp_path / "who.csv"), tmp_path / "c.html"
+    status, _, err = cli(
+        capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who, "--html", str(page), "--top", "1"
+    )
+    assert status == 0, err
+    text = page.read_text(encoding="utf-8")
+    want = api(spans, continuum=(0, 50), participants=part)
+    worst = want.per_document.sort_values("alpha", kind="stable").iloc[0]["document"]
+    drawn = set(part.loc[part.document == worst, "annotator"])
+    assert len(drawn) == 4  # three who marked, one who marked nothing: an empty row
+    for name in set(part["annotator"]):
+        assert (f">{name}<" in text) == (name in drawn), name
+    assert "each document among its participants" in text

@@ -697,6 +697,7 @@ def run(args: argparse.Namespace) -> int:
             documents=args.top,
             title=f"Span agreement: {Path(args.path).name}",
             extras=[spec.page(extra) for spec, extra in extras],
+            participants=participants,
         )
         print(f"iaa: wrote {out}", file=sys.stderr)
     file = Path(args.path).name

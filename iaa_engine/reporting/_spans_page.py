@@ -15,7 +15,7 @@ drawn, its stretch named in the caption.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,7 @@ def render_spans_page(
     documents: int = 8,
     title: str | None = None,
     extras: Sequence[tuple[str, float, str]] = (),
+    participants: Any = None,
 ) -> str:
     """The page of :func:`write_spans_page` as a string.
 
@@ -132,6 +133,10 @@ def render_spans_page(
     extras : sequence of (title, value, note)
         Further coefficients of the same spans shown beside α_U (e.g. γ with the standard error of its sampling
         in the note), one paragraph each.
+    participants : DataFrame, optional
+        Who took part in which document (columns ``document``, ``annotator``), as given to ``unitizing_alpha``: a
+        document's picture then has one row per participant (one without a span an empty row), not one per
+        annotator of the study.
 
     Returns
     -------
@@ -227,6 +232,16 @@ def render_spans_page(
         f'<th class="num">D_e</th><th class="num">α_U</th></tr></thead><tbody>{doc_rows}</tbody></table></div>'
     )
 
+    who = None
+    if participants is not None:
+        table = pd.DataFrame(participants) if not isinstance(participants, Mapping) else None
+        if table is None:
+            who = {d: list(a) for d, a in participants.items()}
+        else:
+            key = table["document"] if "document" in table.columns else pd.Series([None] * len(table))
+            who = {d: list(g) for d, g in table["annotator"].groupby(key.to_numpy(), sort=False)}
+            if "document" not in table.columns:
+                who = {None: list(table["annotator"])}
     figures = []
     for k, r in enumerate(ranked.itertuples(index=False)):
         code = int(r.code_)
@@ -245,13 +260,17 @@ def render_spans_page(
             begin, length = w_begin, w_length
         alpha = "undefined" if not np.isfinite(r.alpha) else f"{r.alpha:.4f}"
         try:
+            rows, codes = list(rater_names), rater[mask]
+            if who is not None:  # this document's participants only
+                rows = sorted(who.get(r.document, ()), key=str)
+                codes = pd.Index(rows).get_indexer(np.asarray(annotator)[mask])
             svg = continuum_plot(
                 f"doc{k}",
                 f"{name}α_U {alpha}",
                 begin,
                 length,
-                list(rater_names),
-                rater[mask],
+                rows,
+                codes,
                 np.maximum(start[mask], begin),
                 np.minimum(end[mask], begin + length),
                 cat[mask],
@@ -336,6 +355,7 @@ def write_spans_page(
     documents: int = 8,
     title: str | None = None,
     extras: Sequence[tuple[str, float, str]] = (),
+    participants: Any = None,
 ) -> Path:
     """Write the page of a unitizing study (see :func:`render_spans_page`) to ``path`` (UTF-8); returns the path.
 
@@ -352,5 +372,6 @@ def write_spans_page(
     's.html'
     """
     out = Path(path)
-    out.write_text(render_spans_page(spans, result, documents=documents, title=title, extras=extras), encoding="utf-8")
+    page = render_spans_page(spans, result, documents=documents, title=title, extras=extras, participants=participants)
+    out.write_text(page, encoding="utf-8")
     return out
