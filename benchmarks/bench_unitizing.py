@@ -25,7 +25,7 @@ A crowd (``--crowd``, issue 33): 10⁵ spans over 10⁴ documents of 1,000 chara
 (each document's five drawn at random; one of them marks nothing in one document of ten), with a participants file
 (document, worker): ``iaa spans FILE --participants P --continuum 0,1000 --format json`` as a whole process beside
 the floor, and in process from the two files (pandas reads them) to the result, with and without
-``per_annotator=True`` (one more pooled computation per worker).
+``per_annotator=True`` (α_U without each worker, by leave-one-out sums).
 
 Run: ``python benchmarks/bench_unitizing.py [--repeat 3] [--cli] [--crowd] [--peer-python /tmp/peer/bin/python]``.
 """

@@ -744,3 +744,23 @@ def test_gamma_unequal_participant_counts_with_pruned_candidates():
         total += alone.observed_disorder * len(one) / len(who)
         n_bar += len(one) / len(who)
     assert result.observed_disorder == pytest.approx(total / n_bar, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowd_studies(max_docs=5))
+def test_alpha_without_each_annotator_equals_leaving_them_out(docs):
+    """The leave-one-out sums (no recomputation per annotator) equal α_U recomputed without the annotator, on
+    crowds with 1-4 participants per document (two-participant documents lose their pair)."""
+    spans, part, continuum = tables(docs)
+    result = quiet(ie.unitizing_alpha, spans, continuum=continuum, participants=part, per_annotator=True)
+    for row in result.per_annotator.itertuples(index=False):
+        rest = part[part.annotator != row.annotator]
+        if rest.empty:
+            continue
+        left = quiet(
+            ie.unitizing_alpha,
+            spans[spans.annotator != row.annotator],
+            continuum=continuum,
+            participants=rest,
+        )
+        assert row.alpha_without == pytest.approx(left.estimate, rel=1e-9, abs=1e-12, nan_ok=True)

@@ -12,7 +12,7 @@ from iaa_engine.base._params import Choice, Flag, Items, NoneOr, validate
 from iaa_engine.base._policy import undefined
 from iaa_engine.base._results import ScalarResult, nan_to_none
 from iaa_engine.data._spans import SpanUnits, span_units
-from iaa_engine.stats._unitizing import unitizing_sums
+from iaa_engine.stats._unitizing import leave_one_out_sums, unitizing_sums
 
 __all__ = ["UnitizingAlpha", "unitizing_alpha"]
 
@@ -250,7 +250,8 @@ def unitizing_alpha(
     pooling : {'documents', 'inception'}
         How the headline pools documents (see above); both values are on the result.
     per_annotator : bool
-        Also the ``per_annotator`` table (α_U without each annotator: one more pooled computation per annotator).
+        Also the ``per_annotator`` table (α_U without each annotator, from the pooled sums with everyone by
+        leave-one-out sums; with ``pooling='inception'`` one computation of the concatenated study per annotator).
     overlaps : {'raise', 'merge'}
         What to do with a rater's overlapping units of one label in one document.
     replace_undefined_by : float
@@ -306,7 +307,7 @@ def unitizing_alpha(
             "DKPro Agreement do), which cannot say that documents had different participants; use "
             "pooling='documents' (the default) with participants"
         )
-    parts = _compute(units, pooling)
+    parts = _compute(units, pooling, involving=per_annotator and pooling == "documents")
     n_units = int(units.begin.size)
     R = len(units.annotators)
     if n_units == 0:
@@ -327,7 +328,7 @@ def unitizing_alpha(
         estimate = parts["estimate"]
     table = None
     if per_annotator:
-        table = _per_annotator(units, pooling)
+        table = _per_annotator(units, pooling, parts["sums"] if pooling == "documents" else None)
     return UnitizingAlpha(
         metric="unitizing_alpha",
         estimate=estimate,
@@ -357,7 +358,7 @@ def _ratio(cat_o: np.ndarray, cat_e: np.ndarray) -> float:
     return float(1.0 - float(np.sum(cat_o)) / total_e)
 
 
-def _compute(units: SpanUnits, pooling: str, tables: bool = True) -> dict[str, Any]:
+def _compute(units: SpanUnits, pooling: str, tables: bool = True, involving: bool = False) -> dict[str, Any]:
     """The pooled values (both poolings), the per-category table of the chosen one and the per-document table.
 
     Documents with fewer than two raters (participants) hold no pair of annotators and are left out of the pooled
@@ -384,6 +385,7 @@ def _compute(units: SpanUnits, pooling: str, tables: bool = True) -> dict[str, A
         n_codes,
         C,
         document_raters=np.where(use, Rd, 0),
+        involving=involving,
     )
     L = float(Ld[use].sum()) if use.any() else float(Ld.sum())
     counts = np.unique(Rd[use])
@@ -435,6 +437,7 @@ def _compute(units: SpanUnits, pooling: str, tables: bool = True) -> dict[str, A
         "used": bool(use.any()),
         "d_o": float(np.mean(cat_o)) if C else float("nan"),
         "d_e": float(np.mean(cat_e)) if C else float("nan"),
+        "sums": sums,
     }
     if not tables:
         return out
@@ -473,9 +476,11 @@ def _compute(units: SpanUnits, pooling: str, tables: bool = True) -> dict[str, A
     return out
 
 
-def _per_annotator(units: SpanUnits, pooling: str) -> pd.DataFrame:
-    """Each annotator's units against the others' and the headline α_U without them (one computation of the
-    pooled sums per annotator: a loop over annotators, not over units)."""
+def _per_annotator(units: SpanUnits, pooling: str, sums: Any = None) -> pd.DataFrame:
+    """Each annotator's units against the others' and the headline α_U without them: from the sums with everyone
+    (``sums``, computed with ``involving=True``) by :func:`leave_one_out_sums` when pooled by document; for
+    INCEpTION's pooling one computation of the concatenated study per annotator (a loop over annotators, not
+    over units)."""
     R = len(units.annotators)
     D = len(units.documents)
     length = units.end - units.begin
@@ -490,7 +495,10 @@ def _per_annotator(units: SpanUnits, pooling: str) -> pd.DataFrame:
         others_per_doc = (n_units.sum() - n_units) / (n_docs.sum() - n_docs)
         mean_length = total_length / n_units
         others_mean = (total_length.sum() - total_length) / (n_units.sum() - n_units)
-    without = np.array([_compute(units.without(a), pooling, tables=False)["estimate"] for a in range(R)])
+    if sums is not None:
+        without = _leave_one_out(units, sums)
+    else:
+        without = np.array([_compute(units.without(a), pooling, tables=False)["estimate"] for a in range(R)])
     return pd.DataFrame(
         {
             "annotator": units.annotators,
@@ -503,3 +511,46 @@ def _per_annotator(units: SpanUnits, pooling: str) -> pd.DataFrame:
             "alpha_without": without,
         }
     )
+
+
+def _leave_one_out(units: SpanUnits, sums: Any) -> np.ndarray:
+    """The pooled α_U (by document) without each annotator, from the sums with everyone."""
+    R = len(units.annotators)
+    C = len(units.categories)
+    D = len(units.documents)
+    Rd = units.raters()
+    use = Rd >= 2
+    codes, _ = units.rater_codes()
+    keep = use[units.document]
+    if units.participant_document is None:
+        p_doc = np.repeat(np.arange(D, dtype=np.int64), R)
+        p_ann = np.tile(np.arange(R, dtype=np.int64), D)
+        p_slot = p_ann
+    else:
+        p_doc, p_ann = units.participant_document, units.participant_annotator
+        p_slot = np.arange(p_doc.size) - np.searchsorted(p_doc, p_doc)
+    loo = leave_one_out_sums(
+        units.document[keep],
+        units.annotator[keep],
+        codes[keep],
+        units.category[keep],
+        units.begin[keep],
+        units.end[keep],
+        units.document_length,
+        np.where(use, Rd, 0),
+        p_doc,
+        p_ann,
+        p_slot,
+        sums,
+        R,
+        C,
+    )
+    N = loo.positions[:, None]
+    L = loo.length[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = loo.observed / (N * L)
+        den_e = L * (N * (N - 1.0) - loo.squares)
+        d_e = np.where(den_e > 0, 2.0 * loo.expected / np.where(den_e > 0, den_e, 1.0), np.nan)
+        total_e = d_e.sum(axis=1)
+        alpha = np.where((total_e > 0) & (loo.length > 0), 1.0 - d_o.sum(axis=1) / total_e, np.nan)
+    return alpha

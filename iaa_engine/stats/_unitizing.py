@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["UnitizingSums", "unitizing_sums"]
+__all__ = ["UnitizingSums", "unitizing_sums", "LeaveOneOutSums", "leave_one_out_sums"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +46,10 @@ class UnitizingSums:
         Σ l(l - 1) over the pair's units (subtracted in D_e's denominator).
     category_units, category_observed, category_expected, category_squares : float (C,)
         The same for each category over all documents laid end to end.
+    pair_involving : float (P, R) or None
+        With ``involving=True``: the part of ``pair_observed`` from the ordered pairs that involve each rater code
+        (every term involves two raters and is counted for both), so that leaving rater r out of the pair's document
+        removes ``pair_involving[:, r]`` from its observed sum.
     """
 
     pair_document: np.ndarray
@@ -58,6 +62,7 @@ class UnitizingSums:
     category_observed: np.ndarray
     category_expected: np.ndarray
     category_squares: np.ndarray
+    pair_involving: np.ndarray | None = None
 
 
 def _ranks(values: np.ndarray, *queries: np.ndarray) -> tuple[int, list[np.ndarray]]:
@@ -107,6 +112,7 @@ def unitizing_sums(
     n_raters: int,
     n_categories: int,
     document_raters: np.ndarray | None = None,
+    involving: bool = False,
 ) -> UnitizingSums:
     """The sums of :class:`UnitizingSums` for units given by their codes and positions.
 
@@ -131,7 +137,17 @@ def unitizing_sums(
     if n == 0:
         zeros = np.zeros(n_cat)
         return UnitizingSums(
-            np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty, empty, empty, zeros, zeros, zeros, zeros
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            empty,
+            empty,
+            empty,
+            empty,
+            zeros,
+            zeros,
+            zeros,
+            zeros,
+            np.zeros((0, R)) if involving else None,
         )
     order = np.lexsort((end, begin, rater, category, document))
     d = np.asarray(document, np.int64)[order]
@@ -152,6 +168,7 @@ def unitizing_sums(
     key_begin = group * m + rank_b
     key_end = group * m + rank_e  # sorted too: within a group ends never decrease (no overlaps)
     observed = np.zeros(n_pairs)
+    involved = np.zeros(n_pairs * R) if involving else None
     if R >= 2:
         # one block of queries per shift k (other = (r + k) mod R): each block is nearly sorted, which searchsorted
         # exploits; a loop over annotators, not over units
@@ -166,6 +183,11 @@ def unitizing_sums(
         # a unit inside another annotator's gap: l² (counted for (i, j) and again, mirrored, for (j, i))
         alone = (count == 0) & present
         observed += 2.0 * np.bincount(pair[unit[alone]], weights=length[unit[alone]] ** 2, minlength=n_pairs)
+        if involved is not None:
+            w = 2.0 * length[unit[alone]] ** 2
+            p_alone = pair[unit[alone]] * R
+            involved += np.bincount(p_alone + r[unit[alone]], weights=w, minlength=n_pairs * R)
+            involved += np.bincount(p_alone + other[alone], weights=w, minlength=n_pairs * R)
         # overlapping units: (b_u - b_v)² + (e_u - e_v)², every ordered pair once
         total = int(count.sum())
         if total:
@@ -174,6 +196,9 @@ def unitizing_sums(
             v = start + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
             delta = (b[u] - b[v]) ** 2 + (e[u] - e[v]) ** 2
             observed += np.bincount(pair[u], weights=delta, minlength=n_pairs)
+            if involved is not None:
+                involved += np.bincount(pair[u] * R + r[u], weights=delta, minlength=n_pairs * R)
+                involved += np.bincount(pair[u] * R + r[v], weights=delta, minlength=n_pairs * R)
 
     # --- expected: the units' sums and their gaps
     cubes = length * (length - 1.0) * (2.0 * length - 1.0) / 3.0
@@ -240,4 +265,194 @@ def unitizing_sums(
         category_observed=np.bincount(pair_cat, weights=observed, minlength=n_cat),
         category_expected=category_expected,
         category_squares=np.bincount(pair_cat, weights=pair_squares, minlength=n_cat),
+        pair_involving=None if involved is None else involved.reshape(n_pairs, R),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class LeaveOneOutSums:
+    """The pooled sums of α_U with each annotator left out of every document, per (annotator, category).
+
+    ``observed`` is Σ_d O_d(c) / (R_d - 1) (the coincidence form's numerator), ``expected`` and ``squares`` as
+    :class:`UnitizingSums`'s ``category_expected`` and ``category_squares``; ``positions`` N = Σ_d R_d L_d and
+    ``length`` L over the documents that keep two raters or more. Arrays (A, C) and (A,).
+    """
+
+    observed: np.ndarray
+    expected: np.ndarray
+    squares: np.ndarray
+    positions: np.ndarray
+    length: np.ndarray
+
+
+def _head_sums(
+    item_group: np.ndarray, item_value: np.ndarray, query_group: np.ndarray, query_value: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each query: the count, Σ v² and Σ v³ over the items of its group whose value is ≤ the query's value."""
+    if item_value.size == 0 or query_value.size == 0:
+        zeros = np.zeros(query_value.size)
+        return zeros, zeros, zeros
+    m, (item_rank, query_rank) = _ranks(np.concatenate([item_value, query_value]), item_value, query_value)
+    item_key = item_group.astype(np.int64) * m + item_rank
+    order = np.argsort(item_key, kind="stable")
+    item_key = item_key[order]
+    v = item_value[order].astype(float)
+    c1 = np.concatenate([[0.0], np.cumsum(np.ones(v.size))])
+    c2 = np.concatenate([[0.0], np.cumsum(v * v)])
+    c3 = np.concatenate([[0.0], np.cumsum(v * v * v)])
+    group = query_group.astype(np.int64)
+    first = np.searchsorted(item_key, group * m, side="left")
+    stop = np.searchsorted(item_key, group * m + query_rank, side="right")
+    return c1[stop] - c1[first], c2[stop] - c2[first], c3[stop] - c3[first]
+
+
+def leave_one_out_sums(
+    document: np.ndarray,
+    annotator: np.ndarray,
+    slot: np.ndarray,
+    category: np.ndarray,
+    begin: np.ndarray,
+    end: np.ndarray,
+    document_length: np.ndarray,
+    document_raters: np.ndarray,
+    participant_document: np.ndarray,
+    participant_annotator: np.ndarray,
+    participant_slot: np.ndarray,
+    sums: UnitizingSums,
+    n_annotators: int,
+    n_categories: int,
+) -> LeaveOneOutSums:
+    """The pooled sums of α_U without each annotator, from the sums with everyone (no recomputation per annotator).
+
+    The units are those of documents with R_d ≥ 2 (``document_raters``), their ``slot`` the rater codes ``sums``
+    was computed with (``involving=True``), ``annotator`` the study's codes; participants are (document,
+    annotator, slot) triples. Leaving annotator a out removes a's units and gaps, and in a document where a is one
+    of two raters the other's too (the document then has no pair). The unit × gap sum of the expected disagreement
+    is a sum over (unit, gap) pairs with l_u ≤ G of l_u² (G - l_u + 1): without a it is the total, less the pairs
+    whose unit is removed, less those whose gap is removed, plus those whose unit and gap both are (each a sorted
+    search: no loop over units or annotators). The observed sum of a's documents loses the terms involving a and
+    is re-weighed by 1/(R_d - 2).
+    """
+    A, C = int(n_annotators), int(n_categories)
+    Ld = np.asarray(document_length, float)
+    Rd = np.asarray(document_raters, float)
+    document = np.asarray(document, np.int64)
+    annotator = np.asarray(annotator, np.int64)
+    category = np.asarray(category, np.int64)
+    begin = np.asarray(begin, float)
+    end = np.asarray(end, float)
+    p_doc = np.asarray(participant_document, np.int64)
+    p_ann = np.asarray(participant_annotator, np.int64)
+    p_slot = np.asarray(participant_slot, np.int64)
+    used_p = Rd[p_doc] >= 2
+    p_doc, p_ann, p_slot = p_doc[used_p], p_ann[used_p], p_slot[used_p]
+    length = end - begin
+
+    # --- the gaps, explicitly: inner and trailing gaps of each (document, category, annotator) with units, and a
+    # whole-document gap for each participant without a unit of the category in the document
+    order = np.lexsort((end, begin, annotator, category, document))
+    d, c, a = document[order], category[order], annotator[order]
+    b, e = begin[order], end[order]
+    if order.size:
+        new = np.concatenate([[True], (d[1:] != d[:-1]) | (c[1:] != c[:-1]) | (a[1:] != a[:-1])])
+        last = np.concatenate([new[1:], [True]])
+        previous = np.concatenate([[0.0], e[:-1]])
+        previous[new] = 0.0
+        g_len = np.concatenate([b - previous, Ld[d[last]] - e[last]])
+        g_doc = np.concatenate([d, d[last]])
+        g_cat = np.concatenate([c, c[last]])
+        g_ann = np.concatenate([a, a[last]])
+        has_key = np.unique((d[new] * C + c[new]) * A + a[new])
+    else:
+        g_len = g_doc = g_cat = g_ann = np.zeros(0, np.int64)
+        has_key = np.zeros(0, np.int64)
+    whole_doc = np.repeat(p_doc, C)
+    whole_cat = np.tile(np.arange(C, dtype=np.int64), p_doc.size)
+    whole_ann = np.repeat(p_ann, C)
+    missing = ~np.isin((whole_doc * C + whole_cat) * A + whole_ann, has_key)
+    g_len = np.concatenate([np.asarray(g_len, float), Ld[whole_doc[missing]]])
+    g_doc = np.concatenate([g_doc, whole_doc[missing]]).astype(np.int64)
+    g_cat = np.concatenate([g_cat, whole_cat[missing]]).astype(np.int64)
+    g_ann = np.concatenate([g_ann, whole_ann[missing]]).astype(np.int64)
+    keep = g_len > 0
+    g_len, g_doc, g_cat, g_ann = g_len[keep], g_doc[keep], g_cat[keep], g_ann[keep]
+
+    # --- who removes what: an item goes with its owner, and in a two-rater document with the other rater too
+    doc_start = np.searchsorted(p_doc, np.arange(Ld.size))
+    two = Rd == 2
+
+    def attributed(doc: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(item index, annotator whose leaving removes it): the owner, and the other of a two-rater document."""
+        idx = np.arange(doc.size)
+        pair = two[doc]
+        first = p_ann[doc_start[doc[pair]]]
+        second = p_ann[doc_start[doc[pair]] + 1]
+        other = np.where(first == owner[pair], second, first)
+        return np.concatenate([idx, idx[pair]]), np.concatenate([owner, other])
+
+    u_idx, u_by = attributed(document, annotator)
+    g_idx, g_by = attributed(g_doc, g_ann)
+
+    # --- expected: unit × gap pairs
+    s, w = _tail_sums(g_cat, g_len, np.ones(g_len.size), category, length)
+    x = length**2 * (s - (length - 1.0) * w)  # l² Σ_{G ≥ l} (G - l + 1) over every gap
+    _, s2, s3 = _head_sums(category, length, g_cat, g_len)
+    q = (g_len + 1.0) * s2 - s3  # Σ_{u: l ≤ G} l² (G - l + 1) over every unit
+    cubes = length * (length - 1.0) * (2.0 * length - 1.0) / 3.0
+    squares = length * (length - 1.0)
+    total_x = np.bincount(category, weights=x, minlength=C)
+    total_units = np.bincount(category, minlength=C).astype(float)
+    total_cubes = np.bincount(category, weights=cubes, minlength=C)
+    total_squares = np.bincount(category, weights=squares, minlength=C)
+
+    key_u = u_by * C + category[u_idx]
+    key_g = g_by * C + g_cat[g_idx]
+    AC = A * C
+    removed_units = np.bincount(key_u, minlength=AC).astype(float)
+    removed_cubes = np.bincount(key_u, weights=cubes[u_idx], minlength=AC)
+    removed_squares = np.bincount(key_u, weights=squares[u_idx], minlength=AC)
+    removed_x = np.bincount(key_u, weights=x[u_idx], minlength=AC)
+    removed_q = np.bincount(key_g, weights=q[g_idx], minlength=AC)
+    s, w = _tail_sums(key_g, g_len[g_idx], np.ones(g_idx.size), key_u, length[u_idx])
+    ul = length[u_idx]
+    both = np.bincount(key_u, weights=ul**2 * (s - (ul - 1.0) * w), minlength=AC)
+    units_left = np.tile(total_units, A) - removed_units
+    cubes_left = np.tile(total_cubes, A) - removed_cubes
+    cross_left = np.tile(total_x, A) - removed_x - removed_q + both
+    expected = (units_left - 1.0) * cubes_left + cross_left
+    squares_left = np.tile(total_squares, A) - removed_squares
+
+    # --- observed: Σ_d O_d(c) / (R_d - 1), a's documents re-weighed without the terms involving a
+    P = sums.pair_document.size
+    pair_doc, pair_cat = sums.pair_document, sums.pair_category
+    pair_w = sums.pair_observed / np.maximum(Rd[pair_doc] - 1.0, 1.0)
+    total_o = np.bincount(pair_cat, weights=pair_w, minlength=C)
+    # each participation (d, a, slot) over the (d, c) pairs of its document
+    pair_start = np.searchsorted(pair_doc, np.arange(Ld.size))
+    pair_count = np.bincount(pair_doc, minlength=Ld.size)[p_doc]
+    rows = np.repeat(np.arange(p_doc.size), pair_count)
+    pidx = (
+        np.repeat(pair_start[p_doc], pair_count)
+        + np.arange(rows.size)
+        - np.repeat(np.cumsum(pair_count) - pair_count, pair_count)
+    )
+    if P:
+        left = sums.pair_observed[pidx] - sums.pair_involving[pidx, p_slot[rows]]
+    else:
+        left = np.zeros(0)
+    r_d = Rd[pair_doc[pidx]]
+    change = np.where(r_d >= 3, left / np.maximum(r_d - 2.0, 1.0), 0.0) - pair_w[pidx]
+    observed = np.tile(total_o, A) + np.bincount(p_ann[rows] * C + pair_cat[pidx], weights=change, minlength=AC)
+
+    # --- positions and length
+    N = float(np.sum((Rd * Ld)[Rd >= 2]))
+    L = float(np.sum(Ld[Rd >= 2]))
+    lost_n = np.bincount(p_ann, weights=Ld[p_doc] * np.where(Rd[p_doc] == 2, 2.0, 1.0), minlength=A)
+    lost_l = np.bincount(p_ann, weights=Ld[p_doc] * (Rd[p_doc] == 2), minlength=A)
+    return LeaveOneOutSums(
+        observed=observed.reshape(A, C),
+        expected=expected.reshape(A, C),
+        squares=squares_left.reshape(A, C),
+        positions=N - lost_n,
+        length=L - lost_l,
     )
