@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 import iaa_engine as ie
+from iaa_engine.stats._gamma import TooManyAlignmentsError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _benchlib as bl  # noqa: E402
@@ -182,7 +183,7 @@ def crowd_case(repeat: int, peer_python: Path, timeout: float) -> None:
                 warnings.simplefilter("ignore", ie.AbsentAnnotatorsWarning)  # the point of this line
                 ie.gamma_agreement(pd.read_csv(path), n_samples=30)
             print(f"  ours, without participants (20 workers in every document) {time.perf_counter() - t:7.3f} s")
-        except ie.metrics._gamma.TooManyAlignmentsError as error:  # type: ignore[attr-defined]
+        except TooManyAlignmentsError as error:
             print(f"  ours, without participants (20 workers in every document): refused ({str(error)[:90]}...)")
         if not peer_python.exists():
             print(f"  pygamma-agreement: not installed at {peer_python}")

@@ -764,3 +764,14 @@ def test_alpha_without_each_annotator_equals_leaving_them_out(docs):
             participants=rest,
         )
         assert row.alpha_without == pytest.approx(left.estimate, rel=1e-9, abs=1e-12, nan_ok=True)
+
+
+def test_gamma_refusing_a_crowd_without_participants_names_the_cause():
+    spans, part = crowd(n_docs=6, workers=12, per_doc=3, seed=9)
+    more = spans.assign(start=spans.start + 25, end=spans.end + 25)
+    spans = pd.concat([spans, more], ignore_index=True)
+    from iaa_engine.stats._gamma import TooManyAlignmentsError
+
+    with pytest.raises(TooManyAlignmentsError, match="participants=.*--participants FILE"):
+        quiet(ie.gamma_agreement, spans, n_samples=3, max_alignments=500)
+    ie.gamma_agreement(spans, participants=part, n_samples=3, max_alignments=500)

@@ -497,7 +497,18 @@ def gamma_agreement(
     if crowd and not (doc_n >= 2).any():
         return result(estimate=undefined(_METRIC, "no document has two participants or more", replace_undefined_by))
     arrays = SpanArrays(units.document, codes, units.begin, units.end, units.category, n_codes, doc_n)
-    observed = best_alignment(arrays, diss, max_alignments)
+    # a crowd given without participants: every annotator is aligned in every document (the likely cause of a refusal)
+    crowd_hint = ""
+    if not crowd and D > 1 and np.unique(units.document * n + units.annotator).size < D * n:
+        crowd_hint = (
+            "; most likely here: not every annotator saw every document, and without participants= every "
+            "annotator is aligned (and sampled) in every document: give participants= (iaa spans --participants "
+            "FILE), who took part in which document, and each document is aligned among its own"
+        )
+    try:
+        observed = best_alignment(arrays, diss, max_alignments)
+    except TooManyAlignmentsError as error:
+        raise TooManyAlignmentsError(f"{error}{crowd_hint}") from None
     if crowd:
         n_bar = float(np.sum(np.bincount(units.document, minlength=D) / np.maximum(doc_n, 1)))
     else:
@@ -521,7 +532,9 @@ def gamma_agreement(
                 SpanArrays(group, annotator, begin, end, category, n_codes, group_n), diss, max_alignments
             )
         except TooManyAlignmentsError as error:
-            raise TooManyAlignmentsError(f"in a sampled continuum (for the expected disorder): {error}") from None
+            raise TooManyAlignmentsError(
+                f"in a sampled continuum (for the expected disorder): {error}{crowd_hint}"
+            ) from None
         owner = al.group // D
         sums = np.bincount(owner, weights=al.disorder, minlength=size)
         if doc_n is None:
