@@ -775,3 +775,18 @@ def test_gamma_refusing_a_crowd_without_participants_names_the_cause():
     with pytest.raises(TooManyAlignmentsError, match="participants=.*--participants FILE"):
         quiet(ie.gamma_agreement, spans, n_samples=3, max_alignments=500)
     ie.gamma_agreement(spans, participants=part, n_samples=3, max_alignments=500)
+
+
+def test_participants_with_ids_of_another_type_say_so():
+    spans = pd.DataFrame(
+        [("7", "a", 0, 3, "X"), ("7", "b", 0, 3, "X")], columns=["document", "annotator", "start", "end", "label"]
+    )
+    with pytest.raises(ValueError, match="names none of the span table's documents.*'7' is not 7"):
+        ie.unitizing_alpha(spans, continuum=(0, 10), participants={7: ["a", "b"]})
+
+
+def test_one_document_without_a_document_column():
+    spans = pd.DataFrame([("a", 0, 3, "X"), ("b", 1, 3, "X")], columns=["annotator", "start", "end", "label"])
+    with_z = ie.unitizing_alpha(spans, continuum=(0, 10), participants=pd.DataFrame({"annotator": ["a", "b", "z"]}))
+    listed = ie.unitizing_alpha(spans, continuum=(0, 10), annotators=["a", "b", "z"])
+    assert with_z.estimate == pytest.approx(listed.estimate, rel=1e-13)

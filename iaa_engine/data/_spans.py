@@ -411,6 +411,13 @@ def span_units(
             if has_documents
             else np.zeros(len(part), np.int64)
         )
+        n_span_docs = int(doc_codes.max()) + 1 if len(frame) else 0
+        if has_documents and n_span_docs and not (part_doc < n_span_docs).any():
+            raise ValueError(
+                "participants names none of the span table's documents (ids compare as values: '7' is not 7, "
+                f"'007' is not '7'); the span table has e.g. {', '.join(map(repr, list(documents[:3])))}, "
+                f"participants e.g. {', '.join(map(repr, list(pd.unique(part['document'])[:3])))}"
+            )
         part_key = np.unique(part_doc * R + np.asarray(part_rater, np.int64))
         outsider = ~np.isin(doc_codes * R + rater_codes, part_key)
         if outsider.any():
