@@ -576,3 +576,4 @@ def test_the_page_of_a_crowd_draws_each_documents_participants(tmp_path, capsys,
     for name in set(part["annotator"]):
         assert (f">{name}<" in text) == (name in drawn), name
     assert "each document among its participants" in text
+    assert '<th class="num">raters</th>' in text and '<td class="num">4</td>' in text  # participants per document

@@ -216,7 +216,8 @@ def render_spans_page(
     shown = per if len(per) <= DOCUMENT_ROWS else per.iloc[ranked["code_"].to_numpy()]
     doc_rows = "".join(
         f"<tr><td>{_esc(r.document)}</td>{_num(r.begin, 0 if float(r.begin).is_integer() else 4)}"
-        f'{_num(r.length, 0 if float(r.length).is_integer() else 4)}<td class="num">{int(r.n_units):,}</td>'
+        f"{_num(r.length, 0 if float(r.length).is_integer() else 4)}"
+        f'<td class="num">{int(getattr(r, "n_annotators", 0)):,}</td><td class="num">{int(r.n_units):,}</td>'
         f"{_num(r.d_o, 4, 'g')}{_num(r.d_e, 4, 'g')}{_num(r.alpha)}</tr>"
         for r in shown.itertuples(index=False)
     )
@@ -228,7 +229,8 @@ def render_spans_page(
     document_table = (
         f"<p>Each document's α_U on its own continuum ({_esc(which)}).</p>"
         '<div class="wide"><table class="metrics" id="per-document"><thead><tr><th>document</th>'
-        '<th class="num">begin</th><th class="num">length</th><th class="num">units</th><th class="num">D_o</th>'
+        '<th class="num">begin</th><th class="num">length</th><th class="num">raters</th><th class="num">units</th>'
+        '<th class="num">D_o</th>'
         f'<th class="num">D_e</th><th class="num">α_U</th></tr></thead><tbody>{doc_rows}</tbody></table></div>'
     )
 
