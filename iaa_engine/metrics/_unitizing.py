@@ -12,7 +12,7 @@ from iaa_engine.base._params import Choice, Flag, Items, NoneOr, validate
 from iaa_engine.base._policy import undefined
 from iaa_engine.base._results import ScalarResult, nan_to_none
 from iaa_engine.data._spans import SpanUnits, span_units
-from iaa_engine.stats._unitizing import leave_one_out_sums, unitizing_sums
+from iaa_engine.stats._unitizing import concatenated_expected, leave_one_out_sums, unitizing_sums
 
 __all__ = ["UnitizingAlpha", "unitizing_alpha"]
 
@@ -408,21 +408,18 @@ def _compute(units: SpanUnits, pooling: str, tables: bool = True, involving: boo
     inc_o = inc_e = None
     if units.same_raters() and use.any():
         if D > 1:
+            # the observed sums are those of the documents pooling (a unit in another's gap is in a gap either way)
             offset = np.cumsum(Ld) - Ld
-            isums = unitizing_sums(
-                np.zeros(units.begin.size, np.int64),
+            expected, squares = concatenated_expected(
                 codes,
                 units.category,
                 units.begin + offset[units.document],
                 units.end + offset[units.document],
-                np.array([float(Ld.sum())]),
-                n_codes,
+                float(Ld.sum()),
+                int(Rd[0]),
                 C,
-                document_raters=np.array([float(Rd[0])]),
             )
-            inc_o, inc_e = _disagreements(
-                isums.category_observed, isums.category_expected, isums.category_squares, float(Rd[0]), L
-            )
+            inc_o, inc_e = _disagreements(sums.category_observed, expected, squares, float(Rd[0]), L)
             inception = _ratio(inc_o, inc_e)
         else:
             inception = documents_estimate

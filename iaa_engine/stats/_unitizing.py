@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["UnitizingSums", "unitizing_sums", "LeaveOneOutSums", "leave_one_out_sums"]
+__all__ = ["UnitizingSums", "unitizing_sums", "LeaveOneOutSums", "leave_one_out_sums", "concatenated_expected"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -456,3 +456,51 @@ def leave_one_out_sums(
         positions=N - lost_n,
         length=L - lost_l,
     )
+
+
+def concatenated_expected(
+    rater: np.ndarray,
+    category: np.ndarray,
+    begin: np.ndarray,
+    end: np.ndarray,
+    total_length: float,
+    n_raters: int,
+    n_categories: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The expected sums (numerator of D_e before 2/L, and Σ l(l - 1)) per category of one continuum of length
+    ``total_length`` holding every unit at its position in it (documents laid end to end, as INCEpTION and DKPro
+    Agreement do), for ``n_raters`` raters. Only the gaps differ from :func:`unitizing_sums`' pooled sums (a rater's
+    last gap of one document runs on into the next), and the observed sums are the same, so only these are computed:
+    one sort of the units by (category, rater, position) and one search per unit.
+    """
+    C, R = int(n_categories), int(n_raters)
+    rater = np.asarray(rater, np.int64)
+    category = np.asarray(category, np.int64)
+    begin = np.asarray(begin, float)
+    end = np.asarray(end, float)
+    length = end - begin
+    cubes = length * (length - 1.0) * (2.0 * length - 1.0) / 3.0
+    squares = length * (length - 1.0)
+    units = np.bincount(category, minlength=C).astype(float)
+    if begin.size == 0:
+        return np.zeros(C), np.zeros(C)
+    order = np.lexsort((end, begin, rater, category))
+    c, r, b, e = category[order], rater[order], begin[order], end[order]
+    new = np.concatenate([[True], (c[1:] != c[:-1]) | (r[1:] != r[:-1])])
+    last = np.concatenate([new[1:], [True]])
+    previous = np.concatenate([[0.0], e[:-1]])
+    previous[new] = 0.0
+    gap_length = np.concatenate([b - previous, total_length - e[last]])
+    gap_cat = np.concatenate([c, c[last]])
+    keep = gap_length > 0
+    # raters without a unit of the category: the whole continuum is one gap
+    raters_with = np.bincount(c[new], minlength=C)
+    gap_length = np.concatenate([gap_length[keep], np.full(C, float(total_length))])
+    gap_cat = np.concatenate([gap_cat[keep], np.arange(C)])
+    weight = np.concatenate([np.ones(int(keep.sum())), (R - raters_with).astype(float)])
+    s, w = _tail_sums(gap_cat, gap_length, weight, category, length)
+    cross = length**2 * (s - (length - 1.0) * w)
+    expected = (units - 1.0) * np.bincount(category, weights=cubes, minlength=C) + np.bincount(
+        category, weights=cross, minlength=C
+    )
+    return expected, np.bincount(category, weights=squares, minlength=C)
