@@ -206,3 +206,67 @@ def test_the_items_left_out_are_stated_with_the_number():
     out = rep.to_dict()
     assert out["estimates"]["ICC(2,1)"]["details"]["note"] == two.details["note"]
     assert out["estimates"]["ICC(2,1)"]["n_items"] == 30 and out["estimates"]["ICC(2,1)"]["se"] == two.se
+
+
+# --- issue 32, item 1: perfect agreement is a normal case, not a ZeroDivisionError
+
+
+#: Identical ratings (two copies of a file), and ratings one rater shifts by a constant (no residual, a rater effect).
+IDENTICAL = pd.DataFrame([[1.0, 1.0, 1.0], [2.5, 2.5, 2.5], [3.0, 3.0, 3.0], [7.1, 7.1, 7.1]], columns=list("abc"))
+SHIFTED = pd.DataFrame([[1.0, 2.0], [2.0, 3.0], [3.0, 4.0], [5.0, 6.0]], columns=list("ab"))
+
+
+@pytest.mark.parametrize("form", ie.ICC_FORMS)
+def test_identical_ratings_estimate_one_with_undefined_limits(form):
+    """Every form: the estimate is 1, p = 0 (F = MS_R / 0), and the interval and standard error are nan with the
+    reason (a warning and ``details['interval_note']``). ICC(2,·) raised ZeroDivisionError in its interval,
+    ICC(1,1) and ICC(3,1) gave nan limits with a bare RuntimeWarning, the k forms [1, 1] and SE 0. (pingouin 0.7.0's
+    ``intraclass_corr``, run in /tmp on this table, prints ICC 1 with CI95 [1.0, 1.0] from F ~ 1e16: its residual
+    mean square is rounding noise, ~1e-32, where the exact one is 0 and F is infinite.)"""
+    with pytest.warns(ie.UndefinedMetricWarning, match=r"interval are undefined: the ratings agree exactly"):
+        e = ie.icc(_data(IDENTICAL), form)
+    assert e.estimate == 1.0 and e.p_value == 0.0 and e.details["F"] == np.inf
+    assert np.isnan(e.lower) and np.isnan(e.upper) and np.isnan(e.se)
+    assert "agree exactly" in e.details["interval_note"]
+    assert e.to_dict()["lower"] is None and e.to_dict()["upper"] is None
+
+
+def test_a_constant_shift_is_exact_consistency_but_not_absolute_agreement():
+    """Rater b = rater a + 1: no residual. Consistency (form 3) is exactly 1 with undefined limits; absolute
+    agreement (form 2) is below 1 and keeps its Satterthwaite interval (finite: MS_C > 0)."""
+    with pytest.warns(ie.UndefinedMetricWarning, match="MS_E = 0"):
+        three = ie.icc(_data(SHIFTED), "ICC(3,1)")
+    assert three.estimate == 1.0 and np.isnan(three.lower)
+    two = ie.icc(_data(SHIFTED), "ICC(2,1)")
+    msr, msc = two.details["msr"], two.details["msc"]
+    assert two.estimate == pytest.approx(msr / (msr + 2 * msc / 4), abs=1e-14)  # S&F's ICC(2,1) with MS_E = 0
+    assert 0 < two.lower < two.estimate < two.upper <= 1
+
+
+def test_a_rater_who_repeats_themself_exactly_through_retest_and_both_commands(tmp_path, capsys):
+    """ie.retest reached the same line through an annotator who repeats themself exactly (ZeroDivisionError);
+    ``iaa report`` and ``iaa retest`` on such files now print the estimate 1 and the undefined limits with why."""
+    import json
+
+    from iaa_engine.cli import main
+
+    rows = [(i, a, occ, float(3 * i + (a == "y"))) for i in range(5) for a in ("x", "y") for occ in (1, 2)]
+    table = pd.DataFrame(rows, columns=["item", "annotator", "pass", "label"])
+    r = ie.retest(table, occasion="pass")
+    row = r.intra.set_index("annotator").loc["x"]
+    assert row["icc"] == 1.0 and np.isnan(row["icc_lower"]) and np.isnan(row["icc_upper"])
+    assert any("agree exactly" in n for n in r.notes)
+    path = tmp_path / "repeats.csv"
+    table.to_csv(path, index=False)
+    assert main(["retest", str(path), "--occasion-col", "pass", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["intra"][0]
+    assert got["icc"] == 1.0 and got["icc_lower"] is None and got["icc_upper"] is None
+    assert main(["retest", str(path), "--occasion-col", "pass"]) == 0
+    out = capsys.readouterr().out
+    assert "undefined (" in out and "agree exactly" in out and "nan" not in out.lower()
+    copies = tmp_path / "copies.csv"
+    table[table["pass"] == 1].assign(label=lambda t: 3.0 * t["item"]).to_csv(copies, index=False)  # two copies
+    assert main(["report", str(copies), "--level", "interval"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("ICC(1,1)"))
+    assert line.split()[1] == "1.0000" and "undefined" in line and "agree exactly (MS_W = 0)" in out

@@ -9,7 +9,10 @@ occasions are the "annotators" of their own intra-rater data set. Nothing in the
 
 from __future__ import annotations
 
+import contextlib
+import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -18,7 +21,7 @@ import pandas as pd
 
 from iaa_engine.base._params import NoneOr, Real, Text, validate
 from iaa_engine.base._policy import UndefinedMetricWarning
-from iaa_engine.base._results import Result, nan_to_none
+from iaa_engine.base._results import Result, nan_to_none, printable
 from iaa_engine.data._errors import InputError
 from iaa_engine.data._model import Annotations
 from iaa_engine.inference._analytic import estimate
@@ -52,7 +55,8 @@ class Retest(Result):
     confidence : float
         Coverage of the intervals.
     notes : list of str
-        What was left out and why.
+        What was left out and why, and why a value is undefined (an annotator who repeats themself exactly has
+        ICC 1 with an undefined interval; the terminal shows it as "undefined (see notes)", JSON as ``null``).
 
     References
     ----------
@@ -96,17 +100,83 @@ class Retest(Result):
         return self.intra.copy()
 
     def __repr__(self) -> str:
-        with pd.option_context("display.width", 120, "display.max_columns", 20):
-            text = f"Retest: intra-rater agreement ({self.n_occasions} occasions)\n{self.intra.round(4)}\n"
-            text += f"inter-rater agreement per occasion\n{self.inter.round(4)}"
+        return str(self)
+
+    def __str__(self) -> str:
+        """The terminal's view: estimates with their intervals, undefined values as "undefined (…)", the notes."""
+        pct = f"{self.confidence:.0%}"
+        intra_cols = _shown(self.intra, pct)
+        lines = [f"Retest: intra-rater agreement ({self.n_occasions} occasions)"]
+        lines += ["  " + ln for ln in _grid(self.intra, "annotator", ["n_items", "n_labels"], intra_cols)]
+        lines += ["inter-rater agreement per occasion"]
+        lines += ["  " + ln for ln in _grid(self.inter, "occasion", ["n_items", "n_annotators"], _shown(self.inter,
+                                                                                                          pct))]
         if self.decomposition:
             d = self.decomposition
-            text += (
-                f"\nEliasziw et al. (1994) on {d['n_items']} items x {d['n_raters']} raters x {d['n_repeats']}: "
+            lines.append(
+                f"Eliasziw et al. (1994) on {d['n_items']} items x {d['n_raters']} raters x {d['n_repeats']}: "
                 f"inter rho {d['rho_inter_random']:.4f} (random raters), {d['rho_inter_fixed']:.4f} (fixed); "
                 f"intra rho {d['rho_intra_random']:.4f}, {d['rho_intra_fixed']:.4f}"
             )
-        return text
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(printable(line) for line in lines)
+
+
+#: The estimates the terminal shows, in order: (column, heading); the interval is ``<column>_lower/_upper``.
+_ESTIMATES = (
+    ("percent_agreement", "percent agreement"),
+    ("kappa", "kappa"),
+    ("fleiss_kappa", "Fleiss kappa"),
+    ("alpha", "alpha"),
+    ("icc", "ICC(2,1)"),
+)
+
+
+def _shown(frame: pd.DataFrame, pct: str) -> list[tuple[str, str]]:
+    return [(c, f"{h} [{pct} CI]" if f"{c}_lower" in frame.columns else h) for c, h in _ESTIMATES
+            if c in frame.columns]  # fmt: skip
+
+
+def _cell(row: dict[str, Any], col: str) -> str:
+    value = row[col]
+    if not np.isfinite(value):
+        return "undefined (see notes)"
+    if f"{col}_lower" not in row:
+        return f"{value:.4f}"
+    lo, hi = row[f"{col}_lower"], row[f"{col}_upper"]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{value:.4f} [undefined (see notes)]"
+    return f"{value:.4f} [{lo:.4f}, {hi:.4f}]"
+
+
+def _grid(frame: pd.DataFrame, key: str, counts: list[str], shown: list[tuple[str, str]]) -> list[str]:
+    """A plain text table: the key, the counts, then each estimate with its interval."""
+    if frame.empty:
+        return ["(none)"]
+    heads = [key, *(c.replace("_", " ") for c in counts), *(h for _, h in shown)]
+    body = [[printable(r[key]), *(str(r[c]) for c in counts), *(_cell(r, c) for c, _ in shown)]
+            for r in frame.to_dict(orient="records")]  # fmt: skip
+    widths = [max(len(x) for x in col) for col in zip(heads, *body, strict=True)]
+    fmt = lambda cells: "  ".join(  # noqa: E731
+        c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+    )
+    return [fmt(heads), *(fmt(b) for b in body)]
+
+
+@contextlib.contextmanager
+def _reasons(whose: str, notes: list[str]) -> Iterator[None]:
+    """Collect why values computed inside are undefined, as notes prefixed with ``whose`` (once each)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, UndefinedMetricWarning):
+            text = re.sub(r"; returning \S+ (\(see replace_undefined_by\)|for them)$", "", str(w.message))
+            note = f"{whose}: {text}"
+            if note not in notes:
+                notes.append(note)
+        else:  # not ours to keep
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _missing(values: pd.Series, na_values: tuple[str, ...]) -> np.ndarray:
@@ -266,13 +336,13 @@ def retest(
         level = "interval"
     level = level or "nominal"
     cats = list(probe.categories)
-    intra_rows, notes = [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        for who, rows in frame.groupby("annotator", sort=False):  # one pass per annotator, not per annotation
+    intra_rows, inter_rows, notes = [], [], []
+    for who, rows in frame.groupby("annotator", sort=False):  # one pass per annotator, not per annotation
+        with _reasons(f"annotator {who}", notes):
             intra_rows.append(_intra(who, rows, level, cats, numeric, confidence))
-        inter_rows = [_inter(k, frame[frame["occasion"] == k], level, cats, numeric, confidence)
-                      for k in range(1, m_max + 1)]  # fmt: skip
+    for k in range(1, m_max + 1):
+        with _reasons(f"occasion {k}", notes):
+            inter_rows.append(_inter(k, frame[frame["occasion"] == k], level, cats, numeric, confidence))
     intra = pd.DataFrame(intra_rows)
     inter = pd.DataFrame(inter_rows)
     decomposition = None
@@ -352,6 +422,11 @@ def _decompose(
     dropped = int(counts.shape[0] - items.size)
     note = (f"Eliasziw decomposition on {items.size} of {counts.shape[0]} items (those every annotator rated at "
             f"least {m} times; their first {m} occasions); {dropped} left out") if dropped else ""  # fmt: skip
+    exact = [r for r, e in zip(out["raters"], out["mean_squares"]["error_per_rater"], strict=True) if e == 0]
+    if exact:
+        note = "; ".join(filter(None, [note, (
+            f"Eliasziw decomposition: {', '.join(exact)} repeated every measurement exactly (replicate error 0): "
+            "the intra-rater F is infinite and its lower bound undefined")]))  # fmt: skip
     return out, note
 
 
@@ -376,7 +451,13 @@ def eliasziw(y: np.ndarray, *, rho0_inter: float = 0.6, rho0_intra: float = 0.8,
     """
     from scipy import special
 
+    with np.errstate(divide="ignore", invalid="ignore"):  # exact repeats: an error mean square of 0 (F = inf)
+        return _eliasziw(y, special, rho0_inter, rho0_intra, confidence)
+
+
+def _eliasziw(y: np.ndarray, special: Any, rho0_inter: float, rho0_intra: float, confidence: float) -> dict:
     n, t, m = y.shape
+    nan = float("nan")
     grand = y.mean()
     s_mean = y.mean(axis=(1, 2))
     r_mean = y.mean(axis=(0, 2))
@@ -429,9 +510,10 @@ def eliasziw(y: np.ndarray, *, rho0_inter: float = 0.6, rho0_intra: float = 0.8,
         "p_intra_per_rater": special.fdtrc(n - 1, n * (m - 1), f_intra_part).tolist(),
         "lower_inter_random": float(min(low_inter_r, 1.0)),
         "lower_inter_fixed": float(min(low_inter_f, 1.0)),
-        "lower_intra": float(min((mss / t - f3 * mse) / (mss / t + f3 * (m - 1) * mse), 1.0)),
-        "lower_intra_per_rater": np.minimum(
-            (mss / t - f3 * mse_part) / (mss / t + f3 * (m - 1) * mse_part), 1.0
+        # with a replicate error of 0 (every repeat exact) the bound inverts an infinite F: undefined
+        "lower_intra": float(min((mss / t - f3 * mse) / (mss / t + f3 * (m - 1) * mse), 1.0)) if mse > 0 else nan,
+        "lower_intra_per_rater": np.where(
+            mse_part > 0, np.minimum((mss / t - f3 * mse_part) / (mss / t + f3 * (m - 1) * mse_part), 1.0), nan
         ).tolist(),  # fmt: skip
         "sem_intra": float(np.sqrt(mse)),
         "sem_intra_per_rater": np.sqrt(mse_part).tolist(),

@@ -119,7 +119,7 @@ def _cmd_retest(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         text = safe_csv(r.intra)
     else:
-        lines = repr(r).splitlines() + [f"note: {n}" for n in r.notes]
+        lines = str(r).splitlines()
         text = "\n".join(printable(line) for line in lines)
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")

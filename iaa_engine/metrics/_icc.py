@@ -2,12 +2,13 @@ r"""Intraclass correlation coefficients: the six forms of Shrout & Fleiss (1979)
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, cast
 
 import numpy as np
 
 from iaa_engine.base._params import Choice, validate
-from iaa_engine.base._policy import check_memory, undefined
+from iaa_engine.base._policy import UndefinedMetricWarning, check_memory, external_stacklevel, undefined
 from iaa_engine.base._results import Estimate
 from iaa_engine.data._model import Annotations, as_annotations
 
@@ -135,15 +136,32 @@ def _matrix(data: Annotations, form: str) -> tuple[np.ndarray, int]:
     return full[complete], int((n_i > 0).sum() - complete.sum())
 
 
+#: Why the interval of an ICC of exactly 1 is undefined (``details['interval_note']``).
+_EXACT = (
+    "the ratings agree exactly ({error} = 0), so F = MS_R / {error} is infinite and the F interval has no finite "
+    "bound (the estimate is 1)"
+)
+
+
+def _exact(form: str, ms: dict[str, float]) -> bool:
+    """Whether the ratings agree exactly in the form's sense: no within-item variance (form 1), no residual
+    (form 3), no residual and no rater effect (form 2). Zero up to rounding, relative to MS_R."""
+    tiny = 1e-12 * ms["msr"]
+    if form.startswith("ICC(1"):
+        return ms["msw"] <= tiny
+    return ms["mse"] <= tiny and (form.startswith("ICC(3") or ms["msc"] <= tiny)
+
+
 def _mean_squares(x: np.ndarray) -> dict[str, float]:
     n, k = x.shape
     grand = x.mean()
     rows, cols = x.mean(axis=1), x.mean(axis=0)
     ss_rows = k * float(np.sum((rows - grand) ** 2))
     ss_cols = n * float(np.sum((cols - grand) ** 2))
-    ss_total = float(np.sum((x - grand) ** 2))
     ss_within = float(np.sum((x - rows[:, None]) ** 2))
-    ss_error = ss_total - ss_rows - ss_cols
+    # the residual's own squares (not SS_total - SS_rows - SS_cols, whose rounding can leave -1e-15 for a
+    # residual that is exactly 0, e.g. two raters who agree to the digit)
+    ss_error = float(np.sum((x - rows[:, None] - cols[None, :] + grand) ** 2))
     return {
         "msr": ss_rows / (n - 1),
         "msc": ss_cols / (k - 1),
@@ -198,6 +216,13 @@ def icc(
     replace_undefined_by : float, default nan
         Returned with an :class:`UndefinedMetricWarning` when fewer than two items or raters remain, or the
         ratings have no variance.
+
+    Notes
+    -----
+    Perfect agreement (the error mean square is 0: two copies of a file, a rater who repeats themself exactly)
+    is a normal case: the estimate is 1 and the F test's p-value 0, but :math:`F = MS_R / 0` is infinite, so the
+    F interval has no finite bound and the delta method no variance to estimate. ``se``, ``lower`` and ``upper``
+    are then nan, an :class:`UndefinedMetricWarning` says why, and ``details['interval_note']`` keeps the reason.
 
     Returns
     -------
@@ -271,6 +296,17 @@ def icc(
         return Estimate(form, value, nan, nan, nan, nan, float(confidence), n, METHOD, details)
     value = num / den
     p = float(special.fdtrc(df1, df2, f0)) if np.isfinite(f0) else 0.0
+    if _exact(form, ms):
+        # perfect agreement: the estimate is 1; the F interval inverts F = MS_R / 0 and has no finite bound
+        reason = _EXACT.format(error="MS_W" if one else "MS_E")
+        details["interval_note"] = reason
+        warnings.warn(
+            f"{form}'s standard error and interval are undefined: {reason}; returning nan for them",
+            UndefinedMetricWarning,
+            stacklevel=external_stacklevel(),
+        )
+        details["F"] = np.inf
+        return Estimate(form, 1.0, nan, nan, nan, 0.0, float(confidence), n, METHOD, details)
     q = 1.0 - (1.0 - confidence) / 2.0
     if form.startswith("ICC(2"):
         rho = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)  # ICC(2,1)
