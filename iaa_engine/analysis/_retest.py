@@ -39,10 +39,11 @@ class Retest(Result):
     ----------
     intra : pandas.DataFrame
         One row per annotator: ``annotator``, ``n_items`` (items they labelled at least twice), ``n_labels``,
-        ``percent_agreement`` (first two occasions), Cohen's ``kappa`` of occasion 1 against occasion 2 with
-        ``kappa_se``, ``kappa_lower``, ``kappa_upper`` (Gwet's variance), Krippendorff's ``alpha`` over all
-        their occasions with ``alpha_lower``, ``alpha_upper`` (jackknife), and for numeric labels ``icc``
-        (ICC(2,1), absolute agreement between occasions) with ``icc_lower``, ``icc_upper``.
+        ``percent_agreement`` (the share of agreeing pairs of occasions, averaged over items), Conger's ``kappa``
+        over all their occasions (Cohen's kappa of occasion 1 against 2 when there are two) with ``kappa_se``,
+        ``kappa_lower``, ``kappa_upper`` (Gwet's variance), Krippendorff's ``alpha`` over all their occasions
+        with ``alpha_lower``, ``alpha_upper`` (jackknife), and for numeric labels ``icc`` (ICC(2,1), absolute
+        agreement between occasions) with ``icc_lower``, ``icc_upper``, placed first.
     inter : pandas.DataFrame
         One row per occasion: the annotators' agreement with each other on it (``fleiss_kappa``, ``alpha``,
         ``icc`` for numeric labels, each with its interval) and its ``n_items``.
@@ -54,6 +55,10 @@ class Retest(Result):
         The most repeats of one (item, annotator).
     confidence : float
         Coverage of the intervals.
+    kappa_weights : str
+        The kappas' agreement weights: ``'identity'`` (unweighted), or for numeric labels at an ordered level
+        ``'quadratic'`` (``'ratio'`` at the ratio level): unweighted, a kappa counts any two different numbers as
+        a full disagreement, which means nothing beside the ICC.
     notes : list of str
         What was left out and why, and why a value is undefined (an annotator who repeats themself exactly has
         ICC 1 with an undefined interval; the terminal shows it as "undefined (see notes)", JSON as ``null``).
@@ -83,6 +88,7 @@ class Retest(Result):
     n_occasions: int
     confidence: float
     notes: list[str] = field(default_factory=list)
+    kappa_weights: str = "identity"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``intra`` and ``inter`` as lists of records, ``decomposition``, ``n_occasions``, ``notes``."""
@@ -92,6 +98,7 @@ class Retest(Result):
             "decomposition": nan_to_none(self.decomposition),
             "n_occasions": self.n_occasions,
             "confidence": self.confidence,
+            "kappa_weights": self.kappa_weights,
             "notes": list(self.notes),
         }
 
@@ -105,12 +112,17 @@ class Retest(Result):
     def __str__(self) -> str:
         """The terminal's view: estimates with their intervals, undefined values as "undefined (…)", the notes."""
         pct = f"{self.confidence:.0%}"
-        intra_cols = _shown(self.intra, pct)
+        w = "" if self.kappa_weights == "identity" else f", {self.kappa_weights} weights"
+        kappa = (
+            f"kappa (all {self.n_occasions} occasions{w})" if self.n_occasions > 2 else f"kappa{w and f' ({w[2:]})'}"
+        )
+        intra_cols = [(c, h.replace("kappa", kappa, 1) if c == "kappa" else h) for c, h in _shown(self.intra, pct)]
         lines = [f"Retest: intra-rater agreement ({self.n_occasions} occasions)"]
         lines += ["  " + ln for ln in _grid(self.intra, "annotator", ["n_items", "n_labels"], intra_cols)]
         lines += ["inter-rater agreement per occasion"]
-        lines += ["  " + ln for ln in _grid(self.inter, "occasion", ["n_items", "n_annotators"], _shown(self.inter,
-                                                                                                          pct))]
+        inter_cols = [(c, h.replace("kappa", f"kappa{w and f' ({w[2:]})'}") if c == "fleiss_kappa" else h)
+                      for c, h in _shown(self.inter, pct)]  # fmt: skip
+        lines += ["  " + ln for ln in _grid(self.inter, "occasion", ["n_items", "n_annotators"], inter_cols)]
         if self.decomposition:
             d = self.decomposition
             lines.append(
@@ -122,7 +134,7 @@ class Retest(Result):
         return "\n".join(printable(line) for line in lines)
 
 
-#: The estimates the terminal shows, in order: (column, heading); the interval is ``<column>_lower/_upper``.
+#: The estimates the terminal shows, (column, heading), in the frame's order; the interval is ``<column>_lower/_upper``.
 _ESTIMATES = (
     ("percent_agreement", "percent agreement"),
     ("kappa", "kappa"),
@@ -133,8 +145,10 @@ _ESTIMATES = (
 
 
 def _shown(frame: pd.DataFrame, pct: str) -> list[tuple[str, str]]:
-    return [(c, f"{h} [{pct} CI]" if f"{c}_lower" in frame.columns else h) for c, h in _ESTIMATES
-            if c in frame.columns]  # fmt: skip
+    """The estimates in the frame's column order (numeric labels: ICC and alpha first)."""
+    heads = dict(_ESTIMATES)
+    return [(c, f"{heads[c]} [{pct} CI]" if f"{c}_lower" in frame.columns else heads[c]) for c in frame.columns
+            if c in heads]  # fmt: skip
 
 
 def _cell(row: dict[str, Any], col: str) -> str:
@@ -190,6 +204,9 @@ def _estimate_row(data: Annotations, prefix: str, metric: str, confidence: float
         e = estimate(data, metric, confidence=confidence, **kw)
     except ValueError:
         return {prefix: np.nan, f"{prefix}_lower": np.nan, f"{prefix}_upper": np.nan}
+    if np.isfinite(e.estimate) and not (np.isfinite(e.lower) and np.isfinite(e.upper)):  # say why (a note)
+        warnings.warn(f"{e.metric}'s interval is undefined: the {e.method.split(';')[0]} gives no interval "
+                      f"here ({e.n_items} items)", UndefinedMetricWarning, stacklevel=2)  # fmt: skip
     return {prefix: e.estimate, f"{prefix}_lower": e.lower, f"{prefix}_upper": e.upper}
 
 
@@ -226,8 +243,10 @@ def retest(
     ``occasion`` column (a number or a timestamp; ties keep the table's order) or by their order in the table.
     For each annotator, their occasions are treated as raters of their own items:
 
-    * Cohen's kappa of occasion 1 against occasion 2 with Gwet's standard error (:func:`estimate`),
-      :math:`\kappa = (p_o - p_e)/(1 - p_e)`, and the percent agreement :math:`p_o`;
+    * Conger's kappa over all their occasions (Cohen's kappa of occasion 1 against 2 when there are two) with
+      Gwet's standard error (:func:`estimate`), :math:`\kappa = (p_o - p_e)/(1 - p_e)`, and the percent agreement
+      :math:`p_o` over pairs of occasions; for numeric labels at an ordered level the kappas are weighted
+      (quadratic; ratio weights at the ratio level) and a note says so;
     * Krippendorff's alpha over all their occasions at ``level``, :math:`\alpha = 1 - D_o / D_e`, with the
       jackknife interval;
     * for numeric labels, ICC(2,1) between occasions (absolute agreement, :func:`icc`).
@@ -336,13 +355,17 @@ def retest(
         level = "interval"
     level = level or "nominal"
     cats = list(probe.categories)
+    # numbers at an ordered level: a kappa that counts 10 against 11 as a full disagreement means nothing beside
+    # the ICC, so the kappas are weighted (as the report's kappa_weights='auto')
+    weights = {"ordinal": "quadratic", "interval": "quadratic", "ratio": "ratio"}.get(level, "identity")
+    weights = weights if numeric else "identity"
     intra_rows, inter_rows, notes = [], [], []
     for who, rows in frame.groupby("annotator", sort=False):  # one pass per annotator, not per annotation
         with _reasons(f"annotator {who}", notes):
-            intra_rows.append(_intra(who, rows, level, cats, numeric, confidence))
+            intra_rows.append(_intra(who, rows, level, cats, numeric, confidence, weights))
     for k in range(1, m_max + 1):
         with _reasons(f"occasion {k}", notes):
-            inter_rows.append(_inter(k, frame[frame["occasion"] == k], level, cats, numeric, confidence))
+            inter_rows.append(_inter(k, frame[frame["occasion"] == k], level, cats, numeric, confidence, weights))
     intra = pd.DataFrame(intra_rows)
     inter = pd.DataFrame(inter_rows)
     decomposition = None
@@ -351,11 +374,29 @@ def retest(
         if note:
             notes.append(note)
     else:
-        notes.append("the labels are not numbers: no ICC and no Eliasziw decomposition")
-    return Retest(intra, inter, decomposition, m_max, float(confidence), notes)
+        notes.insert(0, "the labels are not numbers: no ICC and no Eliasziw decomposition")
+    if weights != "identity":
+        notes.insert(
+            0,
+            f"numeric labels: the ICC and alpha read the distances between values and come first; the "
+            f"kappas use {weights} weights (unweighted, any two different numbers disagree fully)",
+        )
+    return Retest(intra, inter, decomposition, m_max, float(confidence), notes, weights)
 
 
-def _intra(who: Any, rows: pd.DataFrame, level: str, cats: list, numeric: bool, confidence: float) -> dict:
+def _numbers_first(row: dict[str, Any]) -> dict[str, Any]:
+    """For numeric labels: the ICC and alpha (which read the distances between values) before the kappas."""
+    first = [c for c in row if c.startswith("icc")] + [c for c in row if c.startswith("alpha")]
+    return {
+        **{c: row[c] for c in row if c not in first and not c.startswith(("percent", "kappa", "fleiss"))},
+        **{c: row[c] for c in first},
+        **{c: row[c] for c in row if c.startswith(("percent", "kappa", "fleiss"))},
+    }
+
+
+def _intra(
+    who: Any, rows: pd.DataFrame, level: str, cats: list, numeric: bool, confidence: float, weights: str
+) -> dict:
     repeated = rows.groupby("item")["occasion"].transform("size").to_numpy() >= 2
     rows = rows[repeated]
     out: dict[str, Any] = {"annotator": who, "n_items": int(rows["item"].nunique()), "n_labels": len(rows)}
@@ -365,29 +406,30 @@ def _intra(who: Any, rows: pd.DataFrame, level: str, cats: list, numeric: bool, 
     if rows.empty:
         return {**out, **empty}
     own = Annotations.from_long(rows, annotator="occasion", level=level, categories=cats)
-    first_two = Annotations.from_long(rows[rows["occasion"] <= 2], annotator="occasion", level=level, categories=cats)
-    labels = first_two.to_long().pivot(index="item", columns="annotator", values="label")
-    out["percent_agreement"] = float((labels.iloc[:, 0] == labels.iloc[:, 1]).mean())
-    try:
-        k = estimate(first_two, "cohen_kappa", confidence=confidence, annotator_a=1, annotator_b=2)
+    try:  # the mean over items of the share of agreeing pairs of occasions (every occasion, not only two)
+        out["percent_agreement"] = estimate(own, "percent_agreement_weighted", confidence=confidence).estimate
+    except ValueError:
+        out["percent_agreement"] = np.nan
+    try:  # Conger's kappa over every occasion: Cohen's kappa when there are two
+        k = estimate(own, "multi_kappa", weights=weights, confidence=confidence)
         out.update(kappa=k.estimate, kappa_se=k.se, kappa_lower=k.lower, kappa_upper=k.upper)
     except ValueError:
         out.update(kappa=np.nan, kappa_se=np.nan, kappa_lower=np.nan, kappa_upper=np.nan)
     out.update(_estimate_row(own, "alpha", "krippendorff_alpha", confidence))
     if numeric:
         out.update(_icc_row(own, confidence))
-    return out
+    return _numbers_first(out) if numeric else out
 
 
-def _inter(k: int, rows: pd.DataFrame, level: str, cats: list, numeric: bool, confidence: float) -> dict:
+def _inter(k: int, rows: pd.DataFrame, level: str, cats: list, numeric: bool, confidence: float, weights: str) -> dict:
     data = Annotations.from_long(rows, level=level, categories=cats)
     out: dict[str, Any] = {"occasion": k, "n_items": int(rows["item"].nunique()),
                            "n_annotators": int(rows["annotator"].nunique())}  # fmt: skip
-    out.update(_estimate_row(data, "fleiss_kappa", "fleiss_kappa", confidence))
+    out.update(_estimate_row(data, "fleiss_kappa", "fleiss_kappa", confidence, weights=weights))
     out.update(_estimate_row(data, "alpha", "krippendorff_alpha", confidence))
     if numeric:
         out.update(_icc_row(data, confidence))
-    return out
+    return _numbers_first(out) if numeric else out
 
 
 def _decompose(
