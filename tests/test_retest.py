@@ -308,3 +308,68 @@ def test_the_intra_rater_kappa_uses_every_occasion_and_is_cohens_with_two():
         ie.cohen_kappa(pair)
     )
     assert "kappa (all 3 occasions)" in str(ie.retest(third))
+
+
+# --- issue 32, item 3: an occasion column is read by one rule, in Python as on the command line
+
+
+def _weeks(when):
+    """Annotators x and y label items a, b, c in weeks ``when`` (one per pair of rows, in the table's order): in the
+    first week they agree exactly (inter-rater ICC 1), later not."""
+    x = pd.DataFrame({"item": ["a", "b", "c"] * 3, "annotator": "x", "label": [1, 2, 3, 1, 3, 3, 2, 3, 4],
+                      "week": np.repeat(np.asarray(when, dtype=object)[::2], 3)})  # fmt: skip
+    y = x.assign(annotator="y", label=[1, 2, 3, 3, 1, 2, 4, 1, 1])
+    return pd.concat([x, y], ignore_index=True)
+
+
+def test_a_text_occasion_column_of_numbers_is_ordered_as_numbers():
+    """Weeks '9', '10', '11' as text: as text '10' < '11' < '9' made week 9 the last occasion. The first occasion
+    (labels 1, 2 for a, b) must be week 9 whatever the column's type."""
+    ref = ie.retest(_weeks([9, 9, 10, 10, 11, 11]), occasion="week")
+    assert ref.inter.loc[0, "icc"] == 1.0  # week 9 first: the two annotators agreed exactly then
+    text = ie.retest(_weeks(["9", "9", "10", "10", "11", "11"]), occasion="week")
+    pd.testing.assert_frame_equal(ref.intra, text.intra)
+    pd.testing.assert_frame_equal(ref.inter, text.inter)
+    dates = ie.retest(_weeks(["2026-03-02", "2026-03-02", "2026-03-09", "2026-03-09", "2026-03-16 08:00",
+                              "2026-03-16 08:00"]), occasion="week")  # fmt: skip
+    pd.testing.assert_frame_equal(ref.intra, dates.intra)
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        (
+            [9, 9, None, 10, 11, 11],
+            r"^occasion column 'week' is blank in 6 of 18 labelled rows \(the first: item "
+            r"'a', annotator 'x'\); give every label its occasion, or leave out occasion=",
+        ),
+        (["9", "9", " ", "10", "11", "11"], "^occasion column 'week' is blank in 6 of 18"),
+        (
+            ["1", "1", "2026-03-09", "2026-03-09", "3", "3"],
+            r"^occasion column 'week' mixes numbers and dates \('1' and '2026-03-09'\); use one or the other$",
+        ),
+        (
+            ["first", "first", "second", "second", "third", "third"],
+            "^occasion column 'week' must hold numbers or dates; got 'first'$",
+        ),
+    ],
+)
+def test_blank_mixed_or_unreadable_occasions_are_refused_plainly(when, message):
+    """They were accepted: a blank occasion silently dropped its label, dates mixed with numbers sorted as text."""
+    with pytest.raises(ValueError, match=message):
+        ie.retest(_weeks(when), occasion="week")
+
+
+def test_the_command_line_uses_the_same_rule_with_its_flag_names(tmp_path, capsys):
+    path = tmp_path / "weeks.csv"
+    _weeks(["1", "1", "2026-03-09", "2026-03-09", "3", "3"]).to_csv(path, index=False)
+    code, out, err = _run(["retest", str(path), "--occasion-col", "week"], capsys)
+    assert code == 2 and out == ""
+    assert (
+        err
+        == "iaa: error: --occasion-col 'week' mixes numbers and dates ('1' and '2026-03-09'); use one or the other\n"
+    )
+    _weeks([9, 9, None, 10, 11, 11]).to_csv(path, index=False)
+    code, _, err = _run(["retest", str(path), "--occasion-col", "week"], capsys)
+    assert code == 2 and err.startswith("iaa: error: --occasion-col 'week' is blank in 6 of 18 labelled rows")
+    assert "leave out --occasion-col" in err

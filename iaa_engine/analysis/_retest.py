@@ -27,7 +27,7 @@ from iaa_engine.data._model import Annotations
 from iaa_engine.inference._analytic import estimate
 from iaa_engine.metrics._icc import icc
 
-__all__ = ["Retest", "retest", "eliasziw"]
+__all__ = ["Retest", "retest", "eliasziw", "as_numbers", "occasion_order"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,6 +193,55 @@ def _reasons(whose: str, notes: list[str]) -> Iterator[None]:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
+def as_numbers(values: Any) -> Any:
+    """``values`` as float numbers when every non-blank value is one (text ``"10"`` included); else unchanged
+    (the same object). Blanks become nan."""
+    text = pd.Series(values, dtype=object)
+    blank = text.isna() | (text.astype(str).str.strip() == "")
+    if text.map(lambda v: isinstance(v, (bool, np.bool_))).any():
+        return values
+    numbers = pd.to_numeric(text.where(~blank), errors="coerce")
+    return numbers.to_numpy(dtype=float) if not numbers[~blank].isna().any() else values
+
+
+def occasion_order(values: Any, name: str, rows: pd.DataFrame | None = None) -> np.ndarray:
+    """The one rule for an occasion column (:func:`retest` and ``iaa retest``): numbers are ordered as numbers
+    (``"10"`` after ``"9"``), dates as dates; a blank occasion, a value that is neither, or numbers mixed with
+    dates are refused with a plain message. ``rows`` (the labelled rows, same order) names where a blank is."""
+    series = pd.Series(values, dtype=object)
+    text = series.astype(str).str.strip()
+    blank = (series.isna() | (text == "") | text.isin(["NaT", "nan", "NaN", "None"])).to_numpy()
+    if blank.any():
+        where = ""
+        if rows is not None:
+            first = rows.iloc[int(np.flatnonzero(blank)[0])]
+            where = f" (the first: item {first['item']!r}, annotator {first['annotator']!r})"
+        head = f"occasion column {name!r} is blank in {int(blank.sum())} of {blank.size} labelled rows{where}"
+        raise InputError(
+            head + "; give every label its occasion, or leave out occasion= to number repeats in the table's order",
+            cli=f"--occasion-col {name!r} is blank in {int(blank.sum())} of {blank.size} labelled rows{where}; give "
+            "every label its occasion, or leave out --occasion-col to number repeats in the file's order",
+        )
+    numbers = as_numbers(values)
+    if numbers is not values:
+        return np.asarray(numbers)
+    if pd.api.types.is_datetime64_any_dtype(np.asarray(values).dtype):
+        return np.asarray(values)
+    dated = series.map(lambda v: isinstance(v, (pd.Timestamp, np.datetime64)) or hasattr(v, "isoformat"))
+    dates = pd.to_datetime(series.where(~dated, series.astype(str)), errors="coerce", utc=True, format="mixed")
+    numeric = pd.to_numeric(series.where(~dated), errors="coerce").notna()
+    if dates.isna().any():
+        bad = str(series[dates.isna()].iloc[0])
+        if numeric.any() and not dates[~numeric].isna().any():
+            mix = f"mixes numbers and dates ({bad!r} and {str(series[~numeric].iloc[0])!r}); use one or the other"
+            raise InputError(f"occasion column {name!r} {mix}", cli=f"--occasion-col {name!r} {mix}")
+        raise InputError(
+            f"occasion column {name!r} must hold numbers or dates; got {bad!r}",
+            cli=f"--occasion-col {name!r} must hold numbers or dates; got {bad!r}",
+        )
+    return dates.to_numpy()
+
+
 def _missing(values: pd.Series, na_values: tuple[str, ...]) -> np.ndarray:
     miss = values.isna().to_numpy()
     text = values.astype(str).str.strip()
@@ -263,7 +312,9 @@ def retest(
     item, annotator, label : str, default 'item', 'annotator', 'label'
         Column names.
     occasion : str, optional
-        Column that orders the repeats (numbers or timestamps). Default: the table's row order.
+        Column that orders the repeats: numbers or dates, also as text (``"10"`` after ``"9"``; ``"2026-03-09"``
+        as a date), by the one rule ``iaa retest`` uses too. A blank occasion on a labelled row, numbers mixed
+        with dates, or other text is refused with a plain message. Default: the table's row order.
     level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
         Level of measurement for alpha (default: ``'interval'`` for numeric labels, ``'nominal'`` otherwise).
     categories : sequence, optional
@@ -287,8 +338,9 @@ def retest(
     TypeError
         ``table`` is not a pandas DataFrame.
     ValueError
-        A named column is missing; no label is given twice by one annotator on one item; the labels cannot be
-        read at ``level`` (as :meth:`Annotations.from_long` says).
+        A named column is missing; an occasion is blank, neither a number nor a date, or numbers are mixed with
+        dates; no label is given twice by one annotator on one item; the labels cannot be read at ``level`` (as
+        :meth:`Annotations.from_long` says).
 
     References
     ----------
@@ -334,10 +386,9 @@ def retest(
                           "label": table[label].to_numpy()})  # fmt: skip
     keep = ~_missing(frame["label"], tuple(na_values))
     if occasion is not None:
-        when = table[occasion].reset_index(drop=True)
-        keep &= ~when.isna().to_numpy()
-        frame = frame[keep].assign(_when=when[keep].to_numpy())
-        frame = frame.sort_values("_when", kind="stable").drop(columns="_when")
+        frame = frame[keep]
+        when = occasion_order(table[occasion].to_numpy()[keep], occasion, frame)
+        frame = frame.assign(_when=when).sort_values("_when", kind="stable").drop(columns="_when")
     else:
         frame = frame[keep]
     frame["occasion"] = frame.groupby(["item", "annotator"], sort=False).cumcount().to_numpy() + 1
