@@ -184,6 +184,25 @@ class Report(Result):
         rows += [(k, e.estimate) for k, e in self.estimates.items() if k not in self.values]
         return pd.DataFrame(rows, columns=["metric", "value"])
 
+    def __repr__(self) -> str:
+        """A short summary (the data's size, the headline values, what else is inside); ``print`` shows the table."""
+        ann = "" if self.n_annotators is None else f", {self.n_annotators} annotators"
+        values = ", ".join(
+            f"{k} {'undefined' if v is None or not np.isfinite(v) else f'{v:.4f}'}" for k, v in self.values.items()
+        )
+        parts = [f"{len(self.matrices)} pairwise matrices"] if self.matrices else []
+        parts += [f"{len(self.estimates)} estimates with standard errors"] if self.estimates else []
+        named = (("intervals", "bootstrap intervals"), ("hierarchy", "hierarchy"), ("strata", "strata"),
+                 ("by", "agreement by group"))  # fmt: skip
+        parts += [text for attr, text in named if getattr(self, attr) is not None]
+        parts += [f"{len(self.notes)} notes"] if self.notes else []
+        inside = f"; {', '.join(parts)}" if parts else ""
+        return (
+            f"Report({self.n_items} items ({self.n_items_excluded} excluded){ann}, {self.n_annotations} annotations, "
+            f"{self.n_categories} categories, level {self.level!r}; {values}{inside}; print() it for the full report, "
+            ".to_dict() for every value)"
+        )
+
     def __str__(self) -> str:
         def fmt(v: float | None) -> str:
             return "undefined" if v is None or not np.isfinite(v) else f"{v:.4f}"
