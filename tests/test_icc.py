@@ -201,8 +201,10 @@ def test_the_items_left_out_are_stated_with_the_number():
     assert one.details["note"].startswith("ICC(1,1) rests on 30 of the 40 rated items: those with the most common")
     assert ie.icc(_data(SF)).details["note"] == ""  # nothing left out, nothing to say
     rep = ie.report(data)
-    assert two.details["note"] in rep.notes and one.details["note"] in rep.notes
-    assert two.details["note"] in str(rep)
+    # the report names every form a sentence is about once (issue 32: all six forms are in the report)
+    shared = "ICC(2,1), ICC(3,1), ICC(2,k), ICC(3,k) rest on 30 of the 40 rated items: those rated by all 4"
+    assert any(n.startswith(shared) for n in rep.notes) and shared in str(rep)
+    assert one.details["note"].replace("ICC(1,1) rests", "ICC(1,1), ICC(1,k) rest") in rep.notes
     out = rep.to_dict()
     assert out["estimates"]["ICC(2,1)"]["details"]["note"] == two.details["note"]
     assert out["estimates"]["ICC(2,1)"]["n_items"] == 30 and out["estimates"]["ICC(2,1)"]["se"] == two.se
@@ -270,3 +272,64 @@ def test_a_rater_who_repeats_themself_exactly_through_retest_and_both_commands(t
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("ICC(1,1)"))
     assert line.split()[1] == "1.0000" and "undefined" in line and "agree exactly (MS_W = 0)" in out
+
+
+# --- issue 32, item 5: the report shows all six forms, each with its interval
+
+#: pingouin 0.7.0 ``intraclass_corr`` on Shrout & Fleiss's Table 2 (run in a scratch venv under /tmp): ICC to six
+#: decimals and CI95 as it prints them (rounded to two decimals).
+PINGOUIN = {
+    "ICC(1,1)": (0.165742, -0.13, 0.72),
+    "ICC(2,1)": (0.289764, 0.02, 0.76),
+    "ICC(3,1)": (0.714841, 0.34, 0.95),
+    "ICC(1,k)": (0.442797, -0.88, 0.91),
+    "ICC(2,k)": (0.620051, 0.07, 0.93),
+    "ICC(3,k)": (0.909316, 0.68, 0.99),
+}
+
+
+def test_the_report_shows_all_six_forms_with_their_intervals(tmp_path, capsys):
+    """The report on interval data showed ICC(1,1) and ICC(2,1) only; clinicians report ICC(3,1) and the average-
+    measures forms most. All six are in Report.estimates, the terminal table and the JSON, each equal to ie.icc and
+    to pingouin (and to psych's intervals, PUBLISHED above)."""
+    import json
+
+    from iaa_engine.cli import main
+
+    long = SF.rename_axis("item").reset_index().melt(id_vars="item", var_name="annotator", value_name="label")
+    rep = ie.report(ie.Annotations.from_long(long, level="interval"), progress=False)
+    assert [k for k in rep.estimates if k.startswith("ICC(")] == list(ie.ICC_FORMS)
+    for form, (value, lower, upper) in PINGOUIN.items():
+        e = rep.estimates[form]
+        ref = ie.icc(_data(SF), form)
+        assert (e.estimate, e.lower, e.upper, e.se, e.p_value) == (ref.estimate, ref.lower, ref.upper, ref.se,
+                                                                   ref.p_value)  # fmt: skip
+        assert round(e.estimate, 6) == value and (round(e.lower, 2), round(e.upper, 2)) == (lower, upper)
+        assert round(e.lower, 3) == PUBLISHED[form][4]
+    path = tmp_path / "sf.csv"
+    long.to_csv(path, index=False)
+    assert main(["report", str(path), "--level", "interval"]) == 0
+    out = capsys.readouterr().out
+    for form in ie.ICC_FORMS:
+        e = rep.estimates[form]
+        line = next(ln for ln in out.splitlines() if ln.strip().startswith(form))
+        assert line.split()[1:5] == [f"{e.estimate:.4f}", f"{e.se:.4f}", f"{e.lower:.4f}", f"{e.upper:.4f}"]
+    assert "ICC (Shrout & Fleiss): 1 one-way random, 2 two-way random (absolute agreement), 3 two-way mixed" in out
+    assert main(["report", str(path), "--level", "interval", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["estimates"]
+    assert {f: (got[f]["estimate"], got[f]["lower"], got[f]["upper"]) for f in ie.ICC_FORMS} == {
+        f: (rep.estimates[f].estimate, rep.estimates[f].lower, rep.estimates[f].upper) for f in ie.ICC_FORMS
+    }
+
+
+def test_what_several_forms_share_is_said_once():
+    """When several forms rest on the same items or agree exactly, the report says it once, naming them."""
+    rep = ie.report(ie.Annotations.from_wide(IDENTICAL, annotators_as="columns", level="interval"), progress=False)
+    exact = [n for n in rep.notes if "agree exactly" in n]
+    assert exact == [
+        "ICC(1,1), ICC(1,k): standard error and interval are undefined: the ratings agree exactly (MS_W = 0), so F = "
+        "MS_R / MS_W is infinite and the F interval has no finite bound (the estimate is 1)",
+        "ICC(2,1), ICC(3,1), ICC(2,k), ICC(3,k): standard error and interval are undefined: the ratings agree exactly "
+        "(MS_E = 0), so F = MS_R / MS_E is infinite and the F interval has no finite bound (the estimate is 1)",
+    ]
+    assert all(rep.estimates[f].estimate == 1.0 for f in ie.ICC_FORMS)

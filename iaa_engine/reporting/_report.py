@@ -69,8 +69,9 @@ class Report(Result):
     estimates : dict of str to Estimate
         Coefficients with analytic standard error, interval and p-value: the weighted kappa family
         (``'fleiss_kappa[quadratic]'``, ...; :func:`iaa_engine.estimate`), the unweighted kappa family with
-        ``ci=True``, and the intraclass correlations ``'ICC(1,1)'``, ``'ICC(2,1)'`` for interval and ratio data
-        (:func:`iaa_engine.icc`).
+        ``ci=True``, and for interval and ratio data the six intraclass correlations of Shrout & Fleiss,
+        ``'ICC(1,1)'``, ``'ICC(2,1)'``, ``'ICC(3,1)'``, ``'ICC(1,k)'``, ``'ICC(2,k)'``, ``'ICC(3,k)'``, each with its
+        F interval (:func:`iaa_engine.icc`; the one-way two only, without annotator identities).
     intervals : BootstrapResult or None
         Bootstrap intervals (``ci=True``).
     hierarchy : HierarchyResult or None
@@ -255,6 +256,11 @@ class Report(Result):
                 lines.append(
                     f"    {printable(name):<38} {fmt(e.estimate):>9} {se:>9} {fmt(e.lower):>9} {fmt(e.upper):>9} {p:>9}"
                 )
+            if any(name.startswith("ICC(") for name in self.estimates):
+                lines.append(
+                    "    ICC (Shrout & Fleiss): 1 one-way random, 2 two-way random (absolute agreement), 3 two-way "
+                    "mixed (consistency); ·,1 one rater, ·,k the mean of k"
+                )
         if self.readings:
             first = next(iter(self.readings.values()))
             lines += [
@@ -317,6 +323,39 @@ class Report(Result):
         if self.notes:
             lines += ["", "  Notes"] + [f"    - {printable(n)}" for n in self.notes]
         return "\n".join(lines)
+
+
+def _icc_forms(data: Any, has_ann: bool, notes: list[str], reasons: dict[str, str]) -> dict[str, Estimate]:
+    """The six Shrout & Fleiss forms (the one-way two without annotator identities), each with its interval; what
+    several forms share (the items they rest on, why an interval is undefined) is one note naming them."""
+    from iaa_engine.metrics._icc import ICC_FORMS, icc
+
+    out: dict[str, Estimate] = {}
+    shared: dict[str, list[str]] = {}  # a note with "{}" for the forms -> the forms it is about
+    for form in ICC_FORMS if has_ann else ("ICC(1,1)", "ICC(1,k)"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UndefinedMetricWarning)
+            try:
+                out[form] = icc(data, form)
+            except NotEnoughMemoryError as exc:
+                notes.append(f"{form} not computed: {exc}")
+                continue
+        said = [
+            str(w.message).split("; returning")[0] for w in caught if issubclass(w.category, UndefinedMetricWarning)
+        ]
+        for w in caught:
+            if not issubclass(w.category, UndefinedMetricWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        for msg in said:
+            reasons.setdefault(form, msg)
+        for msg in [*said, out[form].details.get("note", "")]:
+            if msg:
+                shared.setdefault(msg.replace(form, "{}"), []).append(form)
+    for text, forms in shared.items():
+        if len(forms) > 1:
+            text = text.replace("{}'s ", "{}: ").replace("{} rests on", "{} rest on")
+        notes.append(text.replace("{}", ", ".join(forms)))
+    return out
 
 
 #: The weights ``kappa_weights='auto'`` picks for each level (nominal: none).
@@ -398,7 +437,7 @@ def report(
         The sums behind them never build a categories × categories matrix (closed forms for ``linear``,
         ``quadratic``, ``ordinal`` and ``circular``); where a family cannot run on this many categories, the
         report carries the rest and says so in ``notes``.
-        Interval and ratio data also get the intraclass correlations ICC(1,1) and ICC(2,1).
+        Interval and ratio data also get the six intraclass correlations, ICC(1,1) to ICC(3,k), with intervals.
     benchmark : {'landis_koch', 'fleiss', 'altman', 'krippendorff'}, optional
         Read every coefficient with a standard error on this benchmark scale, with its uncertainty
         (:func:`iaa_engine.benchmark_reading`: the probability of each band, the first band reached with
@@ -556,7 +595,6 @@ def report(
         )
     elif wanted:
         from iaa_engine.inference._analytic import estimate
-        from iaa_engine.metrics._icc import icc
 
         families = ([chosen] if chosen is not None else []) + (
             ["identity"] if (ci or benchmark is not None) and chosen != "identity" else []
@@ -579,13 +617,7 @@ def report(
             e = run(functools.partial(estimate, data, "krippendorff_alpha"), "krippendorff_alpha")
             estimates[e.metric] = e
         if data.level in ("interval", "ratio") and data.label is not None:
-            for form in ("ICC(1,1)", "ICC(2,1)") if has_ann else ("ICC(1,1)",):
-                try:
-                    estimates[form] = run(functools.partial(icc, data, form), form)
-                    if estimates[form].details.get("note"):  # the items the ICC rests on, beside the others' n
-                        notes.append(estimates[form].details["note"])
-                except NotEnoughMemoryError as exc:
-                    notes.append(f"{form} not computed: {exc}")
+            estimates.update(_icc_forms(data, has_ann, notes, reasons))
     if benchmark is not None:
         from iaa_engine.inference._benchmark import benchmark_reading
 
