@@ -333,3 +333,16 @@ def test_what_several_forms_share_is_said_once():
         "(MS_E = 0), so F = MS_R / MS_E is infinite and the F interval has no finite bound (the estimate is 1)",
     ]
     assert all(rep.estimates[f].estimate == 1.0 for f in ie.ICC_FORMS)
+
+
+def test_identical_ratings_in_excel_give_one_and_div0_limits():
+    """The worksheet path of item 1: =IAA_ESTIMATE(range, "ICC(2,1)") on two identical columns was a
+    ZeroDivisionError; now the estimate 1, p 0, and #DIV/0! for the undefined standard error and limits."""
+    from iaa_engine import excel
+
+    cells = [[1, 1], [2, 2], [3, 3], [5, 5]]
+    for form in ("ICC(2,1)", "ICC(3,k)"):
+        table = dict(map(tuple, excel.IAA_ESTIMATE(cells, form, layout="columns")))
+        assert table[f"Estimate ({form})"] == 1.0 and table["p-value"] == 0.0
+        assert table["Standard error"] == table["Lower 95%"] == table["Upper 95%"] == "#DIV/0!"
+        assert excel.INTRACLASS(cells, form, layout="columns") == 1.0
