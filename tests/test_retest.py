@@ -373,3 +373,17 @@ def test_the_command_line_uses_the_same_rule_with_its_flag_names(tmp_path, capsy
     code, _, err = _run(["retest", str(path), "--occasion-col", "week"], capsys)
     assert code == 2 and err.startswith("iaa: error: --occasion-col 'week' is blank in 6 of 18 labelled rows")
     assert "leave out --occasion-col" in err
+
+
+def test_a_value_a_function_refuses_is_undefined_with_the_refusal_as_its_note():
+    """Every "undefined (see notes)" has its note: a coefficient that refuses the data (here the ICC on
+    categories) leaves nan and its message, prefixed with whose value it is."""
+    from iaa_engine.analysis._retest import _icc_row, _reasons
+
+    notes: list[str] = []
+    data = ie.Annotations.from_long(pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": ["x", "y"]}))
+    with _reasons("annotator z", notes):
+        row = _icc_row(data, 0.95)
+    assert all(math.isnan(v) for v in row.values())
+    assert notes == ["annotator z: ICC(2,1) is undefined: the ICC needs numeric ratings; got categories ['x', 'y'] "
+                     "(for categories use a kappa or Krippendorff's alpha)"]  # fmt: skip

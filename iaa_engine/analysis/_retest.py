@@ -248,10 +248,16 @@ def _missing(values: pd.Series, na_values: tuple[str, ...]) -> np.ndarray:
     return miss | (text == "").to_numpy() | text.isin(list(na_values)).to_numpy()
 
 
+def _not_computed(metric: str, exc: Exception) -> None:
+    """A value left undefined because its function refused this data: said as a note (see :func:`_reasons`)."""
+    warnings.warn(f"{metric} is undefined: {exc}", UndefinedMetricWarning, stacklevel=3)
+
+
 def _estimate_row(data: Annotations, prefix: str, metric: str, confidence: float, **kw: Any) -> dict[str, float]:
     try:
         e = estimate(data, metric, confidence=confidence, **kw)
-    except ValueError:
+    except ValueError as exc:
+        _not_computed(metric, exc)
         return {prefix: np.nan, f"{prefix}_lower": np.nan, f"{prefix}_upper": np.nan}
     if np.isfinite(e.estimate) and not (np.isfinite(e.lower) and np.isfinite(e.upper)):  # say why (a note)
         warnings.warn(f"{e.metric}'s interval is undefined: the {e.method.split(';')[0]} gives no interval "
@@ -262,7 +268,8 @@ def _estimate_row(data: Annotations, prefix: str, metric: str, confidence: float
 def _icc_row(data: Annotations, confidence: float) -> dict[str, float]:
     try:
         e = icc(data, "ICC(2,1)", confidence=confidence)
-    except ValueError:
+    except ValueError as exc:
+        _not_computed("ICC(2,1)", exc)
         return {"icc": np.nan, "icc_lower": np.nan, "icc_upper": np.nan}
     return {"icc": e.estimate, "icc_lower": e.lower, "icc_upper": e.upper}
 
@@ -459,12 +466,14 @@ def _intra(
     own = Annotations.from_long(rows, annotator="occasion", level=level, categories=cats)
     try:  # the mean over items of the share of agreeing pairs of occasions (every occasion, not only two)
         out["percent_agreement"] = estimate(own, "percent_agreement_weighted", confidence=confidence).estimate
-    except ValueError:
+    except ValueError as exc:
+        _not_computed("percent agreement", exc)
         out["percent_agreement"] = np.nan
     try:  # Conger's kappa over every occasion: Cohen's kappa when there are two
         k = estimate(own, "multi_kappa", weights=weights, confidence=confidence)
         out.update(kappa=k.estimate, kappa_se=k.se, kappa_lower=k.lower, kappa_upper=k.upper)
-    except ValueError:
+    except ValueError as exc:
+        _not_computed(f"kappa [{weights} weights]", exc)
         out.update(kappa=np.nan, kappa_se=np.nan, kappa_lower=np.nan, kappa_upper=np.nan)
     out.update(_estimate_row(own, "alpha", "krippendorff_alpha", confidence))
     if numeric:
