@@ -346,3 +346,18 @@ def test_identical_ratings_in_excel_give_one_and_div0_limits():
         assert table[f"Estimate ({form})"] == 1.0 and table["p-value"] == 0.0
         assert table["Standard error"] == table["Lower 95%"] == table["Upper 95%"] == "#DIV/0!"
         assert excel.INTRACLASS(cells, form, layout="columns") == 1.0
+
+
+def test_several_forms_from_one_table_equal_each_form_alone():
+    """icc_forms (what the report runs) builds the items × ratings table once per design; each form is icc's."""
+    from iaa_engine.metrics._icc import icc_forms
+
+    rng = np.random.default_rng(32)
+    rows = [(f"i{i}", f"r{a}", float(rng.normal())) for i in range(30) for a in range(4) if (i + a) % 7]
+    data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]), level="interval")
+    together = icc_forms(data, ie.ICC_FORMS)
+    for form in ie.ICC_FORMS:
+        alone = ie.icc(data, form)
+        assert (together[form].estimate, together[form].lower, together[form].upper, together[form].se) == (
+            alone.estimate, alone.lower, alone.upper, alone.se)  # fmt: skip
+        assert together[form].details == alone.details

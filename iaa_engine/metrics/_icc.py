@@ -3,6 +3,7 @@ r"""Intraclass correlation coefficients: the six forms of Shrout & Fleiss (1979)
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -12,7 +13,7 @@ from iaa_engine.base._policy import UndefinedMetricWarning, check_memory, extern
 from iaa_engine.base._results import Estimate
 from iaa_engine.data._model import Annotations, as_annotations
 
-__all__ = ["ICC_FORMS", "ICC_NAMES", "icc"]
+__all__ = ["ICC_FORMS", "ICC_NAMES", "icc", "icc_forms"]
 
 #: The six forms in Shrout & Fleiss's (1979) notation; :func:`icc` also takes their other common names.
 ICC_FORMS = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
@@ -260,11 +261,33 @@ def icc(
     >>> [round(ie.icc(data, f).estimate, 2) for f in ie.ICC_FORMS]  # Shrout & Fleiss, Table 4
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
-    from scipy import special  # the F distribution without importing scipy.stats (~1.5 s)
-
     form = _ALIASES.get(form, form)
     data = as_annotations(data)
     mat, dropped = _matrix(data, form)
+    return _icc_of(form, mat, dropped, data.n_annotators, confidence, replace_undefined_by)
+
+
+def icc_forms(data: Any, forms: Sequence[str] = ICC_FORMS, *, confidence: float = 0.95) -> dict[str, Estimate]:
+    """:func:`icc` of several forms, the items × ratings table built once per design (one-way, two-way): what the
+    report computes. Each form warns as :func:`icc` does."""
+    data = as_annotations(data)
+    out: dict[str, Estimate] = {}
+    tables: dict[bool, tuple[np.ndarray, int]] = {}
+    for form in forms:
+        form = _ALIASES.get(form, form)
+        one_way = form.startswith("ICC(1")
+        if one_way not in tables:
+            tables[one_way] = _matrix(data, form)
+        out[form] = _icc_of(form, *tables[one_way], data.n_annotators, confidence, float("nan"))
+    return out
+
+
+def _icc_of(
+    form: str, mat: np.ndarray, dropped: int, n_annotators: int | None, confidence: float, replace_undefined_by: float
+) -> Estimate:
+    """:func:`icc` of one form on its items × ratings table (``dropped``: the rated items left out of it)."""
+    from scipy import special  # the F distribution without importing scipy.stats (~1.5 s)
+
     n, k = mat.shape if mat.ndim == 2 else (0, 0)
     nan = float("nan")
     total = n + dropped
@@ -272,7 +295,7 @@ def icc(
         "items_used": n,
         "items_rated": total,
         "items_dropped": dropped,
-        "note": _note(form, n, total, k, data.n_annotators),
+        "note": _note(form, n, total, k, n_annotators),
     }
     if n < 2 or k < 2:
         value = undefined(form, f"it needs two items with two ratings each; {n} × {k} remain", replace_undefined_by)

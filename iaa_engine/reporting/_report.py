@@ -328,27 +328,30 @@ class Report(Result):
 def _icc_forms(data: Any, has_ann: bool, notes: list[str], reasons: dict[str, str]) -> dict[str, Estimate]:
     """The six Shrout & Fleiss forms (the one-way two without annotator identities), each with its interval; what
     several forms share (the items they rest on, why an interval is undefined) is one note naming them."""
-    from iaa_engine.metrics._icc import ICC_FORMS, icc
+    from iaa_engine.metrics._icc import ICC_FORMS, icc_forms
 
     out: dict[str, Estimate] = {}
-    shared: dict[str, list[str]] = {}  # a note with "{}" for the forms -> the forms it is about
-    for form in ICC_FORMS if has_ann else ("ICC(1,1)", "ICC(1,k)"):
+    said: list[str] = []
+    one_way, two_way = ICC_FORMS[0::3], ICC_FORMS[1::3] + ICC_FORMS[2::3]
+    for design in (one_way, two_way) if has_ann else (one_way,):  # one items × ratings table per design
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
             try:
-                out[form] = icc(data, form)
+                out.update(icc_forms(data, design))
             except NotEnoughMemoryError as exc:
-                notes.append(f"{form} not computed: {exc}")
-                continue
-        said = [
-            str(w.message).split("; returning")[0] for w in caught if issubclass(w.category, UndefinedMetricWarning)
-        ]
+                notes.append(f"{', '.join(design)} not computed: {exc}")
         for w in caught:
-            if not issubclass(w.category, UndefinedMetricWarning):
+            if issubclass(w.category, UndefinedMetricWarning):
+                said.append(str(w.message).split("; returning")[0])
+            else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        for msg in said:
-            reasons.setdefault(form, msg)
-        for msg in [*said, out[form].details.get("note", "")]:
+    out = {form: out[form] for form in ICC_FORMS if form in out}
+    shared: dict[str, list[str]] = {}  # a note with "{}" for the forms -> the forms it is about
+    for form, e in out.items():
+        own = [m for m in said if m.startswith((f"{form} ", f"{form}'s "))]
+        if own:
+            reasons.setdefault(form, own[0])  # why it (or its interval) is undefined
+        for msg in [*own, e.details.get("note", "")]:
             if msg:
                 shared.setdefault(msg.replace(form, "{}"), []).append(form)
     for text, forms in shared.items():
