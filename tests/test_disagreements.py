@@ -169,7 +169,7 @@ def test_results_serialise():
 
 def test_bad_options_are_refused():
     with pytest.raises(ie.InvalidParameterError, match="^top must be"):
-        ie.disagreements(_table(LABELS), top=0)
+        ie.disagreements(_table(LABELS), top=-1)  # 0 means all (issue 32), as --top 0
     with pytest.raises(ie.InvalidParameterError, match="^dawid_skene must be"):
         ie.disagreements(_table(LABELS), dawid_skene="yes")
 
@@ -264,6 +264,30 @@ def test_cli_table(hand_csv):
     # who said what, one line per listed item in rank order: i3 is x=a, y=b, z=c
     who = lines[lines.index("Who said what (annotator=label)") + 1 :]
     assert who[0].split() == ["i3", "x=a,", "y=b,", "z=c"] and who[1].split()[0] == "i2"
+
+
+def test_cli_table_with_pairs_shows_the_pairs_and_the_items_behind_them(hand_csv):
+    """Issue 32: ``--pairs`` on the terminal was ignored without a word (the items table came out). It now shows
+    the label pairs and, for each, the items behind it (the CSV's ``items`` column: i5|i2|i4|i3, i6|i3, i3)."""
+    out = run("disagreements", str(hand_csv), "--pairs", "--no-dawid-skene")
+    assert out.returncode == 0, out.stderr
+    assert "Items to adjudicate" not in out.stdout and "Who said what" not in out.stdout
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("Most confused label pairs (3 shown") and "1.38" in out.stdout
+    behind = lines[lines.index("Items behind each pair (largest share of the pair's coincidences first)") + 1 :]
+    assert [line.split(": ")[1] for line in behind] == ["i5, i2, i4, i3", "i6, i3", "i3"]
+
+
+def test_top_zero_means_all_in_python_as_on_the_command_line(hand_csv):
+    """``ie.disagreements(top=0)`` was refused (top must be at least 1) while ``--top 0`` means all."""
+    data = ie.read(hand_csv)
+    every = ie.disagreements(data, dawid_skene=False, progress=False)
+    zero = ie.disagreements(data, top=0, items_per_pair=0, dawid_skene=False, progress=False)
+    pd.testing.assert_frame_equal(zero.items, every.items)
+    pd.testing.assert_frame_equal(zero.pair_items, every.pair_items)
+    assert len(zero.items) == every.n_disagreeing == 5
+    with pytest.raises(ie.InvalidParameterError, match="^top must be"):
+        ie.disagreements(data, top=-1)
 
 
 def test_who_said_what_is_cut_with_a_count_of_the_rest():

@@ -222,3 +222,25 @@ def test_a_failure_on_the_workers_is_one_line_without_worker_logs(tmp_path):
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("iaa: error: ") and "labelled more than once" in lines[0], out.stderr
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ({"a": 1}, "{'a': 1} (dict)"),  # was a RecursionError from inside dask
+        (pd.DataFrame(), "<a pandas DataFrame>"),  # likewise
+        (pd.DataFrame({"item": [], "annotator": [], "label": []}), "<a pandas DataFrame>"),
+        (5, "5"),  # was dask's "argument of type 'int' is not iterable"
+        ([], "[] (list)"),
+        (["part-0.parquet", 3], "['part-0.parquet', 3] (list)"),
+    ],
+)
+def test_a_source_that_is_not_a_path_is_refused_plainly(source, shown):
+    """Issue 32: read_dask({"a": 1}) and read_dask(empty DataFrame) raised RecursionError from inside dask."""
+    with pytest.raises(ie.InvalidParameterError) as info:
+        ie.read_dask(source, progress=False)
+    message = str(info.value)
+    assert message.startswith("source must be a Parquet file, directory, glob or URL (text or a path), or a "
+                              "non-empty list of them") and message.endswith(f"; got {shown}")  # fmt: skip
+    if shown.startswith("<a pandas"):
+        assert "Annotations.from_long" in message

@@ -99,6 +99,8 @@ def test_a_range_of_proportions_and_the_other_calculators():
     assert flack["Items (kappa by power)"] == 101
     cantor = block("IAA_SAMPLE_SIZE", "kappa", "power", 0.7, 0.85, 0.5, None, None, None, None, None, None, "cantor")
     assert cantor["Items (kappa by power)"] == 96
+    # issue 32: which way the test goes, in the Source cell (the spill keeps its 7 rows)
+    assert cantor["Source"] == "Cantor (1996); testing for kappa below 0.85 (one-sided; the planned value is 0.7)"
 
 
 def test_equals_the_core_with_every_option():

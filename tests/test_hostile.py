@@ -312,10 +312,17 @@ def test_absurd_sizes_in_the_python_api_are_refused_at_once(call, needle):
     assert time.perf_counter() - start < 5
 
 
-def test_item_agreement_variance_of_items_without_pairs_is_infinite():
-    """n = 0 and n = 1 have no pair: variance inf (weight 0 under inverse-variance weighting), documented."""
-    assert ie.item_agreement_variance([0, 1], [0.5, 0.5]).tolist() == [np.inf, np.inf]
+def test_item_agreement_variance_of_items_without_pairs_is_undefined():
+    """n = 0 and n = 1 have no pair, so no agreement and no variance of one: nan under the one policy (issue 32;
+    it was inf), with an UndefinedMetricWarning saying why for one number; arrays are filled without a warning."""
+    with pytest.warns(ie.UndefinedMetricWarning, match="item_agreement_variance is undefined: an item with 1 "
+                      "annotation has no pair of annotations, so no agreement"):  # fmt: skip
+        assert np.isnan(ie.item_agreement_variance(1, [0.5, 0.5]))
+    assert np.isnan(ie.item_agreement_variance([0, 1], [0.5, 0.5])).all()
     assert ie.item_agreement_variance(2, [0.5, 0.5]) == pytest.approx(0.25)
+    weights = ie.spa_item_weights(pd.DataFrame({"item": [1, 1, 2], "annotator": ["a", "b", "a"], "label": "x"}),
+                                  weights="inv_var")  # fmt: skip
+    assert weights.tolist()[1] == 0.0  # inverse-variance weighting still gives an item without a pair weight 0
 
 
 # --------------------------------------------------------------------------- 4-5. malformed, nested, huge --gold

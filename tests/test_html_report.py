@@ -555,3 +555,19 @@ def test_the_iccs_row_says_which_items_it_rests_on():
         assert note.startswith(f"{form} rests on 30 of the 40 rated items")
         row = re.search(rf'<tr data-metric="{re.escape(form)}".*?</tr>', page, re.S).group(0)
         assert html.escape(note) in row
+
+
+def test_the_page_shows_all_six_icc_forms_with_their_intervals():
+    """Issue 32: the report (and so the page) showed ICC(1,1) and ICC(2,1) only. Each of the six forms has its row,
+    its F interval and its standard error, as ie.icc computes them (Shrout & Fleiss's Table 2 example)."""
+    sf = pd.DataFrame([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
+                      columns=["j1", "j2", "j3", "j4"])  # fmt: skip
+    data = ie.Annotations.from_wide(sf, annotators_as="columns", level="interval")
+    rep = ie.report(data, progress=False)
+    cells = metric_cells(render_html_report(data, report=rep))
+    for form in ie.ICC_FORMS:
+        e = ie.icc(data, form)
+        analytic = cells[form]["analytic 95% interval"]
+        assert (float(analytic["lower"]), float(analytic["upper"])) == (e.lower, e.upper), form
+        assert analytic["method"] == "F" and float(cells[form]["estimate"]["value"]) == e.estimate
+        assert float(cells[form]["analytic se"]["value"]) == e.se

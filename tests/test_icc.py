@@ -201,8 +201,163 @@ def test_the_items_left_out_are_stated_with_the_number():
     assert one.details["note"].startswith("ICC(1,1) rests on 30 of the 40 rated items: those with the most common")
     assert ie.icc(_data(SF)).details["note"] == ""  # nothing left out, nothing to say
     rep = ie.report(data)
-    assert two.details["note"] in rep.notes and one.details["note"] in rep.notes
-    assert two.details["note"] in str(rep)
+    # the report names every form a sentence is about once (issue 32: all six forms are in the report)
+    shared = "ICC(2,1), ICC(3,1), ICC(2,k), ICC(3,k) rest on 30 of the 40 rated items: those rated by all 4"
+    assert any(n.startswith(shared) for n in rep.notes) and shared in str(rep)
+    assert one.details["note"].replace("ICC(1,1) rests", "ICC(1,1), ICC(1,k) rest") in rep.notes
     out = rep.to_dict()
     assert out["estimates"]["ICC(2,1)"]["details"]["note"] == two.details["note"]
     assert out["estimates"]["ICC(2,1)"]["n_items"] == 30 and out["estimates"]["ICC(2,1)"]["se"] == two.se
+
+
+# --- issue 32, item 1: perfect agreement is a normal case, not a ZeroDivisionError
+
+
+#: Identical ratings (two copies of a file), and ratings one rater shifts by a constant (no residual, a rater effect).
+IDENTICAL = pd.DataFrame([[1.0, 1.0, 1.0], [2.5, 2.5, 2.5], [3.0, 3.0, 3.0], [7.1, 7.1, 7.1]], columns=list("abc"))
+SHIFTED = pd.DataFrame([[1.0, 2.0], [2.0, 3.0], [3.0, 4.0], [5.0, 6.0]], columns=list("ab"))
+
+
+@pytest.mark.parametrize("form", ie.ICC_FORMS)
+def test_identical_ratings_estimate_one_with_undefined_limits(form):
+    """Every form: the estimate is 1, p = 0 (F = MS_R / 0), and the interval and standard error are nan with the
+    reason (a warning and ``details['interval_note']``). ICC(2,·) raised ZeroDivisionError in its interval,
+    ICC(1,1) and ICC(3,1) gave nan limits with a bare RuntimeWarning, the k forms [1, 1] and SE 0. (pingouin 0.7.0's
+    ``intraclass_corr``, run in /tmp on this table, prints ICC 1 with CI95 [1.0, 1.0] from F ~ 1e16: its residual
+    mean square is rounding noise, ~1e-32, where the exact one is 0 and F is infinite.)"""
+    with pytest.warns(ie.UndefinedMetricWarning, match=r"interval are undefined: the ratings agree exactly"):
+        e = ie.icc(_data(IDENTICAL), form)
+    assert e.estimate == 1.0 and e.p_value == 0.0 and e.details["F"] == np.inf
+    assert np.isnan(e.lower) and np.isnan(e.upper) and np.isnan(e.se)
+    assert "agree exactly" in e.details["interval_note"]
+    assert e.to_dict()["lower"] is None and e.to_dict()["upper"] is None
+
+
+def test_a_constant_shift_is_exact_consistency_but_not_absolute_agreement():
+    """Rater b = rater a + 1: no residual. Consistency (form 3) is exactly 1 with undefined limits; absolute
+    agreement (form 2) is below 1 and keeps its Satterthwaite interval (finite: MS_C > 0)."""
+    with pytest.warns(ie.UndefinedMetricWarning, match="MS_E = 0"):
+        three = ie.icc(_data(SHIFTED), "ICC(3,1)")
+    assert three.estimate == 1.0 and np.isnan(three.lower)
+    two = ie.icc(_data(SHIFTED), "ICC(2,1)")
+    msr, msc = two.details["msr"], two.details["msc"]
+    assert two.estimate == pytest.approx(msr / (msr + 2 * msc / 4), abs=1e-14)  # S&F's ICC(2,1) with MS_E = 0
+    assert 0 < two.lower < two.estimate < two.upper <= 1
+
+
+def test_a_rater_who_repeats_themself_exactly_through_retest_and_both_commands(tmp_path, capsys):
+    """ie.retest reached the same line through an annotator who repeats themself exactly (ZeroDivisionError);
+    ``iaa report`` and ``iaa retest`` on such files now print the estimate 1 and the undefined limits with why."""
+    import json
+
+    from iaa_engine.cli import main
+
+    rows = [(i, a, occ, float(3 * i + (a == "y"))) for i in range(5) for a in ("x", "y") for occ in (1, 2)]
+    table = pd.DataFrame(rows, columns=["item", "annotator", "pass", "label"])
+    r = ie.retest(table, occasion="pass")
+    row = r.intra.set_index("annotator").loc["x"]
+    assert row["icc"] == 1.0 and np.isnan(row["icc_lower"]) and np.isnan(row["icc_upper"])
+    assert any("agree exactly" in n for n in r.notes)
+    path = tmp_path / "repeats.csv"
+    table.to_csv(path, index=False)
+    assert main(["retest", str(path), "--occasion-col", "pass", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["intra"][0]
+    assert got["icc"] == 1.0 and got["icc_lower"] is None and got["icc_upper"] is None
+    assert main(["retest", str(path), "--occasion-col", "pass"]) == 0
+    out = capsys.readouterr().out
+    assert "undefined (" in out and "agree exactly" in out and "nan" not in out.lower()
+    copies = tmp_path / "copies.csv"
+    table[table["pass"] == 1].assign(label=lambda t: 3.0 * t["item"]).to_csv(copies, index=False)  # two copies
+    assert main(["report", str(copies), "--level", "interval"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("ICC(1,1)"))
+    assert line.split()[1] == "1.0000" and "undefined" in line and "agree exactly (MS_W = 0)" in out
+
+
+# --- issue 32, item 5: the report shows all six forms, each with its interval
+
+#: pingouin 0.7.0 ``intraclass_corr`` on Shrout & Fleiss's Table 2 (run in a scratch venv under /tmp): ICC to six
+#: decimals and CI95 as it prints them (rounded to two decimals).
+PINGOUIN = {
+    "ICC(1,1)": (0.165742, -0.13, 0.72),
+    "ICC(2,1)": (0.289764, 0.02, 0.76),
+    "ICC(3,1)": (0.714841, 0.34, 0.95),
+    "ICC(1,k)": (0.442797, -0.88, 0.91),
+    "ICC(2,k)": (0.620051, 0.07, 0.93),
+    "ICC(3,k)": (0.909316, 0.68, 0.99),
+}
+
+
+def test_the_report_shows_all_six_forms_with_their_intervals(tmp_path, capsys):
+    """The report on interval data showed ICC(1,1) and ICC(2,1) only; clinicians report ICC(3,1) and the average-
+    measures forms most. All six are in Report.estimates, the terminal table and the JSON, each equal to ie.icc and
+    to pingouin (and to psych's intervals, PUBLISHED above)."""
+    import json
+
+    from iaa_engine.cli import main
+
+    long = SF.rename_axis("item").reset_index().melt(id_vars="item", var_name="annotator", value_name="label")
+    rep = ie.report(ie.Annotations.from_long(long, level="interval"), progress=False)
+    assert [k for k in rep.estimates if k.startswith("ICC(")] == list(ie.ICC_FORMS)
+    for form, (value, lower, upper) in PINGOUIN.items():
+        e = rep.estimates[form]
+        ref = ie.icc(_data(SF), form)
+        assert (e.estimate, e.lower, e.upper, e.se, e.p_value) == (ref.estimate, ref.lower, ref.upper, ref.se,
+                                                                   ref.p_value)  # fmt: skip
+        assert round(e.estimate, 6) == value and (round(e.lower, 2), round(e.upper, 2)) == (lower, upper)
+        assert round(e.lower, 3) == PUBLISHED[form][4]
+    path = tmp_path / "sf.csv"
+    long.to_csv(path, index=False)
+    assert main(["report", str(path), "--level", "interval"]) == 0
+    out = capsys.readouterr().out
+    for form in ie.ICC_FORMS:
+        e = rep.estimates[form]
+        line = next(ln for ln in out.splitlines() if ln.strip().startswith(form))
+        assert line.split()[1:5] == [f"{e.estimate:.4f}", f"{e.se:.4f}", f"{e.lower:.4f}", f"{e.upper:.4f}"]
+    assert "ICC (Shrout & Fleiss): 1 one-way random, 2 two-way random (absolute agreement), 3 two-way mixed" in out
+    assert main(["report", str(path), "--level", "interval", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["estimates"]
+    assert {f: (got[f]["estimate"], got[f]["lower"], got[f]["upper"]) for f in ie.ICC_FORMS} == {
+        f: (rep.estimates[f].estimate, rep.estimates[f].lower, rep.estimates[f].upper) for f in ie.ICC_FORMS
+    }
+
+
+def test_what_several_forms_share_is_said_once():
+    """When several forms rest on the same items or agree exactly, the report says it once, naming them."""
+    rep = ie.report(ie.Annotations.from_wide(IDENTICAL, annotators_as="columns", level="interval"), progress=False)
+    exact = [n for n in rep.notes if "agree exactly" in n]
+    assert exact == [
+        "ICC(1,1), ICC(1,k): standard error and interval are undefined: the ratings agree exactly (MS_W = 0), so F = "
+        "MS_R / MS_W is infinite and the F interval has no finite bound (the estimate is 1)",
+        "ICC(2,1), ICC(3,1), ICC(2,k), ICC(3,k): standard error and interval are undefined: the ratings agree exactly "
+        "(MS_E = 0), so F = MS_R / MS_E is infinite and the F interval has no finite bound (the estimate is 1)",
+    ]
+    assert all(rep.estimates[f].estimate == 1.0 for f in ie.ICC_FORMS)
+
+
+def test_identical_ratings_in_excel_give_one_and_div0_limits():
+    """The worksheet path of item 1: =IAA_ESTIMATE(range, "ICC(2,1)") on two identical columns was a
+    ZeroDivisionError; now the estimate 1, p 0, and #DIV/0! for the undefined standard error and limits."""
+    from iaa_engine import excel
+
+    cells = [[1, 1], [2, 2], [3, 3], [5, 5]]
+    for form in ("ICC(2,1)", "ICC(3,k)"):
+        table = dict(map(tuple, excel.IAA_ESTIMATE(cells, form, layout="columns")))
+        assert table[f"Estimate ({form})"] == 1.0 and table["p-value"] == 0.0
+        assert table["Standard error"] == table["Lower 95%"] == table["Upper 95%"] == "#DIV/0!"
+        assert excel.INTRACLASS(cells, form, layout="columns") == 1.0
+
+
+def test_several_forms_from_one_table_equal_each_form_alone():
+    """icc_forms (what the report runs) builds the items × ratings table once per design; each form is icc's."""
+    from iaa_engine.metrics._icc import icc_forms
+
+    rng = np.random.default_rng(32)
+    rows = [(f"i{i}", f"r{a}", float(rng.normal())) for i in range(30) for a in range(4) if (i + a) % 7]
+    data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]), level="interval")
+    together = icc_forms(data, ie.ICC_FORMS)
+    for form in ie.ICC_FORMS:
+        alone = ie.icc(data, form)
+        assert (together[form].estimate, together[form].lower, together[form].upper, together[form].se) == (
+            alone.estimate, alone.lower, alone.upper, alone.se)  # fmt: skip
+        assert together[form].details == alone.details

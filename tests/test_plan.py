@@ -556,3 +556,65 @@ def test_class_workbook_plan_sheet_recalculated_equals_plan(tmp_path):
         assert sheet[gen.PLAN["n_pairable"]].value == pairable
         assert sheet[gen.PLAN["enough"]].value == ("enough" if pairable >= want.n else "not yet")
     assert got[2][gen.PLAN["n"]].value == "undefined" and got[2][gen.PLAN["enough"]].value in (None, "")
+
+
+# --- issue 32, item 4: messages that leaked or misled
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"width": 1e-9},  # leaked SciPy's "f(a) and f(b) must have different signs" from the limit's root search
+        {"width": 1e-6},
+        {"lower": 0.6 - 1e-12},
+        {"source": "bloch_kraemer", "width": 1e-9},
+    ],
+)
+def test_an_unreachably_narrow_interval_is_refused_plainly(kwargs):
+    with pytest.raises(InvalidParameterError) as info:
+        ie.plan("kappa", method="width", expected=0.6, prevalence=0.3, **kwargs)
+    message = str(info.value)
+    name = "width" if "width" in kwargs else "lower"
+    assert message.startswith(f"{name} must be a value a study can reach: it needs about ")
+    assert "items (more than 1e+09); widen the interval" in message and "f(a)" not in message
+
+
+def test_a_narrow_but_reachable_interval_still_finds_its_limits():
+    """The limit's root search starts at expected itself (chi-square 0), so a limit within 1e-9 of it is found."""
+    p = ie.plan("kappa", method="width", expected=0.6, prevalence=0.3, width=2e-4)
+    assert p.n > 10**8 and p.lower < 0.6 < p.upper and p.width == pytest.approx(2e-4, rel=1e-3)
+
+
+def test_alpha_without_a_method_is_its_minimum_sample():
+    """``ie.plan("alpha", null=0.8, ...)`` complained "method must be one of 'minimum' for 'alpha'; got 'power'",
+    a value the user never passed: each coefficient's default is its first method."""
+    assert ie.plan("alpha", null=0.8, prevalence=0.25).n == ie.plan("alpha", method="minimum", null=0.8,
+                                                                   prevalence=0.25).n == 139  # fmt: skip
+    assert ie.plan("kappa", null=0.4, expected=0.6, prevalence=0.3).method == "power"
+
+
+def test_the_direction_of_the_test_is_said_both_ways(capsys):
+    """irr's ``N.cohen.kappa(0.5, 0.5, 0.7, 0.85)`` (96 items) tests for kappa below 0.85; the reverse (117) for
+    kappa above 0.7. Both directions: the power at n is Cantor's normal approximation for that side,
+    Phi((sqrt(n) |k1 - k0| - z sqrt(Q0)) / sqrt(Q1)), with Q0 at the null and Q1 at the planned value."""
+    from scipy.stats import norm
+
+    below = ie.plan("kappa", source="cantor", null=0.85, expected=0.7, prevalence=0.5)
+    above = ie.plan("kappa", source="cantor", null=0.7, expected=0.85, prevalence=0.5)
+    assert (below.n, above.n) == (96, 117)
+    assert below.details["test"] == "testing for kappa below 0.85 (one-sided; the planned value is 0.7)"
+    assert above.details["test"] == "testing for kappa above 0.7 (one-sided; the planned value is 0.85)"
+    for p, k0, k1 in ((below, 0.85, 0.7), (above, 0.7, 0.85)):
+        q0, q1 = p.details["q_null"], p.details["q_expected"]
+        assert p.power == pytest.approx(norm.cdf((math.sqrt(p.n) * abs(k1 - k0) - norm.ppf(0.95) * math.sqrt(q0))
+                                                 / math.sqrt(q1)), abs=1e-12)  # fmt: skip
+        assert p.details["test"] in repr(p)
+    two = ie.plan("icc", null=0.7, expected=0.5)
+    assert two.details["test"] == "testing the ICC against 0.7, two-sided (the planned value 0.5 is below it)"
+    assert ie.plan("alpha", null=0.8, prevalence=0.25).details["test"].startswith("testing for alpha above 0.8")
+    from iaa_engine.cli import main
+
+    assert main(["plan", "kappa", "--source", "cantor", "--null", "0.85", "--expected", "0.7",
+                 "--prevalence", "0.5"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "n = 96 items" in out and "  testing for kappa below 0.85 (one-sided; the planned value is 0.7)" in out

@@ -54,3 +54,19 @@ def test_scalar_results_read_as_attributes_and_as_mappings():
     assert dict(zip(res.keys(), (res[k] for k in res))) == dataclasses.asdict(res)
     with pytest.raises(KeyError, match="AlphaVariance has no entry 'se'; it has"):
         res["se"]
+
+
+def test_a_reports_repr_is_a_short_summary_and_print_keeps_the_table():
+    """Issue 32: a report's raw repr (the dataclass's, every matrix and table inside) ran to 19,203 characters on
+    a newcomer's data; 10,882 on the bundled crowd.csv with ci=True. It is now one line naming the size, the
+    headline values and what else is inside; str (print) is the readable table as before."""
+    from importlib.resources import files
+
+    data = ie.read(files("iaa_engine") / "examples" / "crowd.csv")
+    rep = ie.report(data, ci=True, n_boot=20, progress=False)
+    text = repr(rep)
+    assert len(text) < 600 and "\n" not in text
+    assert text.startswith("Report(300 items (26 excluded), 40 annotators, 926 annotations, 4 categories, level ")
+    assert f"krippendorff_alpha {rep.values['krippendorff_alpha']:.4f}" in text
+    assert "3 pairwise matrices" in text and "bootstrap intervals" in text and "print() it" in text
+    assert str(rep).startswith("Inter-annotator agreement report") and "Cohen's kappa per annotator pair" in str(rep)

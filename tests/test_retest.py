@@ -135,15 +135,16 @@ def test_intra_rater_values_are_the_librarys_coefficients_on_each_annotators_occ
     assert row["n_items"] == 29 and row["n_labels"] == 87
     assert row["alpha"] == pytest.approx(ie.krippendorff_alpha(data), abs=1e-12)
     assert row["icc"] == pytest.approx(ie.icc(data, "ICC(2,1)").estimate, abs=1e-12)
-    pair = ie.Annotations.from_wide(wide[[1, 2]], annotators_as="columns")
-    assert row["kappa"] == pytest.approx(ie.cohen_kappa(pair), abs=1e-12)
-    assert row["percent_agreement"] == pytest.approx(float((wide[1] == wide[2]).mean()), abs=1e-15)
+    # every occasion (issue 32): Conger's kappa with quadratic weights on the degrees; exact repeats over all pairs
+    assert row["kappa"] == pytest.approx(ie.multi_kappa(data, weights="quadratic"), abs=1e-12)
+    same = ((wide[1] == wide[2]).astype(int) + (wide[1] == wide[3]) + (wide[2] == wide[3])) / 3
+    assert row["percent_agreement"] == pytest.approx(float(same.mean()), abs=1e-15)
     first = goniometer.inter.set_index("occasion").loc[1]
     occ1 = table[table["measurement"] == 1].pivot(index="subject", columns="goniometer", values="degrees")
     d1 = ie.Annotations.from_wide(occ1, annotators_as="columns", level="interval")
     assert first["alpha"] == pytest.approx(ie.krippendorff_alpha(d1), abs=1e-12)
     assert first["icc"] == pytest.approx(ie.icc(d1, "ICC(2,1)").estimate, abs=1e-12)
-    assert first["fleiss_kappa"] == pytest.approx(ie.fleiss_kappa(d1), abs=1e-12)
+    assert first["fleiss_kappa"] == pytest.approx(ie.fleiss_kappa(d1, weights="quadratic"), abs=1e-12)
 
 
 NOMINAL = pd.DataFrame({
@@ -179,7 +180,7 @@ def test_unbalanced_items_are_left_out_of_the_decomposition_with_a_note():
     table = table[~((table["subject"] == 0) & (table["goniometer"] == "Lamoreux") & (table["measurement"] == 3))]
     r = ie.retest(table, item="subject", annotator="goniometer", label="degrees", occasion="measurement")
     assert r.decomposition["n_items"] == 28 and r.decomposition["n_repeats"] == 3
-    assert "28 of 29 items" in r.notes[0]
+    assert any("28 of 29 items" in n for n in r.notes)
 
 
 def test_result_shape(goniometer):
@@ -264,3 +265,125 @@ def test_cli_retest_errors_are_one_line(tmp_path, capsys):
     pd.DataFrame({"item": [1, 1], "annotator": ["a", "a"], "label": [1, 2], "when": ["x", "y"]}).to_csv(bad)
     code, _, err = _run(["retest", str(bad), "--occasion-col", "when"], capsys)
     assert code == 2 and err == "iaa: error: --occasion-col 'when' must hold numbers or dates; got 'x'\n"
+
+
+# --- issue 32, item 2: numeric measurements are not read as categories by the kappas
+
+
+def test_numeric_measurements_show_icc_and_alpha_first_and_weighted_kappas(goniometer, tmp_path, capsys):
+    """The goniometer example in degrees printed unweighted kappas of 0.02-0.28 beside ICCs of 0.92-0.98 (any two
+    different degrees disagreed fully). Now the ICC and alpha come first, the kappas are quadratic-weighted (close
+    to the ICC, as Fleiss & Cohen 1973 show they must be), with a one-line note, and the intra-rater kappa uses
+    all three occasions and says so."""
+    r = goniometer
+    assert r.kappa_weights == "quadratic" and r.to_dict()["kappa_weights"] == "quadratic"
+    assert list(r.intra.columns[3:6]) == ["icc", "icc_lower", "icc_upper"]
+    assert list(r.inter.columns[3:9]) == ["icc", "icc_lower", "icc_upper", "alpha", "alpha_lower", "alpha_upper"]
+    for frame, kappa in ((r.intra, "kappa"), (r.inter, "fleiss_kappa")):
+        assert (frame[kappa] > 0.9).all() and ((frame[kappa] - frame["icc"]).abs() < 0.01).all()
+    assert any(n.startswith("numeric labels: the ICC and alpha") and "quadratic weights" in n for n in r.notes)
+    path = tmp_path / "gonio.csv"
+    _goniometer_long().to_csv(path, index=False)
+    code, out, _ = _run(["retest", str(path), *COLS, "--occasion-col", "measurement"], capsys)
+    head = out.splitlines()[1]
+    assert code == 0 and head.index("ICC(2,1)") < head.index("alpha") < head.index("kappa")
+    assert "kappa (all 3 occasions, quadratic weights)" in head and "note: numeric labels" in out
+
+
+def test_the_intra_rater_kappa_uses_every_occasion_and_is_cohens_with_two():
+    """Conger's kappa over an annotator's occasions is Cohen's kappa of occasion 1 against 2 when there are two
+    (Conger 1980), and reads the third when there is one; nominal labels keep unweighted kappas, and no note."""
+    two = NOMINAL.assign(label=NOMINAL["label"])
+    r = ie.retest(two)
+    x = two[two["annotator"] == "x"].assign(occasion=[1, 1, 1, 1, 2, 2, 2, 2])
+    pair = ie.Annotations.from_long(x, annotator="occasion")
+    assert r.kappa_weights == "identity" and not any(n.startswith("numeric") for n in r.notes)
+    assert r.intra.set_index("annotator").loc["x", "kappa"] == pytest.approx(ie.cohen_kappa(pair), abs=1e-12)
+    third = pd.concat([two, pd.DataFrame({"item": ["a", "b", "c", "d"], "annotator": "x",
+                                          "label": ["neg", "neg", "pos", "pos"]})])  # fmt: skip
+    x3 = third[third["annotator"] == "x"].assign(occasion=[1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3])
+    three = ie.Annotations.from_long(x3, annotator="occasion")
+    got = ie.retest(third).intra.set_index("annotator").loc["x"]
+    assert got["kappa"] == pytest.approx(ie.multi_kappa(three), abs=1e-12) and got["kappa"] != pytest.approx(
+        ie.cohen_kappa(pair)
+    )
+    assert "kappa (all 3 occasions)" in str(ie.retest(third))
+
+
+# --- issue 32, item 3: an occasion column is read by one rule, in Python as on the command line
+
+
+def _weeks(when):
+    """Annotators x and y label items a, b, c in weeks ``when`` (one per pair of rows, in the table's order): in the
+    first week they agree exactly (inter-rater ICC 1), later not."""
+    x = pd.DataFrame({"item": ["a", "b", "c"] * 3, "annotator": "x", "label": [1, 2, 3, 1, 3, 3, 2, 3, 4],
+                      "week": np.repeat(np.asarray(when, dtype=object)[::2], 3)})  # fmt: skip
+    y = x.assign(annotator="y", label=[1, 2, 3, 3, 1, 2, 4, 1, 1])
+    return pd.concat([x, y], ignore_index=True)
+
+
+def test_a_text_occasion_column_of_numbers_is_ordered_as_numbers():
+    """Weeks '9', '10', '11' as text: as text '10' < '11' < '9' made week 9 the last occasion. The first occasion
+    (labels 1, 2 for a, b) must be week 9 whatever the column's type."""
+    ref = ie.retest(_weeks([9, 9, 10, 10, 11, 11]), occasion="week")
+    assert ref.inter.loc[0, "icc"] == 1.0  # week 9 first: the two annotators agreed exactly then
+    text = ie.retest(_weeks(["9", "9", "10", "10", "11", "11"]), occasion="week")
+    pd.testing.assert_frame_equal(ref.intra, text.intra)
+    pd.testing.assert_frame_equal(ref.inter, text.inter)
+    dates = ie.retest(_weeks(["2026-03-02", "2026-03-02", "2026-03-09", "2026-03-09", "2026-03-16 08:00",
+                              "2026-03-16 08:00"]), occasion="week")  # fmt: skip
+    pd.testing.assert_frame_equal(ref.intra, dates.intra)
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        (
+            [9, 9, None, 10, 11, 11],
+            r"^occasion column 'week' is blank in 6 of 18 labelled rows \(the first: item "
+            r"'a', annotator 'x'\); give every label its occasion, or leave out occasion=",
+        ),
+        (["9", "9", " ", "10", "11", "11"], "^occasion column 'week' is blank in 6 of 18"),
+        (
+            ["1", "1", "2026-03-09", "2026-03-09", "3", "3"],
+            r"^occasion column 'week' mixes numbers and dates \('1' and '2026-03-09'\); use one or the other$",
+        ),
+        (
+            ["first", "first", "second", "second", "third", "third"],
+            "^occasion column 'week' must hold numbers or dates; got 'first'$",
+        ),
+    ],
+)
+def test_blank_mixed_or_unreadable_occasions_are_refused_plainly(when, message):
+    """They were accepted: a blank occasion silently dropped its label, dates mixed with numbers sorted as text."""
+    with pytest.raises(ValueError, match=message):
+        ie.retest(_weeks(when), occasion="week")
+
+
+def test_the_command_line_uses_the_same_rule_with_its_flag_names(tmp_path, capsys):
+    path = tmp_path / "weeks.csv"
+    _weeks(["1", "1", "2026-03-09", "2026-03-09", "3", "3"]).to_csv(path, index=False)
+    code, out, err = _run(["retest", str(path), "--occasion-col", "week"], capsys)
+    assert code == 2 and out == ""
+    assert (
+        err
+        == "iaa: error: --occasion-col 'week' mixes numbers and dates ('1' and '2026-03-09'); use one or the other\n"
+    )
+    _weeks([9, 9, None, 10, 11, 11]).to_csv(path, index=False)
+    code, _, err = _run(["retest", str(path), "--occasion-col", "week"], capsys)
+    assert code == 2 and err.startswith("iaa: error: --occasion-col 'week' is blank in 6 of 18 labelled rows")
+    assert "leave out --occasion-col" in err
+
+
+def test_a_value_a_function_refuses_is_undefined_with_the_refusal_as_its_note():
+    """Every "undefined (see notes)" has its note: a coefficient that refuses the data (here the ICC on
+    categories) leaves nan and its message, prefixed with whose value it is."""
+    from iaa_engine.analysis._retest import _icc_row, _reasons
+
+    notes: list[str] = []
+    data = ie.Annotations.from_long(pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": ["x", "y"]}))
+    with _reasons("annotator z", notes):
+        row = _icc_row(data, 0.95)
+    assert all(math.isnan(v) for v in row.values())
+    assert notes == ["annotator z: ICC(2,1) is undefined: the ICC needs numeric ratings; got categories ['x', 'y'] "
+                     "(for categories use a kappa or Krippendorff's alpha)"]  # fmt: skip

@@ -136,4 +136,5 @@ def test_degenerate_class_distribution_falls_back_to_edges():
 def test_variance_input_errors():
     with pytest.raises(ValueError, match="probability vector"):
         ie.item_agreement_variance(3, [0.5, 0.6])
-    assert np.isinf(ie.item_agreement_variance(1, [0.5, 0.5]))
+    with pytest.warns(ie.UndefinedMetricWarning, match="no pair"):
+        assert np.isnan(ie.item_agreement_variance(1, [0.5, 0.5]))

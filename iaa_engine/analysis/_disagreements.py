@@ -207,14 +207,32 @@ class Disagreements(Result):
                 width = max(len(_short(i)) for i in f["item"])
                 lines += ["", "Who said what (annotator=label)"]
                 lines += [f"  {_short(item):>{width}}  {who.get(r, '')}" for item, r in zip(f["item"], f["rank"])]
+        lines += ["", *self._pairs_lines()]
+        return "\n".join(lines)
+
+    def _pairs_lines(self) -> list[str]:
         p = self.pairs_frame()
-        lines += ["", f"Most confused label pairs ({len(p)} shown; observed / expected coincidences)"]
+        lines = [f"Most confused label pairs ({len(p)} shown; observed / expected coincidences)"]
         if len(p):
             cols = ["rank", "label_a", "label_b", "observed", "expected", "ratio", "share", "n_items"]
             shown = p[cols].copy()
             for c in ("label_a", "label_b"):
                 shown[c] = shown[c].map(_short)
             lines += ["  " + line for line in shown.round(3).to_string(index=False).splitlines()]
+        return lines
+
+    def pairs_text(self) -> str:
+        """The terminal's view of the label pairs alone (``iaa disagreements --pairs``): the ranked pairs, then the
+        items behind each, largest contribution first."""
+        lines = self._pairs_lines()
+        pi = self.pair_items
+        if len(self.pairs) and len(pi):
+            lines += ["", "Items behind each pair (largest share of the pair's coincidences first)"]
+            behind = {int(k): list(g["item"]) for k, g in pi.groupby("pair", sort=False)}
+            for row in self.pairs.itertuples(index=False):
+                items = behind.get(int(row.rank), [])
+                lines.append(f"  {row.rank:>3}  {_short(row.label_a)} / {_short(row.label_b)}: "
+                             f"{_shorten([_short(i) for i in items])}")  # fmt: skip
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -269,8 +287,8 @@ def _entry_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @validate(
-    top=NoneOr(Whole(1)),
-    items_per_pair=NoneOr(Whole(1)),
+    top=NoneOr(Whole(0)),
+    items_per_pair=NoneOr(Whole(0)),
     dawid_skene=AnyOf(Flag(), Choice("auto"), what="True, False or 'auto'"),
 )
 def disagreements(
@@ -328,9 +346,10 @@ def disagreements(
     data : Annotations or convertible
         The annotations (per-item counts are needed; a count table is read without Dawid-Skene).
     top : int, optional
-        List only the ``top`` first items and pairs (default: all). The ranking is over all of them.
+        List only the ``top`` first items and pairs (default, or 0: all, as ``iaa disagreements --top 0``). The
+        ranking is over all of them.
     items_per_pair : int, optional
-        List only this many items behind each pair, those with the largest share first (default: all;
+        List only this many items behind each pair, those with the largest share first (default, or 0: all;
         ``n_items`` counts them all).
     dawid_skene : bool or 'auto', default 'auto'
         Compute the Dawid-Skene posterior for the entropy key; ``'auto'``: when the data has annotators and the
@@ -394,6 +413,8 @@ def disagreements(
       label_a label_b  observed  expected  ratio  n_items
     0     neg     pos       2.0       2.0    1.0        2
     """
+    top = top or None  # 0: all, as the command line's --top 0
+    items_per_pair = items_per_pair or None
     data = as_annotations(data)
     if data.fractional:
         raise ValueError(

@@ -20,7 +20,15 @@ from iaa_engine.base._policy import invalid
 from iaa_engine.base._progress import Progress
 from iaa_engine.base._results import ScalarResult
 
-__all__ = ["StudyPlan", "plan", "plan_simulation", "PLAN_COEFFICIENTS", "PLAN_SOURCES", "SIMULATION_METRICS"]
+__all__ = [
+    "StudyPlan",
+    "plan",
+    "plan_simulation",
+    "PLAN_COEFFICIENTS",
+    "PLAN_SOURCES",
+    "SIMULATION_METRICS",
+    "MAX_PLANNED_ITEMS",
+]
 
 #: The coefficients :func:`plan` has closed forms for, and the methods of each.
 PLAN_COEFFICIENTS: dict[str, tuple[str, ...]] = {
@@ -134,8 +142,10 @@ class StudyPlan(ScalarResult):
         if self.mc_se:
             extra.append(f"Monte-Carlo SE of n {self.mc_se:.2f}")
         tail = f"; {', '.join(extra)}" if extra else ""
+        test = f"; {self.details['test']}" if self.details.get("test") else ""
         return (
-            f"StudyPlan({self.coefficient} by {self.method}: n = {self.n} (raw {self.n_raw:.4f}){tail}; {self.source})"
+            f"StudyPlan({self.coefficient} by {self.method}: n = {self.n} (raw {self.n_raw:.4f}){tail}{test}; "
+            f"{self.source})"
         )
 
 
@@ -308,7 +318,7 @@ def _kappa_power_flack(null, expected, props, significance, power, sides) -> dic
     return {"n_raw": n_raw, "n": n, "power": achieved, "details": {"tau_null": t0, "tau_expected": t1}}
 
 
-def _kappa_width_donner(expected, lower, upper, props, raters, confidence) -> dict[str, Any]:
+def _kappa_width_donner(expected, lower, upper, props, raters, confidence, width_given=None) -> dict[str, Any]:
     from scipy.stats import chi2
 
     k0 = _check_kappa_range("expected", expected)
@@ -321,6 +331,11 @@ def _kappa_width_donner(expected, lower, upper, props, raters, confidence) -> di
         raise invalid("upper", f"greater than expected ({k0:g})", upper)
     crit = float(chi2.ppf(confidence, 1)) if upper is not None else float(chi2.ppf(1 - 2 * (1 - confidence), 1))
     s_low = _chi_distance(k0, kl, props, raters)
+    for name, limit, dist in (("lower", kl, s_low), ("upper", upper, None)):
+        if limit is not None and not (dist if dist is not None else _chi_distance(k0, limit, props, raters)) > 0:
+            shown = "width" if width_given else name
+            raise invalid(shown, f"a limit the model can tell from expected = {k0:g} (a wider interval)",
+                          width_given if width_given else limit)  # fmt: skip
     n_raw = crit / s_low
     details: dict[str, Any] = {"chi2_critical": crit, "chi2_per_item_lower": s_low}
     s_min = s_low
@@ -345,7 +360,7 @@ def _donner_limit(k0: float, n: int, props: np.ndarray, raters: int, crit: float
     def gap(k: float) -> float:
         return n * _chi_distance(k0, k, props, raters) - crit
 
-    inner = k0 + side * 1e-9
+    inner = k0  # gap(k0) = -crit < 0: the bracket starts where the chi-square is 0, however close the limit is
     far = k0
     step = 0.01
     while True:  # walk out until the chi-square passes crit or the model stops being a distribution
@@ -478,8 +493,27 @@ def _alpha_minimum(null, prevalence, significance) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------------- plan
 
 
+#: More items than any study annotates: an answer above this is refused as unreachable (and numerically meaningless).
+MAX_PLANNED_ITEMS = 1e9
+
+_NAMES = {"kappa": "kappa", "icc": "the ICC", "alpha": "alpha"}
+
+
+def _direction(coefficient: str, method: str, null: float | None, expected: float | None, sides: int) -> str:
+    """Which way the planned test goes, in words ("testing for kappa below 0.85 (one-sided)"); empty without one."""
+    name = _NAMES[coefficient]
+    if method == "minimum" and null is not None:
+        return f"testing for {name} above {null:g} (one-sided: the smallest acceptable alpha)"
+    if method not in ("power", "fixed_n") or null is None or expected is None or null == expected:
+        return ""
+    way = "below" if expected < null else "above"
+    if sides == 2:
+        return f"testing {name} against {null:g}, two-sided (the planned value {expected:g} is {way} it)"
+    return f"testing for {name} {way} {null:g} (one-sided; the planned value is {expected:g})"
+
+
 @validate(
-    method=Choice("power", "width", "fixed_n", "minimum"),
+    method=NoneOr(Choice("power", "width", "fixed_n", "minimum")),
     source=NoneOr(Choice(*sorted(_CITATION))),
     null=NoneOr(Real(-1, 1)),
     expected=NoneOr(Real(-1, 1)),
@@ -497,7 +531,7 @@ def _alpha_minimum(null, prevalence, significance) -> dict[str, Any]:
 def plan(
     coefficient: str,
     *,
-    method: str = "power",
+    method: str | None = None,
     source: str | None = None,
     null: float | None = None,
     expected: float | None = None,
@@ -562,13 +596,16 @@ def plan(
     ----------
     coefficient : {'kappa', 'icc', 'alpha'}
         The coefficient the study will report.
-    method : {'power', 'width', 'fixed_n', 'minimum'}, default 'power'
+    method : {'power', 'width', 'fixed_n', 'minimum'}, optional
         Power of a test of ``null`` against ``expected``; an interval of a width (or limits); what a fixed
-        ``n_items`` achieves; alpha's minimum sample.
+        ``n_items`` achieves; alpha's minimum sample. Default: ``'power'`` for kappa and the ICC, ``'minimum'``
+        for alpha (its only one).
     source : str, optional
         The calculator (table above); default: the first of the coefficient's and method's.
     null : float, optional
-        The value under the null hypothesis (kappa0, ρ0; for alpha the smallest acceptable alpha).
+        The value under the null hypothesis (kappa0, ρ0; for alpha the smallest acceptable alpha). Either side of
+        ``expected``: ``expected`` below ``null`` plans a test for a value below it (a one-sided test's direction
+        follows ``expected``). ``details['test']`` says which way in words ("testing for kappa below 0.85").
     expected : float, optional
         The anticipated value (kappa1 of a power calculation, the planning value of an interval).
     prevalence : float or sequence of float, optional
@@ -604,7 +641,8 @@ def plan(
     ------
     InvalidParameterError
         An option is not one it accepts, a calculator's needed input is missing, or the inputs admit no answer
-        (the message names the option and what it must be).
+        (the message names the option and what it must be), including an answer above
+        :data:`MAX_PLANNED_ITEMS` items (an interval too narrow, a difference too small to plan for).
 
     References
     ----------
@@ -653,6 +691,8 @@ def plan(
     """
     if not isinstance(coefficient, str) or coefficient not in PLAN_COEFFICIENTS:
         raise invalid("coefficient", "one of " + ", ".join(repr(c) for c in PLAN_COEFFICIENTS), coefficient)
+    if method is None:  # each coefficient's first method: alpha has only 'minimum'
+        method = PLAN_COEFFICIENTS[coefficient][0]
     if method not in PLAN_COEFFICIENTS[coefficient]:
         allowed = ", ".join(repr(m) for m in PLAN_COEFFICIENTS[coefficient])
         raise invalid("method", f"one of {allowed} for {coefficient!r}", method)
@@ -679,7 +719,7 @@ def plan(
         if method == "power":
             out = _kappa_power_donner(null, expected, props, raters, significance, power, side)
         elif method == "width":
-            out = _kappa_width_donner(expected, lower, upper, props, raters, confidence)
+            out = _kappa_width_donner(expected, lower, upper, props, raters, confidence, width)
         else:
             out = _kappa_fixed_donner(null, expected, n_items, props, raters, confidence, significance)
         inputs["prevalence"] = props.tolist()
@@ -723,10 +763,22 @@ def plan(
     else:
         out = _alpha_minimum(null, prevalence, significance)
         inputs["prevalence"] = out["details"]["least_frequent"]
+    if method != "fixed_n" and not float(out["n_raw"]) <= MAX_PLANNED_ITEMS:
+        drives = ("width", width) if width is not None else ("lower", lower) if method == "width" else (
+            ("expected", expected))  # fmt: skip
+        raise invalid(
+            drives[0],
+            f"a value a study can reach: it needs about {float(out['n_raw']):.2g} items (more than "
+            f"{MAX_PLANNED_ITEMS:.0e}); " + ("widen the interval" if method == "width" else "plan a larger difference"),
+            drives[1],
+        )
     inputs.update(
         {k: v for k, v in (("null", null), ("expected", expected), ("width", width), ("lower", lower),
                            ("upper", upper), ("n_items", n_items)) if v is not None}
     )  # fmt: skip
+    test = _direction(coefficient, method, null, expected, side)
+    if test:
+        out.setdefault("details", {})["test"] = test
     return StudyPlan(
         coefficient=coefficient,
         method=method,

@@ -9,7 +9,10 @@ occasions are the "annotators" of their own intra-rater data set. Nothing in the
 
 from __future__ import annotations
 
+import contextlib
+import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -18,13 +21,13 @@ import pandas as pd
 
 from iaa_engine.base._params import NoneOr, Real, Text, validate
 from iaa_engine.base._policy import UndefinedMetricWarning
-from iaa_engine.base._results import Result, nan_to_none
+from iaa_engine.base._results import Result, nan_to_none, printable
 from iaa_engine.data._errors import InputError
 from iaa_engine.data._model import Annotations
 from iaa_engine.inference._analytic import estimate
 from iaa_engine.metrics._icc import icc
 
-__all__ = ["Retest", "retest", "eliasziw"]
+__all__ = ["Retest", "retest", "eliasziw", "as_numbers", "occasion_order"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,10 +39,11 @@ class Retest(Result):
     ----------
     intra : pandas.DataFrame
         One row per annotator: ``annotator``, ``n_items`` (items they labelled at least twice), ``n_labels``,
-        ``percent_agreement`` (first two occasions), Cohen's ``kappa`` of occasion 1 against occasion 2 with
-        ``kappa_se``, ``kappa_lower``, ``kappa_upper`` (Gwet's variance), Krippendorff's ``alpha`` over all
-        their occasions with ``alpha_lower``, ``alpha_upper`` (jackknife), and for numeric labels ``icc``
-        (ICC(2,1), absolute agreement between occasions) with ``icc_lower``, ``icc_upper``.
+        ``percent_agreement`` (the share of agreeing pairs of occasions, averaged over items), Conger's ``kappa``
+        over all their occasions (Cohen's kappa of occasion 1 against 2 when there are two) with ``kappa_se``,
+        ``kappa_lower``, ``kappa_upper`` (Gwet's variance), Krippendorff's ``alpha`` over all their occasions
+        with ``alpha_lower``, ``alpha_upper`` (jackknife), and for numeric labels ``icc`` (ICC(2,1), absolute
+        agreement between occasions) with ``icc_lower``, ``icc_upper``, placed first.
     inter : pandas.DataFrame
         One row per occasion: the annotators' agreement with each other on it (``fleiss_kappa``, ``alpha``,
         ``icc`` for numeric labels, each with its interval) and its ``n_items``.
@@ -51,8 +55,13 @@ class Retest(Result):
         The most repeats of one (item, annotator).
     confidence : float
         Coverage of the intervals.
+    kappa_weights : str
+        The kappas' agreement weights: ``'identity'`` (unweighted), or for numeric labels at an ordered level
+        ``'quadratic'`` (``'ratio'`` at the ratio level): unweighted, a kappa counts any two different numbers as
+        a full disagreement, which means nothing beside the ICC.
     notes : list of str
-        What was left out and why.
+        What was left out and why, and why a value is undefined (an annotator who repeats themself exactly has
+        ICC 1 with an undefined interval; the terminal shows it as "undefined (see notes)", JSON as ``null``).
 
     References
     ----------
@@ -79,6 +88,7 @@ class Retest(Result):
     n_occasions: int
     confidence: float
     notes: list[str] = field(default_factory=list)
+    kappa_weights: str = "identity"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``intra`` and ``inter`` as lists of records, ``decomposition``, ``n_occasions``, ``notes``."""
@@ -88,6 +98,7 @@ class Retest(Result):
             "decomposition": nan_to_none(self.decomposition),
             "n_occasions": self.n_occasions,
             "confidence": self.confidence,
+            "kappa_weights": self.kappa_weights,
             "notes": list(self.notes),
         }
 
@@ -96,17 +107,139 @@ class Retest(Result):
         return self.intra.copy()
 
     def __repr__(self) -> str:
-        with pd.option_context("display.width", 120, "display.max_columns", 20):
-            text = f"Retest: intra-rater agreement ({self.n_occasions} occasions)\n{self.intra.round(4)}\n"
-            text += f"inter-rater agreement per occasion\n{self.inter.round(4)}"
+        return str(self)
+
+    def __str__(self) -> str:
+        """The terminal's view: estimates with their intervals, undefined values as "undefined (…)", the notes."""
+        pct = f"{self.confidence:.0%}"
+        w = "" if self.kappa_weights == "identity" else f", {self.kappa_weights} weights"
+        kappa = (
+            f"kappa (all {self.n_occasions} occasions{w})" if self.n_occasions > 2 else f"kappa{w and f' ({w[2:]})'}"
+        )
+        intra_cols = [(c, h.replace("kappa", kappa, 1) if c == "kappa" else h) for c, h in _shown(self.intra, pct)]
+        lines = [f"Retest: intra-rater agreement ({self.n_occasions} occasions)"]
+        lines += ["  " + ln for ln in _grid(self.intra, "annotator", ["n_items", "n_labels"], intra_cols)]
+        lines += ["inter-rater agreement per occasion"]
+        inter_cols = [(c, h.replace("kappa", f"kappa{w and f' ({w[2:]})'}") if c == "fleiss_kappa" else h)
+                      for c, h in _shown(self.inter, pct)]  # fmt: skip
+        lines += ["  " + ln for ln in _grid(self.inter, "occasion", ["n_items", "n_annotators"], inter_cols)]
         if self.decomposition:
             d = self.decomposition
-            text += (
-                f"\nEliasziw et al. (1994) on {d['n_items']} items x {d['n_raters']} raters x {d['n_repeats']}: "
+            lines.append(
+                f"Eliasziw et al. (1994) on {d['n_items']} items x {d['n_raters']} raters x {d['n_repeats']}: "
                 f"inter rho {d['rho_inter_random']:.4f} (random raters), {d['rho_inter_fixed']:.4f} (fixed); "
                 f"intra rho {d['rho_intra_random']:.4f}, {d['rho_intra_fixed']:.4f}"
             )
-        return text
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(printable(line) for line in lines)
+
+
+#: The estimates the terminal shows, (column, heading), in the frame's order; the interval is ``<column>_lower/_upper``.
+_ESTIMATES = (
+    ("percent_agreement", "percent agreement"),
+    ("kappa", "kappa"),
+    ("fleiss_kappa", "Fleiss kappa"),
+    ("alpha", "alpha"),
+    ("icc", "ICC(2,1)"),
+)
+
+
+def _shown(frame: pd.DataFrame, pct: str) -> list[tuple[str, str]]:
+    """The estimates in the frame's column order (numeric labels: ICC and alpha first)."""
+    heads = dict(_ESTIMATES)
+    return [(c, f"{heads[c]} [{pct} CI]" if f"{c}_lower" in frame.columns else heads[c]) for c in frame.columns
+            if c in heads]  # fmt: skip
+
+
+def _cell(row: dict[str, Any], col: str) -> str:
+    value = row[col]
+    if not np.isfinite(value):
+        return "undefined (see notes)"
+    if f"{col}_lower" not in row:
+        return f"{value:.4f}"
+    lo, hi = row[f"{col}_lower"], row[f"{col}_upper"]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{value:.4f} [undefined (see notes)]"
+    return f"{value:.4f} [{lo:.4f}, {hi:.4f}]"
+
+
+def _grid(frame: pd.DataFrame, key: str, counts: list[str], shown: list[tuple[str, str]]) -> list[str]:
+    """A plain text table: the key, the counts, then each estimate with its interval."""
+    if frame.empty:
+        return ["(none)"]
+    heads = [key, *(c.replace("_", " ") for c in counts), *(h for _, h in shown)]
+    body = [[printable(r[key]), *(str(r[c]) for c in counts), *(_cell(r, c) for c, _ in shown)]
+            for r in frame.to_dict(orient="records")]  # fmt: skip
+    widths = [max(len(x) for x in col) for col in zip(heads, *body, strict=True)]
+    fmt = lambda cells: "  ".join(  # noqa: E731
+        c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+    )
+    return [fmt(heads), *(fmt(b) for b in body)]
+
+
+@contextlib.contextmanager
+def _reasons(whose: str, notes: list[str]) -> Iterator[None]:
+    """Collect why values computed inside are undefined, as notes prefixed with ``whose`` (once each)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, UndefinedMetricWarning):
+            text = re.sub(r"; returning \S+ (\(see replace_undefined_by\)|for them)$", "", str(w.message))
+            note = f"{whose}: {text}"
+            if note not in notes:
+                notes.append(note)
+        else:  # not ours to keep
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def as_numbers(values: Any) -> Any:
+    """``values`` as float numbers when every non-blank value is one (text ``"10"`` included); else unchanged
+    (the same object). Blanks become nan."""
+    text = pd.Series(values, dtype=object)
+    blank = text.isna() | (text.astype(str).str.strip() == "")
+    if text.map(lambda v: isinstance(v, (bool, np.bool_))).any():
+        return values
+    numbers = pd.to_numeric(text.where(~blank), errors="coerce")
+    return numbers.to_numpy(dtype=float) if not numbers[~blank].isna().any() else values
+
+
+def occasion_order(values: Any, name: str, rows: pd.DataFrame | None = None) -> np.ndarray:
+    """The one rule for an occasion column (:func:`retest` and ``iaa retest``): numbers are ordered as numbers
+    (``"10"`` after ``"9"``), dates as dates; a blank occasion, a value that is neither, or numbers mixed with
+    dates are refused with a plain message. ``rows`` (the labelled rows, same order) names where a blank is."""
+    series = pd.Series(values, dtype=object)
+    text = series.astype(str).str.strip()
+    blank = (series.isna() | (text == "") | text.isin(["NaT", "nan", "NaN", "None"])).to_numpy()
+    if blank.any():
+        where = ""
+        if rows is not None:
+            first = rows.iloc[int(np.flatnonzero(blank)[0])]
+            where = f" (the first: item {first['item']!r}, annotator {first['annotator']!r})"
+        head = f"occasion column {name!r} is blank in {int(blank.sum())} of {blank.size} labelled rows{where}"
+        raise InputError(
+            head + "; give every label its occasion, or leave out occasion= to number repeats in the table's order",
+            cli=f"--occasion-col {name!r} is blank in {int(blank.sum())} of {blank.size} labelled rows{where}; give "
+            "every label its occasion, or leave out --occasion-col to number repeats in the file's order",
+        )
+    numbers = as_numbers(values)
+    if numbers is not values:
+        return np.asarray(numbers)
+    if pd.api.types.is_datetime64_any_dtype(np.asarray(values).dtype):
+        return np.asarray(values)
+    dated = series.map(lambda v: isinstance(v, (pd.Timestamp, np.datetime64)) or hasattr(v, "isoformat"))
+    dates = pd.to_datetime(series.where(~dated, series.astype(str)), errors="coerce", utc=True, format="mixed")
+    numeric = pd.to_numeric(series.where(~dated), errors="coerce").notna()
+    if dates.isna().any():
+        bad = str(series[dates.isna()].iloc[0])
+        if numeric.any() and not dates[~numeric].isna().any():
+            mix = f"mixes numbers and dates ({bad!r} and {str(series[~numeric].iloc[0])!r}); use one or the other"
+            raise InputError(f"occasion column {name!r} {mix}", cli=f"--occasion-col {name!r} {mix}")
+        raise InputError(
+            f"occasion column {name!r} must hold numbers or dates; got {bad!r}",
+            cli=f"--occasion-col {name!r} must hold numbers or dates; got {bad!r}",
+        )
+    return dates.to_numpy()
 
 
 def _missing(values: pd.Series, na_values: tuple[str, ...]) -> np.ndarray:
@@ -115,18 +248,28 @@ def _missing(values: pd.Series, na_values: tuple[str, ...]) -> np.ndarray:
     return miss | (text == "").to_numpy() | text.isin(list(na_values)).to_numpy()
 
 
+def _not_computed(metric: str, exc: Exception) -> None:
+    """A value left undefined because its function refused this data: said as a note (see :func:`_reasons`)."""
+    warnings.warn(f"{metric} is undefined: {exc}", UndefinedMetricWarning, stacklevel=3)
+
+
 def _estimate_row(data: Annotations, prefix: str, metric: str, confidence: float, **kw: Any) -> dict[str, float]:
     try:
         e = estimate(data, metric, confidence=confidence, **kw)
-    except ValueError:
+    except ValueError as exc:
+        _not_computed(metric, exc)
         return {prefix: np.nan, f"{prefix}_lower": np.nan, f"{prefix}_upper": np.nan}
+    if np.isfinite(e.estimate) and not (np.isfinite(e.lower) and np.isfinite(e.upper)):  # say why (a note)
+        warnings.warn(f"{e.metric}'s interval is undefined: the {e.method.split(';')[0]} gives no interval "
+                      f"here ({e.n_items} items)", UndefinedMetricWarning, stacklevel=2)  # fmt: skip
     return {prefix: e.estimate, f"{prefix}_lower": e.lower, f"{prefix}_upper": e.upper}
 
 
 def _icc_row(data: Annotations, confidence: float) -> dict[str, float]:
     try:
         e = icc(data, "ICC(2,1)", confidence=confidence)
-    except ValueError:
+    except ValueError as exc:
+        _not_computed("ICC(2,1)", exc)
         return {"icc": np.nan, "icc_lower": np.nan, "icc_upper": np.nan}
     return {"icc": e.estimate, "icc_lower": e.lower, "icc_upper": e.upper}
 
@@ -156,8 +299,10 @@ def retest(
     ``occasion`` column (a number or a timestamp; ties keep the table's order) or by their order in the table.
     For each annotator, their occasions are treated as raters of their own items:
 
-    * Cohen's kappa of occasion 1 against occasion 2 with Gwet's standard error (:func:`estimate`),
-      :math:`\kappa = (p_o - p_e)/(1 - p_e)`, and the percent agreement :math:`p_o`;
+    * Conger's kappa over all their occasions (Cohen's kappa of occasion 1 against 2 when there are two) with
+      Gwet's standard error (:func:`estimate`), :math:`\kappa = (p_o - p_e)/(1 - p_e)`, and the percent agreement
+      :math:`p_o` over pairs of occasions; for numeric labels at an ordered level the kappas are weighted
+      (quadratic; ratio weights at the ratio level) and a note says so;
     * Krippendorff's alpha over all their occasions at ``level``, :math:`\alpha = 1 - D_o / D_e`, with the
       jackknife interval;
     * for numeric labels, ICC(2,1) between occasions (absolute agreement, :func:`icc`).
@@ -174,7 +319,9 @@ def retest(
     item, annotator, label : str, default 'item', 'annotator', 'label'
         Column names.
     occasion : str, optional
-        Column that orders the repeats (numbers or timestamps). Default: the table's row order.
+        Column that orders the repeats: numbers or dates, also as text (``"10"`` after ``"9"``; ``"2026-03-09"``
+        as a date), by the one rule ``iaa retest`` uses too. A blank occasion on a labelled row, numbers mixed
+        with dates, or other text is refused with a plain message. Default: the table's row order.
     level : {'nominal', 'ordinal', 'interval', 'ratio'}, optional
         Level of measurement for alpha (default: ``'interval'`` for numeric labels, ``'nominal'`` otherwise).
     categories : sequence, optional
@@ -198,8 +345,9 @@ def retest(
     TypeError
         ``table`` is not a pandas DataFrame.
     ValueError
-        A named column is missing; no label is given twice by one annotator on one item; the labels cannot be
-        read at ``level`` (as :meth:`Annotations.from_long` says).
+        A named column is missing; an occasion is blank, neither a number nor a date, or numbers are mixed with
+        dates; no label is given twice by one annotator on one item; the labels cannot be read at ``level`` (as
+        :meth:`Annotations.from_long` says).
 
     References
     ----------
@@ -245,10 +393,9 @@ def retest(
                           "label": table[label].to_numpy()})  # fmt: skip
     keep = ~_missing(frame["label"], tuple(na_values))
     if occasion is not None:
-        when = table[occasion].reset_index(drop=True)
-        keep &= ~when.isna().to_numpy()
-        frame = frame[keep].assign(_when=when[keep].to_numpy())
-        frame = frame.sort_values("_when", kind="stable").drop(columns="_when")
+        frame = frame[keep]
+        when = occasion_order(table[occasion].to_numpy()[keep], occasion, frame)
+        frame = frame.assign(_when=when).sort_values("_when", kind="stable").drop(columns="_when")
     else:
         frame = frame[keep]
     frame["occasion"] = frame.groupby(["item", "annotator"], sort=False).cumcount().to_numpy() + 1
@@ -266,13 +413,17 @@ def retest(
         level = "interval"
     level = level or "nominal"
     cats = list(probe.categories)
-    intra_rows, notes = [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        for who, rows in frame.groupby("annotator", sort=False):  # one pass per annotator, not per annotation
-            intra_rows.append(_intra(who, rows, level, cats, numeric, confidence))
-        inter_rows = [_inter(k, frame[frame["occasion"] == k], level, cats, numeric, confidence)
-                      for k in range(1, m_max + 1)]  # fmt: skip
+    # numbers at an ordered level: a kappa that counts 10 against 11 as a full disagreement means nothing beside
+    # the ICC, so the kappas are weighted (as the report's kappa_weights='auto')
+    weights = {"ordinal": "quadratic", "interval": "quadratic", "ratio": "ratio"}.get(level, "identity")
+    weights = weights if numeric else "identity"
+    intra_rows, inter_rows, notes = [], [], []
+    for who, rows in frame.groupby("annotator", sort=False):  # one pass per annotator, not per annotation
+        with _reasons(f"annotator {who}", notes):
+            intra_rows.append(_intra(who, rows, level, cats, numeric, confidence, weights))
+    for k in range(1, m_max + 1):
+        with _reasons(f"occasion {k}", notes):
+            inter_rows.append(_inter(k, frame[frame["occasion"] == k], level, cats, numeric, confidence, weights))
     intra = pd.DataFrame(intra_rows)
     inter = pd.DataFrame(inter_rows)
     decomposition = None
@@ -281,11 +432,29 @@ def retest(
         if note:
             notes.append(note)
     else:
-        notes.append("the labels are not numbers: no ICC and no Eliasziw decomposition")
-    return Retest(intra, inter, decomposition, m_max, float(confidence), notes)
+        notes.insert(0, "the labels are not numbers: no ICC and no Eliasziw decomposition")
+    if weights != "identity":
+        notes.insert(
+            0,
+            f"numeric labels: the ICC and alpha read the distances between values and come first; the "
+            f"kappas use {weights} weights (unweighted, any two different numbers disagree fully)",
+        )
+    return Retest(intra, inter, decomposition, m_max, float(confidence), notes, weights)
 
 
-def _intra(who: Any, rows: pd.DataFrame, level: str, cats: list, numeric: bool, confidence: float) -> dict:
+def _numbers_first(row: dict[str, Any]) -> dict[str, Any]:
+    """For numeric labels: the ICC and alpha (which read the distances between values) before the kappas."""
+    first = [c for c in row if c.startswith("icc")] + [c for c in row if c.startswith("alpha")]
+    return {
+        **{c: row[c] for c in row if c not in first and not c.startswith(("percent", "kappa", "fleiss"))},
+        **{c: row[c] for c in first},
+        **{c: row[c] for c in row if c.startswith(("percent", "kappa", "fleiss"))},
+    }
+
+
+def _intra(
+    who: Any, rows: pd.DataFrame, level: str, cats: list, numeric: bool, confidence: float, weights: str
+) -> dict:
     repeated = rows.groupby("item")["occasion"].transform("size").to_numpy() >= 2
     rows = rows[repeated]
     out: dict[str, Any] = {"annotator": who, "n_items": int(rows["item"].nunique()), "n_labels": len(rows)}
@@ -295,29 +464,32 @@ def _intra(who: Any, rows: pd.DataFrame, level: str, cats: list, numeric: bool, 
     if rows.empty:
         return {**out, **empty}
     own = Annotations.from_long(rows, annotator="occasion", level=level, categories=cats)
-    first_two = Annotations.from_long(rows[rows["occasion"] <= 2], annotator="occasion", level=level, categories=cats)
-    labels = first_two.to_long().pivot(index="item", columns="annotator", values="label")
-    out["percent_agreement"] = float((labels.iloc[:, 0] == labels.iloc[:, 1]).mean())
-    try:
-        k = estimate(first_two, "cohen_kappa", confidence=confidence, annotator_a=1, annotator_b=2)
+    try:  # the mean over items of the share of agreeing pairs of occasions (every occasion, not only two)
+        out["percent_agreement"] = estimate(own, "percent_agreement_weighted", confidence=confidence).estimate
+    except ValueError as exc:
+        _not_computed("percent agreement", exc)
+        out["percent_agreement"] = np.nan
+    try:  # Conger's kappa over every occasion: Cohen's kappa when there are two
+        k = estimate(own, "multi_kappa", weights=weights, confidence=confidence)
         out.update(kappa=k.estimate, kappa_se=k.se, kappa_lower=k.lower, kappa_upper=k.upper)
-    except ValueError:
+    except ValueError as exc:
+        _not_computed(f"kappa [{weights} weights]", exc)
         out.update(kappa=np.nan, kappa_se=np.nan, kappa_lower=np.nan, kappa_upper=np.nan)
     out.update(_estimate_row(own, "alpha", "krippendorff_alpha", confidence))
     if numeric:
         out.update(_icc_row(own, confidence))
-    return out
+    return _numbers_first(out) if numeric else out
 
 
-def _inter(k: int, rows: pd.DataFrame, level: str, cats: list, numeric: bool, confidence: float) -> dict:
+def _inter(k: int, rows: pd.DataFrame, level: str, cats: list, numeric: bool, confidence: float, weights: str) -> dict:
     data = Annotations.from_long(rows, level=level, categories=cats)
     out: dict[str, Any] = {"occasion": k, "n_items": int(rows["item"].nunique()),
                            "n_annotators": int(rows["annotator"].nunique())}  # fmt: skip
-    out.update(_estimate_row(data, "fleiss_kappa", "fleiss_kappa", confidence))
+    out.update(_estimate_row(data, "fleiss_kappa", "fleiss_kappa", confidence, weights=weights))
     out.update(_estimate_row(data, "alpha", "krippendorff_alpha", confidence))
     if numeric:
         out.update(_icc_row(data, confidence))
-    return out
+    return _numbers_first(out) if numeric else out
 
 
 def _decompose(
@@ -352,6 +524,11 @@ def _decompose(
     dropped = int(counts.shape[0] - items.size)
     note = (f"Eliasziw decomposition on {items.size} of {counts.shape[0]} items (those every annotator rated at "
             f"least {m} times; their first {m} occasions); {dropped} left out") if dropped else ""  # fmt: skip
+    exact = [r for r, e in zip(out["raters"], out["mean_squares"]["error_per_rater"], strict=True) if e == 0]
+    if exact:
+        note = "; ".join(filter(None, [note, (
+            f"Eliasziw decomposition: {', '.join(exact)} repeated every measurement exactly (replicate error 0): "
+            "the intra-rater F is infinite and its lower bound undefined")]))  # fmt: skip
     return out, note
 
 
@@ -376,7 +553,13 @@ def eliasziw(y: np.ndarray, *, rho0_inter: float = 0.6, rho0_intra: float = 0.8,
     """
     from scipy import special
 
+    with np.errstate(divide="ignore", invalid="ignore"):  # exact repeats: an error mean square of 0 (F = inf)
+        return _eliasziw(y, special, rho0_inter, rho0_intra, confidence)
+
+
+def _eliasziw(y: np.ndarray, special: Any, rho0_inter: float, rho0_intra: float, confidence: float) -> dict:
     n, t, m = y.shape
+    nan = float("nan")
     grand = y.mean()
     s_mean = y.mean(axis=(1, 2))
     r_mean = y.mean(axis=(0, 2))
@@ -429,9 +612,10 @@ def eliasziw(y: np.ndarray, *, rho0_inter: float = 0.6, rho0_intra: float = 0.8,
         "p_intra_per_rater": special.fdtrc(n - 1, n * (m - 1), f_intra_part).tolist(),
         "lower_inter_random": float(min(low_inter_r, 1.0)),
         "lower_inter_fixed": float(min(low_inter_f, 1.0)),
-        "lower_intra": float(min((mss / t - f3 * mse) / (mss / t + f3 * (m - 1) * mse), 1.0)),
-        "lower_intra_per_rater": np.minimum(
-            (mss / t - f3 * mse_part) / (mss / t + f3 * (m - 1) * mse_part), 1.0
+        # with a replicate error of 0 (every repeat exact) the bound inverts an infinite F: undefined
+        "lower_intra": float(min((mss / t - f3 * mse) / (mss / t + f3 * (m - 1) * mse), 1.0)) if mse > 0 else nan,
+        "lower_intra_per_rater": np.where(
+            mse_part > 0, np.minimum((mss / t - f3 * mse_part) / (mss / t + f3 * (m - 1) * mse_part), 1.0), nan
         ).tolist(),  # fmt: skip
         "sem_intra": float(np.sqrt(mse)),
         "sem_intra_per_rater": np.sqrt(mse_part).tolist(),

@@ -254,7 +254,7 @@ def _cmd_disagreements(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         text = safe_csv(result.pairs_frame() if args.pairs else result.to_frame())
     else:
-        text = str(result)
+        text = result.pairs_text() if args.pairs else str(result)
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         print(
@@ -559,7 +559,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the N first items and pairs (default 20; 0: all)",
     )
     dis.add_argument("--format", choices=("table", "csv", "json"), default="table", help="table (default), csv or json")
-    dis.add_argument("--pairs", action="store_true", help="with --format csv: the label pairs instead of the items")
+    dis.add_argument(
+        "--pairs",
+        action="store_true",
+        help="the label pairs (with the items behind each) instead of the items, in the table or CSV (JSON holds both)",
+    )
     dis.add_argument(
         "--items-per-pair",
         type=_non_negative_int,

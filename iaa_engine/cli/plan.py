@@ -125,6 +125,8 @@ def _describe(result: Any) -> str:
         lines.append(f"  Monte-Carlo standard error of n: {result.mc_se:.2f}")
     if "n_kappasize" in result.details and result.details["n_kappasize"] != result.n:
         lines.append(f"  kappaSize's own search says {result.details['n_kappasize']}")
+    if result.details.get("test"):
+        lines.append(f"  {result.details['test']}")
     lines.append(f"  source: {result.details.get('citation', result.source)}")
     return "\n".join(printable(line) for line in lines)
 

@@ -58,38 +58,11 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_cmd_retest)
 
 
-def _as_numbers(values: Any) -> Any:
-    """``values`` as numbers when every non-blank value is one; else unchanged."""
-    import pandas as pd
-
-    text = pd.Series(values, dtype=object)
-    blank = text.isna() | (text.astype(str).str.strip() == "")
-    numbers = pd.to_numeric(text.where(~blank), errors="coerce")
-    return numbers.to_numpy() if not numbers[~blank].isna().any() else values
-
-
-def _ordered(values: Any, name: str) -> Any:
-    """An occasion column as numbers, else as dates, else refused (text would sort ``10`` before ``9``)."""
-    import pandas as pd
-
-    from iaa_engine.cli import CliError
-
-    numbers = _as_numbers(values)
-    if numbers is not values:
-        return numbers
-    dates = pd.to_datetime(pd.Series(values, dtype=object), errors="coerce", utc=True, format="mixed")
-    given = pd.Series(values, dtype=object).astype(str).str.strip() != ""
-    if dates[given].isna().any():
-        bad = pd.Series(values, dtype=object)[given & dates.isna()].iloc[0]
-        raise CliError(f"--occasion-col {name!r} must hold numbers or dates; got {str(bad)!r}")
-    return dates.to_numpy()
-
-
 def _cmd_retest(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from iaa_engine.analysis._retest import retest
+    from iaa_engine.analysis._retest import as_numbers, retest
     from iaa_engine.base._results import printable
     from iaa_engine.cli import CliError, _split, safe_csv
     from iaa_engine.data._io import _frame, read_table
@@ -100,9 +73,8 @@ def _cmd_retest(args: argparse.Namespace) -> int:
     frame = _frame(names, columns)
     label = args.label_col
     if label in frame.columns and args.level in (None, "interval", "ratio"):
-        frame[label] = _as_numbers(frame[label].to_numpy())
-    if args.occasion_col is not None and args.occasion_col in frame.columns:
-        frame[args.occasion_col] = _ordered(frame[args.occasion_col].to_numpy(), args.occasion_col)
+        frame[label] = as_numbers(frame[label].to_numpy())
+    # the occasion column: ordered by retest's one rule (numbers as numbers, dates as dates, else refused)
     r = retest(
         frame,
         item=args.item_col,
@@ -119,7 +91,7 @@ def _cmd_retest(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         text = safe_csv(r.intra)
     else:
-        lines = repr(r).splitlines() + [f"note: {n}" for n in r.notes]
+        lines = str(r).splitlines()
         text = "\n".join(printable(line) for line in lines)
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")

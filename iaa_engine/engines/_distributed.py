@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._params import ANY, PARAMS, Choice, Instance, NoneOr, validate
+from iaa_engine.base._policy import invalid
 from iaa_engine.data._model import LEVELS, Annotations, encode_labels, is_missing_mask, resolve_duplicates
 from iaa_engine.stats._sums import ExactSums
 from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats, pair_cells
@@ -464,6 +465,7 @@ def read_dask(
     >>> ie.percent_agreement(data)
     0.5
     """
+    _check_source(source)
     _, dd, _ = _need_dask()
     if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
         import glob
@@ -493,6 +495,32 @@ def read_dask(
         memory_limit=memory_limit,
         progress=progress,
     )
+
+
+class _Shown(str):
+    """A value shown in an error message as it is (not quoted)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _check_source(source: Any) -> None:
+    """``read_dask``'s ``source``: a path, glob or URL, or a non-empty list of them (a dict or a DataFrame sent
+    dask into endless recursion)."""
+    expected = "a Parquet file, directory, glob or URL (text or a path), or a non-empty list of them"
+    if isinstance(source, (str, os.PathLike)):
+        if not str(source).strip():
+            raise invalid("source", expected, source)
+        return
+    if hasattr(source, "columns") or hasattr(source, "dtypes"):  # a pandas or dask DataFrame
+        raise invalid(
+            "source",
+            expected + " (a DataFrame in memory goes to Annotations.from_long, or to summarize_dask as a dask one)",
+            _Shown(f"<a {type(source).__module__.split('.')[0]} {type(source).__name__}>"),
+        )
+    if isinstance(source, (list, tuple)) and source and all(isinstance(s, (str, os.PathLike)) for s in source):
+        return
+    raise invalid("source", expected, source)
 
 
 def _sort_key(value: Any) -> tuple:

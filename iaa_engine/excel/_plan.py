@@ -87,6 +87,12 @@ def _sides(value: Any) -> int | None:
     return s
 
 
+def _source(p: ie.StudyPlan) -> str:
+    """The calculator, and which way its test goes ("...; testing for kappa below 0.85 ...") where it has one."""
+    test = p.details.get("test")
+    return f"{p.source}; {test}" if test else p.source
+
+
 def _table(p: ie.StudyPlan) -> list[list[Any]]:
     def shown(v: float) -> Any:
         return float(v) if math.isfinite(v) else ""  # not a quantity of this calculator: a blank cell
@@ -98,7 +104,7 @@ def _table(p: ie.StudyPlan) -> list[list[Any]]:
         ["Interval width at n", shown(p.width)],
         ["Lower limit at n", shown(p.lower)],
         ["Upper limit at n", shown(p.upper)],
-        ["Source" if not p.mc_se else "Monte-Carlo SE of n", p.source if not p.mc_se else float(p.mc_se)],
+        ["Source" if not p.mc_se else "Monte-Carlo SE of n", _source(p) if not p.mc_se else float(p.mc_se)],
     ]
 
 

@@ -186,16 +186,18 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     ----------
     n : int or array-like of int
         Annotations on the item, each a whole number of at least 0; an array gives one variance for each entry.
-        An item with 0 or 1 annotation has no pair, so no agreement to estimate: its variance is ``inf`` (weight
-        0 under inverse-variance weighting).
+        An item with 0 or 1 annotation has no pair, so no agreement and no variance of one: nan (the undefined-
+        value policy; a scalar ``n`` also warns why). Inverse-variance weighting gives such an item weight 0
+        (:func:`spa_item_weights`).
     p : array-like of float
         Class distribution (non-negative, sums to 1).
 
     Returns
     -------
     ndarray of float
-        The variance, with the shape of ``n``; ``inf`` where ``n < 2``, so that such an item gets weight 0 under
-        inverse-variance weighting (Nørregaard & Derczynski (2022), section 5.5).
+        The variance, with the shape of ``n``; nan where ``n < 2`` (no pair of annotations, so no agreement: an
+        :class:`UndefinedMetricWarning` says so when ``n`` is one number; arrays are filled without a warning,
+        as per-item tables are).
 
     Raises
     ------
@@ -216,7 +218,7 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
     --------
     >>> import iaa_engine as ie
     >>> ie.item_agreement_variance([1, 2, 3], [0.5, 0.5]).round(4).tolist()  # q(1 - q) / N, q = 1/2, N = 1 and 3
-    [inf, 0.25, 0.0833]
+    [nan, 0.25, 0.0833]
     >>> round(float(ie.item_agreement_variance(3, [0.8, 0.2])), 4)  # 2 (0.68 * 0.32 + 2 * (0.52 - 0.68**2)) / 6
     0.1109
     """
@@ -236,7 +238,15 @@ def item_agreement_variance(n: Any, p: Any) -> np.ndarray:
         raise ValueError(f"p must be a probability vector (non-negative, summing to 1); got {p!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         var = variance_from_moments(n, float(np.sum(p**2)), float(np.sum(p**3)))
-    return np.where(n >= 2, np.maximum(var, 0.0), np.inf)
+    if n.ndim == 0 and n < 2:
+        return np.asarray(
+            undefined(
+                "item_agreement_variance",
+                f"an item with {int(n)} annotation{'s' * (int(n) != 1)} has no pair of annotations, so no agreement",
+                np.nan,
+            )
+        )
+    return np.where(n >= 2, np.maximum(var, 0.0), np.nan)
 
 
 @validate()

@@ -2,16 +2,18 @@ r"""Intraclass correlation coefficients: the six forms of Shrout & Fleiss (1979)
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
 
 from iaa_engine.base._params import Choice, validate
-from iaa_engine.base._policy import check_memory, undefined
+from iaa_engine.base._policy import UndefinedMetricWarning, check_memory, external_stacklevel, undefined
 from iaa_engine.base._results import Estimate
 from iaa_engine.data._model import Annotations, as_annotations
 
-__all__ = ["ICC_FORMS", "ICC_NAMES", "icc"]
+__all__ = ["ICC_FORMS", "ICC_NAMES", "icc", "icc_forms"]
 
 #: The six forms in Shrout & Fleiss's (1979) notation; :func:`icc` also takes their other common names.
 ICC_FORMS = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
@@ -135,15 +137,32 @@ def _matrix(data: Annotations, form: str) -> tuple[np.ndarray, int]:
     return full[complete], int((n_i > 0).sum() - complete.sum())
 
 
+#: Why the interval of an ICC of exactly 1 is undefined (``details['interval_note']``).
+_EXACT = (
+    "the ratings agree exactly ({error} = 0), so F = MS_R / {error} is infinite and the F interval has no finite "
+    "bound (the estimate is 1)"
+)
+
+
+def _exact(form: str, ms: dict[str, float]) -> bool:
+    """Whether the ratings agree exactly in the form's sense: no within-item variance (form 1), no residual
+    (form 3), no residual and no rater effect (form 2). Zero up to rounding, relative to MS_R."""
+    tiny = 1e-12 * ms["msr"]
+    if form.startswith("ICC(1"):
+        return ms["msw"] <= tiny
+    return ms["mse"] <= tiny and (form.startswith("ICC(3") or ms["msc"] <= tiny)
+
+
 def _mean_squares(x: np.ndarray) -> dict[str, float]:
     n, k = x.shape
     grand = x.mean()
     rows, cols = x.mean(axis=1), x.mean(axis=0)
     ss_rows = k * float(np.sum((rows - grand) ** 2))
     ss_cols = n * float(np.sum((cols - grand) ** 2))
-    ss_total = float(np.sum((x - grand) ** 2))
     ss_within = float(np.sum((x - rows[:, None]) ** 2))
-    ss_error = ss_total - ss_rows - ss_cols
+    # the residual's own squares (not SS_total - SS_rows - SS_cols, whose rounding can leave -1e-15 for a
+    # residual that is exactly 0, e.g. two raters who agree to the digit)
+    ss_error = float(np.sum((x - rows[:, None] - cols[None, :] + grand) ** 2))
     return {
         "msr": ss_rows / (n - 1),
         "msc": ss_cols / (k - 1),
@@ -199,6 +218,13 @@ def icc(
         Returned with an :class:`UndefinedMetricWarning` when fewer than two items or raters remain, or the
         ratings have no variance.
 
+    Notes
+    -----
+    Perfect agreement (the error mean square is 0: two copies of a file, a rater who repeats themself exactly)
+    is a normal case: the estimate is 1 and the F test's p-value 0, but :math:`F = MS_R / 0` is infinite, so the
+    F interval has no finite bound and the delta method no variance to estimate. ``se``, ``lower`` and ``upper``
+    are then nan, an :class:`UndefinedMetricWarning` says why, and ``details['interval_note']`` keeps the reason.
+
     Returns
     -------
     Estimate
@@ -235,11 +261,33 @@ def icc(
     >>> [round(ie.icc(data, f).estimate, 2) for f in ie.ICC_FORMS]  # Shrout & Fleiss, Table 4
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
-    from scipy import special  # the F distribution without importing scipy.stats (~1.5 s)
-
     form = _ALIASES.get(form, form)
     data = as_annotations(data)
     mat, dropped = _matrix(data, form)
+    return _icc_of(form, mat, dropped, data.n_annotators, confidence, replace_undefined_by)
+
+
+def icc_forms(data: Any, forms: Sequence[str] = ICC_FORMS, *, confidence: float = 0.95) -> dict[str, Estimate]:
+    """:func:`icc` of several forms, the items × ratings table built once per design (one-way, two-way): what the
+    report computes. Each form warns as :func:`icc` does."""
+    data = as_annotations(data)
+    out: dict[str, Estimate] = {}
+    tables: dict[bool, tuple[np.ndarray, int]] = {}
+    for form in forms:
+        form = _ALIASES.get(form, form)
+        one_way = form.startswith("ICC(1")
+        if one_way not in tables:
+            tables[one_way] = _matrix(data, form)
+        out[form] = _icc_of(form, *tables[one_way], data.n_annotators, confidence, float("nan"))
+    return out
+
+
+def _icc_of(
+    form: str, mat: np.ndarray, dropped: int, n_annotators: int | None, confidence: float, replace_undefined_by: float
+) -> Estimate:
+    """:func:`icc` of one form on its items × ratings table (``dropped``: the rated items left out of it)."""
+    from scipy import special  # the F distribution without importing scipy.stats (~1.5 s)
+
     n, k = mat.shape if mat.ndim == 2 else (0, 0)
     nan = float("nan")
     total = n + dropped
@@ -247,7 +295,7 @@ def icc(
         "items_used": n,
         "items_rated": total,
         "items_dropped": dropped,
-        "note": _note(form, n, total, k, data.n_annotators),
+        "note": _note(form, n, total, k, n_annotators),
     }
     if n < 2 or k < 2:
         value = undefined(form, f"it needs two items with two ratings each; {n} × {k} remain", replace_undefined_by)
@@ -271,6 +319,17 @@ def icc(
         return Estimate(form, value, nan, nan, nan, nan, float(confidence), n, METHOD, details)
     value = num / den
     p = float(special.fdtrc(df1, df2, f0)) if np.isfinite(f0) else 0.0
+    if _exact(form, ms):
+        # perfect agreement: the estimate is 1; the F interval inverts F = MS_R / 0 and has no finite bound
+        reason = _EXACT.format(error="MS_W" if one else "MS_E")
+        details["interval_note"] = reason
+        warnings.warn(
+            f"{form}'s standard error and interval are undefined: {reason}; returning nan for them",
+            UndefinedMetricWarning,
+            stacklevel=external_stacklevel(),
+        )
+        details["F"] = np.inf
+        return Estimate(form, 1.0, nan, nan, nan, 0.0, float(confidence), n, METHOD, details)
     q = 1.0 - (1.0 - confidence) / 2.0
     if form.startswith("ICC(2"):
         rho = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)  # ICC(2,1)

@@ -69,8 +69,9 @@ class Report(Result):
     estimates : dict of str to Estimate
         Coefficients with analytic standard error, interval and p-value: the weighted kappa family
         (``'fleiss_kappa[quadratic]'``, ...; :func:`iaa_engine.estimate`), the unweighted kappa family with
-        ``ci=True``, and the intraclass correlations ``'ICC(1,1)'``, ``'ICC(2,1)'`` for interval and ratio data
-        (:func:`iaa_engine.icc`).
+        ``ci=True``, and for interval and ratio data the six intraclass correlations of Shrout & Fleiss,
+        ``'ICC(1,1)'``, ``'ICC(2,1)'``, ``'ICC(3,1)'``, ``'ICC(1,k)'``, ``'ICC(2,k)'``, ``'ICC(3,k)'``, each with its
+        F interval (:func:`iaa_engine.icc`; the one-way two only, without annotator identities).
     intervals : BootstrapResult or None
         Bootstrap intervals (``ci=True``).
     hierarchy : HierarchyResult or None
@@ -184,6 +185,25 @@ class Report(Result):
         rows += [(k, e.estimate) for k, e in self.estimates.items() if k not in self.values]
         return pd.DataFrame(rows, columns=["metric", "value"])
 
+    def __repr__(self) -> str:
+        """A short summary (the data's size, the headline values, what else is inside); ``print`` shows the table."""
+        ann = "" if self.n_annotators is None else f", {self.n_annotators} annotators"
+        values = ", ".join(
+            f"{k} {'undefined' if v is None or not np.isfinite(v) else f'{v:.4f}'}" for k, v in self.values.items()
+        )
+        parts = [f"{len(self.matrices)} pairwise matrices"] if self.matrices else []
+        parts += [f"{len(self.estimates)} estimates with standard errors"] if self.estimates else []
+        named = (("intervals", "bootstrap intervals"), ("hierarchy", "hierarchy"), ("strata", "strata"),
+                 ("by", "agreement by group"))  # fmt: skip
+        parts += [text for attr, text in named if getattr(self, attr) is not None]
+        parts += [f"{len(self.notes)} notes"] if self.notes else []
+        inside = f"; {', '.join(parts)}" if parts else ""
+        return (
+            f"Report({self.n_items} items ({self.n_items_excluded} excluded){ann}, {self.n_annotations} annotations, "
+            f"{self.n_categories} categories, level {self.level!r}; {values}{inside}; print() it for the full report, "
+            ".to_dict() for every value)"
+        )
+
     def __str__(self) -> str:
         def fmt(v: float | None) -> str:
             return "undefined" if v is None or not np.isfinite(v) else f"{v:.4f}"
@@ -235,6 +255,11 @@ class Report(Result):
                 se = fmt(e.se) if np.isfinite(e.se) or not np.isfinite(e.estimate) else "-"  # the ICC: F interval
                 lines.append(
                     f"    {printable(name):<38} {fmt(e.estimate):>9} {se:>9} {fmt(e.lower):>9} {fmt(e.upper):>9} {p:>9}"
+                )
+            if any(name.startswith("ICC(") for name in self.estimates):
+                lines.append(
+                    "    ICC (Shrout & Fleiss): 1 one-way random, 2 two-way random (absolute agreement), 3 two-way "
+                    "mixed (consistency); ·,1 one rater, ·,k the mean of k"
                 )
         if self.readings:
             first = next(iter(self.readings.values()))
@@ -298,6 +323,42 @@ class Report(Result):
         if self.notes:
             lines += ["", "  Notes"] + [f"    - {printable(n)}" for n in self.notes]
         return "\n".join(lines)
+
+
+def _icc_forms(data: Any, has_ann: bool, notes: list[str], reasons: dict[str, str]) -> dict[str, Estimate]:
+    """The six Shrout & Fleiss forms (the one-way two without annotator identities), each with its interval; what
+    several forms share (the items they rest on, why an interval is undefined) is one note naming them."""
+    from iaa_engine.metrics._icc import ICC_FORMS, icc_forms
+
+    out: dict[str, Estimate] = {}
+    said: list[str] = []
+    one_way, two_way = ICC_FORMS[0::3], ICC_FORMS[1::3] + ICC_FORMS[2::3]
+    for design in (one_way, two_way) if has_ann else (one_way,):  # one items × ratings table per design
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UndefinedMetricWarning)
+            try:
+                out.update(icc_forms(data, design))
+            except NotEnoughMemoryError as exc:
+                notes.append(f"{', '.join(design)} not computed: {exc}")
+        for w in caught:
+            if issubclass(w.category, UndefinedMetricWarning):
+                said.append(str(w.message).split("; returning")[0])
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    out = {form: out[form] for form in ICC_FORMS if form in out}
+    shared: dict[str, list[str]] = {}  # a note with "{}" for the forms -> the forms it is about
+    for form, e in out.items():
+        own = [m for m in said if m.startswith((f"{form} ", f"{form}'s "))]
+        if own:
+            reasons.setdefault(form, own[0])  # why it (or its interval) is undefined
+        for msg in [*own, e.details.get("note", "")]:
+            if msg:
+                shared.setdefault(msg.replace(form, "{}"), []).append(form)
+    for text, forms in shared.items():
+        if len(forms) > 1:
+            text = text.replace("{}'s ", "{}: ").replace("{} rests on", "{} rest on")
+        notes.append(text.replace("{}", ", ".join(forms)))
+    return out
 
 
 #: The weights ``kappa_weights='auto'`` picks for each level (nominal: none).
@@ -379,7 +440,7 @@ def report(
         The sums behind them never build a categories × categories matrix (closed forms for ``linear``,
         ``quadratic``, ``ordinal`` and ``circular``); where a family cannot run on this many categories, the
         report carries the rest and says so in ``notes``.
-        Interval and ratio data also get the intraclass correlations ICC(1,1) and ICC(2,1).
+        Interval and ratio data also get the six intraclass correlations, ICC(1,1) to ICC(3,k), with intervals.
     benchmark : {'landis_koch', 'fleiss', 'altman', 'krippendorff'}, optional
         Read every coefficient with a standard error on this benchmark scale, with its uncertainty
         (:func:`iaa_engine.benchmark_reading`: the probability of each band, the first band reached with
@@ -537,7 +598,6 @@ def report(
         )
     elif wanted:
         from iaa_engine.inference._analytic import estimate
-        from iaa_engine.metrics._icc import icc
 
         families = ([chosen] if chosen is not None else []) + (
             ["identity"] if (ci or benchmark is not None) and chosen != "identity" else []
@@ -560,13 +620,7 @@ def report(
             e = run(functools.partial(estimate, data, "krippendorff_alpha"), "krippendorff_alpha")
             estimates[e.metric] = e
         if data.level in ("interval", "ratio") and data.label is not None:
-            for form in ("ICC(1,1)", "ICC(2,1)") if has_ann else ("ICC(1,1)",):
-                try:
-                    estimates[form] = run(functools.partial(icc, data, form), form)
-                    if estimates[form].details.get("note"):  # the items the ICC rests on, beside the others' n
-                        notes.append(estimates[form].details["note"])
-                except NotEnoughMemoryError as exc:
-                    notes.append(f"{form} not computed: {exc}")
+            estimates.update(_icc_forms(data, has_ann, notes, reasons))
     if benchmark is not None:
         from iaa_engine.inference._benchmark import benchmark_reading
 
