@@ -87,6 +87,8 @@ _EXPORTS = {
     "icc": ".metrics._icc",
     "model_agreement": ".analysis._models",
     "ModelAgreement": ".analysis._models",
+    "alt_test": ".analysis._judges",
+    "AltTest": ".analysis._judges",
     "ICC_FORMS": ".metrics._icc",
     "ICC_NAMES": ".metrics._icc",
     "AGREEMENT_WEIGHTS": ".base._choices",
@@ -169,6 +171,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         gold_accuracy,
         gold_standard,
     )
+    from iaa_engine.analysis._judges import AltTest, alt_test
     from iaa_engine.analysis._models import ModelAgreement, model_agreement
     from iaa_engine.analysis._plan import StudyPlan, plan, plan_simulation
     from iaa_engine.analysis._preferences import (
@@ -283,6 +286,8 @@ __all__ = [
     "AgreementBy",
     "ModelAgreement",
     "model_agreement",
+    "AltTest",
+    "alt_test",
     "HierarchyResult",
     "HierarchyTest",
     "LEVELS",
