@@ -210,3 +210,34 @@ def test_binary_closed_form_against_the_formula(m0, m1, n, q0, q1, p):
         assert row["corrected"] == pytest.approx(float(rogan_gladen(p_, q0_, q1_)), abs=1e-15)
         np.testing.assert_allclose([row["lower"], row["upper"]], lee_interval(p_, q0_, q1_, n, m0, m1), rtol=1e-14)
         assert 0 <= row["lower"] <= row["upper"] <= 1
+
+
+def test_plan_splits_a_calibration_budget():
+    """ie.plan("judge", method="calibration"): the README allocation example of LLM-judge-reporting (136, 64), and
+    the expected interval at that split is Lee et al.'s interval with those sizes."""
+    p = ie.plan(
+        "judge", method="calibration", n_items=200, prevalence=0.4, specificity=0.7, sensitivity=0.9, n_pilot=10
+    )
+    assert (p.details["m0"], p.details["m1"], p.n) == (136, 64, 200)
+    assert p.details["corrected"] == pytest.approx(0.1666666666666668, rel=1e-13) and np.isnan(p.width)
+    q = ie.plan(
+        "judge", method="calibration", n_items=200, prevalence=0.4, specificity=0.7, sensitivity=0.9, n_test=1000
+    )
+    assert (q.details["m0"], q.details["m1"]) == (144, 56)
+    assert (q.lower, q.upper) == lee_interval(0.4, 0.7, 0.9, 1000, 144, 56)
+    # the split narrows the interval against an even one
+    assert q.width < np.subtract(*lee_interval(0.4, 0.7, 0.9, 1000, 100, 100)[::-1])
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"prevalence": 0.4, "specificity": 0.7}, "sensitivity must be"),
+        ({"prevalence": 0.4, "specificity": 0.7, "sensitivity": 1.2}, "sensitivity must be"),
+        ({"specificity": 0.7, "sensitivity": 0.9}, "prevalence must be"),
+        ({"prevalence": 0.4, "specificity": 0.7, "sensitivity": 0.9, "n_pilot": 150}, "n_pilot must be"),
+    ],
+)
+def test_plan_judge_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ie.plan("judge", method="calibration", n_items=200, **kwargs)

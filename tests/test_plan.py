@@ -439,7 +439,7 @@ def test_more_power_or_a_narrower_interval_needs_more_items():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: ie.plan("kapa"), "coefficient must be one of 'kappa', 'icc', 'alpha'; got 'kapa'"),
+        (lambda: ie.plan("kapa"), "coefficient must be one of 'kappa', 'icc', 'alpha', 'judge'; got 'kapa'"),
         (lambda: ie.plan("icc", method="minimum"), "method must be one of 'power', 'width', 'fixed_n' for 'icc'"),
         (lambda: ie.plan("kappa", source="walter"), "source must be one of 'donner', 'cantor', 'flack' for kappa"),
         (lambda: ie.plan("kappa", null=0.4, expected=0.6), "prevalence must be a proportion or a sequence"),

@@ -35,6 +35,7 @@ PLAN_COEFFICIENTS: dict[str, tuple[str, ...]] = {
     "kappa": ("power", "width", "fixed_n"),
     "icc": ("power", "width", "fixed_n"),
     "alpha": ("minimum",),
+    "judge": ("calibration",),
 }
 #: The published calculators: (coefficient, method) -> the sources that apply (the first is the default).
 PLAN_SOURCES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -45,6 +46,7 @@ PLAN_SOURCES: dict[tuple[str, str], tuple[str, ...]] = {
     ("icc", "width"): ("bonett",),
     ("icc", "fixed_n"): ("walter",),
     ("alpha", "minimum"): ("krippendorff",),
+    ("judge", "calibration"): ("lee",),
 }
 _CITATION = {
     "donner": "Donner & Eliasziw (1992); Donner & Rotondi (2010); R kappaSize",
@@ -54,6 +56,7 @@ _CITATION = {
     "walter": "Walter, Eliasziw & Donner (1998); R ICC.Sample.Size",
     "bonett": "Bonett (2002)",
     "krippendorff": "Krippendorff (2019), after Bloch & Kraemer (1989)",
+    "lee": "Lee, Zeng, Jeong, Sohn & Lee (2025); LLM-judge-reporting allocate_calibration_sample",
 }
 _ICC_FIXED = "Walter, Eliasziw & Donner (1998) for the power; Bonett (2002) for the width"
 #: Coefficients :func:`plan_simulation` simulates (functions of the count sums, vectorised over replicates).
@@ -490,6 +493,58 @@ def _alpha_minimum(null, prevalence, significance) -> dict[str, Any]:
     return {"n_raw": n_raw, "n": math.ceil(n_raw), "details": {"z": z, "least_frequent": pc}}
 
 
+def _judge_calibration(
+    budget: int | None,
+    prevalence: Any,
+    q0: float | None,
+    q1: float | None,
+    pilot: int,
+    n_test: int | None,
+    confidence: float,
+) -> StudyPlan:
+    """Lee et al.'s split of a calibration budget (see :func:`plan`)."""
+    from iaa_engine.stats._misclassification import allocate_calibration, lee_interval, rogan_gladen
+
+    if budget is None:
+        raise _missing("n_items", "the calibration budget, a whole number", "the judge's planner splits it")
+    if prevalence is None or np.ndim(prevalence) != 0:
+        raise invalid("prevalence", "the share the judge calls positive, one number in (0, 1)", prevalence)
+    if q0 is None or q1 is None:
+        raise _missing(
+            "specificity" if q0 is None else "sensitivity", "a pilot estimate in [0, 1]", "the planner needs both"
+        )
+    if pilot > budget / 2:
+        raise invalid("n_pilot", f"at most half the budget ({budget // 2})", pilot)
+    p = float(prevalence)
+    m0, m1 = allocate_calibration(int(budget), p, float(q0), float(q1), int(pilot))
+    inputs: dict[str, Any] = {
+        "n_items": budget, "prevalence": p, "specificity": q0, "sensitivity": q1, "n_pilot": pilot,
+    }  # fmt: skip
+    lo = hi = math.nan
+    if n_test is not None:
+        inputs.update(n_test=n_test, confidence=confidence)
+        if m0 > 0 and m1 > 0:
+            lo, hi = lee_interval(p, float(q0), float(q1), int(n_test), m0, m1, confidence)
+    return StudyPlan(
+        coefficient="judge",
+        method="calibration",
+        source=_CITATION["lee"].split(";")[0],
+        n=int(budget),
+        n_raw=float(budget),
+        width=hi - lo,
+        lower=lo,
+        upper=hi,
+        inputs=inputs,
+        details={
+            "source": "lee",
+            "citation": _CITATION["lee"],
+            "m0": m0,
+            "m1": m1,
+            "corrected": float(rogan_gladen(p, q0, q1)),
+        },
+    )
+
+
 # ----------------------------------------------------------------------------------------------------- plan
 
 
@@ -513,7 +568,7 @@ def _direction(coefficient: str, method: str, null: float | None, expected: floa
 
 
 @validate(
-    method=NoneOr(Choice("power", "width", "fixed_n", "minimum")),
+    method=NoneOr(Choice("power", "width", "fixed_n", "minimum", "calibration")),
     source=NoneOr(Choice(*sorted(_CITATION))),
     null=NoneOr(Real(-1, 1)),
     expected=NoneOr(Real(-1, 1)),
@@ -527,6 +582,10 @@ def _direction(coefficient: str, method: str, null: float | None, expected: floa
     lower=NoneOr(Real(-1, 1)),
     upper=NoneOr(Real(-1, 1)),
     n_items=NoneOr(Whole(2)),
+    specificity=NoneOr(Real(0, 1)),
+    sensitivity=NoneOr(Real(0, 1)),
+    n_pilot=Whole(0),
+    n_test=NoneOr(Whole(1)),
 )
 def plan(
     coefficient: str,
@@ -546,6 +605,10 @@ def plan(
     upper: float | None = None,
     confidence: float = 0.95,
     n_items: int | None = None,
+    specificity: float | None = None,
+    sensitivity: float | None = None,
+    n_pilot: int = 0,
+    n_test: int | None = None,
 ) -> StudyPlan:
     r"""How many items a reliability study needs: the published sample-size calculators for kappa, the ICC and
     Krippendorff's alpha.
@@ -569,6 +632,8 @@ def plan(
     icc       width       ``bonett``          Bonett (2002)
     icc       fixed_n     ``walter``          the power (Walter et al.) and the width (Bonett) with ``n_items``
     alpha     minimum     ``krippendorff``    the minimum number of units for the smallest acceptable alpha
+    judge     calibration ``lee``             a calibration budget ``n_items`` split between truly negative and
+                                              truly positive items (Lee et al. 2025) for :func:`judge_accuracy`
     ========  ==========  ==================  ==================================================================
 
     Donner & Eliasziw's model gives each item's m ratings the cell probabilities :math:`P_j(\kappa)` (binary: the
@@ -590,16 +655,20 @@ def plan(
     2k(z_{1-\alpha/s} + z_{1-\beta})^2/((k-1)\ln^2(F_1/F_0))`, :math:`F = (1+(k-1)\rho)/(1-\rho)`. Bonett:
     :math:`n = 8z^2(1-\rho)^2(1+(k-1)\rho)^2/(k(k-1)w^2) + 1`, plus 5ρ when k = 2 and ρ ≥ 0.7 (his correction).
     Krippendorff: :math:`n = 2z^2[(1+\alpha_{min})(3-\alpha_{min})/(4(1-\alpha_{min})p_c(1-p_c)) -
-    \alpha_{min}]`, z of the one-sided level.
+    \alpha_{min}]`, z of the one-sided level. Lee et al.: :math:`m_1 = m/(1 + (1/p - 1)\sqrt{\kappa})`,
+    :math:`\kappa = (m_p(1-q_0) + 1)/(m_p(1-q_1) + 1)` with :math:`m_p` pilot items (without a pilot
+    :math:`(1-q_0)/(1-q_1)`), rounded and kept within :math:`[m_p, m - m_p]`, :math:`m_0 = m - m_1`
+    (:func:`iaa_engine.stats._misclassification.allocate_calibration`); with ``n_test`` the expected interval of
+    the corrected rate at that split (Lee et al.'s, :func:`judge_accuracy`).
 
     Parameters
     ----------
-    coefficient : {'kappa', 'icc', 'alpha'}
+    coefficient : {'kappa', 'icc', 'alpha', 'judge'}
         The coefficient the study will report.
-    method : {'power', 'width', 'fixed_n', 'minimum'}, optional
+    method : {'power', 'width', 'fixed_n', 'minimum', 'calibration'}, optional
         Power of a test of ``null`` against ``expected``; an interval of a width (or limits); what a fixed
-        ``n_items`` achieves; alpha's minimum sample. Default: ``'power'`` for kappa and the ICC, ``'minimum'``
-        for alpha (its only one).
+        ``n_items`` achieves; alpha's minimum sample; a judge's calibration budget split. Default: ``'power'`` for
+        kappa and the ICC, ``'minimum'`` for alpha and ``'calibration'`` for a judge (their only ones).
     source : str, optional
         The calculator (table above); default: the first of the coefficient's and method's.
     null : float, optional
@@ -629,7 +698,14 @@ def plan(
     confidence : float, default 0.95
         The interval's coverage (one-sided when only ``lower`` is given).
     n_items : int, optional
-        The number of items available (``method='fixed_n'``).
+        The number of items available (``method='fixed_n'``); the calibration budget m (``'judge'``).
+    specificity, sensitivity : float, optional
+        ``'judge'``: pilot estimates (or beliefs) of the judge's specificity :math:`q_0` and sensitivity
+        :math:`q_1`; ``prevalence`` is then the share p the judge calls positive on the items to be corrected.
+    n_pilot : int, default 0
+        ``'judge'``: calibration items already labelled in a pilot (the estimates' weight).
+    n_test : int, optional
+        ``'judge'``: the items to be corrected (for the expected interval).
 
     Returns
     -------
@@ -688,6 +764,14 @@ def plan(
     20
     >>> ie.plan("alpha", method="minimum", null=0.8, prevalence=0.25).n
     139
+
+    A calibration budget of 200 items for an LLM judge that calls 40% positive, with a pilot of 10 suggesting
+    specificity 0.7 and sensitivity 0.9 (the allocation example of Lee et al.'s LLM-judge-reporting):
+
+    >>> p = ie.plan("judge", method="calibration", n_items=200, prevalence=0.4, specificity=0.7, sensitivity=0.9,
+    ...             n_pilot=10)
+    >>> p.details["m0"], p.details["m1"]
+    (136, 64)
     """
     if not isinstance(coefficient, str) or coefficient not in PLAN_COEFFICIENTS:
         raise invalid("coefficient", "one of " + ", ".join(repr(c) for c in PLAN_COEFFICIENTS), coefficient)
@@ -700,6 +784,8 @@ def plan(
     src = sources[0] if source is None else source
     if src not in sources:
         raise invalid("source", f"one of {', '.join(repr(s) for s in sources)} for {coefficient} by {method}", source)
+    if coefficient == "judge":
+        return _judge_calibration(n_items, prevalence, specificity, sensitivity, n_pilot, n_test, confidence)
     side = sides if sides is not None else (2 if src in ("walter", "donner") else 1)
     inputs: dict[str, Any] = {} if coefficient == "alpha" else {"raters": raters}
     if method == "power":
