@@ -89,6 +89,8 @@ _EXPORTS = {
     "ModelAgreement": ".analysis._models",
     "alt_test": ".analysis._judges",
     "AltTest": ".analysis._judges",
+    "human_likeness": ".analysis._judges",
+    "HumanLikeness": ".analysis._judges",
     "judge_accuracy": ".analysis._judge_accuracy",
     "JudgeAccuracy": ".analysis._judge_accuracy",
     "ICC_FORMS": ".metrics._icc",
@@ -174,7 +176,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         gold_standard,
     )
     from iaa_engine.analysis._judge_accuracy import JudgeAccuracy, judge_accuracy
-    from iaa_engine.analysis._judges import AltTest, alt_test
+    from iaa_engine.analysis._judges import AltTest, HumanLikeness, alt_test, human_likeness
     from iaa_engine.analysis._models import ModelAgreement, model_agreement
     from iaa_engine.analysis._plan import StudyPlan, plan, plan_simulation
     from iaa_engine.analysis._preferences import (
@@ -291,6 +293,8 @@ __all__ = [
     "model_agreement",
     "AltTest",
     "alt_test",
+    "HumanLikeness",
+    "human_likeness",
     "JudgeAccuracy",
     "judge_accuracy",
     "HierarchyResult",

@@ -19,7 +19,7 @@ from iaa_engine.base._results import Result, nan_to_none, printable
 from iaa_engine.data._model import Annotations, as_annotations, extra_codes
 from iaa_engine.stats._multiple import benjamini_yekutieli, benjamini_yekutieli_reject, t_test_less
 
-__all__ = ["AltTest", "alt_test", "SCORINGS"]
+__all__ = ["AltTest", "alt_test", "SCORINGS", "HumanLikeness", "human_likeness"]
 
 #: The built-in alignment scores of :func:`alt_test`.
 SCORINGS = ("accuracy", "neg_rmse")
@@ -563,3 +563,191 @@ def alt_test(
         by if by is None or isinstance(by, str) else "mapping",
         notes,
     )
+
+
+#: The readings of a human-likeness z-score (Han et al. 2025's thresholds).
+HUMAN_LIKE, SUPER_CONSISTENT, BELOW_HUMANS = "human-like", "super-consistent", "below humans"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class HumanLikeness(Result):
+    r"""Each model's agreement with the humans placed among the humans' agreement with each other: the result of
+    :func:`human_likeness`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per model: ``model``, ``kappa`` (the mean of its Cohen's kappas with the humans), ``n_humans``
+        (humans it shares at least ``min_items`` items with), ``human_mean`` and ``human_sd`` (mean and standard
+        deviation of the humans' pairwise kappas), ``n_pairs`` (human pairs counted), ``z`` and ``reading``
+        (``'human-like'`` for :math:`|z| < 1`, ``'super-consistent'`` for :math:`z \ge 1`, ``'below humans'`` for
+        :math:`z \le -1`; empty when z is undefined) and ``reason`` (why z is undefined, else empty).
+    pairs : pandas.DataFrame
+        The human pairs: ``annotator_a``, ``annotator_b``, ``n_shared``, ``kappa``.
+    min_items : int
+        The fewest shared items a pair (human–human or model–human) needs to count.
+
+    References
+    ----------
+    Han, S., Titericz Junior, G., Balough, T., & Zhou, W. (2025). Judge's Verdict: A comprehensive analysis of LLM
+    judge capability through human agreement. arXiv:2510.09738.
+
+    Examples
+    --------
+    >>> import pandas as pd, iaa_engine as ie
+    >>> humans = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4], "annotator": list("abc") * 4,
+    ...                        "label": list("xxy" "yyy" "xyx" "yyy")})
+    >>> model = pd.DataFrame({"item": [1, 2, 3, 4], "annotator": "m", "label": list("xyxy")})
+    >>> res = ie.human_likeness(humans, model, min_items=2)
+    >>> res.table[["model", "kappa", "human_mean", "z", "reading"]].round(3)
+      model  kappa  human_mean      z     reading
+    0     m  0.667       0.222  0.924  human-like
+    """
+
+    table: pd.DataFrame
+    pairs: pd.DataFrame
+    min_items: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table (a copy)."""
+        return self.table.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the table, the human pairs and ``min_items``."""
+        return {"table": _rows(self.table), "pairs": _rows(self.pairs), "min_items": self.min_items}
+
+    def __str__(self) -> str:
+        lines = ["Human-likeness (a model's mean kappa with the humans among the humans' pairwise kappas)"]
+        for r in self.table.to_dict(orient="records"):
+            if not np.isfinite(r["z"]):
+                lines.append(f"  {printable(r['model']):>16}: undefined ({r['reason']})")
+                continue
+            lines.append(
+                f"  {printable(r['model']):>16}: kappa {r['kappa']:.3f} vs humans {r['human_mean']:.3f} "
+                f"(sd {r['human_sd']:.3f}, {r['n_pairs']} pairs): z {r['z']:+.2f}, {r['reading']}"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+@validate(models=ANY, min_items=Whole(2))
+def human_likeness(humans: Any, models: Any, *, min_items: int = 20) -> HumanLikeness:
+    r"""How human each model's agreement with the humans is: a z-score in the distribution of human–human agreement.
+
+    With :math:`\kappa_{ab}` Cohen's (1960) kappa of humans a and b on the items both labelled (pairs sharing at
+    least ``min_items`` items), :math:`\mu` and :math:`\sigma` their mean and standard deviation (:math:`n - 1`
+    in the denominator) over the pairs, and :math:`\bar\kappa_m` the mean of model m's kappas with the humans
+    (each on the items both labelled, at least ``min_items``):
+
+    .. math::
+
+        z_m = \frac{\bar\kappa_m - \mu}{\sigma}
+
+    read as Judge's Verdict reads it (Han et al. 2025): :math:`|z| < 1` human-like (the model agrees with people
+    as people agree with each other), :math:`z \ge 1` super-consistent (more consistent with people than people
+    are: reliable, or flattening hard cases), :math:`z \le -1` below the humans. Undefined (NaN, with the reason)
+    with fewer than two human pairs, humans who all agree alike (:math:`\sigma = 0`), or a model sharing too few
+    items with every human.
+
+    Parameters
+    ----------
+    humans : Annotations or convertible
+        The human annotations (with annotator identities).
+    models : Annotations or convertible
+        The model annotations, one "annotator" per model.
+    min_items : int, default 20
+        The fewest shared items for a pair's kappa to count.
+
+    Returns
+    -------
+    HumanLikeness
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``humans`` or ``models`` is not annotations nor convertible to them.
+    ValueError
+        Either set has no annotator identities or holds only statistics.
+
+    See Also
+    --------
+    model_agreement : The per-annotator kappas the model's mean is taken over.
+    alt_test : Whether the model can replace the humans.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological Measurement
+    20(1), 37–46.
+
+    Han, S., Titericz Junior, G., Balough, T., & Zhou, W. (2025). Judge's Verdict: A comprehensive analysis of LLM
+    judge capability through human agreement. arXiv:2510.09738.
+
+    Examples
+    --------
+    Three humans right 90%, 80% and 70% of the time; a model right 80% of the time agrees with them as they agree
+    with each other, a model always right agrees with every one of them more than they agree among themselves:
+
+    >>> import numpy as np, pandas as pd, iaa_engine as ie
+    >>> rng = np.random.default_rng(1)
+    >>> truth = rng.integers(0, 2, 200)
+    >>> rows = [(i, a, truth[i] if rng.random() < q else 1 - truth[i])
+    ...         for a, q in (("a", 0.9), ("b", 0.8), ("c", 0.7), ("m", 0.8), ("perfect", 1.0)) for i in range(200)]
+    >>> table = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    >>> humans, models = table[table.annotator.isin(["a", "b", "c"])], table[table.annotator.isin(["m", "perfect"])]
+    >>> ie.human_likeness(humans, models).table[["model", "kappa", "human_mean", "z", "reading"]].round(3)
+         model  kappa  human_mean      z           reading
+    0        m   0.31       0.331 -0.125        human-like
+    1  perfect   0.57       0.331  1.424  super-consistent
+    """
+    from iaa_engine.analysis._models import model_agreement
+    from iaa_engine.metrics._kappa import cohen_kappa_matrix
+
+    h = as_annotations(humans)
+    m = as_annotations(models)
+    h.require_annotators("human_likeness (the humans)")
+    m.require_annotators("human_likeness (the models)")
+    if h.label is None or m.label is None:
+        raise ValueError("human_likeness needs the annotations themselves, not only statistics")
+    mat = cohen_kappa_matrix(h)
+    values, shared = np.asarray(mat.values, dtype=float), np.asarray(mat.n_shared)
+    a, b = np.triu_indices(values.shape[0], k=1)
+    names = np.asarray(h.annotators, dtype=object)
+    pairs = pd.DataFrame({"annotator_a": names[a], "annotator_b": names[b], "n_shared": shared[a, b],
+                          "kappa": values[a, b]})  # fmt: skip
+    pairs = pairs[pairs["n_shared"] > 0].reset_index(drop=True)
+    counted = pairs[(pairs["n_shared"] >= min_items) & np.isfinite(pairs["kappa"])]["kappa"].to_numpy(float)
+    mu = float(counted.mean()) if counted.size else np.nan
+    sd = float(counted.std(ddof=1)) if counted.size >= 2 else np.nan
+    per = model_agreement(h, m, progress=False).table
+    per = per[(per["kind"] == "annotator") & (per["n"] >= min_items) & np.isfinite(per["kappa"])]
+    rows = []
+    for name in np.asarray(m.annotators, dtype=object):  # a loop over models: one mean each
+        k = per.loc[per["model"] == name, "kappa"].to_numpy(float)
+        kappa = float(k.mean()) if k.size else np.nan
+        reason = ""
+        if counted.size < 2:
+            reason = f"fewer than two human pairs share {min_items} or more items"
+        elif not sd > 0:
+            reason = "every human pair agrees alike (no spread to place the model in)"
+        elif not k.size:
+            reason = f"the model shares fewer than {min_items} items with every human"
+        z = (kappa - mu) / sd if not reason else np.nan
+        reading = "" if reason else (SUPER_CONSISTENT if z >= 1 else BELOW_HUMANS if z <= -1 else HUMAN_LIKE)
+        rows.append(
+            {
+                "model": name,
+                "kappa": kappa,
+                "n_humans": int(k.size),
+                "human_mean": mu,
+                "human_sd": sd,
+                "n_pairs": int(counted.size),
+                "z": z,
+                "reading": reading,
+                "reason": reason,
+            }
+        )
+    return HumanLikeness(pd.DataFrame(rows), pairs, int(min_items))
