@@ -89,6 +89,8 @@ _EXPORTS = {
     "ModelAgreement": ".analysis._models",
     "alt_test": ".analysis._judges",
     "AltTest": ".analysis._judges",
+    "judge_consistency": ".analysis._judge_bias",
+    "JudgeConsistency": ".analysis._judge_bias",
     "human_likeness": ".analysis._judges",
     "HumanLikeness": ".analysis._judges",
     "judge_accuracy": ".analysis._judge_accuracy",
@@ -176,6 +178,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         gold_standard,
     )
     from iaa_engine.analysis._judge_accuracy import JudgeAccuracy, judge_accuracy
+    from iaa_engine.analysis._judge_bias import JudgeConsistency, judge_consistency
     from iaa_engine.analysis._judges import AltTest, HumanLikeness, alt_test, human_likeness
     from iaa_engine.analysis._models import ModelAgreement, model_agreement
     from iaa_engine.analysis._plan import StudyPlan, plan, plan_simulation
@@ -293,6 +296,8 @@ __all__ = [
     "model_agreement",
     "AltTest",
     "alt_test",
+    "JudgeConsistency",
+    "judge_consistency",
     "HumanLikeness",
     "human_likeness",
     "JudgeAccuracy",
