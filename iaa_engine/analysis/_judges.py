@@ -6,6 +6,7 @@ Models (LLM judges, ML backends, pre-labellers) are a second set of annotations 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._params import ANY, AnyOf, Choice, Function, Real, Whole, validate
-from iaa_engine.base._policy import invalid
+from iaa_engine.base._policy import UndefinedMetricWarning, invalid
 from iaa_engine.base._results import Result, nan_to_none, printable
 from iaa_engine.data._model import Annotations, as_annotations, extra_codes
 from iaa_engine.stats._multiple import benjamini_yekutieli, benjamini_yekutieli_reject, t_test_less
@@ -722,7 +723,9 @@ def human_likeness(humans: Any, models: Any, *, min_items: int = 20) -> HumanLik
     counted = pairs[(pairs["n_shared"] >= min_items) & np.isfinite(pairs["kappa"])]["kappa"].to_numpy(float)
     mu = float(counted.mean()) if counted.size else np.nan
     sd = float(counted.std(ddof=1)) if counted.size >= 2 else np.nan
-    per = model_agreement(h, m, progress=False).table
+    with warnings.catch_warnings():  # only the per-annotator kappas are used; the humans' own agreement is not
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        per = model_agreement(h, m, progress=False).table
     per = per[(per["kind"] == "annotator") & (per["n"] >= min_items) & np.isfinite(per["kappa"])]
     rows = []
     for name in np.asarray(m.annotators, dtype=object):  # a loop over models: one mean each

@@ -34,7 +34,7 @@ PLUGIN_GROUP = "iaa_engine.cli"
 #: The core's further sub-commands, one module each in this package (``iaa_engine.cli.<name>``), each with a
 #: ``register(subparsers)`` as a plugin's: a new sub-command is a new module and one line here, not an edit of
 #: this file's parser. A module imports its heavy dependencies inside its ``func`` (``iaa --help`` stays fast).
-COMMANDS: tuple[str, ...] = ("spans", "compare", "retest", "plan", "preferences", "rankings")
+COMMANDS: tuple[str, ...] = ("spans", "compare", "retest", "plan", "preferences", "rankings", "judges")
 
 
 class CliError(Exception):

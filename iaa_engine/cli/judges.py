@@ -1,0 +1,210 @@
+"""``iaa judges HUMANS MODELS``: can each model (an LLM judge, an ML backend) replace the annotators?
+
+Both files are read with the same data options as ``iaa report`` reads one (the models file's annotator column
+names the model). Per model: the Alternative Annotator Test's verdict, winning rate ω and advantage probability ρ
+(:func:`iaa_engine.alt_test`), its agreement with the pooled humans beside the humans' agreement with each other
+(:func:`iaa_engine.model_agreement`), its human-likeness z (:func:`iaa_engine.human_likeness`) and, with
+``--positive``, its judged rate of that label corrected for its errors on the human-labelled items
+(:func:`iaa_engine.judge_accuracy`). Table, CSV or JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from iaa_engine.cli import CliError, add_data_options
+
+__all__ = ["register", "run", "summary"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``iaa judges`` to the command line."""
+    p = subparsers.add_parser(
+        "judges",
+        help="can a model replace the annotators? the Alternative Annotator Test, human-likeness, corrected rate",
+        description="Each model of MODELS (its annotator column names the model) read against the humans of "
+        "HUMANS: the Alternative Annotator Test (Calderon, Reichart & Dror 2025: leave one human out, is the model "
+        "as good as that human at matching the others, one-sided t-test against epsilon, Benjamini-Yekutieli over "
+        "the humans; passed when it wins against at least half of them), its agreement with the humans beside "
+        "theirs with each other, its human-likeness z (Judge's Verdict: |z| < 1 human-like, z >= 1 "
+        "super-consistent) and, with --positive, the judged rate of that label corrected for the model's errors "
+        "(Rogan-Gladen with Lee et al.'s interval).",
+    )
+    p.add_argument("humans", metavar="HUMANS", help="the human annotations")
+    p.add_argument("models", metavar="MODELS", help="the model annotations (one annotator per model)")
+    p.add_argument(
+        "--epsilon",
+        type=float,
+        required=True,
+        help="the cost-benefit margin: 0.2 for expert annotators, 0.15 skilled, 0.1 crowd workers (the authors' "
+        "rule of thumb; smaller when the humans agree little)",
+    )
+    p.add_argument("--scoring", choices=("accuracy", "neg_rmse"), default="accuracy", help="default accuracy")
+    p.add_argument("--q", type=float, default=0.05, help="false discovery rate of Benjamini-Yekutieli (0.05)")
+    p.add_argument("--min-humans", type=int, default=2, help="items with fewer human labels are left out (2)")
+    p.add_argument("--min-items", type=int, default=30, help="humans with fewer items are not tested (30)")
+    p.add_argument("--by", metavar="COLUMN", help="a column of HUMANS whose values group the items (domains)")
+    p.add_argument("--positive", metavar="LABEL", help="correct the models' judged rate of this label")
+    p.add_argument("--min-shared", type=int, default=20, help="items a pair needs for human-likeness (20)")
+    p.add_argument("--confidence", type=float, default=0.95, help="the intervals' coverage (0.95)")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="table (default), csv, json")
+    p.add_argument(
+        "--table",
+        choices=("models", "humans", "left_out", "likeness", "accuracy"),
+        default="models",
+        help="the table --format csv writes (default: models, one row per model)",
+    )
+    p.add_argument("--indent", action="store_true", help="indent the JSON")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    add_data_options(p)
+    p.set_defaults(func=run)
+
+
+def _label(value: str, data: Any) -> Any:
+    """``--positive`` as one of the data's categories (text as given, or the number it spells)."""
+    cats = list(data.categories)
+    if value in cats:
+        return value
+    for c in cats:
+        if str(c) == value:
+            return c
+    return value
+
+
+def summary(alt: Any, agreement: Any, likeness: Any, accuracy: Any | None) -> Any:
+    """One row per model: the verdict, ω, ρ, agreement beside the humans', human-likeness and the corrected rate."""
+    import numpy as np
+    import pandas as pd
+
+    models = alt.models
+    if "group" in models:  # with groups: the verdict over all groups
+        models = alt.summary.rename(columns={"groups_passed": "passed_groups"})
+    rows = agreement.table[agreement.table["kind"] == "humans"].set_index("model")
+    like = likeness.table.set_index("model")
+    out = pd.DataFrame({"model": models["model"].to_numpy()})
+    if "group" in alt.models:
+        out["groups"] = models["n_groups"].to_numpy()
+        out["passed_groups"] = models["passed_groups"].to_numpy()
+        out["verdict"] = np.where(out["passed_groups"] == out["groups"], "PASSED", "FAILED")
+    else:
+        out["verdict"] = np.where(
+            models["n_humans"].to_numpy() == 0, "undefined", np.where(models["passed"].to_numpy(), "PASSED", "FAILED")
+        )
+        out["omega"] = models["omega"].to_numpy()
+        out["rho"] = models["rho"].to_numpy()
+        out["humans_tested"] = models["n_humans"].to_numpy()
+    out["agreement"] = rows["agreement"].reindex(out["model"]).to_numpy()
+    out["human_agreement"] = agreement.human_agreement
+    out["kappa"] = like["kappa"].reindex(out["model"]).to_numpy()
+    out["z"] = like["z"].reindex(out["model"]).to_numpy()
+    out["human_likeness"] = like["reading"].reindex(out["model"]).to_numpy()
+    if accuracy is not None:
+        acc = accuracy.table.set_index("model")
+        for c in ("raw", "corrected", "lower", "upper"):
+            out[c] = acc[c].reindex(out["model"]).to_numpy()
+    return out
+
+
+def _num(v: Any, fmt: str = ".3f") -> str:
+    return "undefined" if v is None or v != v else format(v, fmt)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``iaa judges``: read both files, run the tests, print or write."""
+    import iaa_engine as ie
+    from iaa_engine.base._csv import safe_csv
+    from iaa_engine.base._policy import UndefinedMetricWarning
+    from iaa_engine.base._results import nan_to_none, printable
+    from iaa_engine.cli import load
+
+    if not 0 <= args.epsilon <= 1:
+        raise CliError(f"--epsilon must be a number from 0 to 1; got {args.epsilon!r}")
+    if not 0 < args.q < 1 or not 0 < args.confidence < 1:
+        raise CliError("--q and --confidence must be numbers between 0 and 1 (exclusive)")
+    if args.min_humans < 2 or args.min_items < 2 or args.min_shared < 2:
+        raise CliError("--min-humans, --min-items and --min-shared must be whole numbers of at least 2")
+    humans = load(argparse.Namespace(**{**vars(args), "path": args.humans}))
+    models = load(argparse.Namespace(**{**vars(args), "path": args.models, "by": None}))
+    if humans.n_annotators is None or models.n_annotators is None:
+        raise CliError("iaa judges needs who labelled what in both files (a long table or a wide matrix)")
+    alt = ie.alt_test(
+        humans,
+        models,
+        epsilon=args.epsilon,
+        scoring=args.scoring,
+        q=args.q,
+        min_humans=args.min_humans,
+        min_items=args.min_items,
+        by=args.by,
+    )
+    with warnings.catch_warnings():  # an undefined humans' agreement is printed "undefined" below
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        agreement = ie.model_agreement(humans, models, confidence=args.confidence, progress=False)
+    likeness = ie.human_likeness(humans, models, min_items=args.min_shared)
+    accuracy = None
+    if args.positive is not None:
+        accuracy = ie.judge_accuracy(humans, models, positive=_label(args.positive, humans), confidence=args.confidence)
+    table = summary(alt, agreement, likeness, accuracy)
+    names = {"humans": Path(args.humans).name, "models": Path(args.models).name}
+    if args.format == "json":
+        doc: dict[str, Any] = {
+            **names,
+            "models": [{k: nan_to_none(v) for k, v in r.items()} for r in table.to_dict(orient="records")],
+            "alt_test": alt.to_dict(),
+            "agreement": agreement.to_dict(),
+            "human_likeness": likeness.to_dict(),
+        }
+        if accuracy is not None:
+            doc["judge_accuracy"] = accuracy.to_dict()
+        text = json.dumps(nan_to_none(doc), indent=2 if args.indent else None, ensure_ascii=False) + "\n"
+    elif args.format == "csv":
+        if args.table == "accuracy" and accuracy is None:
+            raise CliError("--table accuracy needs --positive")
+        frames = {
+            "models": table,
+            "humans": alt.humans,
+            "left_out": alt.left_out,
+            "likeness": likeness.table,
+            "accuracy": accuracy.table if accuracy is not None else None,
+        }
+        text = safe_csv(frames[args.table])
+    else:
+        lines = [
+            f"Can the models of {names['models']} replace the annotators of {names['humans']}? "
+            f"(epsilon {args.epsilon:g}, humans among themselves: agreement {_num(agreement.human_agreement)})"
+        ]
+        for r in table.to_dict(orient="records"):
+            head = f"  {printable(r['model'])}: {r['verdict']}"
+            if "omega" in r:
+                head += f"  winning rate {_num(r['omega'], '.2f')} of {r['humans_tested']} humans"
+                head += f", advantage probability {_num(r['rho'], '.2f')}"
+            else:
+                head += f"  passes in {r['passed_groups']} of {r['groups']} groups"
+            lines.append(head)
+            like = r["human_likeness"] or "undefined"
+            lines.append(
+                f"      agreement with a human {_num(r['agreement'])} (humans {_num(r['human_agreement'])}); "
+                f"mean kappa {_num(r['kappa'])}, z {_num(r['z'], '+.2f')}: {like}"
+            )
+            if accuracy is not None:
+                lines.append(
+                    f"      rate of {printable(args.positive)!r}: judged {_num(r['raw'])}, corrected "
+                    f"{_num(r['corrected'])} [{_num(r['lower'])}, {_num(r['upper'])}]"
+                )
+        notes = list(dict.fromkeys(alt.notes + agreement.notes + (accuracy.notes if accuracy is not None else [])))
+        if accuracy is not None:
+            notes += [f"{printable(r.model)}: {r.reason}" for r in accuracy.table.itertuples() if r.reason]
+        if len(alt.left_out):
+            notes.append(f"{len(alt.left_out)} (model, human) pair(s) with fewer than {args.min_items} items untested")
+        lines += [f"  note: {printable(n)}" for n in notes]
+        text = "\n".join(lines) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0

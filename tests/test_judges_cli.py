@@ -1,0 +1,80 @@
+"""``iaa judges HUMANS MODELS`` (issue 34, item 5): the table, CSV and JSON carry what the core computes."""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_engine as ie
+from iaa_engine.cli import main
+from tests.test_alt_test import long, model_table, synthetic
+
+
+def cli(capsys, monkeypatch, *args: str) -> tuple[int, str, str]:
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+    monkeypatch.delenv("IAA_DEBUG", raising=False)
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    humans, models = synthetic(0, n_items=300)
+    h, m = long(humans), model_table(models)
+    h.to_csv(tmp_path / "humans.csv", index=False)
+    m.to_csv(tmp_path / "models.csv", index=False)
+    return tmp_path / "humans.csv", tmp_path / "models.csv", h, m
+
+
+def test_table_csv_and_json_carry_the_core_numbers(files, capsys, monkeypatch):
+    hp, mp, h, m = files
+    alt = ie.alt_test(h, m, epsilon=0.15)
+    like = ie.human_likeness(h, m)
+    status, out, err = cli(capsys, monkeypatch, "judges", str(hp), str(mp), "--epsilon", "0.15")
+    assert status == 0 and "Traceback" not in err
+    good = alt.models.set_index("model").loc["good"]
+    assert f"good: {'PASSED' if good['passed'] else 'FAILED'}  winning rate {good['omega']:.2f}" in out
+    assert f"z {like.table.set_index('model').loc['poor', 'z']:+.2f}" in out
+    status, out, _ = cli(capsys, monkeypatch, "judges", str(hp), str(mp), "--epsilon", "0.15", "--format", "csv")
+    table = pd.read_csv(io.StringIO(out)).set_index("model")
+    np.testing.assert_allclose(table["omega"], alt.models.set_index("model")["omega"].loc[table.index])
+    np.testing.assert_allclose(table["rho"], alt.models.set_index("model")["rho"].loc[table.index], rtol=1e-12)
+    status, out, _ = cli(capsys, monkeypatch, "judges", str(hp), str(mp), "--epsilon", "0.15", "--format", "json")
+    doc = json.loads(out)
+    assert doc["alt_test"]["humans"] == json.loads(alt.to_json())["humans"]
+    assert {r["model"] for r in doc["models"]} == {"good", "poor"}
+    status, out, _ = cli(
+        capsys, monkeypatch, "judges", str(hp), str(mp), "--epsilon", "0.15", "--format", "csv", "--table", "humans"
+    )
+    assert len(pd.read_csv(io.StringIO(out))) == len(alt.humans)
+
+
+def test_corrected_rate_for_binary_labels(tmp_path, capsys, monkeypatch):
+    rng = np.random.default_rng(5)
+    truth = rng.random(600) < 0.3
+    humans = pd.DataFrame({"item": range(200), "annotator": "expert", "label": np.where(truth[:200], "pass", "fail")})
+    said = np.where(truth, rng.random(600) < 0.85, rng.random(600) < 0.2)
+    judge = pd.DataFrame({"item": range(600), "annotator": "llm", "label": np.where(said, "pass", "fail")})
+    humans.to_csv(tmp_path / "h.csv", index=False)
+    judge.to_csv(tmp_path / "j.csv", index=False)
+    ref = ie.judge_accuracy(humans, judge, positive="pass").table.iloc[0]
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "j.csv"),
+                           "--epsilon", "0.2", "--positive", "pass")  # fmt: skip
+    assert status == 0, err
+    assert f"corrected {ref['corrected']:.3f} [{ref['lower']:.3f}, {ref['upper']:.3f}]" in out
+    # one human: the alternative annotator test is undefined, and says so
+    assert "llm: undefined" in out
+
+
+def test_errors_are_one_line(files, capsys, monkeypatch):
+    hp, mp, _, _ = files
+    with pytest.raises(SystemExit):
+        cli(capsys, monkeypatch, "judges", str(hp), str(mp))  # --epsilon is required
+    status, out, err = cli(capsys, monkeypatch, "judges", str(hp), str(mp), "--epsilon", "2")
+    assert status == 2 and "--epsilon must be" in err and "Traceback" not in err
