@@ -67,3 +67,12 @@ def test_undefined_cases_say_why():
     same = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "annotator": list("abcabc"), "label": list("xxxyyy")})
     res = ie.human_likeness(same, same[same.annotator == "a"].assign(annotator="m"), min_items=2)
     assert "agrees alike" in res.table.loc[0, "reason"]
+
+
+def test_a_computed_model_agreement_is_reused():
+    humans, models = _sparse(3)
+    a = ie.human_likeness(humans, models, min_items=40)
+    b = ie.human_likeness(humans, models, min_items=40, agreement=ie.model_agreement(humans, models, progress=False))
+    pd.testing.assert_frame_equal(a.table, b.table)
+    with pytest.raises(ValueError, match="agreement must be"):
+        ie.human_likeness(humans, models, agreement="no")

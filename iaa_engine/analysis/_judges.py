@@ -633,8 +633,8 @@ class HumanLikeness(Result):
         return str(self)
 
 
-@validate(models=ANY, min_items=Whole(2))
-def human_likeness(humans: Any, models: Any, *, min_items: int = 20) -> HumanLikeness:
+@validate(models=ANY, min_items=Whole(2), agreement=ANY)
+def human_likeness(humans: Any, models: Any, *, min_items: int = 20, agreement: Any = None) -> HumanLikeness:
     r"""How human each model's agreement with the humans is: a z-score in the distribution of human–human agreement.
 
     With :math:`\kappa_{ab}` Cohen's (1960) kappa of humans a and b on the items both labelled (pairs sharing at
@@ -660,6 +660,9 @@ def human_likeness(humans: Any, models: Any, *, min_items: int = 20) -> HumanLik
         The model annotations, one "annotator" per model.
     min_items : int, default 20
         The fewest shared items for a pair's kappa to count.
+    agreement : ModelAgreement, optional
+        :func:`model_agreement` of the same humans and models, already computed (its per-annotator kappas are
+        used instead of computing them again).
 
     Returns
     -------
@@ -704,7 +707,7 @@ def human_likeness(humans: Any, models: Any, *, min_items: int = 20) -> HumanLik
     0        m   0.31       0.331 -0.125        human-like
     1  perfect   0.57       0.331  1.424  super-consistent
     """
-    from iaa_engine.analysis._models import model_agreement
+    from iaa_engine.analysis._models import ModelAgreement, model_agreement
     from iaa_engine.metrics._kappa import cohen_kappa_matrix
 
     h = as_annotations(humans)
@@ -723,9 +726,14 @@ def human_likeness(humans: Any, models: Any, *, min_items: int = 20) -> HumanLik
     counted = pairs[(pairs["n_shared"] >= min_items) & np.isfinite(pairs["kappa"])]["kappa"].to_numpy(float)
     mu = float(counted.mean()) if counted.size else np.nan
     sd = float(counted.std(ddof=1)) if counted.size >= 2 else np.nan
-    with warnings.catch_warnings():  # only the per-annotator kappas are used; the humans' own agreement is not
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        per = model_agreement(h, m, progress=False).table
+    if agreement is not None:
+        if not isinstance(agreement, ModelAgreement):
+            raise invalid("agreement", "the ModelAgreement of model_agreement(humans, models), or None", agreement)
+        per = agreement.table
+    else:
+        with warnings.catch_warnings():  # only the per-annotator kappas are used; the humans' own agreement is not
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            per = model_agreement(h, m, progress=False).table
     per = per[(per["kind"] == "annotator") & (per["n"] >= min_items) & np.isfinite(per["kappa"])]
     rows = []
     for name in np.asarray(m.annotators, dtype=object):  # a loop over models: one mean each

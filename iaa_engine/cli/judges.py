@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():  # an undefined humans' agreement is printed "undefined" below
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         agreement = ie.model_agreement(humans, models, confidence=args.confidence, progress=False)
-    likeness = ie.human_likeness(humans, models, min_items=args.min_shared)
+    likeness = ie.human_likeness(humans, models, min_items=args.min_shared, agreement=agreement)
     accuracy = None
     if args.positive is not None:
         accuracy = ie.judge_accuracy(humans, models, positive=_label(args.positive, humans), confidence=args.confidence)
