@@ -92,6 +92,16 @@ GROUPS = {
     "Comparing two data sets; test-retest": ["compare", "Comparison", "retest", "Retest"],
     "Planning a study": ["plan", "plan_simulation", "StudyPlan"],
     "Models beside humans": ["model_agreement", "ModelAgreement"],
+    "Can a model replace the annotators? (judges)": [
+        "alt_test",
+        "AltTest",
+        "judge_accuracy",
+        "JudgeAccuracy",
+        "human_likeness",
+        "HumanLikeness",
+        "judge_consistency",
+        "JudgeConsistency",
+    ],
     "What to adjudicate": ["disagreements", "Disagreements"],
     "Uncertainty": [
         "estimate",

@@ -615,26 +615,26 @@ def plan(
 
     ``coefficient`` and ``method`` choose the calculator (``source`` among several for one question):
 
-    ========  ==========  ==================  ==================================================================
-    coeff.    method      source              answer
-    ========  ==========  ==================  ==================================================================
-    kappa     power       ``donner``          Donner & Eliasziw's goodness-of-fit test, 2 or more raters,
-                                              2 or more categories (R kappaSize ``PowerBinary``, ``Power3Cats``...)
-    kappa     power       ``cantor``          Cantor (1996), 2 raters, binary, each rater's own rate (irr
-                                              ``N.cohen.kappa``)
-    kappa     power       ``flack``           Flack et al. (1988), 2 raters, 2–10 categories, the largest
-                                              variance over the tables with the marginals (irr ``N2.cohen.kappa``)
-    kappa     width       ``donner``          n for an expected interval [lower, upper] (kappaSize ``CIBinary``...)
-    kappa     width       ``bloch_kraemer``   n for an interval's full width, 2 raters, binary (Bloch–Kraemer)
-    kappa     fixed_n     ``donner``          the expected lower limit with ``n_items`` (kappaSize ``FixedN*``),
-                                              and the power against ``null`` if given
-    icc       power       ``walter``          Walter, Eliasziw & Donner (1998) (``ICC.Sample.Size``)
-    icc       width       ``bonett``          Bonett (2002)
-    icc       fixed_n     ``walter``          the power (Walter et al.) and the width (Bonett) with ``n_items``
-    alpha     minimum     ``krippendorff``    the minimum number of units for the smallest acceptable alpha
-    judge     calibration ``lee``             a calibration budget ``n_items`` split between truly negative and
-                                              truly positive items (Lee et al. 2025) for :func:`judge_accuracy`
-    ========  ==========  ==================  ==================================================================
+    ========  ===========  ==================  ==================================================================
+    coeff.    method       source              answer
+    ========  ===========  ==================  ==================================================================
+    kappa     power        ``donner``          Donner & Eliasziw's goodness-of-fit test, 2 or more raters,
+                                               2 or more categories (R kappaSize ``PowerBinary``, ``Power3Cats``...)
+    kappa     power        ``cantor``          Cantor (1996), 2 raters, binary, each rater's own rate (irr
+                                               ``N.cohen.kappa``)
+    kappa     power        ``flack``           Flack et al. (1988), 2 raters, 2–10 categories, the largest
+                                               variance over the tables with the marginals (irr ``N2.cohen.kappa``)
+    kappa     width        ``donner``          n for an expected interval [lower, upper] (kappaSize ``CIBinary``...)
+    kappa     width        ``bloch_kraemer``   n for an interval's full width, 2 raters, binary (Bloch–Kraemer)
+    kappa     fixed_n      ``donner``          the expected lower limit with ``n_items`` (kappaSize ``FixedN*``),
+                                               and the power against ``null`` if given
+    icc       power        ``walter``          Walter, Eliasziw & Donner (1998) (``ICC.Sample.Size``)
+    icc       width        ``bonett``          Bonett (2002)
+    icc       fixed_n      ``walter``          the power (Walter et al.) and the width (Bonett) with ``n_items``
+    alpha     minimum      ``krippendorff``    the minimum number of units for the smallest acceptable alpha
+    judge     calibration  ``lee``             a calibration budget ``n_items`` split between truly negative and
+                                               truly positive items (Lee et al. 2025) for :func:`judge_accuracy`
+    ========  ===========  ==================  ==================================================================
 
     Donner & Eliasziw's model gives each item's m ratings the cell probabilities :math:`P_j(\kappa)` (binary: the
     number of positive ratings, :math:`P_j = (1-\kappa)\binom{m}{j}p^j(1-p)^{m-j} + \kappa[(1-p)1_{j=0} +
