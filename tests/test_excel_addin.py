@@ -115,6 +115,7 @@ def classroom() -> ie.Annotations:
 # ----------------------------------------------------------------------------- metadata (function wizard)
 
 FUNCTIONS = [
+    "ALT_TEST",
     "ANNOTATORS",
     "ANNOTATOR_BIAS",
     "BCR_WEIGHTS",
@@ -136,6 +137,7 @@ FUNCTIONS = [
     "IAA_SAMPLE_SIZE_SIM",
     "INTRACLASS",
     "ITEM_AGREEMENT",
+    "JUDGE_ACCURACY",
     "KALPHA",
     "KAPPA_MATRIX",
     "KENDALL_W",
@@ -488,6 +490,8 @@ def test_layout_help_says_auto_is_the_default():
                 "INTRACLASS",
                 "ANNOTATORS",
                 "GOLD_ACCURACY",
+                "ALT_TEST",
+                "JUDGE_ACCURACY",
             )
         ), name
         data_doc = next(p["description"] for p in f["parameters"] if p["name"] == "data")

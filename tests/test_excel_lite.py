@@ -271,7 +271,9 @@ for func in main.__all__:
     pair = "metric" not in params  # COHEN, SCOTTPI, COHEN_WEIGHTED: annotators 1 and 2; IAA_ESTIMATE: Fleiss
     for label, rng in data.items():
         given = {"data": spans if func == "UALPHA" else rng, "layout": [["rows"]], "known": [rng[0]],
-                 "data_b": rng, "coefficient": [["alpha"]], "null": [[0.8]], "prevalence": [[0.25]]}
+                 "data_b": rng, "coefficient": [["alpha"]], "null": [[0.8]], "prevalence": [[0.25]],
+                 "model": [rng[0]], "epsilon": [[0.2]], "min_items": [[2]],  # ALT_TEST: annotator 1 as the model
+                 "judge": [rng[0] + rng[0]], "positive": [[rng[0][0]]]}  # JUDGE_ACCURACY: 15 more items judged
         if pair:
             given.update(annotator_a=[[1]], annotator_b=[[2]])
         args = [given.get(p) for p in params]

@@ -170,7 +170,7 @@ ARG_DOCS = {
 }
 #: Arguments that are ranges, read raw: xlwings's per-cell cleaning is skipped (it costs seconds on a large range),
 #: ``_range.raw`` reads each runtime's cell encoding. Every other argument is one cell, an error value as its text.
-RANGES = ("data", "gold", "known", "data_b")
+RANGES = ("data", "gold", "known", "data_b", "model", "judge")
 #: IAA_ESTIMATE's and IAA_BENCHMARK's help for the arguments they share.
 _ESTIMATE_DOCS: dict[str, Any] = {"weights": DOC_WEIGHTS_EST, "annotator_a": DOC_ANN_EST, "annotator_b": DOC_ANN_EST}
 
@@ -673,6 +673,7 @@ def IAA_BENCHMARK(
 # ----------------------------------------------------------------------------- further topics (one module each)
 
 from iaa_engine.excel._compare import IAA_COMPARE  # noqa: E402, F401  (the difference of a coefficient, two ranges)
+from iaa_engine.excel._judges import ALT_TEST, JUDGE_ACCURACY  # noqa: E402, F401  (can a model replace the humans?)
 from iaa_engine.excel._plan import IAA_SAMPLE_SIZE, IAA_SAMPLE_SIZE_SIM  # noqa: E402, F401  (planning a study: ie.plan)
 from iaa_engine.excel._rankings import KENDALL_W, KENDALL_W_TEST  # noqa: E402, F401  (Kendall's W of rankings)
 from iaa_engine.excel._spans import UALPHA  # noqa: E402, F401  (unitizing alpha of a spans table)
