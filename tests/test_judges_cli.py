@@ -78,3 +78,34 @@ def test_errors_are_one_line(files, capsys, monkeypatch):
         cli(capsys, monkeypatch, "judges", str(hp), str(mp))  # --epsilon is required
     status, out, err = cli(capsys, monkeypatch, "judges", str(hp), str(mp), "--epsilon", "2")
     assert status == 2 and "--epsilon must be" in err and "Traceback" not in err
+
+
+def test_html_page(files, capsys, monkeypatch):
+    hp, mp, h, m = files
+    page_path = hp.parent / "judges.html"
+    status, out, err = cli(capsys, monkeypatch, "judges", str(hp), str(mp), "--epsilon", "0.15", "--html",
+                           str(page_path))  # fmt: skip
+    assert status == 0, err
+    page = page_path.read_text(encoding="utf-8")
+    alt = ie.alt_test(h, m, epsilon=0.15)
+    assert (
+        page.count("<svg") == 2
+        and "<script" not in page
+        and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    )
+    good = alt.models.set_index("model").loc["good"]
+    assert f'data-value="{float(good["omega"])!r}"' in page and f'data-value="{float(good["rho"])!r}"' in page
+    # a header row per table (the models, each model's humans), a row per model and per tested human
+    assert page.count("<tr>") == 3 + 2 + len(alt.humans)
+
+
+def test_html_escapes_names(tmp_path, capsys, monkeypatch):
+    humans, models = synthetic(1, n_items=120)
+    h, m = long(humans), model_table(models)
+    m["annotator"] = m["annotator"].map({"good": "<b>good</b>", "poor": "poor&co"})
+    h.to_csv(tmp_path / "h.csv", index=False)
+    m.to_csv(tmp_path / "m.csv", index=False)
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "m.csv"),
+                           "--epsilon", "0.1", "--min-items", "10", "--html", str(tmp_path / "p.html"))  # fmt: skip
+    page = (tmp_path / "p.html").read_text(encoding="utf-8")
+    assert status == 0 and "<b>good</b>" not in page and "&lt;b&gt;good&lt;/b&gt;" in page and "poor&amp;co" in page

@@ -5,7 +5,8 @@ names the model). Per model: the Alternative Annotator Test's verdict, winning r
 (:func:`iaa_engine.alt_test`), its agreement with the pooled humans beside the humans' agreement with each other
 (:func:`iaa_engine.model_agreement`), its human-likeness z (:func:`iaa_engine.human_likeness`) and, with
 ``--positive``, its judged rate of that label corrected for its errors on the human-labelled items
-(:func:`iaa_engine.judge_accuracy`). Table, CSV or JSON.
+(:func:`iaa_engine.judge_accuracy`). Table, CSV or JSON; ``--html FILE`` also writes the page of
+:mod:`iaa_engine.reporting._judges_page`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from iaa_engine.cli import CliError, add_data_options
 
-__all__ = ["register", "run", "summary"]
+__all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> None:
@@ -59,6 +60,7 @@ def register(subparsers: Any) -> None:
         default="models",
         help="the table --format csv writes (default: models, one row per model)",
     )
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page of the judges to FILE")
     p.add_argument("--indent", action="store_true", help="indent the JSON")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     add_data_options(p)
@@ -76,40 +78,6 @@ def _label(value: str, data: Any) -> Any:
     return value
 
 
-def summary(alt: Any, agreement: Any, likeness: Any, accuracy: Any | None) -> Any:
-    """One row per model: the verdict, ω, ρ, agreement beside the humans', human-likeness and the corrected rate."""
-    import numpy as np
-    import pandas as pd
-
-    models = alt.models
-    if "group" in models:  # with groups: the verdict over all groups
-        models = alt.summary.rename(columns={"groups_passed": "passed_groups"})
-    rows = agreement.table[agreement.table["kind"] == "humans"].set_index("model")
-    like = likeness.table.set_index("model")
-    out = pd.DataFrame({"model": models["model"].to_numpy()})
-    if "group" in alt.models:
-        out["groups"] = models["n_groups"].to_numpy()
-        out["passed_groups"] = models["passed_groups"].to_numpy()
-        out["verdict"] = np.where(out["passed_groups"] == out["groups"], "PASSED", "FAILED")
-    else:
-        out["verdict"] = np.where(
-            models["n_humans"].to_numpy() == 0, "undefined", np.where(models["passed"].to_numpy(), "PASSED", "FAILED")
-        )
-        out["omega"] = models["omega"].to_numpy()
-        out["rho"] = models["rho"].to_numpy()
-        out["humans_tested"] = models["n_humans"].to_numpy()
-    out["agreement"] = rows["agreement"].reindex(out["model"]).to_numpy()
-    out["human_agreement"] = agreement.human_agreement
-    out["kappa"] = like["kappa"].reindex(out["model"]).to_numpy()
-    out["z"] = like["z"].reindex(out["model"]).to_numpy()
-    out["human_likeness"] = like["reading"].reindex(out["model"]).to_numpy()
-    if accuracy is not None:
-        acc = accuracy.table.set_index("model")
-        for c in ("raw", "corrected", "lower", "upper"):
-            out[c] = acc[c].reindex(out["model"]).to_numpy()
-    return out
-
-
 def _num(v: Any, fmt: str = ".3f") -> str:
     return "undefined" if v is None or v != v else format(v, fmt)
 
@@ -121,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from iaa_engine.base._policy import UndefinedMetricWarning
     from iaa_engine.base._results import nan_to_none, printable
     from iaa_engine.cli import load
+    from iaa_engine.reporting._judges_page import summary
 
     if not 0 <= args.epsilon <= 1:
         raise CliError(f"--epsilon must be a number from 0 to 1; got {args.epsilon!r}")
@@ -150,6 +119,11 @@ def run(args: argparse.Namespace) -> int:
     if args.positive is not None:
         accuracy = ie.judge_accuracy(humans, models, positive=_label(args.positive, humans), confidence=args.confidence)
     table = summary(alt, agreement, likeness, accuracy)
+    if args.html:
+        from iaa_engine.reporting._judges_page import write_judges_page
+
+        page = write_judges_page(alt, agreement, likeness, args.html, accuracy)
+        print(f"iaa: wrote {page}", file=sys.stderr)
     names = {"humans": Path(args.humans).name, "models": Path(args.models).name}
     if args.format == "json":
         doc: dict[str, Any] = {
