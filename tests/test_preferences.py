@@ -275,7 +275,7 @@ def test_llm_judge_beside_humans():
     [
         (dict(label=["A", "better"]), "is A .* B .* or tie; got 'better'"),
         (dict(response_b=["x", "x"]), "compares response 'x' with itself"),
-        (dict(response_a=["y", "x"], response_b=["x", "y"], annotator=["a", "a"]), "judged the pair .* twice"),
+        (dict(response_a=["x", "x"], response_b=["y", "y"], annotator=["a", "a"]), "twice in the same order"),
     ],
 )
 def test_errors(change, message):
@@ -488,3 +488,39 @@ def test_one_column_convention_in_python_and_on_the_command_line(tmp_path, capsy
         ie.preference_agreement(table.rename(columns={"prompt": "question"}))
     rankings = pd.DataFrame({"prompt": "p", "judge": ["a", "b"], "label": ["x > y", "y > x"]})
     assert ie.ranking_agreement(rankings).n_judges == 2
+
+
+def test_a_pair_judged_in_both_orders_is_one_answer_for_agreement():
+    """Issue 34: a judge that saw a pair both ways is accepted. Agreement counts one answer per judge and pair: the
+    shared one (A then B on the swapped order: the same response wins), or a tie when the order changed it."""
+    both = pd.DataFrame(
+        {
+            "item": ["p"] * 6,
+            "response_a": ["x", "y", "x", "y", "x", "x"],
+            "response_b": ["y", "x", "y", "x", "y", "y"],
+            "annotator": ["a", "a", "b", "b", "c", "d"],
+            "label": ["A", "B", "A", "A", "A", "tie"],
+        }
+    )
+    res = ie.preference_agreement(both)
+    # a: x wins both ways -> x; b: the first shown wins both ways -> a tie; c: x; d: tie
+    single = pd.DataFrame(
+        {
+            "item": "p",
+            "response_a": "x",
+            "response_b": "y",
+            "annotator": list("abcd"),
+            "label": ["A", "tie", "A", "tie"],
+        }
+    )
+    ref = ie.preference_agreement(single)
+    assert res.coefficients == ref.coefficients
+    pd.testing.assert_frame_equal(res.pairs, ref.pairs)
+    j = res.judges.set_index("judge")
+    assert j.loc["a", "n"] == 2 and j.loc["a", "n_decided"] == 2 and j.loc["a", "first_wins"] == 1
+    assert j.loc["a", "position_consistency"] == 1.0 and j.loc["b", "position_consistency"] == 0.0
+    assert np.isnan(j.loc["c", "position_consistency"]) and j.loc["c", "n_both_orders"] == 0
+    assert any("both orders" in n for n in res.notes)
+    # the same judgments through ie.judge_consistency: a consistent, b primacy-preferred
+    pos = ie.judge_consistency(both).position.set_index("judge")
+    assert pos.loc["a", "consistent"] == 1 and pos.loc["b", "primacy"] == 1

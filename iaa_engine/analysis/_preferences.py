@@ -46,8 +46,10 @@ class PreferenceAgreement(Result):
         the response shown first won), ``first_share``, ``p_value`` (two-sided exact binomial test of a share of
         1/2), ``p_holm`` (Holm-adjusted across judges), ``position_bias`` (``p_holm`` below ``bias_level``),
         ``agree_majority`` (share of the judge's judgments on pairs with a majority answer that equal it; the
-        majority includes the judge) and ``agree_bradley_terry`` (share of the judge's decided judgments that
-        the prompt's Bradley–Terry scores order the same way).
+        majority includes the judge), ``agree_bradley_terry`` (share of the judge's decided judgments that
+        the prompt's Bradley–Terry scores order the same way), ``n_both_orders`` (pairs the judge saw in both
+        orders) and ``position_consistency`` (the share of those answered alike in both orders; NaN without
+        any; :func:`judge_consistency` gives the full analysis).
     pairs : pandas.DataFrame
         One row per canonical pair: ``item``, ``response_a``, ``response_b`` (sorted), ``n`` judgments, ``a``,
         ``tie``, ``b`` (counts on the canonical pair), ``majority`` (``'A'``, ``'tie'``, ``'B'``, or ``''`` when
@@ -252,7 +254,8 @@ def preference_agreement(
         ``table`` is not a DataFrame.
     ValueError
         A column is missing; a label is not A, B or tie; a strength is not positive, or a tie has one; a
-        judgment compares a response with itself; a judge judged a pair twice (in either order).
+        judgment compares a response with itself; a judge judged a pair twice in the same order (both orders are
+        accepted: one answer per judge and pair for agreement, the shared one or a tie).
 
     References
     ----------
@@ -308,7 +311,24 @@ def preference_agreement(
     n_judges = len(prefs.judges)
     if n_judges == 2:
         coefs["cohen_kappa"] = _quiet(cohen_kappa, data)
-    per_pair = np.bincount(prefs.pair, minlength=len(prefs.pairs))
+    # a pair a judge saw in both orders: one answer for agreement and the majority (the shared one, or a tie)
+    both_a, both_b = prefs.both_orders()
+    combined = np.sign(prefs.value).astype(np.int64)
+    combined[both_a] = np.where(combined[both_a] == combined[both_b], combined[both_a], 0)
+    one = np.ones(prefs.value.size, dtype=bool)
+    one[both_b] = False
+    consistent = np.bincount(
+        prefs.judge[both_a], weights=np.sign(prefs.value[both_a]) == np.sign(prefs.value[both_b]), minlength=n_judges
+    )
+    n_both = np.bincount(prefs.judge[both_a], minlength=n_judges)
+    if both_a.size:
+        notes.append(
+            f"{both_a.size} pair(s) were judged in both orders by the same judge: agreement and the majority count "
+            "one answer per judge and pair (the shared answer, or a tie when the order changed it); the position "
+            "bias test and Bradley-Terry count both judgments (ie.judge_consistency gives position consistency "
+            "and preference)"
+        )
+    per_pair = np.bincount(prefs.pair[one], minlength=len(prefs.pairs))
     if not (per_pair >= 2).any():
         notes.append("no pair was judged by two or more judges: the agreement coefficients are undefined")
 
@@ -322,19 +342,20 @@ def preference_agreement(
     p_holm = _holm(p)
 
     # majority per pair
-    sign = np.sign(prefs.value).astype(np.int64)
-    cnt = np.bincount(prefs.pair * 3 + (1 - sign), minlength=3 * len(prefs.pairs)).reshape(-1, 3)  # a, tie, b
+    sign = combined[one]
+    pair_one, judge_one = prefs.pair[one], prefs.judge[one]
+    cnt = np.bincount(pair_one * 3 + (1 - sign), minlength=3 * len(prefs.pairs)).reshape(-1, 3)  # a, tie, b
     top = cnt.max(axis=1)
     unique_top = (cnt == top[:, None]).sum(axis=1) == 1
     names = np.array(["A", "tie", "B"], dtype=object)
     majority = np.where(unique_top, names[np.argmax(cnt, axis=1)], "")
     pairs = prefs.pairs.assign(n=per_pair, a=cnt[:, 0], tie=cnt[:, 1], b=cnt[:, 2], majority=majority)
     maj_sign = np.where(unique_top, 1 - np.argmax(cnt, axis=1), 99)
-    has_maj = maj_sign[prefs.pair] != 99
+    has_maj = maj_sign[pair_one] != 99
     agree_maj = np.bincount(
-        prefs.judge[has_maj], weights=sign[has_maj] == maj_sign[prefs.pair][has_maj], minlength=n_judges
-    ) / np.maximum(np.bincount(prefs.judge[has_maj], minlength=n_judges), 1)
-    agree_maj = np.where(np.bincount(prefs.judge[has_maj], minlength=n_judges) > 0, agree_maj, np.nan)
+        judge_one[has_maj], weights=sign[has_maj] == maj_sign[pair_one][has_maj], minlength=n_judges
+    ) / np.maximum(np.bincount(judge_one[has_maj], minlength=n_judges), 1)
+    agree_maj = np.where(np.bincount(judge_one[has_maj], minlength=n_judges) > 0, agree_maj, np.nan)
 
     # Bradley-Terry per prompt
     scores, _, _, bt_notes = fit_preferences(prefs, int(max_iter), 1e-9)
@@ -343,7 +364,8 @@ def preference_agreement(
     key = pd.MultiIndex.from_frame(prefs.responses[["item", "response"]])
     score_of[:] = scores.set_index(["item", "response"])["score"].reindex(key).to_numpy()
     bt_sign = np.sign(score_of[prefs.first] - score_of[prefs.second])
-    agree_bt = np.bincount(prefs.judge[decided], weights=(sign == bt_sign)[decided], minlength=n_judges)
+    each = np.sign(prefs.value)  # every judgment (both orders of a pair count here)
+    agree_bt = np.bincount(prefs.judge[decided], weights=(each == bt_sign)[decided], minlength=n_judges)
     agree_bt = np.where(n_dec > 0, agree_bt / np.maximum(n_dec, 1), np.nan)
 
     judges = pd.DataFrame(
@@ -358,6 +380,8 @@ def preference_agreement(
             "position_bias": np.nan_to_num(p_holm, nan=1.0) < bias_level,
             "agree_majority": agree_maj,
             "agree_bradley_terry": agree_bt,
+            "n_both_orders": n_both,
+            "position_consistency": np.where(n_both > 0, consistent / np.maximum(n_both, 1), np.nan),
         }
     )
     if judges["position_bias"].any():

@@ -13,7 +13,7 @@ mirrored (A and B swap; a strength keeps its size). The judgment becomes a signe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -85,13 +85,36 @@ class Preferences:
     value: np.ndarray
     first_shown_wins: np.ndarray
 
+    def both_orders(self) -> tuple[np.ndarray, np.ndarray]:
+        """The judgments of a pair a judge judged in both orders, as (first, second) positions of the two rows."""
+        if self.judge.size == 0 or (self.judge < 0).any():
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        key = self.pair * max(len(self.judges), 1) + self.judge
+        order = np.argsort(key, kind="stable")
+        same = np.flatnonzero(key[order][1:] == key[order][:-1])
+        return order[same], order[same + 1]
+
     def to_annotations(self) -> Annotations:
-        """The judgments as :class:`Annotations`: items are the canonical pairs, labels the signed values (ordinal)."""
-        cats, codes = np.unique(self.value, return_inverse=True)
+        """The judgments as :class:`Annotations`: items are the canonical pairs, labels the signed values (ordinal).
+
+        A pair a judge judged in both orders is one annotation: the answer the two share, or a tie when they differ
+        (an answer that changes with the order shown is no preference; Shi et al. 2024's inconsistency as a tie).
+        """
+        first, second = self.both_orders()
+        if first.size:
+            value = self.value.copy()
+            value[first] = np.where(np.sign(value[first]) == np.sign(value[second]), value[first], 0.0)
+            keep = np.ones(value.size, dtype=bool)
+            keep[second] = False
+            return replace(self, value=value)._annotations(keep)
+        return self._annotations(np.ones(self.value.size, dtype=bool))
+
+    def _annotations(self, keep: np.ndarray) -> Annotations:
+        cats, codes = np.unique(self.value[keep], return_inverse=True)
         items = pd.Index(list(self.pairs.itertuples(index=False, name=None)), tupleize_cols=False)
         return Annotations(
-            self.pair,
-            self.judge,
+            self.pair[keep],
+            self.judge[keep],
             codes.astype(np.int64),
             items=items,
             annotators=self.judges,
@@ -197,7 +220,6 @@ def read_preferences(
     swapped = ca > cb
     lo_c, hi_c = np.minimum(ca, cb), np.maximum(ca, cb)
     names_arr = np.asarray(names, dtype=object)
-    lo, hi = names_arr[lo_c], names_arr[hi_c]
     value = np.where(swapped, -sign, sign) * size
     # responses: one per prompt and name
     n_names = max(len(names), 1)
@@ -220,13 +242,15 @@ def read_preferences(
     )
     if judge_col is not None:
         judge, judges = pd.factorize(_ids(judge_col[keep], annotator or "judge", rows), sort=True)
-        dup = pd.Series(pair.astype(np.int64) * len(judges) + judge).duplicated().to_numpy()
+        # a pair judged in both orders is accepted (position consistency); the same order twice is not
+        dup = pd.Series((pair.astype(np.int64) * len(judges) + judge) * 2 + swapped).duplicated().to_numpy()
         if dup.any():
             r = int(np.flatnonzero(dup)[0])
             raise ValueError(
-                f"judge {printable(judges[judge[r]])!r} judged the pair ({printable(lo[r])!r}, "
-                f"{printable(hi[r])!r}) of prompt {printable(prompts[prompt[r]])!r} twice (row {int(rows[r]) + 1}, "
-                "counting a judgment with the responses swapped as the same pair); keep one judgment per judge and pair"
+                f"judge {printable(judges[judge[r]])!r} judged the pair ({printable(ra.iloc[r])!r}, "
+                f"{printable(rb.iloc[r])!r}) of prompt {printable(prompts[prompt[r]])!r} twice in the same order "
+                f"(row {int(rows[r]) + 1}); keep one judgment per judge, pair and order (a repeated run: "
+                "ie.judge_consistency(table, repetition=...) measures its stability)"
             )
         judge = judge.astype(np.int64)
         judge_index = pd.Index(judges)
