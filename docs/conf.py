@@ -101,6 +101,8 @@ GROUPS = {
         "HumanLikeness",
         "judge_consistency",
         "JudgeConsistency",
+        "length_controlled_winrate",
+        "LengthControlledWinrate",
     ],
     "What to adjudicate": ["disagreements", "Disagreements"],
     "Uncertainty": [

@@ -91,6 +91,8 @@ _EXPORTS = {
     "AltTest": ".analysis._judges",
     "judge_consistency": ".analysis._judge_bias",
     "JudgeConsistency": ".analysis._judge_bias",
+    "length_controlled_winrate": ".analysis._judge_bias",
+    "LengthControlledWinrate": ".analysis._judge_bias",
     "human_likeness": ".analysis._judges",
     "HumanLikeness": ".analysis._judges",
     "judge_accuracy": ".analysis._judge_accuracy",
@@ -178,7 +180,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         gold_standard,
     )
     from iaa_engine.analysis._judge_accuracy import JudgeAccuracy, judge_accuracy
-    from iaa_engine.analysis._judge_bias import JudgeConsistency, judge_consistency
+    from iaa_engine.analysis._judge_bias import (
+        JudgeConsistency,
+        LengthControlledWinrate,
+        judge_consistency,
+        length_controlled_winrate,
+    )
     from iaa_engine.analysis._judges import AltTest, HumanLikeness, alt_test, human_likeness
     from iaa_engine.analysis._models import ModelAgreement, model_agreement
     from iaa_engine.analysis._plan import StudyPlan, plan, plan_simulation
@@ -298,6 +305,8 @@ __all__ = [
     "alt_test",
     "JudgeConsistency",
     "judge_consistency",
+    "LengthControlledWinrate",
+    "length_controlled_winrate",
     "HumanLikeness",
     "human_likeness",
     "JudgeAccuracy",

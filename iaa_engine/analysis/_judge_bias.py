@@ -12,7 +12,7 @@ import pandas as pd
 from iaa_engine.base._params import NoneOr, Text, validate
 from iaa_engine.base._results import Result, nan_to_none, printable
 
-__all__ = ["JudgeConsistency", "judge_consistency"]
+__all__ = ["JudgeConsistency", "judge_consistency", "LengthControlledWinrate", "length_controlled_winrate"]
 
 _LABELS = {"a": "A", "b": "B", "tie": "C"}  # C: the tie of the three-option mode (Shi et al.'s letters)
 
@@ -284,3 +284,245 @@ def judge_consistency(
     if (pos["n_pairs"] == 0).any():
         notes.append("judges with no pair judged in both orders have undefined position scores")
     return JudgeConsistency(pos.reset_index(drop=True), repeated, notes)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LengthControlledWinrate(Result):
+    r"""Each model's win rate against a baseline, raw and controlled for response length: the result of
+    :func:`length_controlled_winrate`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per model: ``model``, ``n`` (judgments against the baseline), ``wins``, ``ties``, ``losses``,
+        ``win_rate`` (raw, a tie counting half), ``lc_win_rate`` (the length-controlled rate
+        :math:`\sigma(\hat\theta)`), ``lc_se`` (its standard error, delta method), ``theta`` and
+        ``length_coef`` (the fitted :math:`\hat\theta`, :math:`\hat\beta`), ``length_sd`` (the standard
+        deviation of the length differences the tanh reads) and
+        ``reason`` (why ``lc_win_rate`` is undefined, else empty).
+    baseline : str
+        The baseline response (model) every other is compared with.
+    notes : list of str
+        What was left out and why.
+
+    References
+    ----------
+    Dubois, Y., Galambosi, B., Liang, P., & Hashimoto, T. B. (2024). Length-controlled AlpacaEval: a simple way to
+    debias automatic evaluators. arXiv:2404.04475.
+
+    Examples
+    --------
+    >>> import pandas as pd, iaa_engine as ie
+    >>> t = pd.DataFrame({"item": range(6), "response_a": "m", "response_b": "base",
+    ...                   "label": ["A", "A", "B", "A", "tie", "B"], "length_a": [900, 1200, 700, 1500, 1000, 800],
+    ...                   "length_b": [1000] * 6})
+    >>> res = ie.length_controlled_winrate(t, baseline="base")
+    >>> res.table[["model", "n", "wins", "ties", "win_rate"]].round(3)
+      model  n  wins  ties  win_rate
+    0     m  6     3     1     0.583
+    """
+
+    table: pd.DataFrame
+    baseline: str
+    notes: list = field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table (a copy)."""
+        return self.table.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the table, the baseline and the notes."""
+        return {"table": _rows(self.table), "baseline": self.baseline, "notes": list(self.notes)}
+
+    def __str__(self) -> str:
+        lines = [f"Win rate against {printable(self.baseline)!r}, raw and length-controlled"]
+        for r in self.table.to_dict(orient="records"):
+            lc = "undefined" if not np.isfinite(r["lc_win_rate"]) else f"{r['lc_win_rate']:.3f}"
+            lines.append(
+                f"  {printable(r['model']):>16}: raw {r['win_rate']:.3f}, length-controlled {lc} ({r['n']} judgments)"
+                + (f" ({r['reason']})" if r["reason"] else "")
+            )
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _soft_logistic(x: np.ndarray, y: np.ndarray, max_iter: int = 100) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Maximum-likelihood logistic regression with soft labels y in [0, 1] (Newton's method on the concave
+    log-likelihood): coefficients, their covariance (inverse Fisher information) and whether it converged."""
+    w = np.zeros(x.shape[1])
+    for _ in range(max_iter):
+        eta = x @ w
+        p = np.exp(-np.logaddexp(0.0, -eta))
+        grad = x.T @ (y - p)
+        hess = (x * (p * (1 - p))[:, None]).T @ x
+        try:
+            step = np.linalg.solve(hess, grad)
+        except np.linalg.LinAlgError:
+            return w, np.full((x.shape[1],) * 2, np.nan), False
+        w = w + step
+        if np.max(np.abs(step)) < 1e-12 * max(1.0, float(np.max(np.abs(w)))):
+            eta = x @ w
+            p = np.exp(-np.logaddexp(0.0, -eta))
+            hess = (x * (p * (1 - p))[:, None]).T @ x
+            return w, np.linalg.inv(hess), bool(np.all(np.abs(w) < 30))
+    return w, np.full((x.shape[1],) * 2, np.nan), False
+
+
+@validate(
+    baseline=Text(),
+    item=Text(),
+    response_a=Text(),
+    response_b=Text(),
+    label=Text(),
+    length_a=Text(),
+    length_b=Text(),
+)
+def length_controlled_winrate(
+    table: Any,
+    *,
+    baseline: str,
+    item: str = "item",
+    response_a: str = "response_a",
+    response_b: str = "response_b",
+    label: str = "label",
+    length_a: str = "length_a",
+    length_b: str = "length_b",
+) -> LengthControlledWinrate:
+    r"""Each model's win rate against a baseline beside the rate a judge would give if the two responses were of equal
+    length (Dubois et al. 2024's length-controlled win rate).
+
+    One row per judgment as :func:`preference_agreement` reads them; ``response_a`` / ``response_b`` name the
+    models whose responses were compared (shown first / second), ``length_a`` / ``length_b`` the responses'
+    lengths (characters, tokens: any numbers). For a model m judged against ``baseline`` on n judgments, with
+    :math:`y_j` = 1 when m's response won, 0 when the baseline's did and 1/2 for a tie, and
+    :math:`\Delta_j` = m's length minus the baseline's, the GLM
+
+    .. math::
+
+        P(y_j = 1) = \sigma\big(\theta_m + \beta_m \tanh(\Delta_j / s_m)\big)
+
+    (:math:`s_m` the standard deviation of the :math:`\Delta_j`) is fitted by maximum likelihood (soft labels,
+    Newton's method); the length-controlled win rate is its prediction at equal length, :math:`\sigma(\hat\theta_m)`,
+    with the delta-method standard error :math:`\sigma'(\hat\theta)\sqrt{\widehat{\mathrm{Var}}\,\hat\theta}`. The
+    raw win rate is :math:`\bar y`.
+
+    This is AlpacaEval's ``length_controlled_minimal`` GLM (``np.tanh(std_delta_len) + not_gamed_baseline - 1``)
+    without its penalty: the ``length_controlled_v1`` model adds an instruction-difficulty term AlpacaEval estimates
+    from its whole leaderboard and shrinks toward gamed baselines, neither of which a single study has. Undefined,
+    with the reason, when the model won (or lost) every judgment: the likelihood then has no finite maximum.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per judgment; blank labels are dropped. Judgments between two models neither of which is the
+        baseline are left out (with a note).
+    baseline : str
+        The model every other is compared with.
+    item, response_a, response_b, label, length_a, length_b : str
+        Column names.
+
+    Returns
+    -------
+    LengthControlledWinrate
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``table`` is not a DataFrame.
+    ValueError
+        A column is missing; a label is not A, B or tie; a length is not a number; the baseline is never compared.
+
+    References
+    ----------
+    Dubois, Y., Galambosi, B., Liang, P., & Hashimoto, T. B. (2024). Length-controlled AlpacaEval: a simple way to
+    debias automatic evaluators. arXiv:2404.04475. Reference code: https://github.com/tatsu-lab/alpaca_eval
+    (``src/alpaca_eval/metrics/glm_winrate.py``).
+
+    Examples
+    --------
+    A judge that prefers the longer response: the verbose model's raw win rate overstates it.
+
+    >>> import numpy as np, pandas as pd, iaa_engine as ie
+    >>> rng = np.random.default_rng(0)
+    >>> n = 4000
+    >>> len_m, len_b = rng.normal(1300, 300, n), rng.normal(1000, 300, n)
+    >>> p = 1 / (1 + np.exp(-(0.0 + 1.5 * np.tanh((len_m - len_b) / 420))))
+    >>> won = rng.random(n) < p
+    >>> t = pd.DataFrame({"item": range(n), "response_a": "verbose", "response_b": "base",
+    ...                   "label": np.where(won, "A", "B"), "length_a": len_m, "length_b": len_b})
+    >>> row = ie.length_controlled_winrate(t, baseline="base").table.iloc[0]
+    >>> round(float(row["win_rate"]), 3), round(float(row["lc_win_rate"]), 3), round(float(row["lc_se"]), 3)
+    (0.628, 0.491, 0.011)
+
+    The judge's preference at equal length is the truth's 1/2 (within its standard error); the raw rate is not.
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame (a long table of judgments); got {type(table).__name__}")
+    lab = _column(table, label, "the label: A, B or tie")
+    ra = _column(table, response_a, "the model shown first").astype(str).str.strip()
+    rb = _column(table, response_b, "the model shown second").astype(str).str.strip()
+    _column(table, item, "the prompt")
+    la = pd.to_numeric(_column(table, length_a, "the length of the first response"), errors="coerce")
+    lb = pd.to_numeric(_column(table, length_b, "the length of the second response"), errors="coerce")
+    text = lab.astype(str).str.strip().str.lower()
+    keep = ~(lab.isna() | text.eq("")).to_numpy()
+    choice = text.map({"a": 1.0, "b": 0.0, "tie": 0.5}).to_numpy(dtype=float)
+    bad = keep & np.isnan(choice)
+    if bad.any():
+        found = ", ".join(repr(printable(v)) for v in pd.unique(lab[bad])[:5])
+        raise ValueError(f"a preference label is A (the response shown first is better), B or tie; got {found}")
+    nolen = keep & ~(np.isfinite(la.to_numpy(float)) & np.isfinite(lb.to_numpy(float)))
+    if nolen.any():
+        r = int(np.flatnonzero(nolen)[0])
+        raise ValueError(f"row {r + 1}: the lengths must be numbers; got {la.iloc[r]!r} and {lb.iloc[r]!r}")
+    base = str(baseline).strip()
+    a_base, b_base = (ra == base).to_numpy(), (rb == base).to_numpy()
+    vs = keep & (a_base ^ b_base)
+    notes: list[str] = []
+    other = keep & ~(a_base | b_base)
+    if other.any():
+        notes.append(f"{int(other.sum())} judgment(s) between two models other than the baseline are left out")
+    if not vs.any():
+        raise ValueError(f"no judgment compares a model with the baseline {base!r}")
+    model = np.where(a_base, rb, ra)[vs]
+    y = np.where(a_base, 1.0 - choice, choice)[vs]  # 1: the model's response won
+    delta = np.where(a_base, lb - la, la - lb)[vs]
+    rows = []
+    for name in sorted(set(model)):  # a loop over models: one small GLM each
+        sel = model == name
+        yy, dd = y[sel], delta[sel]
+        n = int(sel.sum())
+        sd = float(np.std(dd, ddof=1)) if n > 1 else np.nan
+        x_len = np.tanh(dd / sd) if sd > 0 else np.zeros(n)
+        design = np.column_stack([np.ones(n), x_len]) if sd > 0 else np.ones((n, 1))
+        reason = ""
+        if yy.max() == yy.min() and yy[0] in (0.0, 1.0):
+            reason = f"the model {'won' if yy[0] == 1.0 else 'lost'} every judgment: no finite maximum"
+        w, cov, ok = _soft_logistic(design, yy) if not reason else (np.full(2, np.nan), np.full((2, 2), np.nan), False)
+        if not reason and not ok:
+            reason = "the fit did not converge (a separated design)"
+        theta = float(w[0]) if not reason else np.nan
+        lc = float(np.exp(-np.logaddexp(0.0, -theta))) if not reason else np.nan
+        se = lc * (1 - lc) * float(np.sqrt(cov[0, 0])) if not reason else np.nan
+        rows.append(
+            {
+                "model": name,
+                "n": n,
+                "wins": int((yy == 1.0).sum()),
+                "ties": int((yy == 0.5).sum()),
+                "losses": int((yy == 0.0).sum()),
+                "win_rate": float(yy.mean()),
+                "lc_win_rate": lc,
+                "lc_se": se,
+                "theta": theta,
+                "length_coef": float(w[1]) if (not reason and design.shape[1] == 2) else np.nan,
+                "length_sd": sd,
+                "reason": reason,
+            }
+        )
+    return LengthControlledWinrate(pd.DataFrame(rows), base, notes)
