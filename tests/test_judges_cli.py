@@ -109,3 +109,23 @@ def test_html_escapes_names(tmp_path, capsys, monkeypatch):
                            "--epsilon", "0.1", "--min-items", "10", "--html", str(tmp_path / "p.html"))  # fmt: skip
     page = (tmp_path / "p.html").read_text(encoding="utf-8")
     assert status == 0 and "<b>good</b>" not in page and "&lt;b&gt;good&lt;/b&gt;" in page and "poor&amp;co" in page
+
+
+def test_by_a_column_of_the_humans_file(tmp_path, capsys, monkeypatch):
+    humans, models = synthetic(2, n_items=240)
+    h, m = long(humans), model_table(models)
+    h["domain"] = np.where(h["item"] < "i120", "news", "reviews")
+    h.to_csv(tmp_path / "h.csv", index=False)
+    m.to_csv(tmp_path / "m.csv", index=False)
+    ref = ie.alt_test(h, m, epsilon=0.15, min_items=10, by=dict(zip(h.item, h.domain)))
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "m.csv"),
+                           "--epsilon", "0.15", "--min-items", "10", "--by", "domain")  # fmt: skip
+    assert status == 0, err
+    for r in ref.summary.itertuples(index=False):
+        assert f"{r.model}: " in out and f"passes in {r.groups_passed} of {r.n_groups} groups" in out
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "m.csv"),
+                           "--epsilon", "0.15", "--min-items", "10", "--by", "domain", "--format", "csv",
+                           "--table", "humans")  # fmt: skip
+    got = pd.read_csv(io.StringIO(out))
+    np.testing.assert_allclose(got["p_adjusted"], ref.humans["p_adjusted"], rtol=1e-12)
+    assert list(got["group"]) == list(ref.humans["group"])
