@@ -435,3 +435,53 @@ def _rest(res: ie.AltTest) -> tuple:
         res.by,
         res.notes,
     )
+
+
+def _brute_force(table: pd.DataFrame, model: pd.DataFrame, sim, epsilon: float, min_items: int) -> pd.DataFrame:
+    """The test written plainly: loops over humans and items, scores as means of ``sim`` over the other humans."""
+    from scipy.stats import ttest_1samp
+
+    labels = table.pivot(index="item", columns="annotator", values="label")
+    x = model.set_index("item")["label"]
+    rows = []
+    for h in labels.columns:
+        d, w = [], []
+        for i, row in labels.iterrows():
+            if pd.isna(row[h]) or i not in x.index or row.notna().sum() < 2:
+                continue
+            others = [v for k, v in row.items() if k != h and pd.notna(v)]
+            sh = np.mean([sim(row[h], o) for o in others])
+            sm = np.mean([sim(x[i], o) for o in others])
+            w.append(sm >= sh)
+            d.append(int(sh >= sm) - int(sm >= sh))
+        if len(d) >= min_items:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                p = ttest_1samp(d, epsilon, alternative="less").pvalue
+            rows.append((h, len(d), float(np.mean(w)), p))
+    return pd.DataFrame(rows, columns=["human", "items", "rho", "p_value"])
+
+
+@pytest.mark.parametrize("n_cat, n_items", [(5, 50), (100_000, 900)])
+def test_a_callable_score_against_brute_force(n_cat, n_items):
+    """Above 2048 categories the callable is evaluated on the label pairs themselves (no category table)."""
+    rng = np.random.default_rng(n_cat)
+    truth = rng.integers(0, n_cat, n_items)
+    rows = [
+        (i, f"h{k}", int(truth[i] + rng.integers(-2, 3)))
+        for i in range(n_items)
+        for k in rng.choice(4, 3, replace=False)
+    ]
+    table = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    model = pd.DataFrame({"item": range(n_items), "annotator": "m", "label": truth + rng.integers(-1, 2, n_items)})
+    assert (pd.concat([table.label, model.label]).nunique() > 2048) == (n_cat > 2048)
+
+    def closeness(a, b):
+        return -np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+
+    res = ie.alt_test(table, model, epsilon=0.1, scoring=closeness, min_items=5).humans.set_index("human")
+    ref = _brute_force(table, model, lambda a, b: float(closeness(a, b)), 0.1, 5).set_index("human")
+    assert list(res.index) == list(ref.index)
+    np.testing.assert_allclose(res["rho"], ref["rho"], rtol=1e-14)
+    np.testing.assert_allclose(res["p_value"], ref["p_value"], rtol=1e-12)
+    assert (res["items"] == ref["items"]).all()
