@@ -152,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
             f"Can the models of {names['models']} replace the annotators of {names['humans']}? "
             f"(epsilon {args.epsilon:g}, humans among themselves: agreement {_num(agreement.human_agreement)})"
         ]
+        reasons = dict(zip(accuracy.table["model"], accuracy.table["reason"])) if accuracy is not None else {}
         for r in table.to_dict(orient="records"):
             head = f"  {printable(r['model'])}: {r['verdict']}"
             if "omega" in r:
@@ -166,13 +167,13 @@ def run(args: argparse.Namespace) -> int:
                 f"mean kappa {_num(r['kappa'])}, z {_num(r['z'], '+.2f')}: {like}"
             )
             if accuracy is not None:
+                why = reasons.get(r["model"], "")
                 lines.append(
                     f"      rate of {printable(args.positive)!r}: judged {_num(r['raw'])}, corrected "
-                    f"{_num(r['corrected'])} [{_num(r['lower'])}, {_num(r['upper'])}]"
-                )
+                    + (f"undefined ({printable(why)})" if why else
+                       f"{_num(r['corrected'])} [{_num(r['lower'])}, {_num(r['upper'])}]")
+                )  # fmt: skip
         notes = list(dict.fromkeys(alt.notes + agreement.notes + (accuracy.notes if accuracy is not None else [])))
-        if accuracy is not None:
-            notes += [f"{printable(r.model)}: {r.reason}" for r in accuracy.table.itertuples() if r.reason]
         if len(alt.left_out):
             notes.append(f"{len(alt.left_out)} (model, human) pair(s) with fewer than {args.min_items} items untested")
         lines += [f"  note: {printable(n)}" for n in notes]

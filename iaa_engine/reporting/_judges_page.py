@@ -25,12 +25,13 @@ def _esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _num(v: Any, digits: int = 3) -> str:
-    """A number cell with its exact value in ``data-value`` (``nan`` where undefined)."""
+def _num(v: Any, digits: int = 3, form: str = "f") -> str:
+    """A number cell with its exact value in ``data-value`` (``nan`` where undefined); ``form`` "g": ``digits``
+    significant digits (p-values are small numbers)."""
     v = float(v) if v is not None else float("nan")
     if not np.isfinite(v):
         return '<td class="num undefined" data-value="nan">undefined</td>'
-    return f'<td class="num" data-value="{v!r}">{v:.{digits}f}</td>'
+    return f'<td class="num" data-value="{v!r}">{v:.{digits}{form}}</td>'
 
 
 def summary(alt: Any, agreement: Any, likeness: Any, accuracy: Any | None) -> pd.DataFrame:
@@ -176,8 +177,8 @@ def render_judges_page(
             + f'<td class="num">{int(r.items)}</td>'
             + _num(r.rho)
             + _num(r.advantage)
-            + _num(r.p_value, 4)
-            + _num(r.p_adjusted, 4)
+            + _num(r.p_value, 3, "g")
+            + _num(r.p_adjusted, 3, "g")
             + f"<td>{'yes' if r.rejected else 'no'}</td></tr>"
             for r in rows.itertuples(index=False)
         ]
