@@ -154,8 +154,9 @@ def test_shared_options_mean_one_thing():
     # elsewhere SPA's item weighting (the two are documented side by side; the CLI has distinct flags);
     # ``n_boot`` of the HTML report also takes 0 (no bootstrap); ``item`` and ``annotator`` of the judgments
     # functions (preferences, rankings) also take None: the column ``prompt`` else ``item``, ``judge`` else
-    # ``annotator``, as their commands read them (issue 32)
-    allowed = {"level", "path", "annotator", "weights", "n_boot", "item"}
+    # ``annotator``, as their commands read them (issue 32); ``by`` of ``alt_test`` also takes a mapping
+    # {item: group} (its data may be two DataFrames with no kept column; issue 34)
+    allowed = {"level", "path", "annotator", "weights", "n_boot", "item", "by"}
     assert set(own) <= allowed, {k: v for k, v in own.items() if k not in allowed}
 
 

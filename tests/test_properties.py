@@ -365,6 +365,18 @@ NOT_METRICS = {
     "KendallW",
     "relation_agreement",
     "RelationAgreement",
+    # models judged beside humans (issue 34): tests/test_alt_test.py (the authors' code and properties),
+    # test_judge_accuracy.py, test_human_likeness.py, test_judge_consistency.py, test_length_controlled.py
+    "alt_test",
+    "AltTest",
+    "judge_accuracy",
+    "JudgeAccuracy",
+    "human_likeness",
+    "HumanLikeness",
+    "judge_consistency",
+    "JudgeConsistency",
+    "length_controlled_winrate",
+    "LengthControlledWinrate",
     # a Monte-Carlo study of the estimators: tests/test_simulation.py
     "missingness_simulation",
     # presentation of the report: tests/test_html_report.py

@@ -103,15 +103,7 @@ def _column(table: pd.DataFrame, name: str, what: str) -> pd.Series:
     return table[name]
 
 
-@validate(
-    item=Text(),
-    response_a=Text(),
-    response_b=Text(),
-    annotator=Text(),
-    label=Text(),
-    repetition=NoneOr(Text()),
-    by=NoneOr(Text()),
-)
+@validate(response_a=Text(), response_b=Text(), repetition=NoneOr(Text()))
 def judge_consistency(
     table: Any,
     *,
@@ -371,15 +363,7 @@ def _soft_logistic(x: np.ndarray, y: np.ndarray, max_iter: int = 100) -> tuple[n
     return w, np.full((x.shape[1],) * 2, np.nan), False
 
 
-@validate(
-    baseline=Text(),
-    item=Text(),
-    response_a=Text(),
-    response_b=Text(),
-    label=Text(),
-    length_a=Text(),
-    length_b=Text(),
-)
+@validate(baseline=Text(), response_a=Text(), response_b=Text(), length_a=Text(), length_b=Text())
 def length_controlled_winrate(
     table: Any,
     *,
