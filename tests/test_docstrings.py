@@ -29,7 +29,7 @@ CONSTANTS = {
     "__version__",
 }
 #: Exceptions and warnings: a summary that says when they are raised is their documentation.
-SIGNALS = {"UndefinedMetricWarning", "InvalidParameterError", "NALikeLabelWarning"}
+SIGNALS = {"UndefinedMetricWarning", "InvalidParameterError", "NALikeLabelWarning", "AbsentAnnotatorsWarning"}
 #: Coefficients and estimators: their docstrings show the formula (a ``.. math::`` block).
 FORMULAS = {
     "spa", "spa_kappa", "spa_item_weights", "item_agreement", "item_agreement_variance", "joint_probability",

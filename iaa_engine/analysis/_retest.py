@@ -417,7 +417,9 @@ def retest(
     # the ICC, so the kappas are weighted (as the report's kappa_weights='auto')
     weights = {"ordinal": "quadratic", "interval": "quadratic", "ratio": "ratio"}.get(level, "identity")
     weights = weights if numeric else "identity"
-    intra_rows, inter_rows, notes = [], [], []
+    intra_rows: list = []
+    inter_rows: list = []
+    notes: list[str] = []
     for who, rows in frame.groupby("annotator", sort=False):  # one pass per annotator, not per annotation
         with _reasons(f"annotator {who}", notes):
             intra_rows.append(_intra(who, rows, level, cats, numeric, confidence, weights))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,24 @@ class AbsentAnnotatorsWarning(UserWarning):
     read as saying it holds no unit. In a crowd (each document seen by a few of many annotators) that is rarely
     what happened; giving ``participants=`` (who took part in which document) changes the number, so it is never
     done silently: this warning says how many annotators look absent rather than empty.
+
+    Examples
+    --------
+    Four documents, each marked by its own two workers: without participants the other six count as having
+    marked nothing in it.
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> spans = pd.DataFrame({"document": [f"doc{d}" for d in range(4) for _ in (0, 1)],
+    ...                       "annotator": [f"w{k}" for k in range(8)], "start": 10, "end": 20, "label": "x"})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     crowd = ie.unitizing_alpha(spans, continuum=100)
+    >>> caught[0].category.__name__, round(crowd.estimate, 4)
+    ('AbsentAnnotatorsWarning', 0.0207)
+    >>> round(ie.unitizing_alpha(spans, continuum=100, participants=spans[["document", "annotator"]]).estimate, 4)
+    1.0
     """
 
 
@@ -77,7 +96,7 @@ class SpanUnits:
         D = len(self.documents)
         if D == 0 or np.any(self.n_participants != self.n_participants[0]):
             return False
-        table = self.participant_annotator.reshape(D, int(self.n_participants[0]))
+        table = cast(np.ndarray, self.participant_annotator).reshape(D, int(self.n_participants[0]))
         return bool(np.all(table == table[:1]))
 
     def without(self, annotator: int) -> SpanUnits:
@@ -87,7 +106,7 @@ class SpanUnits:
         if self.participant_document is None:
             p_doc, p_rater = np.repeat(np.arange(D), R), np.tile(np.arange(R), D)
         else:
-            p_doc, p_rater = self.participant_document, self.participant_annotator
+            p_doc, p_rater = self.participant_document, cast(np.ndarray, self.participant_annotator)
         stay = p_rater != annotator
         p_doc, p_rater = p_doc[stay], p_rater[stay]
         key = p_doc * R + p_rater  # sorted: by document, then annotator
@@ -111,7 +130,8 @@ class SpanUnits:
         """Each unit's annotator code for the statistics and their number: the slot within its document when
         participants are given (so that only R_d annotators are visited per document), else the annotator."""
         if self.slot is not None:
-            return self.slot, int(self.n_participants.max()) if self.n_participants.size else 0
+            n_part = cast(np.ndarray, self.n_participants)
+            return self.slot, int(n_part.max()) if n_part.size else 0
         return self.annotator, len(self.annotators)
 
 
@@ -425,12 +445,12 @@ def span_units(
                 {"document": frame["document"] if has_documents else None, "annotator": frame["annotator"]}
             )
             shown = pairs.loc[outsider].drop_duplicates()
-            listed = "; ".join(
+            listed_text = "; ".join(
                 f"{a!r} in {d!r}" if has_documents else repr(a) for d, a in shown.head(_SHOW).itertuples(index=False)
             )
             more = len(shown) - min(len(shown), _SHOW)
             raise ValueError(
-                f"participants does not list {len(shown)} annotator(s) who marked spans in a document: {listed}"
+                f"participants does not list {len(shown)} annotator(s) who marked spans in a document: {listed_text}"
                 + (f" (and {more} more)" if more > 0 else "")
                 + "; an annotator with spans in a document took part in it: add them to participants"
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -430,7 +430,7 @@ def gamma_agreement(
     units = _span_units(spans, continuum, annotators, participants)
     crowd = units.n_participants is not None
     if crowd:  # a document with fewer than two participants holds no pair: left out (as alpha leaves it out)
-        thin = units.n_participants[units.document] < 2
+        thin = cast(np.ndarray, units.n_participants)[units.document] < 2
         if thin.any():
             units = _drop_units(units, ~thin)
     n = len(units.annotators)
@@ -494,7 +494,7 @@ def gamma_agreement(
 
     codes, n_codes = units.rater_codes()  # slots 0 .. n_d - 1 of each document with participants
     doc_n = units.raters() if crowd else None
-    if crowd and not (doc_n >= 2).any():
+    if doc_n is not None and not (doc_n >= 2).any():
         return result(estimate=undefined(_METRIC, "no document has two participants or more", replace_undefined_by))
     arrays = SpanArrays(units.document, codes, units.begin, units.end, units.category, n_codes, doc_n)
     # a crowd given without participants: every annotator is aligned in every document (the likely cause of a refusal)
@@ -510,7 +510,7 @@ def gamma_agreement(
     except TooManyAlignmentsError as error:
         raise TooManyAlignmentsError(f"{error}{crowd_hint}") from None
     if crowd:
-        n_bar = float(np.sum(np.bincount(units.document, minlength=D) / np.maximum(doc_n, 1)))
+        n_bar = float(np.sum(np.bincount(units.document, minlength=D) / np.maximum(cast(np.ndarray, doc_n), 1)))
     else:
         n_bar = N / n
     observed_disorder = float(observed.disorder.sum() / n_bar)
@@ -614,5 +614,5 @@ def _drop_units(units: SpanUnits, keep: np.ndarray) -> SpanUnits:
         category=units.category[keep],
         begin=units.begin[keep],
         end=units.end[keep],
-        slot=units.slot[keep],
+        slot=cast(np.ndarray, units.slot)[keep],
     )

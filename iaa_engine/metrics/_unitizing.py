@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -128,7 +128,7 @@ class UnitizingAlpha(ScalarResult):
 
 
 def _disagreements(
-    observed: np.ndarray, expected: np.ndarray, squares: np.ndarray, R: int, L: np.ndarray | float
+    observed: np.ndarray, expected: np.ndarray, squares: np.ndarray, R: float, L: np.ndarray | float
 ) -> tuple[np.ndarray, np.ndarray]:
     """D_o and D_e from the sums; each one division of two exactly computed numbers (nan where the denominator is
     not positive), so that equal disagreements of integer data compare equal."""
@@ -424,7 +424,7 @@ def _compute(units: SpanUnits, pooling: str, tables: bool = True, involving: boo
         else:
             inception = documents_estimate
     if pooling == "inception" and inc_o is not None:
-        cat_o, cat_e = inc_o, inc_e
+        cat_o, cat_e = inc_o, cast(np.ndarray, inc_e)
     estimate = inception if pooling == "inception" else documents_estimate
     out: dict[str, Any] = {
         "estimate": estimate,
@@ -483,6 +483,7 @@ def _per_annotator(units: SpanUnits, pooling: str, sums: Any = None) -> pd.DataF
     length = units.end - units.begin
     n_units = np.bincount(units.annotator, minlength=R).astype(float)
     total_length = np.bincount(units.annotator, weights=length, minlength=R)
+    n_docs: np.ndarray
     if units.participant_annotator is None:
         n_docs = np.full(R, float(D))
     else:
@@ -524,7 +525,7 @@ def _leave_one_out(units: SpanUnits, sums: Any) -> np.ndarray:
         p_ann = np.tile(np.arange(R, dtype=np.int64), D)
         p_slot = p_ann
     else:
-        p_doc, p_ann = units.participant_document, units.participant_annotator
+        p_doc, p_ann = units.participant_document, cast(np.ndarray, units.participant_annotator)
         p_slot = np.arange(p_doc.size) - np.searchsorted(p_doc, p_doc)
     loo = leave_one_out_sums(
         units.document[keep],

@@ -262,16 +262,16 @@ def render_spans_page(
             begin, length = w_begin, w_length
         alpha = "undefined" if not np.isfinite(r.alpha) else f"{r.alpha:.4f}"
         try:
-            rows, codes = list(rater_names), rater[mask]
+            raters, codes = list(rater_names), rater[mask]
             if who is not None:  # this document's participants only
-                rows = sorted(who.get(r.document, ()), key=str)
-                codes = pd.Index(rows).get_indexer(np.asarray(annotator)[mask])
+                raters = sorted(who.get(r.document, ()), key=str)
+                codes = pd.Index(raters).get_indexer(np.asarray(annotator)[mask])
             svg = continuum_plot(
                 f"doc{k}",
                 f"{name}α_U {alpha}",
                 begin,
                 length,
-                rows,
+                raters,
                 codes,
                 np.maximum(start[mask], begin),
                 np.minimum(end[mask], begin + length),

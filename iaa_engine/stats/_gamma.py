@@ -251,7 +251,7 @@ def _candidates(units: SpanArrays, diss: GammaDissimilarity, limit: int) -> tupl
     useful = np.all(~real | (member_sum < ((C + k - 1) * diss.delta_empty)[:, None]), axis=1) | (k == 1)
     members, pair_sum, k = members[useful], pair_sum[useful], k[useful]
     if np.ndim(C):
-        C = C[useful]
+        C = np.asarray(C)[useful]
     disorder = (pair_sum + (C - k * (k - 1) / 2) * diss.delta_empty) / C
     return members, disorder
 

@@ -22,6 +22,7 @@ not overlap) and the gaps at least as long as it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -128,6 +129,7 @@ def unitizing_sums(
     R = int(n_raters)
     n_cat = int(n_categories)
     document_length = np.asarray(document_length, dtype=float)
+    doc_raters: np.ndarray
     if document_raters is None:
         doc_raters = np.full(document_length.size, float(R))
     else:
@@ -437,7 +439,7 @@ def leave_one_out_sums(
         - np.repeat(np.cumsum(pair_count) - pair_count, pair_count)
     )
     if P:
-        left = sums.pair_observed[pidx] - sums.pair_involving[pidx, p_slot[rows]]
+        left = sums.pair_observed[pidx] - cast(np.ndarray, sums.pair_involving)[pidx, p_slot[rows]]
     else:
         left = np.zeros(0)
     r_d = Rd[pair_doc[pidx]]

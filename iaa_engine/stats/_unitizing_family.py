@@ -150,6 +150,7 @@ def family_sums(
     """
     R = int(n_raters)
     D = int(np.size(document_length))
+    doc_raters: np.ndarray
     if document_raters is None:
         doc_raters = np.full(D, float(R))
     else:
