@@ -656,3 +656,53 @@ def test_result_shape():
     assert data["per_category"][0]["category"] == "c" and data["per_document"][0]["n_units"] == 9
     assert result["estimate"] == result.estimate
     assert "UnitizingAlpha(0.8587" in repr(result)
+
+
+# --------------------------------------------------------------------------- positions read wrongly (issue 32 item 3)
+
+
+@pytest.mark.parametrize("column", ["start", "end"])
+@pytest.mark.parametrize("as_object", [False, True])
+def test_boolean_positions_are_refused(column, as_object):
+    spans = pd.DataFrame({"annotator": ["a", "b"], "start": [0, 0], "end": [1, 1], "label": "x"})
+    spans[column] = [True, False] if column == "start" else [True, True]
+    if as_object:  # True among numbers: an object column
+        spans[column] = pd.Series([spans[column].iloc[0], 1], dtype=object)
+    for f in (ie.unitizing_alpha, ie.unitizing_family, ie.gamma_agreement):
+        with pytest.raises(ValueError, match=rf"{column} must hold numbers.*not True/False"):
+            f(spans, continuum=(0, 10))
+
+
+@pytest.mark.parametrize("value", [1e300, -1e101, 2e100])
+def test_positions_beyond_1e100_are_refused_with_a_plain_message(value):
+    spans = pd.DataFrame(
+        {"annotator": ["a", "b"], "start": [value, value], "end": [value, value * 1.5 + 1e100], "label": "x"}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning on the way
+        for f in (ie.unitizing_alpha, ie.unitizing_family, ie.gamma_agreement):
+            with pytest.raises(ValueError, match=r"within ±1e\+100"):
+                f(spans.assign(end=spans[["start", "end"]].max(axis=1)))
+        with pytest.raises(ValueError, match=r"within ±1e\+100"):
+            ie.unitizing_alpha(spans.iloc[:0], continuum=(0, 1e300))
+
+
+def test_a_pooled_continuum_too_long_for_float64_is_refused_not_nan():
+    # 2,000 documents of length 1e100: each within the bound, but the pooled continuum's cube overflows
+    docs = np.repeat(np.arange(2000), 2)
+    spans = pd.DataFrame(
+        {
+            "document": docs,
+            "annotator": np.tile(["a", "b"], 2000),
+            "start": np.tile([1e99, 2e99], 2000),
+            "end": np.tile([5e99, 6e99], 2000),
+            "label": "x",
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="too long for alpha_U"):
+            ie.unitizing_alpha(spans, continuum=(0, 1e100))
+    # near the bound, one document: a finite value, no warning
+    r = ie.unitizing_alpha(spans[spans["document"] == 0], continuum=(0, 1e100))
+    assert np.isfinite(r.estimate)

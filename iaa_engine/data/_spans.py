@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._policy import external_stacklevel, invalid
+from iaa_engine.data._model import MAX_MAGNITUDE
 
 __all__ = ["SpanUnits", "span_units", "SPAN_COLUMNS", "AbsentAnnotatorsWarning"]
 
@@ -168,6 +169,12 @@ def _positions(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, bool]:
     integral = True
     for name in ("start", "end"):
         column = frame[name]
+        flags = _booleans(column)
+        if flags.any():
+            raise ValueError(
+                f"{name} must hold numbers (positions), not True/False (a boolean is not read as 0 or 1); "
+                f"in row(s): {_rows(frame, flags)}"
+            )
         try:
             values = pd.to_numeric(column, errors="raise").to_numpy(dtype=float)
         except (TypeError, ValueError):
@@ -180,6 +187,13 @@ def _positions(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, bool]:
             raise ValueError(
                 f"{name} must be a finite number in every row; missing or infinite in: {_rows(frame, bad)}"
             )
+        big = np.abs(values) > MAX_MAGNITUDE
+        if big.any():
+            raise ValueError(
+                f"{name} must lie within ±{MAX_MAGNITUDE:g} (the disagreements square and multiply lengths, which "
+                f"overflow beyond it; positions count the continuum's smallest step, so rescale them); "
+                f"in row(s): {_rows(frame, big)}"
+            )
         integral &= bool(np.all(values == np.round(values)))
         out.append(values)
     start, end = out
@@ -187,6 +201,15 @@ def _positions(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, bool]:
     if bad.any():
         raise ValueError(f"a span's end must not come before its start (end is exclusive); in: {_rows(frame, bad)}")
     return start, end, integral
+
+
+def _booleans(column: pd.Series) -> np.ndarray:
+    """True where a cell is a boolean (a bool column, or True/False among the values of an object column)."""
+    if pd.api.types.is_bool_dtype(column.dtype):
+        return np.ones(len(column), bool)
+    if column.dtype != object:
+        return np.zeros(len(column), bool)
+    return column.map(type).isin([bool, np.bool_]).to_numpy()
 
 
 def _continuum(
@@ -247,10 +270,10 @@ def _one(value: object, what: str, shown: object) -> tuple[float, float]:
         or not all(
             isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in value
         )
-        or not all(np.isfinite(float(v)) for v in value)
+        or not all(np.isfinite(float(v)) and abs(float(v)) <= MAX_MAGNITUDE for v in value)
         or float(value[1]) < 0
     ):
-        raise invalid("continuum", what + " (finite numbers, length >= 0)", shown)
+        raise invalid("continuum", what + f" (numbers within ±{MAX_MAGNITUDE:g}, length >= 0)", shown)
     return float(value[0]), float(value[1])
 
 

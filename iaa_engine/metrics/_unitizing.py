@@ -133,9 +133,16 @@ def _disagreements(
     """D_o and D_e from the sums; each one division of two exactly computed numbers (nan where the denominator is
     not positive), so that equal disagreements of integer data compare equal."""
     L = np.asarray(L, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         den_o = R * (R - 1.0) * L * L
         den_e = L * (R * L * (R * L - 1.0) - squares)
+    if np.isinf(den_e).any() or np.isinf(np.asarray(expected, float)).any():
+        raise ValueError(
+            f"the continuum is too long for alpha_U in float64 (length {np.max(L):g} with {R} annotators: its "
+            "disagreements grow as the cube of the length and overflow); positions count the continuum's smallest "
+            "step, so give them in a coarser one (e.g. characters, not nanoseconds)"
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
         d_o = np.where(den_o > 0, observed / np.where(den_o > 0, den_o, 1.0), np.nan)
         d_e = np.where(den_e > 0, 2.0 * expected / np.where(den_e > 0, den_e, 1.0), np.nan)
     return d_o, d_e
