@@ -326,7 +326,11 @@ def test_identical_annotations_have_disorder_0_and_gamma_1(units, n):
     frame = pd.DataFrame(rows, columns=["annotator", "start", "end", "label"])
     result = ie.gamma_agreement(frame, n_samples=3)
     assert result.observed_disorder == 0.0
-    assert result.estimate == 1.0 and result.gamma_cat == 1.0 and result.se == 0.0
+    assert result.estimate == 1.0 and result.se == 0.0
+    if frame["label"].nunique() > 1:
+        assert result.gamma_cat == 1.0
+    else:  # one label: γ-cat has nothing to compare (issue 32 item 2)
+        assert math.isnan(result.gamma_cat) and result.gamma_cat_undefined.startswith("a single category")
 
 
 def test_gamma_does_not_depend_on_delta_empty():
@@ -428,3 +432,24 @@ def test_undefined_cases_follow_the_policy():
     # an annotator listed without spans counts: every unit of the other is alone
     alone = ie.gamma_agreement(one, annotators=["a", "b"], n_samples=3)
     assert alone.observed_disorder == pytest.approx(1.0 * 1 / (1 / 2))
+
+
+def test_gamma_cat_of_a_single_category_is_undefined_with_its_reason():
+    """Issue 32 item 2: γ-cat compares the labels of aligned units; with one label it was reported as a number made
+    only of units aligned with nothing (pygamma-agreement 0.5.9 returns that number)."""
+    spans = pd.DataFrame(
+        {"annotator": ["a", "a", "b", "b", "b"], "start": [0, 10, 1, 11, 30], "end": [5, 15, 5, 16, 34], "label": "x"}
+    )
+    result = ie.gamma_agreement(spans, n_samples=5)  # no UndefinedMetricWarning: γ, the headline, is defined
+    assert np.isfinite(result.estimate)
+    assert math.isnan(result.gamma_cat) and math.isnan(result.gamma_cat_se)
+    assert result.gamma_cat_undefined.startswith("a single category")
+    assert result.to_dict()["gamma_cat"] is None and "single category" in result.to_dict()["gamma_cat_undefined"]
+    # two categories: defined, no reason
+    two = ie.gamma_agreement(spans.assign(label=["x", "y", "x", "y", "x"]), n_samples=5)
+    assert np.isfinite(two.gamma_cat) and two.gamma_cat_undefined == ""
+    # the other undefined case carries its reason too
+    apart = pd.DataFrame(
+        {"annotator": ["a", "b"], "start": [1, 1], "end": [5, 5], "label": ["x", "y"], "document": [1, 2]}
+    )
+    assert ie.gamma_agreement(apart, n_samples=3).gamma_cat_undefined.startswith("no two units are aligned")

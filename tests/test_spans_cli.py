@@ -577,3 +577,17 @@ def test_the_page_of_a_crowd_draws_each_documents_participants(tmp_path, capsys,
         assert (f">{name}<" in text) == (name in drawn), name
     assert "each document among its participants" in text
     assert '<th class="num">raters</th>' in text and '<td class="num">4</td>' in text  # participants per document
+
+
+def test_gamma_cat_of_a_single_category_is_shown_undefined(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "one.csv"
+    pd.DataFrame(
+        {"annotator": ["a", "a", "b", "b"], "start": [0, 10, 1, 11], "end": [5, 15, 5, 16], "label": "x"}
+    ).to_csv(path, index=False)
+    args = ["spans", str(path), "--continuum", "0,20", "--gamma", "--gamma-samples", "4"]
+    status, out, err = cli(capsys, monkeypatch, *args)
+    assert status == 0, err
+    assert "γ-cat undefined (a single category" in out
+    status, out, err = cli(capsys, monkeypatch, *args, "--format", "json")
+    got = json.loads(out)["gamma"]
+    assert got["gamma_cat"] is None and got["gamma_cat_undefined"].startswith("a single category")

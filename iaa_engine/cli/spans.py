@@ -61,10 +61,14 @@ class Extra:
     page: Callable[[Any], tuple[str, float, str]]  #: the page's paragraph: (title, value, note)
 
 
+def _gamma_cat(r: Any) -> str:
+    return _num(r.gamma_cat) if r.gamma_cat == r.gamma_cat else f"undefined ({r.gamma_cat_undefined})"
+
+
 def _gamma_lines(r: Any, per_document: bool) -> list[str]:
     return [
         f"Mathet, Widlöcher and Métivier's gamma (γ): {_num(r.estimate)} (sampling SE {r.se:.2g}, {r.n_samples} "
-        f"samples); γ-cat {_num(r.gamma_cat)}; disorder {r.observed_disorder:.6g} observed, "
+        f"samples); γ-cat {_gamma_cat(r)}; disorder {r.observed_disorder:.6g} observed, "
         f"{r.expected_disorder:.6g} expected"
     ]
 
@@ -150,7 +154,7 @@ ON_REQUEST: tuple[Extra, ...] = (
         lambda r: (
             "Mathet, Widlöcher and Métivier's γ",
             r.estimate,
-            f"standard error of its sampling {r.se:.2g} ({r.n_samples} samples); γ-cat {_num(r.gamma_cat)}",
+            f"standard error of its sampling {r.se:.2g} ({r.n_samples} samples); γ-cat {_gamma_cat(r)}",
         ),
     ),
 )

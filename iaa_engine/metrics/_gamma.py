@@ -54,8 +54,12 @@ class GammaAgreement(ScalarResult):
         deviation / √n_samples).
     gamma_cat, gamma_cat_se : float
         γ-cat (agreement on the categories of the aligned units) and its sampling standard error (1 when its
-        observed disorder is 0; nan, without a warning, when the best alignment aligns no two units or when its
-        expected disorder is 0, where pygamma-agreement returns 1 and 0).
+        observed disorder is 0). Undefined (nan, with the reason in ``gamma_cat_undefined``; no warning, γ being
+        the headline) when the study has a single category (there are no labels to disagree on: the value would
+        only count units aligned with nothing; pygamma-agreement returns that number), when the best alignment
+        aligns no two units, or when its expected disorder is 0 (pygamma-agreement returns 1 and 0 there).
+    gamma_cat_undefined : str
+        Why γ-cat is undefined; empty when it is defined.
     observed_cat_disorder, expected_cat_disorder : float
         γ-cat's observed disorder (on the best alignment) and expected one (mean over the samples).
     n_samples : int
@@ -114,6 +118,7 @@ class GammaAgreement(ScalarResult):
     beta: float
     delta_empty: float
     alignment: pd.DataFrame
+    gamma_cat_undefined: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the scalars, and the alignment as a list of records (undefined values are null)."""
@@ -477,6 +482,7 @@ def gamma_agreement(
             beta=float(beta),
             delta_empty=float(delta_empty),
             alignment=empty_alignment,
+            gamma_cat_undefined="γ itself is undefined",
         )
         base.update(values)
         return GammaAgreement(**base)
@@ -552,8 +558,15 @@ def gamma_agreement(
         gamma = undefined(_METRIC, "the expected disorder of the samples is 0", replace_undefined_by)
     expected_cat = float(sample_cat.mean())
     cat, cat_se = _ratio(observed_cat, expected_cat, float(sample_cat.std(ddof=1) / np.sqrt(n_samples)))
-    if not ((observed.members >= 0).sum(axis=1) >= 2).any():
-        cat = cat_se = float("nan")  # no two units aligned: no label to compare (pygamma-agreement returns 1)
+    cat_undefined = ""
+    if len(units.categories) < 2:
+        cat_undefined = "a single category: γ-cat compares the labels of aligned units; one label cannot differ"
+    elif not ((observed.members >= 0).sum(axis=1) >= 2).any():
+        cat_undefined = "no two units are aligned: there are no labels to compare"
+    elif np.isnan(cat):
+        cat_undefined = "the expected categorical disorder of the samples is 0"
+    if cat_undefined:
+        cat = cat_se = float("nan")
 
     # the best alignment, one row per unit
     m = observed.members
@@ -592,6 +605,7 @@ def gamma_agreement(
         n_samples=n_samples,
         n_candidates=observed.n_candidates,
         alignment=alignment,
+        gamma_cat_undefined=cat_undefined,
     )
 
 
