@@ -104,6 +104,8 @@ _EXPORTS = {
     "match_regions": ".data._regions",
     "unitizing_alpha": ".metrics._unitizing",
     "gamma_agreement": ".metrics._gamma",
+    "span_f1": ".metrics._span_f1",
+    "SpanF1": ".metrics._span_f1",
     "GammaAgreement": ".metrics._gamma",
     "UnitizingAlpha": ".metrics._unitizing",
     "unitizing_family": ".metrics._unitizing_family",
@@ -247,6 +249,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from iaa_engine.metrics._rankings import KendallW, RankingAgreement, kendall_w, ranking_agreement
     from iaa_engine.metrics._registry import METRICS, MetricSpec
+    from iaa_engine.metrics._span_f1 import SpanF1, span_f1
     from iaa_engine.metrics._unitizing import UnitizingAlpha, unitizing_alpha
     from iaa_engine.metrics._unitizing_family import UnitizingFamily, unitizing_family
     from iaa_engine.reporting._html import render_html_report, write_html_report
@@ -270,6 +273,8 @@ __all__ = [
     "UnitizingFamily",
     "gamma_agreement",
     "GammaAgreement",
+    "span_f1",
+    "SpanF1",
     "UnitizingAlpha",
     "RegionMatch",
     "REGION_KINDS",

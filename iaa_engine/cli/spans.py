@@ -59,6 +59,7 @@ class Extra:
     rows: Callable[[Any, bool], list[Row]]  #: the CSV's rows
     json: Callable[[Any, bool], dict[str, Any]]  #: the JSON's object
     page: Callable[[Any], tuple[str, float, str]]  #: the page's paragraph: (title, value, note)
+    continuum: bool = True  #: whether the function takes the continuum
 
 
 def _gamma_cat(r: Any) -> str:
@@ -78,6 +79,54 @@ def _gamma_rows(r: Any, per_document: bool) -> list[Row]:
         ("gamma", "pooled", "", r.n_units, r.observed_disorder, r.expected_disorder, r.estimate),
         ("gamma_cat", "pooled", "", r.n_units, r.observed_cat_disorder, r.expected_cat_disorder, r.gamma_cat),
     ]
+
+
+#: pairs listed on the terminal by ``--f1`` (more: the lowest this many; all in CSV and JSON)
+F1_PAIRS_SHOWN = 20
+
+
+def _f1_lines(r: Any, per_document: bool) -> list[str]:
+    from iaa_engine.base._results import printable
+
+    match = "exact match" if r.match == "exact" else f"overlap match, IoU ≥ {r.threshold:g}"
+    lines = [
+        f"Pairwise span F1 ({match}): mean {_num(r.estimate)}, SD {_num(r.sd)} over {r.n_pairs} annotator pairs "
+        f"(pooled {_num(r.pooled)}; a pair counts the documents both took part in)"
+    ]
+    pairs = r.pairs
+    if len(pairs) > F1_PAIRS_SHOWN:
+        pairs = pairs.sort_values("f1", kind="stable").head(F1_PAIRS_SHOWN)
+        lines.append(f"  the {F1_PAIRS_SHOWN} lowest of {len(r.pairs)} pairs (all: --format csv or json):")
+    lines += [
+        f"  {printable(p.annotator_a)} – {printable(p.annotator_b)}: {_num(p.f1)} (matched {p.tp} of {p.n_a} + "
+        f"{p.n_b} spans in {p.n_documents} documents)"
+        for p in pairs.itertuples(index=False)
+    ]
+    tables = [("label", r.per_label)] + ([("document", r.per_document)] if per_document else [])
+    for what, table in tables:
+        lines += [
+            f"  {what} {printable(t[0])}: mean {_num(t.mean_f1)}, SD {_num(t.sd_f1)} over {t.n_pairs} pairs"
+            for t in table.itertuples(index=False)
+        ]
+    return lines
+
+
+def _f1_rows(r: Any, per_document: bool) -> list[Row]:
+    nan = float("nan")
+    rows: list[Row] = [
+        ("span_f1", "pooled", "", r.n_spans, nan, nan, r.estimate),
+        ("span_f1_sd", "pooled", "", r.n_spans, nan, nan, r.sd),
+    ]
+    rows += [
+        ("span_f1", "pair", f"{p.annotator_a} | {p.annotator_b}", p.n_a + p.n_b, nan, nan, p.f1)
+        for p in r.pairs.itertuples(index=False)
+    ]
+    tables = [("category", r.per_label)] + ([("document", r.per_document)] if per_document else [])
+    for scope, table in tables:
+        for t in table.itertuples(index=False):
+            rows += [("span_f1", scope, t[0], t.n_spans, nan, nan, t.mean_f1)]
+            rows += [("span_f1_sd", scope, t[0], t.n_spans, nan, nan, t.sd_f1)]
+    return rows
 
 
 def _family_lines(r: Any, per_document: bool) -> list[str]:
@@ -156,6 +205,21 @@ ON_REQUEST: tuple[Extra, ...] = (
             r.estimate,
             f"standard error of its sampling {r.se:.2g} ({r.n_samples} samples); γ-cat {_gamma_cat(r)}",
         ),
+    ),
+    Extra(
+        "f1",
+        "span_f1",
+        "span_f1",
+        lambda a: {"match": a.f1_match, "threshold": a.f1_threshold},
+        _f1_lines,
+        _f1_rows,
+        _without("counts"),
+        lambda r: (
+            f"Pairwise span F1 ({r.match} match), mean over pairs",
+            r.estimate,
+            f"SD {_num(r.sd)} over {r.n_pairs} annotator pairs; pooled {_num(r.pooled)}",
+        ),
+        continuum=False,
     ),
 )
 
@@ -242,6 +306,22 @@ def register(subparsers: Any) -> None:
         "--gamma-samples", type=_positive_int, default=30, metavar="N", help="sampled continua for γ (default 30)"
     )
     g.add_argument("--seed", type=int, default=0, help="seed of γ's sampling (default 0: the same value every run)")
+    f = p.add_argument_group("pairwise F1")
+    f.add_argument(
+        "--f1",
+        action="store_true",
+        help="also pairwise span F1 (as bratiaa and Prodigy report it): every annotator pair's F1 on the documents "
+        "both took part in, and the mean and SD over pairs, per label and (with --per-document) per document",
+    )
+    f.add_argument(
+        "--f1-match",
+        choices=("exact", "overlap"),
+        default="exact",
+        help="exact (default: same start, end and label) or overlap (same label, IoU at least --f1-threshold)",
+    )
+    f.add_argument(
+        "--f1-threshold", type=float, default=0.5, metavar="T", help="with --f1-match overlap: the IoU (default 0.5)"
+    )
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="table (default), csv or json")
     p.add_argument("--indent", action="store_true", help="indent the JSON")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
@@ -683,14 +763,9 @@ def run(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore", ie.AbsentAnnotatorsWarning)  # said once, for the headline
         for spec in ON_REQUEST:
             if getattr(args, spec.flag, False):
-                extras.append(
-                    (
-                        spec,
-                        getattr(ie, spec.function)(
-                            frame, continuum=continuum, participants=participants, **spec.options(args)
-                        ),
-                    )
-                )
+                where = {"continuum": continuum} if spec.continuum else {}
+                result_of = getattr(ie, spec.function)
+                extras.append((spec, result_of(frame, **where, participants=participants, **spec.options(args))))
     if args.html:
         from iaa_engine.reporting._spans_page import write_spans_page
 

@@ -30,7 +30,7 @@ from iaa_engine.base._policy import invalid
 from iaa_engine.base._results import PairwiseMatrix, Result, nan_to_none
 from iaa_engine.data._model import Annotations
 
-__all__ = ["REGION_KINDS", "NO_REGION", "RegionMatch", "match_regions"]
+__all__ = ["REGION_KINDS", "NO_REGION", "RegionMatch", "match_regions", "span_matches"]
 
 #: The kinds of region :func:`match_regions` matches, and the geometry columns each reads (``rotation`` optional).
 REGION_KINDS = {
@@ -628,3 +628,100 @@ def _present(present: Any, item: str, annotator: str, frame: pd.DataFrame) -> pd
     if present[item].isna().any() or present[annotator].isna().any():
         raise ValueError("present must not hold missing items or annotators")
     return present[[item, annotator]]
+
+
+# --------------------------------------------------------------------------- span matches between annotator pairs
+
+
+def span_matches(
+    document: np.ndarray,
+    annotator: np.ndarray,
+    category: np.ndarray,
+    begin: np.ndarray,
+    end: np.ndarray,
+    threshold: float | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One-to-one matches of spans between every pair of annotators, within a document and a label.
+
+    The spans (integer codes and positions) must be distinct per annotator (a repeated span counted once).
+    ``threshold`` None: a match is an identical span (same begin, same end); a number t: two spans match when their
+    intersection over union (as :func:`match_regions`) is at least t, and each span matches at most one span of each
+    other annotator: where a span has several candidates, the largest number of matches, then the largest total
+    IoU, is chosen by :func:`_assign` (the Hungarian method on that document, label and pair only).
+
+    Candidates come from one sweep over the spans sorted by (document, label, begin), not from all pairs: a span's
+    candidates start at or after its begin and at or before its end (a searchsorted on the positions' ranks).
+
+    Returns
+    -------
+    (document, category, annotator_a, annotator_b, matched)
+        One row per (document, label, pair a < b) with at least one match.
+    """
+    n = begin.size
+    empty = np.zeros(0, np.int64)
+    if n == 0:
+        return empty, empty, empty, empty, empty
+    block = pd.factorize(pd.MultiIndex.from_arrays([document, category]))[0].astype(np.int64)
+    order = np.lexsort((end, begin, block))
+    block, ann, b, e = block[order], annotator[order], begin[order], end[order]
+    doc, cat = document[order], category[order]
+    # positions as ranks (exact order), so that one integer key sorts by (block, position)
+    _, rank = np.unique(np.concatenate([b, e]), return_inverse=True)
+    width = np.int64(2 * n + 1)
+    key_begin = block * width + rank[:n]
+    key_end = block * width + rank[n:]
+    hi = np.searchsorted(key_begin, key_end, side="right")  # spans beginning at or before this one's end
+    reps = np.maximum(hi - np.arange(n) - 1, 0)
+    i = np.repeat(np.arange(n), reps)
+    j = i + 1 + (np.arange(i.size) - np.repeat(np.cumsum(reps) - reps, reps))
+    keep = ann[i] != ann[j]
+    i, j = i[keep], j[keep]
+    if threshold is None:
+        keep = (b[i] == b[j]) & (e[i] == e[j])
+        score = np.ones(int(keep.sum()))
+    else:
+        inter = np.clip(np.minimum(e[i], e[j]) - np.maximum(b[i], b[j]), 0.0, None)
+        union = (e[i] - b[i]) + (e[j] - b[j]) - inter
+        same_point = (union == 0) & (b[i] == b[j])
+        iou = np.where(union > 0, inter / np.where(union > 0, union, 1.0), same_point.astype(float))
+        keep = iou >= threshold - 1e-12
+        score = iou[keep]
+    i, j = i[keep], j[keep]
+    swap = ann[i] > ann[j]  # each edge as (span of a, span of b) with a < b
+    i, j = np.where(swap, j, i), np.where(swap, i, j)
+    # edges of one (block, a, b) group; a span with two candidates in its group makes the group ambiguous
+    pair_key = pd.factorize(pd.MultiIndex.from_arrays([block[i], ann[i], ann[j]]))[0] if i.size else empty
+    twice = (
+        pd.DataFrame({"s": i, "g": pair_key}).duplicated(keep=False).to_numpy()
+        | pd.DataFrame({"s": j, "g": pair_key}).duplicated(keep=False).to_numpy()
+    )
+    ambiguous_groups = np.unique(pair_key[twice])
+    matched_edge = ~np.isin(pair_key, ambiguous_groups)  # unambiguous edges are matches as they are
+    chosen_i, chosen_j = [i[matched_edge]], [j[matched_edge]]
+    if ambiguous_groups.size:
+        sel = np.flatnonzero(np.isin(pair_key, ambiguous_groups))
+        by_group = sel[np.argsort(pair_key[sel], kind="stable")]
+        bounds = np.flatnonzero(np.diff(pair_key[by_group])) + 1
+        for edges in np.split(by_group, bounds):  # only the ambiguous (document, label, pair) groups
+            rows, r = np.unique(i[edges], return_inverse=True)
+            cols, c = np.unique(j[edges], return_inverse=True)
+            ok = np.zeros((rows.size, cols.size), bool)
+            weight = np.zeros(ok.shape)
+            ok[r, c] = True
+            weight[r, c] = score[edges]
+            rr, cc = _assign(ok, weight)
+            chosen_i.append(rows[rr])
+            chosen_j.append(cols[cc])
+    mi, mj = np.concatenate(chosen_i), np.concatenate(chosen_j)
+    if mi.size == 0:
+        return empty, empty, empty, empty, empty
+    table = pd.DataFrame({"d": doc[mi], "c": cat[mi], "a": ann[mi], "b": ann[mj]})
+    counts = table.groupby(["d", "c", "a", "b"], sort=True).size()
+    idx = counts.index
+    return (
+        idx.get_level_values(0).to_numpy(np.int64),
+        idx.get_level_values(1).to_numpy(np.int64),
+        idx.get_level_values(2).to_numpy(np.int64),
+        idx.get_level_values(3).to_numpy(np.int64),
+        counts.to_numpy(np.int64),
+    )
