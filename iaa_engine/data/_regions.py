@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
 
 from iaa_engine.base._params import ANY, Choice, Flag, NoneOr, Real, Text, validate
 from iaa_engine.base._policy import invalid
@@ -203,6 +202,8 @@ def _assign(ok: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     largest total ``score`` (each pair weighs ``big + score`` with ``big`` above any total of scores)."""
     if ok.size == 0 or not ok.any():
         return np.empty(0, int), np.empty(0, int)
+    from scipy.optimize import linear_sum_assignment  # imported when needed: SciPy's optimizer takes a second
+
     big = float(min(ok.shape)) + 1.0
     weight = np.where(ok, big + score, 0.0)  # allowed pairs score in [0, 1]
     r, c = linear_sum_assignment(weight, maximize=True)
