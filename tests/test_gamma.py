@@ -453,3 +453,56 @@ def test_gamma_cat_of_a_single_category_is_undefined_with_its_reason():
         {"annotator": ["a", "b"], "start": [1, 1], "end": [5, 5], "label": ["x", "y"], "document": [1, 2]}
     )
     assert ie.gamma_agreement(apart, n_samples=3).gamma_cat_undefined.startswith("no two units are aligned")
+
+
+# --- per document (issue 32 item 5) -------------------------------------------------------------------------------
+
+
+def _two_documents():
+    rng = np.random.default_rng(5)
+    one = pd.DataFrame(_random_rows(rng, 3, 6), columns=["annotator", "start", "end", "label"])
+    two = pd.DataFrame(_random_rows(rng, 3, 4), columns=["annotator", "start", "end", "label"])
+    return pd.concat([one.assign(document="d1"), two.assign(document="d2")], ignore_index=True)
+
+
+def test_per_document_statistics_are_each_documents_own():
+    """Each document is sampled from exactly the statistics pygamma-agreement's sampler takes from that document
+    alone (``_reference_statistics`` of the document's spans)."""
+    from iaa_engine.metrics._gamma import _document_statistics, _reference_statistics, _span_units
+
+    both = _two_documents()
+    units = _span_units(both, None, None)
+    n = len(units.annotators)
+    each = _document_statistics(units, units.document_begin, n)
+    for k, doc in enumerate(units.documents):
+        alone = _span_units(both[both["document"] == doc], None, list(units.annotators))
+        ref = _reference_statistics(alone, alone.document_begin, n)
+        for key in ("count", "gap", "duration"):
+            assert (each[key][0][k], each[key][1][k]) == pytest.approx(ref[key], rel=1e-12, abs=1e-12)
+        assert each["weights"][k] == pytest.approx(
+            np.bincount(alone.category, minlength=len(alone.categories)) / alone.begin.size
+        )
+
+
+def test_per_document_gamma_is_the_documents_own_with_its_standard_error():
+    both = _two_documents()
+    result = ie.gamma_agreement(both, n_samples=200, per_document=True, seed=3)
+    docs = result.per_document.set_index("document")
+    assert list(docs.columns) == ["n_units", "observed_disorder", "expected_disorder", "expected_se", "gamma", "se"]
+    for doc in ("d1", "d2"):
+        alone = ie.gamma_agreement(both[both["document"] == doc], n_samples=200, seed=4)
+        row = docs.loc[doc]
+        assert row["observed_disorder"] == pytest.approx(alone.observed_disorder, rel=1e-12)
+        assert row["n_units"] == alone.n_units
+        # two independent estimates of the same expected disorder: within 4 standard errors of their difference
+        assert abs(row["expected_disorder"] - alone.expected_disorder) < 4 * math.hypot(
+            row["expected_se"], alone.expected_se
+        )
+        assert row["se"] == pytest.approx(row["observed_disorder"] / row["expected_disorder"] ** 2 * row["expected_se"])
+    # the pooled value does not change when the documents are asked for (they sample after it)
+    plain = ie.gamma_agreement(both, n_samples=200, seed=3)
+    assert plain.estimate == result.estimate and plain.per_document.empty
+    assert result.to_dict()["per_document"][0]["document"] == "d1"
+    # the standard error shrinks as 1/sqrt(samples)
+    many = ie.gamma_agreement(both, n_samples=800, per_document=True, seed=3).per_document
+    assert (many["se"] < result.per_document["se"]).all()

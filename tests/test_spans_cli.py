@@ -591,3 +591,26 @@ def test_gamma_cat_of_a_single_category_is_shown_undefined(tmp_path, capsys, mon
     status, out, err = cli(capsys, monkeypatch, *args, "--format", "json")
     got = json.loads(out)["gamma"]
     assert got["gamma_cat"] is None and got["gamma_cat_undefined"].startswith("a single category")
+
+
+def test_gamma_per_document_shows_each_standard_error_and_when_to_raise_the_samples(capsys, monkeypatch):
+    spans = pd.read_csv(EXAMPLE, dtype={"document": str})
+    texts = pd.read_csv(EXAMPLE_TEXTS, dtype={"document": str})
+    want = ie.gamma_agreement(spans, continuum=texts, n_samples=30, seed=0, per_document=True).per_document
+    args = ["spans", str(EXAMPLE), "--continuum", str(EXAMPLE_TEXTS), "--gamma", "--per-document"]
+    status, out, err = cli(capsys, monkeypatch, *args)
+    assert status == 0, err
+    for d in want.itertuples(index=False):
+        assert f"  document {d.document}: γ {d.gamma:.4f} (SE {d.se:.3f}, {d.n_units} units)" in out
+    worst = want["se"].max()
+    assert worst > 0.01 and f"a document's γ has a sampling SE up to {worst:.3f} with 30 samples: raise" in out
+    status, out, err = cli(capsys, monkeypatch, *args, "--format", "json")
+    got = json.loads(out)["gamma"]["per_document"]
+    assert [d["se"] for d in got] == want["se"].tolist()
+    status, out, err = cli(capsys, monkeypatch, *args, "--format", "csv")
+    table = pd.read_csv(io.StringIO(out), dtype={"name": str})
+    se = table[(table["coefficient"] == "gamma_se") & (table["scope"] == "document")]
+    assert se["value"].tolist() == pytest.approx(want["se"].tolist(), rel=1e-12)
+    # without --per-document: no per-document gamma is computed
+    status, out, err = cli(capsys, monkeypatch, *args[:-1], "--format", "json")
+    assert "per_document" not in json.loads(out)["gamma"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 import warnings
@@ -66,19 +67,46 @@ def _gamma_cat(r: Any) -> str:
     return _num(r.gamma_cat) if r.gamma_cat == r.gamma_cat else f"undefined ({r.gamma_cat_undefined})"
 
 
+#: a per-document γ whose sampling standard error exceeds this gets the advice to raise ``--gamma-samples``
+GAMMA_SE_ADVICE = 0.01
+
+
 def _gamma_lines(r: Any, per_document: bool) -> list[str]:
-    return [
+    from iaa_engine.base._results import printable
+
+    lines = [
         f"Mathet, Widlöcher and Métivier's gamma (γ): {_num(r.estimate)} (sampling SE {r.se:.2g}, {r.n_samples} "
         f"samples); γ-cat {_gamma_cat(r)}; disorder {r.observed_disorder:.6g} observed, "
         f"{r.expected_disorder:.6g} expected"
     ]
+    if per_document and len(r.per_document):
+        docs = r.per_document
+        lines += [
+            f"  document {printable(d.document)}: γ {_num(d.gamma)} (SE {_num(d.se, 3)}, {d.n_units} units)"
+            for d in docs.itertuples(index=False)
+        ]
+        worst = float(docs["se"].max())
+        if worst > GAMMA_SE_ADVICE:
+            need = math.ceil(r.n_samples * (worst / GAMMA_SE_ADVICE) ** 2)
+            lines.append(
+                f"  a document's γ has a sampling SE up to {worst:.3f} with {r.n_samples} samples: raise "
+                f"--gamma-samples (about {need:,} for SE {GAMMA_SE_ADVICE} on every document; the SE shrinks as "
+                "1/√samples)"
+            )
+    return lines
 
 
 def _gamma_rows(r: Any, per_document: bool) -> list[Row]:
-    return [
+    rows: list[Row] = [
         ("gamma", "pooled", "", r.n_units, r.observed_disorder, r.expected_disorder, r.estimate),
+        ("gamma_se", "pooled", "", r.n_units, math.nan, math.nan, r.se),
         ("gamma_cat", "pooled", "", r.n_units, r.observed_cat_disorder, r.expected_cat_disorder, r.gamma_cat),
     ]
+    if per_document:
+        for d in r.per_document.itertuples(index=False):
+            rows.append(("gamma", "document", d.document, d.n_units, d.observed_disorder, d.expected_disorder, d.gamma))
+            rows.append(("gamma_se", "document", d.document, d.n_units, math.nan, math.nan, d.se))
+    return rows
 
 
 #: pairs listed on the terminal by ``--f1`` (more: the lowest this many; all in CSV and JSON)
@@ -196,7 +224,7 @@ ON_REQUEST: tuple[Extra, ...] = (
         "gamma",
         "gamma",
         "gamma_agreement",
-        lambda a: {"n_samples": a.gamma_samples, "seed": a.seed},
+        lambda a: {"n_samples": a.gamma_samples, "seed": a.seed, "per_document": a.per_document},
         _gamma_lines,
         _gamma_rows,
         _without("alignment"),
