@@ -521,7 +521,9 @@ def gamma_agreement(
     n_samples : int
         Sampled continua for the expected disorder (pygamma-agreement's default 30).
     seed : int, numpy.random.Generator or None
-        The sampling's seed (default 0: reproducible; None: fresh randomness on each call).
+        The sampling's seed (default 0: reproducible; None: fresh randomness on each call). Calls with one seed
+        draw the same standard normals, so the sampling errors of separate calls (e.g. one per document) are
+        correlated: compare documents with ``per_document=True`` or a different seed per call.
     max_alignments : int
         Refuse, before solving, a continuum (observed or sampled) with more candidate unitary alignments than
         this (or with more than 4 × this pairs of units to examine).
