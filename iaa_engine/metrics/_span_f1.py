@@ -165,7 +165,8 @@ def span_f1(
     participants: Any = None,
     replace_undefined_by: float = np.nan,
 ) -> SpanF1:
-    r"""Pairwise span F1 (Hripcsak & Rothschild 2005), as bratiaa and Prodigy's ``metric.iaa.span`` report it.
+    r"""Pairwise span F1 (Hripcsak & Rothschild 2005), as bratiaa reports it (Prodigy's ``metric.iaa.span``
+    reports pairwise F1 too).
 
     For annotators a and b on the documents both took part in, with :math:`t` spans matched one to one,
     :math:`n_a` and :math:`n_b` their spans,
