@@ -271,3 +271,55 @@ def test_cli_f1_is_the_cores(tmp_path, capsys, monkeypatch):
     assert main(["spans", str(path), "--continuum", "0,10", "--f1"]) == 0
     out = capsys.readouterr().out
     assert "the 20 lowest of 28 pairs (all: --format csv or json)" in out
+
+
+def _sets_f1(spans, participants):
+    """The definition with Python sets (bratiaa's instance-based reading): per pair, the documents both took part
+    in; t = |A ∩ B| of (document, label, start, end) sets, F1 = 2t / (|A| + |B|)."""
+    people = {d: set(p) for d, p in participants.items()}
+    for d, a in zip(spans["document"], spans["annotator"]):
+        people.setdefault(d, set()).add(a)
+    own = {}
+    for d, a, s, e, lab in spans[["document", "annotator", "start", "end", "label"]].itertuples(index=False):
+        own.setdefault(a, set()).add((d, lab, s, e))
+    names = sorted({a for p in people.values() for a in p})
+    out = {}
+    for a, b in itertools.combinations(names, 2):
+        shared = {d for d, p in people.items() if a in p and b in p}
+        if not shared:
+            continue
+        sa = {x for x in own.get(a, set()) if x[0] in shared}
+        sb = {x for x in own.get(b, set()) if x[0] in shared}
+        out[(a, b)] = 2 * len(sa & sb) / (len(sa) + len(sb)) if sa or sb else math.nan
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("uvw"), st.sampled_from("pqrs"), st.integers(0, 4), st.integers(1, 2), st.sampled_from("XY")
+        ),  # fmt: skip
+        max_size=25,
+    ),
+    st.dictionaries(st.sampled_from("uvwz"), st.sets(st.sampled_from("pqrs"), max_size=4), max_size=4),
+)
+def test_exact_f1_is_the_set_definition_with_participants(rows, participants):
+    spans = pd.DataFrame(
+        [(d, a, s, s + ln, lab) for d, a, s, ln, lab in rows],
+        columns=["document", "annotator", "start", "end", "label"],
+    )
+    want = _sets_f1(spans, participants)
+    defined = [v for v in want.values() if not math.isnan(v)]
+    if not len(spans) or not want:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = ie.span_f1(spans, participants={d: sorted(p) for d, p in participants.items()})
+    pairs = {(r.annotator_a, r.annotator_b): r.f1 for r in got.pairs.itertuples(index=False)}
+    assert set(pairs) == set(want)
+    for key, value in want.items():
+        assert (math.isnan(value) and math.isnan(pairs[key])) or pairs[key] == pytest.approx(value, abs=1e-12)
+    if defined:
+        assert got.estimate == pytest.approx(np.mean(defined), abs=1e-12)
+        assert got.sd == pytest.approx(np.std(defined), abs=1e-12)

@@ -101,12 +101,23 @@ class SpanF1(ScalarResult):
         )
 
 
+def _sorted_union(first: pd.Index, more: pd.Index) -> tuple[pd.Index, np.ndarray]:
+    """The names of ``first`` and ``more`` together, sorted (as given when they do not sort), and where each of
+    ``first`` went."""
+    names = first.append(more).unique()
+    try:
+        names = names.sort_values()
+    except TypeError:
+        pass
+    return names, names.get_indexer(first).astype(np.int64)
+
+
 def _participation(
     participants: Any, units: Any, has_documents: bool
-) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
-    """(documents, annotators, document codes, annotator codes) of who took part in which document: the given
-    participants (a table with columns ``document``, ``annotator`` or a mapping {document: annotators}) together with
-    everyone who marked a span there."""
+) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Who took part in which document: the given participants (a table with columns ``document``, ``annotator``
+    or a mapping {document: annotators}) together with everyone who marked a span there. Returns the documents and
+    annotators (sorted), the participants' codes, and where the span table's document and annotator codes went."""
     what = "a DataFrame with columns document and annotator, or a mapping {document: annotators}"
     if isinstance(participants, pd.DataFrame):
         if not {"document", "annotator"} <= set(participants.columns):
@@ -130,11 +141,11 @@ def _participation(
                 f"it names {table['document'].nunique()}"
             )
         table = table.assign(document=units.documents[0] if len(units.documents) else None)
-    documents = units.documents.append(pd.Index(pd.unique(table["document"]))).unique()
-    annotators = units.annotators.append(pd.Index(pd.unique(table["annotator"]))).unique()
-    doc = documents.get_indexer(table["document"])
-    ann = annotators.get_indexer(table["annotator"])
-    return documents, annotators, doc.astype(np.int64), ann.astype(np.int64)
+    documents, doc_map = _sorted_union(units.documents, pd.Index(pd.unique(table["document"])))
+    annotators, ann_map = _sorted_union(units.annotators, pd.Index(pd.unique(table["annotator"])))
+    doc = documents.get_indexer(table["document"]).astype(np.int64)
+    ann = annotators.get_indexer(table["annotator"]).astype(np.int64)
+    return documents, annotators, doc, ann, doc_map, ann_map
 
 
 def _summary(
@@ -254,13 +265,13 @@ def span_f1(
     has_documents = "document" in (spans if isinstance(spans, pd.DataFrame) else pd.DataFrame(spans)).columns
     documents, annotators = units.documents, units.annotators
     p_doc = p_ann = np.zeros(0, np.int64)
+    span_doc, span_ann = units.document, units.annotator
     if participants is not None:
-        documents, annotators, p_doc, p_ann = _participation(participants, units, has_documents)
+        documents, annotators, p_doc, p_ann, doc_map, ann_map = _participation(participants, units, has_documents)
+        span_doc, span_ann = doc_map[span_doc], ann_map[span_ann]
 
     # distinct spans: an annotator's repeated span counts once
-    table = pd.DataFrame(
-        {"d": units.document, "a": units.annotator, "c": units.category, "b": units.begin, "e": units.end}
-    )
+    table = pd.DataFrame({"d": span_doc, "a": span_ann, "c": units.category, "b": units.begin, "e": units.end})
     distinct = table.drop_duplicates(ignore_index=True)
     d, a, c = (distinct[k].to_numpy(np.int64) for k in ("d", "a", "c"))
     b, e = distinct["b"].to_numpy(float), distinct["e"].to_numpy(float)
@@ -338,11 +349,6 @@ def span_f1(
     per_label["n_spans"] = np.bincount(c, minlength=len(units.categories)).astype(np.int64)
     shared_docs = np.unique(counts.shared_document)
     per_document = per_document[per_document.index.isin(shared_docs) | (per_document["n_spans"] > 0)]
-    if len(documents) > len(units.documents):  # documents only participants name come last: sort them in
-        try:
-            per_document = per_document.sort_values("document", kind="stable")
-        except TypeError:  # names of mixed types: as given
-            pass
     per_document = per_document.reset_index(drop=True)
 
     out_pairs = pd.DataFrame(
