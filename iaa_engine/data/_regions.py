@@ -634,6 +634,12 @@ def _present(present: Any, item: str, annotator: str, frame: pd.DataFrame) -> pd
 # --------------------------------------------------------------------------- span matches between annotator pairs
 
 
+def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Dense codes of the pairs (a, b) of non-negative integer codes, in their sorted order."""
+    _, code = np.unique(a.astype(np.int64) * (int(b.max()) + 1) + b, return_inverse=True)
+    return code.astype(np.int64)
+
+
 def span_matches(
     document: np.ndarray,
     annotator: np.ndarray,
@@ -662,7 +668,7 @@ def span_matches(
     empty = np.zeros(0, np.int64)
     if n == 0:
         return empty, empty, empty, empty, empty
-    block = pd.factorize(pd.MultiIndex.from_arrays([document, category]))[0].astype(np.int64)
+    block = _combine(document, category)
     order = np.lexsort((end, begin, block))
     block, ann, b, e = block[order], annotator[order], begin[order], end[order]
     doc, cat = document[order], category[order]
@@ -691,7 +697,7 @@ def span_matches(
     swap = ann[i] > ann[j]  # each edge as (span of a, span of b) with a < b
     i, j = np.where(swap, j, i), np.where(swap, i, j)
     # edges of one (block, a, b) group; a span with two candidates in its group makes the group ambiguous
-    pair_key = pd.factorize(pd.MultiIndex.from_arrays([block[i], ann[i], ann[j]]))[0] if i.size else empty
+    pair_key = _combine(_combine(block[i], ann[i]), ann[j]) if i.size else empty
     twice = (
         pd.DataFrame({"s": i, "g": pair_key}).duplicated(keep=False).to_numpy()
         | pd.DataFrame({"s": j, "g": pair_key}).duplicated(keep=False).to_numpy()
