@@ -450,3 +450,19 @@ def test_without_shapely_polygons_say_what_to_install(monkeypatch):
     # axis-aligned boxes need no shapely
     boxes = frame([("i", "a", "car", 0, 0, 1, 1)], ["item", "annotator", "label", "x", "y", "width", "height"])
     assert ie.match_regions(boxes, kind="box").annotations.n_items == 1
+
+
+def test_boolean_and_huge_coordinates_are_refused():
+    """Issue 32 item 3 for regions too: True/False are not positions, and coordinates beyond ±1e100 overflowed
+    (a box's area, NaN with RuntimeWarnings)."""
+    span = pd.DataFrame({"item": "d", "annotator": ["a", "b"], "label": "X", "start": [0, 0], "end": [5, 5]})
+    with pytest.raises(ValueError, match=r"start of region 0 .* is True/False"):
+        ie.match_regions(span.assign(start=pd.Series([True, 0], dtype=object)), kind="span")
+    with pytest.raises(ValueError, match=r"True/False"):
+        ie.match_regions(span.assign(end=[True, True]), kind="span")
+    box = pd.DataFrame(
+        {"item": "d", "annotator": ["a", "b"], "label": "X", "x": 0.0, "y": 0.0, "width": 1e300, "height": 1e300}
+    )
+    with pytest.raises(ValueError, match=r"width of region 0 .* beyond ±1e\+100"):
+        ie.match_regions(box, kind="box")
+    assert ie.match_regions(box.assign(width=1e100, height=1e100), kind="box").f1_overall == 1.0

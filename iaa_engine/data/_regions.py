@@ -27,7 +27,7 @@ import pandas as pd
 from iaa_engine.base._params import ANY, Choice, Flag, NoneOr, Real, Text, validate
 from iaa_engine.base._policy import invalid
 from iaa_engine.base._results import PairwiseMatrix, Result, nan_to_none
-from iaa_engine.data._model import Annotations
+from iaa_engine.data._model import MAX_MAGNITUDE, Annotations
 
 __all__ = ["REGION_KINDS", "NO_REGION", "RegionMatch", "match_regions", "span_matches"]
 
@@ -69,6 +69,21 @@ def _floats(frame: pd.DataFrame, columns: tuple[str, ...], kind: str) -> np.ndar
         raise ValueError(
             f"regions of kind {kind!r} need the columns {', '.join(columns)}; missing: {', '.join(missing)}"
         )
+    for name in columns:
+        column = frame[name]
+        flags = (
+            np.ones(len(column), bool)
+            if pd.api.types.is_bool_dtype(column.dtype)
+            else column.map(type).isin([bool, np.bool_]).to_numpy()
+            if column.dtype == object
+            else np.zeros(len(column), bool)
+        )
+        if flags.any():
+            row = int(np.flatnonzero(flags)[0])
+            raise ValueError(
+                f"{name} of region {row} (row {frame.index[row]!r}) is True/False: give a number (a boolean is not "
+                "read as 0 or 1)"
+            )
     try:
         out = frame[list(columns)].to_numpy(dtype=float)
     except (TypeError, ValueError):
@@ -77,6 +92,14 @@ def _floats(frame: pd.DataFrame, columns: tuple[str, ...], kind: str) -> np.ndar
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise ValueError(f"{columns[col]} of region {row} (row {frame.index[row]!r}) is not a finite number")
+    big = np.abs(out) > MAX_MAGNITUDE
+    if big.any():
+        row, col = np.argwhere(big)[0]
+        raise ValueError(
+            f"{columns[col]} of region {row} (row {frame.index[row]!r}) is beyond ±{MAX_MAGNITUDE:g}: areas and "
+            "unions of such coordinates overflow; rescale them (IoU does not change when every coordinate is "
+            "divided by the same number)"
+        )
     return out
 
 
