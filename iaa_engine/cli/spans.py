@@ -133,7 +133,8 @@ def _f1_lines(r: Any, per_document: bool) -> list[str]:
     tables = [("label", r.per_label)] + ([("document", r.per_document)] if per_document else [])
     for what, table in tables:
         lines += [
-            f"  {what} {printable(t[0])}: mean {_num(t.mean_f1)}, SD {_num(t.sd_f1)} over {t.n_pairs} pairs"
+            f"  {what} {printable(t[0])}: mean {_num(t.mean_f1)}, SD {_num(t.sd_f1)} over {t.n_pairs} "
+            f"pair{'' if t.n_pairs == 1 else 's'}"
             for t in table.itertuples(index=False)
         ]
     return lines
