@@ -309,6 +309,8 @@ def test_exact_f1_is_the_set_definition_with_participants(rows, participants):
         [(d, a, s, s + ln, lab) for d, a, s, ln, lab in rows],
         columns=["document", "annotator", "start", "end", "label"],
     )
+    for d, a in zip(spans["document"], spans["annotator"]):  # an annotator with spans in a document took part
+        participants.setdefault(d, set()).add(a)
     want = _sets_f1(spans, participants)
     defined = [v for v in want.values() if not math.isnan(v)]
     if not len(spans) or not want:
@@ -323,3 +325,15 @@ def test_exact_f1_is_the_set_definition_with_participants(rows, participants):
     if defined:
         assert got.estimate == pytest.approx(np.mean(defined), abs=1e-12)
         assert got.sd == pytest.approx(np.std(defined), abs=1e-12)
+
+
+def test_participants_must_list_who_marked_spans():
+    spans = pd.DataFrame(
+        [("7", "a", 0, 5, "X"), ("7", "b", 0, 5, "X")], columns=["document", "annotator", "start", "end", "label"]
+    )
+    with pytest.raises(ValueError, match=r"participants does not list 2 annotator\(s\) who marked spans.*'a' in '7'"):
+        ie.span_f1(spans, participants={7: ["a", "b"]})  # 7 is not '7'
+    # documents only participants name need no continuum
+    got = ie.span_f1(spans, participants={"7": ["a", "b"], "8": ["a", "b"]})
+    assert got.pairs["n_documents"].tolist() == [2] and got.estimate == 1.0
+    assert got.per_document["document"].tolist() == ["7", "8"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._params import ANY, Choice, Real, validate
-from iaa_engine.base._policy import invalid, undefined
+from iaa_engine.base._policy import undefined
 from iaa_engine.base._results import PairwiseMatrix, ScalarResult, nan_to_none
 from iaa_engine.data._regions import span_matches
-from iaa_engine.data._spans import span_units
+from iaa_engine.data._spans import _participant_table, span_units
 from iaa_engine.stats._span_f1 import span_pair_counts
 
 __all__ = ["SpanF1", "span_f1", "SPAN_MATCHES"]
@@ -115,36 +114,33 @@ def _sorted_union(first: pd.Index, more: pd.Index) -> tuple[pd.Index, np.ndarray
 def _participation(
     participants: Any, units: Any, has_documents: bool
 ) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Who took part in which document: the given participants (a table with columns ``document``, ``annotator``
-    or a mapping {document: annotators}) together with everyone who marked a span there. Returns the documents and
-    annotators (sorted), the participants' codes, and where the span table's document and annotator codes went."""
-    what = "a DataFrame with columns document and annotator, or a mapping {document: annotators}"
-    if isinstance(participants, pd.DataFrame):
-        if not {"document", "annotator"} <= set(participants.columns):
-            raise invalid("participants", what, participants)
-        table = participants[["document", "annotator"]]
-    elif isinstance(participants, Mapping):
-        rows = []
-        for doc, people in participants.items():
-            if isinstance(people, (str, bytes)) or not hasattr(people, "__iter__"):
-                raise invalid("participants", what + " (annotators as a list per document)", participants)
-            rows += [(doc, a) for a in people]
-        table = pd.DataFrame(rows, columns=["document", "annotator"])
-    else:
-        raise invalid("participants", what, participants)
-    if table.isna().to_numpy().any():
-        raise ValueError("participants must not hold a missing document or annotator")
+    """Who took part in which document (read as :func:`unitizing_alpha` reads ``participants``). Returns the
+    documents and annotators (sorted, the participants' own among them), the participants' codes, and where the span
+    table's document and annotator codes went. An annotator with spans in a document who is not listed there is
+    refused (as the other span coefficients refuse them: ids that do not compare equal, '7' and 7, show up here)."""
+    table = _participant_table(participants, has_documents)
     if not has_documents:
-        if table["document"].nunique() > 1:
-            raise ValueError(
-                "the span table has no document column, so participants can name one document only; "
-                f"it names {table['document'].nunique()}"
-            )
         table = table.assign(document=units.documents[0] if len(units.documents) else None)
     documents, doc_map = _sorted_union(units.documents, pd.Index(pd.unique(table["document"])))
     annotators, ann_map = _sorted_union(units.annotators, pd.Index(pd.unique(table["annotator"])))
     doc = documents.get_indexer(table["document"]).astype(np.int64)
     ann = annotators.get_indexer(table["annotator"]).astype(np.int64)
+    listed = np.unique(doc * len(annotators) + ann)
+    span_key = doc_map[units.document] * len(annotators) + ann_map[units.annotator]
+    outsider = ~np.isin(span_key, listed)
+    if outsider.any():
+        shown = pd.DataFrame(
+            {
+                "document": documents.take(doc_map[units.document[outsider]]),
+                "annotator": annotators.take(ann_map[units.annotator[outsider]]),
+            }
+        ).drop_duplicates()
+        listed_text = "; ".join(f"{a!r} in {d!r}" for d, a in shown.head(5).itertuples(index=False))
+        raise ValueError(
+            f"participants does not list {len(shown)} annotator(s) who marked spans in a document: {listed_text}"
+            + (f" (and {len(shown) - 5} more)" if len(shown) > 5 else "")
+            + "; an annotator with spans in a document took part in it: add them to participants"
+        )
     return documents, annotators, doc, ann, doc_map, ann_map
 
 
@@ -202,7 +198,8 @@ def span_f1(
     **Who took part.** A pair counts only the documents both annotators took part in. ``participants``, a table
     (columns ``document``, ``annotator``) or a mapping {document: annotators}, says who saw which document: a
     participant with no span in a document has agreed that it holds none (their partner's spans there are misses).
-    Anyone with a span in a document is a participant there. **Without** ``participants`` a document counts for a
+    An annotator with spans in a document must be listed there (refused otherwise, as by :func:`unitizing_alpha`;
+    documents only participants name need no continuum here). **Without** ``participants`` a document counts for a
     pair when both have a span in it, so an annotator who saw a document and marked nothing is not counted there
     (bratiaa counts every document whose file both annotators have, so pass ``participants`` to reproduce it when
     some files are empty).
@@ -261,7 +258,7 @@ def span_f1(
     """
     with warnings.catch_warnings():  # no continuum: F1 needs none (its warning is about alpha_U)
         warnings.filterwarnings("ignore", message="no continuum given", category=UserWarning)
-        units = span_units(spans, None, None, "keep")
+        units = span_units(spans, None, None, "keep", warn_absent=False)  # F1 does not count absent annotators
     has_documents = "document" in (spans if isinstance(spans, pd.DataFrame) else pd.DataFrame(spans)).columns
     documents, annotators = units.documents, units.annotators
     p_doc = p_ann = np.zeros(0, np.int64)
