@@ -525,3 +525,34 @@ def test_expected_disorder_is_pygammas_without_a_systematic_difference():
     assert result.observed_disorder == pytest.approx(0.600716, abs=1e-6)
     theirs, theirs_se = 1.755808, 0.009575
     assert abs(result.expected_disorder - theirs) < 4 * math.hypot(result.expected_se, theirs_se)
+
+
+def test_per_document_gamma_with_participants_is_each_documents_participants_study():
+    """With participants a document's γ is the γ of its participants alone (one of them marks nothing there):
+    its n̄ = N_d / n_d, its sampler's statistics over its participants' cells, its continua drawn for them only."""
+    from iaa_engine.metrics._gamma import _document_statistics, _reference_statistics, _span_units
+
+    rng = np.random.default_rng(8)
+    rows, who = [], {}
+    for d, people in (("d1", ["a", "b", "c"]), ("d2", ["b", "c", "d"]), ("d3", ["a", "d", "e"])):
+        who[d] = people
+        for p in people[:-1]:  # the last participant marks nothing
+            for s in (2, 20, 40):
+                b = s + int(rng.integers(-2, 3))
+                rows.append((d, p, b, b + 8 + int(rng.integers(0, 4)), "XY"[int(rng.integers(0, 2))]))
+    spans = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
+    result = ie.gamma_agreement(spans, participants=who, n_samples=300, seed=1, per_document=True)
+    docs = result.per_document.set_index("document")
+    units = _span_units(spans, None, None, who)
+    codes, n_codes = units.rater_codes()
+    each = _document_statistics(units, units.document_begin, n_codes, codes, units.raters())
+    for k, (d, people) in enumerate(who.items()):
+        alone = ie.gamma_agreement(spans[spans["document"] == d], annotators=people, n_samples=300, seed=2)
+        assert docs.loc[d, "observed_disorder"] == pytest.approx(alone.observed_disorder, rel=1e-12)
+        assert abs(docs.loc[d, "expected_disorder"] - alone.expected_disorder) < 4 * math.hypot(
+            docs.loc[d, "expected_se"], alone.expected_se
+        )
+        one = _span_units(spans[spans["document"] == d], None, people)
+        ref = _reference_statistics(one, one.document_begin, len(people))
+        for key in ("count", "gap", "duration"):
+            assert (each[key][0][k], each[key][1][k]) == pytest.approx(ref[key], rel=1e-12, abs=1e-12)

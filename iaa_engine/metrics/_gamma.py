@@ -247,16 +247,24 @@ def _sample(
     return sample, sample * D + document, annotator, start, start + duration, category
 
 
-def _document_statistics(units: SpanUnits, origin: np.ndarray, n: int) -> dict[str, Any]:
+def _document_statistics(
+    units: SpanUnits, origin: np.ndarray, n: int, codes: np.ndarray | None = None, doc_n: np.ndarray | None = None
+) -> dict[str, Any]:
     """:func:`_reference_statistics` of each document on its own (arrays over documents; a document's
-    ``weights`` a row): what pygamma-agreement's sampler draws from when given that document alone."""
+    ``weights`` a row): what pygamma-agreement's sampler draws from when given that document alone. With ``doc_n``
+    (participants per document, coded 0 .. doc_n - 1 in ``codes``) a document's unit counts are its participants'."""
     D, C = len(units.documents), len(units.categories)
     doc = units.document
-    counts = np.bincount(doc * n + units.annotator, minlength=D * n).reshape(D, n).astype(float)
+    codes = units.annotator if codes is None else codes
+    counts = np.bincount(doc * n + codes, minlength=D * n).reshape(D, n).astype(float)
+    cells = np.ones((D, n), bool) if doc_n is None else np.arange(n)[None, :] < doc_n[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        count_mean = (counts * cells).sum(axis=1) / cells.sum(axis=1)
+        count_sd = np.sqrt((((counts - count_mean[:, None]) ** 2) * cells).sum(axis=1) / cells.sum(axis=1))
     start = units.begin + origin[doc]
     stop = units.end + origin[doc]
-    order = np.lexsort((units.category, stop, start, units.annotator, doc))
-    run = doc[order] * n + units.annotator[order]
+    order = np.lexsort((units.category, stop, start, codes, doc))
+    run = doc[order] * n + codes[order]
     new = np.concatenate([[True], run[1:] != run[:-1]]) if order.size else np.zeros(0, bool)
     s, e, d = start[order], stop[order], doc[order]
     firsts = new & (s > 0)
@@ -275,20 +283,25 @@ def _document_statistics(units: SpanUnits, origin: np.ndarray, n: int) -> dict[s
     with np.errstate(invalid="ignore", divide="ignore"):
         weights = np.bincount(doc * C + units.category, minlength=D * C).reshape(D, C) / per_doc[:, None]
     return {
-        "count": (counts.mean(axis=1), counts.std(axis=1)),
+        "count": (count_mean, count_sd),
         "gap": moments(gap, gap_doc),
         "duration": moments(units.end - units.begin, doc),
         "weights": weights,
     }
 
 
-def _sample_documents(stats: dict[str, Any], n_samples: int, D: int, n: int, rng: np.random.Generator) -> tuple:
+def _sample_documents(
+    stats: dict[str, Any], n_samples: int, D: int, n: int, rng: np.random.Generator, doc_n: np.ndarray | None = None
+) -> tuple:
     """:func:`_sample` with each document's own statistics (arrays over documents): every document of every sample
     is a continuum sampled as pygamma-agreement samples that document alone (its first annotator at least 1 unit).
-    Only documents with units are passed (``D`` of them)."""
+    Only documents with units are passed (``D`` of them); with ``doc_n`` only a document's participants (codes
+    0 .. doc_n - 1) draw units."""
     mu, sd = (np.asarray(x, float)[None, :, None] for x in stats["count"])
     counts = np.abs(np.trunc(rng.normal(mu, sd, size=(n_samples, D, n)))).astype(np.int64)
     counts[:, :, 0] = np.maximum(counts[:, :, 0], 1)
+    if doc_n is not None:
+        counts[:, ~(np.arange(n)[None, :] < doc_n[:, None])] = 0
     flat = counts.ravel()
     run = np.repeat(np.arange(flat.size), flat)
     document = (run // n) % D
@@ -326,16 +339,22 @@ def _per_document(
     n_samples: int,
     rng: np.random.Generator,
     max_alignments: int,
+    codes: np.ndarray | None = None,
+    doc_n: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Each document's γ as if it were the study (its own observed disorder and its own sampler's statistics),
-    with the sampling's standard errors; nan for a document without units."""
+    with the sampling's standard errors; nan for a document without units. With ``doc_n`` (participants per
+    document, coded 0 .. doc_n - 1 in ``codes``) a document is its participants' study: n̄ = N_d / n_d, and its
+    sampled continua hold units of its participants only."""
     D = len(units.documents)
     n_units = np.bincount(units.document, minlength=D)
+    raters = np.full(D, n) if doc_n is None else doc_n
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed_d = np.bincount(observed.group, weights=observed.disorder, minlength=D) / (n_units / n)
-    keep = np.flatnonzero(n_units > 0)
-    stats = _document_statistics(units, origin, n)
+        observed_d = np.bincount(observed.group, weights=observed.disorder, minlength=D) / (n_units / raters)
+    keep = np.flatnonzero((n_units > 0) & (raters >= 2))
+    stats = _document_statistics(units, origin, n, codes, doc_n)
     stats = {k: tuple(x[keep] for x in v) if isinstance(v, tuple) else v[keep] for k, v in stats.items()}
+    kept_n = None if doc_n is None else doc_n[keep]
     K = keep.size
     sums = np.zeros((n_samples, K))
     counts = np.zeros((n_samples, K))
@@ -344,14 +363,15 @@ def _per_document(
         size = min(per_batch, n_samples - first)
         if K == 0:
             break
-        sample, group, annotator, begin, end, category = _sample_documents(stats, size, K, n, rng)
+        sample, group, annotator, begin, end, category = _sample_documents(stats, size, K, n, rng, kept_n)
+        group_n = None if kept_n is None else np.tile(kept_n, size)
         try:
-            al = best_alignment(SpanArrays(group, annotator, begin, end, category, n), diss, max_alignments)
+            al = best_alignment(SpanArrays(group, annotator, begin, end, category, n, group_n), diss, max_alignments)
         except TooManyAlignmentsError as error:
             raise TooManyAlignmentsError(f"in a sampled continuum (for the expected disorder): {error}") from None
         sums[first : first + size] = np.bincount(al.group, weights=al.disorder, minlength=size * K).reshape(size, K)
         counts[first : first + size] = np.bincount(group, minlength=size * K).reshape(size, K)
-    disorder = sums / (counts / n)
+    disorder = sums / (counts / (n if kept_n is None else kept_n[None, :]))
     expected = np.full(D, np.nan)
     expected_se = np.full(D, np.nan)
     if K:
@@ -359,7 +379,7 @@ def _per_document(
         expected_se[keep] = disorder.std(axis=0, ddof=1) / np.sqrt(n_samples)
     gamma = np.full(D, np.nan)
     se = np.full(D, np.nan)
-    ok = (n_units > 0) & (expected > 0)
+    ok = (n_units > 0) & (raters >= 2) & (expected > 0)
     zero = ok & (observed_d == 0)
     gamma[ok] = 1.0 - observed_d[ok] / expected[ok]
     se[ok] = observed_d[ok] / expected[ok] ** 2 * expected_se[ok]
@@ -717,7 +737,7 @@ def gamma_agreement(
         cat = cat_se = float("nan")
 
     documents = (
-        _per_document(units, observed, origin, n, diss, n_samples, rng, max_alignments)
+        _per_document(units, observed, origin, n_codes, diss, n_samples, rng, max_alignments, codes, doc_n)
         if per_document
         else pd.DataFrame()
     )
