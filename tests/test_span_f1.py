@@ -337,3 +337,17 @@ def test_participants_must_list_who_marked_spans():
     got = ie.span_f1(spans, participants={"7": ["a", "b"], "8": ["a", "b"]})
     assert got.pairs["n_documents"].tolist() == [2] and got.estimate == 1.0
     assert got.per_document["document"].tolist() == ["7", "8"]
+
+
+def test_cli_f1_with_a_participants_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+    spans = project(2).drop_duplicates()
+    spans.to_csv(tmp_path / "spans.csv", index=False)
+    table = pd.DataFrame([(d, a) for d, people in EVERYONE.items() for a in people], columns=["document", "annotator"])
+    table.to_csv(tmp_path / "who.csv", index=False)
+    args = ["spans", str(tmp_path / "spans.csv"), "--continuum", "0,200", "--participants", str(tmp_path / "who.csv")]
+    assert main([*args, "--f1", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["span_f1"]
+    want = ie.span_f1(spans, participants=table)
+    assert got["estimate"] == want.estimate == pytest.approx(BRATIAA[2]["total"][0], abs=1e-12)
+    assert [p["n_documents"] for p in got["pairs"]] == [5, 5, 5]
