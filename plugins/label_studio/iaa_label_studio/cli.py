@@ -765,9 +765,9 @@ def _check_judges(args: argparse.Namespace) -> None:
     """The --judges options, checked before connecting."""
     from iaa_engine.cli import CliError
 
-    given = [
-        o for o, v in (("--epsilon", args.epsilon), ("--positive", args.positive)) if v is not None
-    ] + [o for o, v, d in (("--q", args.q, 0.05), ("--min-items", args.min_items, 30)) if v != d]
+    given = [o for o, v in (("--epsilon", args.epsilon), ("--positive", args.positive)) if v is not None] + [
+        o for o, v, d in (("--q", args.q, 0.05), ("--min-items", args.min_items, 30)) if v != d
+    ]
     if given and not args.judges:
         raise CliError(f"{', '.join(given)} belong to --judges")
     if args.epsilon is not None and not 0 <= args.epsilon <= 1:
