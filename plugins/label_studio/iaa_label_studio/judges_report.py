@@ -140,7 +140,7 @@ def judges(
     names = check_models(project.tasks, list(models), _OWN) if models else judge_versions(project.tasks)
     out: dict[str, Any] = {
         "epsilon": epsilon,
-        "epsilon_note": EPSILON_ADVICE if default else "given (--epsilon)",
+        "epsilon_note": EPSILON_ADVICE if default else "given with --epsilon",
         "q": q,
         "min_items": min_items,
         "min_shared": MIN_SHARED,
@@ -213,7 +213,8 @@ def judges(
                 continue
             frames.append(rows)
             tag["tests"].append({"models": [str(v) for v in preds["annotator"].unique()], **full})
-            tag["notes"] += [n for n in full["alt_test"]["notes"] if n not in tag["notes"]]
+            said = [f"Alternative Annotator Test: {n}" for n in full["alt_test"]["notes"]]
+            tag["notes"] += [n for n in said if n not in tag["notes"]]
             left = full["alt_test"]["left_out"]
             if left:
                 tag["notes"].append(
@@ -224,6 +225,8 @@ def judges(
         if frames:
             rows = pd.concat(frames, ignore_index=True)
             rows["model"] = rows["model"].astype(str)
+            order = {v: k for k, v in enumerate(names)}
+            rows = rows.iloc[sorted(range(len(rows)), key=lambda k: order.get(rows["model"].iat[k], len(order)))]
             tag["rows"] = rows.to_dict(orient="records")
     return _plain(out)
 
@@ -238,8 +241,9 @@ def render(d: Mapping[str, Any] | None) -> list[str]:
     if not d:
         return []
     lines = [
-        f"Can the model versions replace the annotators? (Alternative Annotator Test: epsilon {d['epsilon']:g}, "
-        f"{d['epsilon_note']}; Benjamini-Yekutieli q {d['q']:g}; humans with at least {d['min_items']} items)"
+        "Can the model versions replace the annotators? (the Alternative Annotator Test, Calderon et al. 2025)",
+        f"  epsilon {d['epsilon']:g} ({d['epsilon_note']}); Benjamini-Yekutieli q {d['q']:g}; humans tested with "
+        f"at least {d['min_items']} items beside the model",
     ]
     if not d["tags"]:
         lines += [f"  note: {n}" for n in d["notes"]] + [""]
