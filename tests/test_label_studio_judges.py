@@ -252,3 +252,59 @@ def test_region_and_rating_tags_judge_each_model_on_its_own_units():
     assert "matched with the humans' into units of its own" in " ".join(got["tags"]["ner"]["notes"])
     text = "\n".join(render(got))
     assert "== stars: scoring neg_rmse ==" in text and "good: PASSED" in text and "bad: FAILED" in text
+
+
+def test_sets_paths_texts_and_numbers_are_judged_and_an_undefined_likeness_says_why():
+    """Multiple choices (the set), Taxonomy (the path), TextArea (the text) and Number (minus the RMSE): a model
+    giving the humans' answer passes, one giving another fails; where every human pair agrees alike the
+    human-likeness is undefined and the text says why."""
+    from iaa_label_studio.analyse import analyse
+    from iaa_label_studio.convert import parse_config
+    from iaa_label_studio.judges_report import judges, render
+    from iaa_label_studio.read import Project
+
+    config = """<View><Text name="text" value="$text"/>
+    <Choices name="multi" toName="text" choice="multiple"><Choice value="a"/><Choice value="b"/><Choice value="c"/>
+    </Choices>
+    <Taxonomy name="tax" toName="text"><Choice value="A"><Choice value="A1"/></Choice><Choice value="B"/></Taxonomy>
+    <TextArea name="note" toName="text"/><Number name="num" toName="text"/></View>"""
+
+    def r(name: str, kind: str, value: dict) -> dict:
+        return {"from_name": name, "to_name": "text", "type": kind, "value": value}
+
+    def answer(multi: list, tax: list, note: str, num: int) -> list[dict]:
+        return [
+            r("multi", "choices", {"choices": multi}),
+            r("tax", "taxonomy", {"taxonomy": tax}),
+            r("note", "textarea", {"text": [note]}),
+            r("num", "number", {"number": num}),
+        ]
+
+    rng = np.random.default_rng(0)
+    tasks = []
+    for i in range(40):
+        multi, tax = sorted(set(rng.choice(list("abc"), 2))), [["A", "A1"]] if rng.random() < 0.5 else [["B"]]
+        note, num = ["x", "y"][rng.integers(2)], int(rng.integers(0, 10))
+        anns = [
+            {
+                "id": 10 * i + u,
+                "completed_by": u,
+                "result": answer(multi if rng.random() < 0.85 else ["c"], tax, note, num + int(rng.integers(-1, 2))),
+            }
+            for u in (1, 2, 3)
+        ]
+        preds = [
+            {"model_version": "good", "result": answer(multi, tax, note, num)},
+            {"model_version": "bad", "result": answer(["a"], [["B"]], "z", int(rng.integers(0, 10)))},
+        ]
+        tasks.append({"id": i + 1, "data": {"text": "t"}, "annotations": anns, "predictions": preds})
+    project = Project(1, "t", config, parse_config(config), tasks, {1: "a", 2: "b", 3: "c"}, None)
+    got = judges(analyse(project), min_items=20)
+    for tag in ("multi", "tax", "note", "num"):
+        t = got["tags"][tag]
+        assert t["scoring"] == ("neg_rmse" if tag == "num" else "accuracy")
+        assert [(r["model"], r["verdict"]) for r in t["rows"]] == [("good", "PASSED"), ("bad", "FAILED")], tag
+    # the humans all agree on the taxonomy path: no spread of human-human kappas to place a model in
+    assert got["tags"]["tax"]["rows"][0]["z"] is None
+    assert "human-likeness undefined (every human pair agrees alike" in "\n".join(render(got))
+    json.dumps(got, allow_nan=False)  # JSON-ready: undefined values are null

@@ -39,8 +39,8 @@ __all__ = ["DEFAULT_EPSILON", "EPSILON_ADVICE", "judge_versions", "judges", "ren
 DEFAULT_EPSILON = 0.15
 #: what the output says about ε when it is the default
 EPSILON_ADVICE = (
-    "the default, for skilled annotators; the authors advise 0.2 for experts and 0.1 for crowd workers, and a smaller "
-    "epsilon when the humans agree little (--epsilon)"
+    "the default, for skilled annotators; the authors advise 0.2 for experts, 0.1 for crowd workers, and less when "
+    "the humans agree little: --epsilon"
 )
 #: the fewest items two annotators (or a model and a human) share for their kappa to count in human-likeness
 MIN_SHARED = 20
@@ -105,6 +105,7 @@ def _test(
     if positive is not None:
         accuracy = ie.judge_accuracy(humans, models, positive=positive, confidence=confidence)
     rows = summary(alt, agreement, likeness, accuracy)
+    rows["likeness_reason"] = likeness.table.set_index("model")["reason"].reindex(rows["model"]).to_numpy()
     if accuracy is not None:
         rows["reason"] = accuracy.table.set_index("model")["reason"].reindex(rows["model"]).to_numpy()
     full = {"alt_test": alt.to_dict(), "agreement": agreement.to_dict(), "human_likeness": likeness.to_dict()}
@@ -259,10 +260,14 @@ def render(d: Mapping[str, Any] | None) -> list[str]:
                     head += f"  winning rate {_num(r['omega'], '.2f')} of {r['humans_tested']} humans"
                     head += f", advantage probability {_num(r['rho'], '.2f')}"
             lines.append(head)
-            like = r.get("human_likeness") or "undefined"
+            like = (
+                f"z {_num(r['z'], '+.2f')}: {r['human_likeness']}"
+                if r.get("human_likeness")
+                else f"human-likeness undefined ({r.get('likeness_reason') or 'no z'})"
+            )
             lines.append(
                 f"      agreement with a human {_num(r['agreement'])} (humans among themselves "
-                f"{_num(r['human_agreement'])}); mean kappa {_num(r['kappa'])}, z {_num(r['z'], '+.2f')}: {like}"
+                f"{_num(r['human_agreement'])}); mean kappa {_num(r['kappa'])}, {like}"
             )
             if t["positive"] is not None and "corrected" in r:
                 why = r.get("reason") or ""
