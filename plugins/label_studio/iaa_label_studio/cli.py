@@ -122,6 +122,7 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     _models_option(rep)
     _gamma_option(rep)
+    _judges_options(rep)
     rep.set_defaults(func=_cmd_report)
 
     syn = sub.add_parser(
@@ -288,6 +289,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     _project_ids(args)  # the options are checked before connecting
     options = _by_settings(args)
+    _check_judges(args)
     api = _connect(args)
     project = _selected_project(api, args)
     analysis = analyse(
@@ -295,12 +297,21 @@ def _cmd_report(args: argparse.Namespace) -> int:
     )
     if options:
         _agreement_by(analysis, args, options)
+    found = _judges(analysis, args) if args.judges else None
     if args.html:
         _write_html(analysis, args.html)
     if args.json:
-        print(json.dumps(analysis.to_json(), indent=2 if args.indent else None, default=str))
+        doc = analysis.to_json()
+        if found is not None:
+            doc["judges"] = found
+        print(json.dumps(doc, indent=2 if args.indent else None, default=str))
     else:
-        print(_printable(render_text(analysis)))
+        text = render_text(analysis)
+        if found is not None:
+            from .judges_report import render as render_judges
+
+            text = text.rstrip("\n") + "\n\n" + "\n".join(render_judges(found))
+        print(_printable(text))
     return 0
 
 
@@ -713,3 +724,75 @@ def render_by(b) -> list[str]:
             )
             lines.append(f"    {who:<32} {cells}")
     return lines + [f"  note (by {b.column}): {n}" for n in b.notes]
+
+
+# ----------------------------------------------------------------------- model versions as judges (issue 34)
+
+
+def _judges_options(p: argparse.ArgumentParser) -> None:
+    """--judges and its options (report only: nothing is written)."""
+    g = p.add_argument_group("model versions as judges (--judges: can the ML backend replace an annotator?)")
+    g.add_argument(
+        "--judges",
+        action="store_true",
+        help="per tag and model version (every version with predictions, the connector's own excepted, or those of "
+        "--models): the Alternative Annotator Test's verdict, winning rate and advantage probability, agreement "
+        "with the humans beside theirs with each other, human-likeness, and on binary tags the judged rate "
+        "corrected for the model's errors",
+    )
+    g.add_argument(
+        "--epsilon",
+        type=float,
+        default=None,
+        help="the test's cost-benefit margin (default 0.15, for skilled annotators; the authors advise 0.2 for "
+        "experts, 0.1 for crowd workers, smaller when the humans agree little)",
+    )
+    g.add_argument("--q", type=float, default=0.05, help="false discovery rate of Benjamini-Yekutieli (0.05)")
+    g.add_argument(
+        "--min-items",
+        type=int,
+        default=30,
+        help="humans with fewer items beside a model are not tested (30: the t-test's normal approximation)",
+    )
+    g.add_argument(
+        "--positive",
+        metavar="LABEL",
+        help="binary tags: the label whose rate is corrected (default: the tag's first choice in the label config)",
+    )
+
+
+def _check_judges(args: argparse.Namespace) -> None:
+    """The --judges options, checked before connecting."""
+    from iaa_engine.cli import CliError
+
+    given = [o for o, v in (("--epsilon", args.epsilon), ("--positive", args.positive)) if v is not None] + [
+        o for o, v, d in (("--q", args.q, 0.05), ("--min-items", args.min_items, 30)) if v != d
+    ]
+    if given and not args.judges:
+        raise CliError(f"{', '.join(given)} belong to --judges")
+    if args.epsilon is not None and not 0 <= args.epsilon <= 1:
+        raise CliError(f"--epsilon must be a number from 0 to 1; got {args.epsilon!r}")
+    if not 0 < args.q < 1:
+        raise CliError(f"--q must be a number between 0 and 1 (exclusive); got {args.q!r}")
+    if args.min_items < 2:
+        raise CliError(f"--min-items must be a whole number of at least 2; got {args.min_items!r}")
+
+
+def _judges(analysis, args: argparse.Namespace) -> dict:
+    """--judges: the model versions read as judges per tag (:func:`iaa_label_studio.judges_report.judges`)."""
+    from iaa_engine.cli import CliError
+
+    from .judges_report import judges
+
+    try:
+        return judges(
+            analysis,
+            models=args.models,
+            epsilon=args.epsilon,
+            q=args.q,
+            min_items=args.min_items,
+            positive=args.positive,
+            iou_threshold=args.iou,
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
