@@ -708,7 +708,7 @@ def span_matches(
     i, j = i[keep], j[keep]
     if threshold is None:
         keep = (b[i] == b[j]) & (e[i] == e[j])
-        score = np.ones(int(keep.sum()))
+        score: np.ndarray = np.ones(int(keep.sum()))
     else:
         inter = np.clip(np.minimum(e[i], e[j]) - np.maximum(b[i], b[j]), 0.0, None)
         union = (e[i] - b[i]) + (e[j] - b[j]) - inter

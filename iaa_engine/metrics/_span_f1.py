@@ -61,6 +61,21 @@ class SpanF1(ScalarResult):
         ``document``, ``label``, ``n_a``, ``n_b``, ``tp``, ``fp``, ``fn``.
     matrix : PairwiseMatrix
         The pairs' F1 as an annotator × annotator matrix (1 on the diagonal where an annotator has a span).
+
+    References
+    ----------
+    Hripcsak, G., & Rothschild, A. S. (2005). Agreement, the F-measure, and reliability in information retrieval.
+    Journal of the American Medical Informatics Association 12(3), 296-298.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import iaa_engine as ie
+    >>> spans = pd.DataFrame([("ann", 0, 5, "PER"), ("bob", 0, 5, "PER"), ("bob", 9, 12, "ORG")],
+    ...                      columns=["annotator", "start", "end", "label"])
+    >>> result = ie.span_f1(spans)
+    >>> type(result).__name__, round(result.estimate, 4), result.n_pairs
+    ('SpanF1', 0.6667, 1)
     """
 
     metric: str
@@ -228,6 +243,14 @@ def span_f1(
     SpanF1
         ``estimate`` (mean F1 over pairs), ``sd``, ``pooled``, the ``pairs``, ``per_document``, ``per_label`` and
         ``counts`` tables, and the F1 ``matrix``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``match`` is not one of the choices or ``threshold`` is not in (0, 1].
+    ValueError
+        The span table is malformed (a missing column, an end before its start, a boolean or non-finite position,
+        a position beyond ±1e100), or ``participants`` leaves out an annotator who marked spans in a document.
 
     References
     ----------
