@@ -166,6 +166,41 @@ def _load_dask(args: argparse.Namespace):
     )
 
 
+def _load_duckdb(args: argparse.Namespace):
+    from iaa_engine.engines._duckdb import read_duckdb
+
+    unsupported = [
+        flag
+        for flag, given in (
+            ("--ci", args.ci),
+            ("--hierarchy", args.hierarchy is not None),
+            ("--strata", args.strata is not None),
+            ("--html", bool(args.html)),
+            ("--layout", args.layout not in ("auto", "long")),
+            ("--by/--time", bool(args.by or args.time)),
+            ("--scheduler", bool(args.scheduler)),
+            ("--workers", args.workers is not None),
+        )
+        if given
+    ]
+    if unsupported:
+        raise CliError(
+            f"{', '.join(unsupported)} cannot run with --engine duckdb, which summarises the data in DuckDB "
+            "(per-item results and cluster settings do not apply); run without them or with --engine memory"
+        )
+    return read_duckdb(
+        args.path,
+        item=args.item_col,
+        annotator=args.annotator_col,
+        label=args.label_col,
+        level=args.level,
+        categories=_split(args.categories),
+        duplicates=args.duplicates,
+        na_values=_split(getattr(args, "na_values", None)) or (),
+        memory_limit=args.memory_limit,
+    )
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from iaa_engine.reporting._report import report
 
@@ -175,6 +210,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CliError("--csv prints the table per group: it needs --by COLUMN or --time COLUMN")
     if args.engine == "dask":
         data = _load_dask(args)
+    elif args.engine == "duckdb":
+        data = _load_duckdb(args)
     else:
         if args.scheduler:
             raise CliError("--scheduler needs --engine dask")
@@ -503,9 +540,11 @@ def build_parser() -> argparse.ArgumentParser:
     eng = rep.add_argument_group("large data")
     eng.add_argument(
         "--engine",
-        choices=("memory", "dask"),
+        choices=("memory", "dask", "duckdb"),
         default="memory",
-        help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster",
+        help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster; duckdb: "
+        "summarise Parquet or CSV files (a glob, s3:// or gs:// paths) or an SQL query over them in DuckDB, out of "
+        "core (PATH may then be a glob or a query starting with SELECT)",
     )
     eng.add_argument(
         "--scheduler",
@@ -515,7 +554,12 @@ def build_parser() -> argparse.ArgumentParser:
     eng.add_argument(
         "--workers", type=_positive_int, metavar="N", help="worker processes of the local cluster (default: cores)"
     )
-    eng.add_argument("--memory-limit", metavar="SIZE", help="memory limit per local worker, e.g. 2GiB")
+    eng.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="dask: memory limit per local worker, e.g. 2GiB; duckdb: DuckDB's memory limit, e.g. 1GB (it spills "
+        "to a temporary directory beyond it)",
+    )
     rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     rep.set_defaults(func=_cmd_report)
