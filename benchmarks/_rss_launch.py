@@ -1,4 +1,4 @@
-"""Run a command and write its wall time and peak RSS (from wait4) to a file: a small launcher between the
+"""Run a command and write its wall time, CPU time and peak RSS (from wait4) to a file: a small launcher between the
 benchmark and the measured process.
 
 Linux gives a new process the peak RSS of the process it was forked from (the copied address space counts until
@@ -28,6 +28,7 @@ def main(argv: list[str]) -> int:
             {
                 "seconds": wall,
                 "peak_rss_bytes": usage.ru_maxrss * 1024,
+                "cpu_seconds": usage.ru_utime + usage.ru_stime,  # user + system: less sensitive to others' load
                 "returncode": os.waitstatus_to_exitcode(status),
             },
             fh,
