@@ -44,6 +44,7 @@ GROUPS = {
         "as_annotations",
         "read_dask",
         "summarize_dask",
+        "read_duckdb",
         "LEVELS",
         "NALikeLabelWarning",
     ],
