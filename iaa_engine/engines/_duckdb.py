@@ -296,7 +296,7 @@ def _engine(con: Any, relation: str, bar: _Bar, duckdb: Any, where: str, memory_
     def upload(name: str, values: Any, codes: np.ndarray) -> None:
         import pyarrow as pa
 
-        table = pa.table({"value": values, "code": pa.array(np.asarray(codes, dtype=np.int64))})
+        table = pa.table({"value": values, "code": pa.array(np.asarray(codes))})
         con.register(f"{name}_arrow", table)
         con.execute(f"CREATE OR REPLACE TEMPORARY TABLE {name} AS SELECT * FROM {name}_arrow")
         con.unregister(f"{name}_arrow")
@@ -321,7 +321,11 @@ def _engine(con: Any, relation: str, bar: _Bar, duckdb: Any, where: str, memory_
             return f"row {int(row[1]) + 1} of {os.path.basename(str(row[0]))!r}"
         return f"data row {int(row[0])}"
 
-    return Engine(guard(execute), guard(fetch), guard(upload), locate)
+    def release() -> None:
+        con.execute("DROP TABLE IF EXISTS iaa_annotations")
+        con.close()  # DuckDB's buffers back before Python builds the tables
+
+    return Engine(guard(execute), guard(fetch), guard(upload), locate, release)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -2,7 +2,7 @@
 
 Every coefficient that :meth:`Annotations.from_stats` serves reduces to GROUP BY counts over the annotations
 (one row per item, annotator and label, coded as integers). The statements below compute them in plain SQL
-(``GROUP BY``, an equi-join on the item, a windowed ``SUM`` and ``CASE``: no dialect's extensions), so the same
+(``GROUP BY``, equi-joins on the item, ``%`` and ``CASE``: no dialect's extensions), so the same
 text runs next to the data in DuckDB, PostgreSQL, or any warehouse with temporary tables; Python only decides
 what each *distinct* label and annotator means (the reading rules of the in-memory reader) and finishes the sums
 (:func:`iaa_engine.engines._duckdb.finish_statistics`).
@@ -14,9 +14,10 @@ The steps:
    distinct annotator id (surrounding whitespace trimmed, sorted), and uploads two small tables
    ``iaa_labels(value, code)`` and ``iaa_annotators(value, code)``.
 2. :data:`ANNOTATIONS` (or :data:`ANNOTATIONS_DEDUPLICATED` for ``duplicates='first'``/``'last'``): the coded
-   annotations ``iaa_annotations(item, a, l, v)`` with ``v = a·C + l``; a row whose label is missing has no code
-   and drops out of the join.
-3. :data:`ITEM_COUNTS`: ``n_ic`` per item and category, with the item's number of annotations ``n_i``.
+   annotations ``iaa_annotations(item, v)`` with ``v = a·C + l`` (annotator ``a = v - v % C``, label
+   ``l = v % C``); a row whose label is missing has no code and drops out of the join.
+3. :data:`LABEL_COUNTS`, :data:`ITEM_COUNTS`: ``n_ic`` per item and category, with the item's number of
+   annotations ``n_i``.
 4. :data:`BY_SIZE`, :data:`COINCIDENCES`, :data:`ANNOTATOR_COUNTS`, :data:`PAIRS`: the results, each small: sums by
    the number of annotations of an item (``n``) and category, ``sum n_ic n_ik`` by ``n`` and category pair, counts
    per annotator and category, and the counts of every pair of annotators' labels on shared items (each unordered
@@ -52,6 +53,7 @@ __all__ = [
     "DUPLICATES",
     "Engine",
     "ITEM_COUNTS",
+    "LABEL_COUNTS",
     "MISSING_ITEMS",
     "PAIRS",
     "TABLES",
@@ -60,7 +62,7 @@ __all__ = [
 ]
 
 #: The temporary tables the steps create (dropped after a run).
-TABLES = ("iaa_annotations", "iaa_item_counts")
+TABLES = ("iaa_annotations", "iaa_label_counts", "iaa_item_counts")
 
 DISTINCT_VALUES = """
 SELECT DISTINCT s.{annotator} AS annotator, s.{label} AS label
@@ -69,7 +71,7 @@ FROM {source} AS s
 
 ANNOTATIONS = """
 CREATE TEMPORARY TABLE iaa_annotations AS
-SELECT {item_key} AS item, m.code AS a, x.code AS l, m.code * {n_categories} + x.code AS v
+SELECT {item_key} AS item, m.code * {n_categories} + x.code AS v
 FROM {source} AS s
 JOIN iaa_labels AS x ON s.{label} = x.value
 JOIN iaa_annotators AS m ON s.{annotator} = m.value
@@ -77,8 +79,8 @@ JOIN iaa_annotators AS m ON s.{annotator} = m.value
 
 ANNOTATIONS_DEDUPLICATED = """
 CREATE TEMPORARY TABLE iaa_annotations AS
-SELECT item, a, l, v FROM (
-  SELECT {item_key} AS item, m.code AS a, x.code AS l, m.code * {n_categories} + x.code AS v,
+SELECT item, v FROM (
+  SELECT {item_key} AS item, m.code * {n_categories} + x.code AS v,
          ROW_NUMBER() OVER (PARTITION BY {item_key}, m.code ORDER BY {order}) AS rank_in_pair
   FROM {source} AS s
   JOIN iaa_labels AS x ON s.{label} = x.value
@@ -91,10 +93,16 @@ MISSING_ITEMS = """
 SELECT COUNT(*) AS n FROM iaa_annotations WHERE item IS NULL
 """
 
+LABEL_COUNTS = """
+CREATE TEMPORARY TABLE iaa_label_counts AS
+SELECT item, v % {n_categories} AS l, COUNT(*) AS m FROM iaa_annotations GROUP BY item, v % {n_categories}
+"""
+
 ITEM_COUNTS = """
 CREATE TEMPORARY TABLE iaa_item_counts AS
-SELECT item, l, m, CAST(SUM(m) OVER (PARTITION BY item) AS BIGINT) AS n
-FROM (SELECT item, l, COUNT(*) AS m FROM iaa_annotations GROUP BY item, l) AS t
+SELECT c.item AS item, c.l AS l, c.m AS m, t.n AS n
+FROM iaa_label_counts AS c
+JOIN (SELECT item, CAST(SUM(m) AS BIGINT) AS n FROM iaa_label_counts GROUP BY item) AS t ON c.item = t.item
 """
 
 BY_SIZE = """
@@ -116,15 +124,17 @@ SELECT v, COUNT(*) AS count FROM iaa_annotations GROUP BY v
 """
 
 PAIRS = """
-SELECT x.v * {n_codes} + y.v AS pair, COUNT(*) AS count
+SELECT CAST(x.v AS BIGINT) * {n_codes} + y.v AS pair, COUNT(*) AS count
 FROM iaa_annotations AS x
-JOIN iaa_annotations AS y ON x.item = y.item AND x.a < y.a
-GROUP BY x.v * {n_codes} + y.v
+JOIN iaa_annotations AS y ON x.item = y.item AND x.v - x.v % {n_categories} < y.v - y.v % {n_categories}
+GROUP BY CAST(x.v AS BIGINT) * {n_codes} + y.v
 """
 
 DUPLICATES = """
 SELECT item, a, COUNT(*) OVER () AS pairs FROM (
-  SELECT item, a FROM iaa_annotations GROUP BY item, a HAVING COUNT(*) > 1
+  SELECT item, v - v % {n_categories} AS a FROM iaa_annotations
+  GROUP BY item, v - v % {n_categories}
+  HAVING COUNT(*) > 1
 ) AS t
 ORDER BY item, a
 LIMIT 1
@@ -167,12 +177,14 @@ def item_key(column: str, is_text: bool, dialect: str = "standard") -> str:
 class Engine:
     """What :func:`summarize_sql` needs from a database: run a statement, fetch a result as columns (numpy or Arrow
     arrays keyed by the result's column names), and upload a small two-column table ``(value, code)``; ``locate``
-    names where a row matching an SQL condition on the source is (for messages), or returns ``None``."""
+    names where a row matching an SQL condition on the source is (for messages), or returns ``None``; ``release``
+    frees the database's memory once every result is fetched."""
 
     execute: Callable[[str], None]
     fetch: Callable[[str], dict[str, Any]]
     upload: Callable[[str, Any, np.ndarray], None]
     locate: Callable[[str], str | None] = lambda condition: None
+    release: Callable[[], None] = lambda: None
 
 
 def summarize_sql(
@@ -219,9 +231,10 @@ def summarize_sql(
         )
     ann_values, _ = _unique_values(raw_annotators)
     ann_codes, annotators = _encode_ids(ann_values, "annotator")
-    engine.upload("iaa_labels", label_values, np.asarray(label_codes)[first])
-    engine.upload("iaa_annotators", ann_values, np.asarray(ann_codes))
     n_ann, n_cat = len(annotators), max(len(cats), 1)
+    code_type = np.int32 if n_ann * n_cat < 2**31 else np.int64  # v = a·C + l in 4 bytes a row while it fits
+    engine.upload("iaa_labels", label_values, np.asarray(label_codes)[first].astype(code_type))
+    engine.upload("iaa_annotators", ann_values, np.asarray(ann_codes).astype(code_type))
     Annotations(np.zeros(0), np.zeros(0), np.zeros(0), items=[], annotators=annotators, categories=cats, level=level)
     fmt = dict(q, item_key=item_key(q["item"], item_is_text, dialect), n_categories=n_cat, n_codes=n_ann * n_cat)
     step("coding the annotations")
@@ -235,14 +248,19 @@ def summarize_sql(
         where = engine.locate(f"({fmt['item_key']}) IS NULL")
         raise ValueError(f"the item column has a blank or missing value{_at(where)}; every annotation needs an item")
     step("counts per item")
+    engine.execute(LABEL_COUNTS.format(**fmt))
     engine.execute(ITEM_COUNTS)
+    engine.execute("DROP TABLE iaa_label_counts")
     by_size = engine.fetch(BY_SIZE)
     step("coincidences")
     coinc = engine.fetch(COINCIDENCES)
+    engine.execute("DROP TABLE iaa_item_counts")  # memory for the largest step
     step("annotator counts")
     per_ann = engine.fetch(ANNOTATOR_COUNTS)
     step("annotator pairs")
     pairs = engine.fetch(PAIRS.format(**fmt))
+    dup = engine.fetch(DUPLICATES.format(**fmt)) if _has_duplicates(by_size, pairs) else None
+    engine.release()  # the database's memory back before the tables are built here
     sums, n_items, n_annotations = exact_sums(by_size, coinc, n_cat)
     ann_stats = AnnotatorStats(
         np.bincount(_ints(per_ann["v"]), weights=_ints(per_ann["count"]), minlength=n_ann * n_cat)
@@ -250,9 +268,9 @@ def summarize_sql(
         .reshape(n_ann, n_cat)
     )
     pair_stats = pair_table(_ints(pairs["pair"]), _ints(pairs["count"]), n_ann, n_cat, ann_stats.n_a)
-    if int(pair_stats.count.sum()) != int(np.sum(sums.items_by_n * sums.n_values * (sums.n_values - 1))):
-        dup = engine.fetch(DUPLICATES)  # an annotator twice on one item: their two annotations formed no pair
-        name = annotators[int(_ints(dup["a"])[0])]
+    if dup is not None:
+        assert dup is not None  # an annotator twice on one item: their two annotations formed no pair
+        name = annotators[int(_ints(dup["a"])[0]) // n_cat]
         head = (
             f"{int(_ints(dup['pairs'])[0])} (item, annotator) pair(s) are labelled more than once, e.g. annotator "
             f"{_plain(name)!r} on item {_plain(_as_numpy(_values(dup['item']))[0])!r}. Each annotator may label an "
@@ -272,6 +290,14 @@ def summarize_sql(
         count_sums=sums.finish(),
         n_annotations=n_annotations,
     )
+
+
+def _has_duplicates(by_size: dict[str, Any], pairs: dict[str, Any]) -> bool:
+    """Whether some annotator labelled an item twice: each item of n annotations has n(n-1)/2 pairs of distinct
+    annotators exactly when its n annotators are distinct, and two annotations by one annotator form no pair."""
+    n = _ints(by_size["n"])
+    expected = int(np.sum(_ints(by_size["annotations"]) * (n - 1))) // 2  # sum over items of n(n-1)/2
+    return int(_ints(pairs["count"]).sum()) != expected
 
 
 def exact_sums(by_size: dict[str, Any], coinc: dict[str, Any], n_cat: int) -> tuple[ExactSums, int, int]:
@@ -312,21 +338,12 @@ def pair_table(pair: np.ndarray, count: np.ndarray, n_ann: int, n_cat: int, per_
     """:class:`PairStats` (both orders of every pair, entries sorted as :meth:`PairStats.from_cells` sorts them)
     from the :data:`PAIRS` rows, each unordered pair of annotators once."""
     ac = n_ann * n_cat
-    if ac * ac <= _DENSE_PAIR_CELLS:  # the dense table, as the in-memory path builds it for few annotators
-        cells = np.bincount(pair, weights=count, minlength=ac * ac)
-        square = cells.reshape(ac, ac)
-        cells = np.rint(square + square.T).astype(np.int64).ravel()
-        return PairStats.from_cells(cells, n_ann, n_cat, per_annotator)
     row, col = np.divmod(pair, ac)
-    keys = np.concatenate([pair, col * ac + row])
-    counts = np.concatenate([count, count])
+    keys = np.concatenate([pair, col * ac + row])  # both orders; no key twice (a < b in one order, a > b in the other)
+    del row, col
     order = np.argsort(keys)
-    keys, counts = keys[order], counts[order]
+    keys, counts = keys[order], np.concatenate([count, count])[order]
     return PairStats._from_entries(keys // ac, keys % ac, counts, n_ann, n_cat, per_annotator)
-
-
-#: Up to this many (A·C)² cells the pair table is built dense (as :meth:`PairStats.from_codes` does).
-_DENSE_PAIR_CELLS = 1 << 26
 
 
 def _at(where: str | None) -> str:
