@@ -240,6 +240,11 @@ def test_blank_ids_missing_files_and_columns_are_one_clear_error(tmp_path):
     (tmp_path / "blank.csv").write_text("item,annotator,label\na,x,1\n ,y,2\n")
     with pytest.raises(ValueError, match=r"item column has a blank or missing value \(data row 2\)"):
         ie.read_duckdb(str(tmp_path / "blank.csv"), progress=False)
+    pd.DataFrame({"item": ["a", None], "annotator": ["x", "y"], "label": ["1", "2"]}).to_parquet(
+        tmp_path / "blank.parquet", index=False
+    )
+    with pytest.raises(ValueError, match=r"item column has a blank or missing value \(row 2 of 'blank.parquet'\)"):
+        ie.read_duckdb(str(tmp_path / "blank.parquet"), progress=False)
     (tmp_path / "noann.csv").write_text("item,annotator,label\na,x,1\na,,2\n")
     with pytest.raises(ValueError, match="annotator column has a blank or missing value"):
         ie.read_duckdb(str(tmp_path / "noann.csv"), progress=False)
@@ -317,3 +322,12 @@ def test_property_any_sparse_table(tmp_path, rows):
             assert "every label is missing" in str(exc)
             return
         _same(ie.read_duckdb(str(path), progress=False), memory)
+
+
+def test_progress_bar_on_stderr_when_asked(tmp_path, capsys):
+    _frame(seed=13).to_parquet(tmp_path / "x.parquet", index=False)
+    ie.read_duckdb(str(tmp_path / "x.parquet"), progress=True)
+    err = capsys.readouterr().err
+    assert "duckdb" in err and "100" in err  # the bar, ended at 100 %
+    ie.read_duckdb(str(tmp_path / "x.parquet"), progress=False)
+    assert capsys.readouterr().err == ""
