@@ -43,7 +43,8 @@ def _need_duckdb():
 
 
 def _is_query(source: Any) -> bool:
-    return isinstance(source, str) and bool(_QUERY.match(source))
+    """Text that starts like a query (SELECT, WITH, FROM, ...) and names no existing file."""
+    return isinstance(source, str) and bool(_QUERY.match(source)) and not os.path.exists(source)
 
 
 def _files(source: Any) -> list[str]:
@@ -209,7 +210,7 @@ def read_duckdb(
         relation, order, _ = _reader(files)
         where = repr(files[0]) if len(files) == 1 else f"{len(files)} paths ({files[0]!r}, ...)"
     own_temp = temp_directory is None
-    temp = tempfile.mkdtemp(prefix="iaa-duckdb-") if own_temp else os.fspath(temp_directory)
+    temp = tempfile.mkdtemp(prefix="iaa-duckdb-") if temp_directory is None else os.fspath(temp_directory)
     try:
         config: dict[str, Any] = {"temp_directory": temp}
         if threads is not None:
