@@ -341,7 +341,12 @@ class _Bar:
 
         self.con = con
         self.bar = Progress(100, "duckdb", show=show)
-        self.shown = 0.0
+        if self.bar._bar is not None:
+            # DuckDB tracks a query's progress only with its progress bar on; it must not print it (stdout)
+            con.execute("SET enable_progress_bar = true")
+            con.execute("SET enable_progress_bar_print = false")
+            con.execute("SET progress_bar_time = 0")
+            self.bar._bar.bar_format = "{desc}{percentage:3.0f}%|{bar}| {elapsed}"
 
     def stage(self, name: str) -> None:
         if self.bar._bar is not None:
