@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from iaa_engine.base._choices import DUPLICATE_RULES
 from iaa_engine.base._params import AnyOf, Choice, Instance, NoneOr, Text, Whole, validate
 from iaa_engine.data._io import _columns_not_found
 from iaa_engine.data._model import LEVELS, Annotations
@@ -100,7 +99,6 @@ def _reader(files: list[str]) -> tuple[str, str, str]:
 
 @validate(
     level=Choice(*LEVELS),
-    duplicates=Choice(*DUPLICATE_RULES),
     memory_limit=NoneOr(AnyOf(Text(), Whole(1), what="a size such as '1GB' or a number of bytes")),
     temp_directory=NoneOr(Instance((str, os.PathLike), "a directory path")),
     threads=NoneOr(Whole(1, 1024)),
