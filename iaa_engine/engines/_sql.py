@@ -342,8 +342,16 @@ def pair_table(pair: np.ndarray, count: np.ndarray, n_ann: int, n_cat: int, per_
     keys = np.concatenate([pair, col * ac + row])  # both orders; no key twice (a < b in one order, a > b in the other)
     del row, col
     order = np.argsort(keys)
-    keys, counts = keys[order], np.concatenate([count, count])[order]
-    return PairStats._from_entries(keys // ac, keys % ac, counts, n_ann, n_cat, per_annotator)
+    keys = keys[order]
+    counts = np.concatenate([count, count])[order].astype(np.int64)
+    del order
+    row, col = np.divmod(keys, ac)
+    del keys
+    a, k = np.divmod(row, n_cat)
+    del row
+    b, l = np.divmod(col, n_cat)  # noqa: E741 - the label of annotator b, as in PairStats
+    # every entry pairs two distinct annotators (a < b in SQL): PairStats directly, without a filtering copy
+    return PairStats(a, k, b, l, counts, int(n_ann), int(n_cat), np.asarray(per_annotator))
 
 
 def _at(where: str | None) -> str:
