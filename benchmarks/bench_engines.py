@@ -37,6 +37,7 @@ bl.use_working_tree()
 ENGINES: dict[str, list[str]] = {
     "memory": [],
     "duckdb": ["--engine", "duckdb"],
+    "duckdb-500MB": ["--engine", "duckdb", "--memory-limit", "500MB"],
     "duckdb-1GB": ["--engine", "duckdb", "--memory-limit", "1GB"],
     "dask": ["--engine", "dask", "--workers", "2"],
 }
@@ -84,7 +85,7 @@ def _dataset(folder: Path, n: int) -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1e6,1e7", help="annotations, comma-separated (3e7 as an option)")
-    ap.add_argument("--engines", default="memory,duckdb,duckdb-1GB", help="of: " + ", ".join(ENGINES))
+    ap.add_argument("--engines", default="memory,duckdb,duckdb-500MB", help="of: " + ", ".join(ENGINES))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--limit-run", action="store_true", help="DuckDB with --memory-limit 1GB at 3·10⁷ (and memory)")
     ap.add_argument("--data", help="keep the generated Parquet files here (default: a temporary directory)")
