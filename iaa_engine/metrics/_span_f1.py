@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import ANY, Choice, Real, validate
+from iaa_engine.base._params import Choice, Real, validate
 from iaa_engine.base._policy import undefined
 from iaa_engine.base._results import PairwiseMatrix, ScalarResult, nan_to_none
 from iaa_engine.data._regions import span_matches
@@ -178,7 +178,7 @@ def _summary(
     return out
 
 
-@validate(match=Choice(*SPAN_MATCHES), threshold=Real(0, 1, low_open=True), participants=ANY)
+@validate(match=Choice(*SPAN_MATCHES), threshold=Real(0, 1, low_open=True))
 def span_f1(
     spans: Any,
     *,
