@@ -222,7 +222,7 @@ def _scalar_values(out):
         return [out]
     if isinstance(out, ie.AlphaVariance):
         return [out.alpha, out.se_delta, out.se_jackknife]
-    if isinstance(out, (ie.Estimate, ie.UnitizingAlpha, ie.GammaAgreement, ie.UnitizingFamily)):
+    if isinstance(out, (ie.Estimate, ie.UnitizingAlpha, ie.GammaAgreement, ie.UnitizingFamily, ie.SpanF1)):
         return [out.estimate]
     return None  # tables (matrices, per-item, per-group): entries replaced without a warning
 
@@ -231,7 +231,7 @@ def _scalar_values(out):
 @pytest.mark.parametrize("shape", ["singletons", "constant"])
 def test_undefined_is_the_replacement_and_the_warning_names_the_callers_line(qualname, shape):
     frame = SINGLETONS if shape == "singletons" else CONSTANT
-    spans = ("unitizing_alpha", "gamma_agreement", "unitizing_family")
+    spans = ("unitizing_alpha", "gamma_agreement", "unitizing_family", "span_f1")
     data = SPANS[shape] if qualname in spans else ie.Annotations.from_long(frame)
     fn = CALLABLES[qualname]
     extra = {"group_agreement": (lambda item: "all",), "estimate": ("fleiss_kappa",)}
@@ -250,7 +250,8 @@ def test_undefined_is_the_replacement_and_the_warning_names_the_callers_line(qua
                 "bangdiwala_b")  # fmt: skip
     # every pair agrees: agreement is 1 (and its model SE 0); bias (a variance of the annotators' label
     # distributions) needs no pair of annotations
-    if qualname == "annotator_bias" or (shape == "constant" and qualname in agreeing):
+    # span_f1: two annotators' identical (zero-length) spans match, F1 is 1
+    if qualname == "annotator_bias" or (shape == "constant" and qualname in (*agreeing, "span_f1")):
         assert all(v != -7.0 for v in values), (qualname, values)
         return
     assert all(v == -7.0 for v in values), (qualname, values)
