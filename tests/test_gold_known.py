@@ -78,11 +78,14 @@ def test_voting_rules_report_agreement_with_known_labels():
     known = {"p": "a", "q": "a", "r": "b", "unseen": "a"}
     gold = ie.gold_standard(data, known=known)
     table = gold.known.set_index("item")
-    # p agrees (a), q does not (b), r's tie a|b contains b: 2 of 3; the unseen item is ignored
-    assert list(table["agrees"]) == [True, False, True]
+    # p agrees (a), q does not (b), r is a tie a|b: the majority did not decide it, so it does not agree even
+    # though b is among the tied labels (issue 36: "agrees with 100%" about a tie); 1 of 3; the unseen item is ignored
+    assert list(table["agrees"]) == [True, False, False]
+    assert list(table["tie"]) == [False, False, True]
     assert table.loc["r", "gold"] == "a|b"
-    assert gold.known_agreement == pytest.approx(2 / 3)
-    assert json.loads(gold.to_json())["known"]["agreement"] == pytest.approx(2 / 3)
+    assert gold.known_agreement == pytest.approx(1 / 3)
+    assert json.loads(gold.to_json())["known"]["agreement"] == pytest.approx(1 / 3)
+    assert [r["tie"] for r in json.loads(gold.to_json())["known"]["items"]] == [False, False, True]
     with pytest.raises(ValueError, match="not one of the data's categories"):
         ie.gold_standard(data, known={"p": "c"})
     with pytest.raises(ValueError, match="more than once"):
@@ -112,3 +115,25 @@ def test_gold_accuracy_by_hand():
     assert strict.loc["v", "status"] == "fail"  # upper end 0.733 < 0.95
     with pytest.raises(ie.InvalidParameterError, match="threshold"):
         ie.gold_accuracy(data, known, threshold=1.5)
+
+
+def test_a_three_way_tie_broken_by_ground_truth_neither_agrees_nor_fails_anyone():
+    """Issue 36: three annotators give three labels, the ground truth picks one of them. The majority left a tie, so
+    it does not agree with the known label; the two annotators who chose otherwise answered one gold question wrong,
+    and one answer decides nothing (Wilson's 95 % upper end for 0/1 is z^2/(1+z^2) = 0.793 < 0.8)."""
+    rows = [("t", "a", "pos"), ("t", "b", "neu"), ("t", "c", "neg")]
+    rows += [(f"x{i}", w, "pos") for i in range(6) for w in "abc"]
+    data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    gold = ie.gold_standard(data, known={"t": "neg"})
+    assert gold.known_agreement == 0.0 and bool(gold.known["tie"].iloc[0]) and gold.known["gold"].iloc[0] == "neg|neu|pos"
+    acc = ie.gold_accuracy(data, {"t": "neg"}).table.set_index("annotator")
+    assert list(acc["n_correct"]) == [0, 0, 1] and list(acc["n_gold"]) == [1, 1, 1]
+    assert acc.loc["a", "upper"] == pytest.approx(1.959963984540054**2 / (1 + 1.959963984540054**2))
+    assert list(acc["status"]) == ["undecided"] * 3
+    # min_gold is the floor of a verdict: with it at 1 the single wrong answer fails (the interval alone)
+    assert list(ie.gold_accuracy(data, {"t": "neg"}, min_gold=1).table["status"]) == ["fail", "fail", "undecided"]
+    # 0 of 5 wrong: the interval settles it, as before
+    five = {f"x{i}": "neg" for i in range(5)}
+    assert set(ie.gold_accuracy(data, five).table["status"]) == {"fail"}
+    with pytest.raises(ie.InvalidParameterError, match="min_gold"):
+        ie.gold_accuracy(data, five, min_gold=0)

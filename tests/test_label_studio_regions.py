@@ -242,7 +242,12 @@ def test_ner_project_missed_spans_lower_the_score(server, api):
     old_alpha = ie.krippendorff_alpha(ie.Annotations.from_long(old))
     assert ner["krippendorff_alpha"] < old_alpha - 0.3
     text = run("report", "--url", server.url, "--token", lst.TOKEN, "--project", str(pid)).stdout
-    assert "Region matching (9 regions in 6 units, 4 missed): F1 0.5455" in text
+    assert (
+        "Region matching: 9 spans grouped into 6 units, 4 times an annotator of a task did not mark a unit the "
+        "others marked; F1 0.5455" in text
+    )
+    # per pair in plain words (issue 36: "(2 of 5 and 2 matched)" said nothing)
+    assert "(2 matched; the first marked 5, the second 2)" in text
 
 
 IMAGE = """<View><Image name="img" value="$image"/>
@@ -505,7 +510,7 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
     assert f"continuum {sum(lengths.values())} characters" in lines[head]
     for r in want.per_category.itertuples():
         assert any(line.split()[:2] == [r.category, f"{r.alpha:.4f}"] for line in lines[head + 1 : head + 5])
-    matched = next(i for i, line in enumerate(lines) if line.startswith("  Region matching ("))
+    matched = next(i for i, line in enumerate(lines) if line.startswith("  Region matching: "))
     alpha = next(i for i, line in enumerate(lines) if "Krippendorff's alpha" in line and "unitizing" not in line)
     assert alpha < head < matched  # the unit-matched alpha, alpha_U and the region matching side by side
 

@@ -102,7 +102,39 @@ def _region_matching(cd: ControlData) -> dict | None:
     if m is None:
         return None
     d = m.to_dict()
-    return {k: d[k] for k in ("kind", "threshold", "n_regions", "n_units", "n_missed", "f1_overall", "pairs")}
+    out = {k: d[k] for k in ("kind", "threshold", "n_regions", "n_units", "n_missed", "f1_overall", "pairs")}
+    near = near_misses(cd)
+    if near is not None:
+        out["near_misses"] = near
+    return out
+
+
+#: the IoU at which spans that exact boundaries leave unmatched are counted as near misses (and suggested)
+NEAR_MISS_IOU = 0.5
+
+
+def near_misses(cd: ControlData) -> dict | None:
+    """Spans matched by exact boundaries: how many of the regions left unmatched between annotator pairs would
+    match with IoU >= :data:`NEAR_MISS_IOU` (the core's :func:`iaa_engine.match_regions` on the same regions), or
+    None (other regions, another threshold, no regions).
+
+    Over every annotator pair, ``unmatched`` is Σ (regions of a + regions of b - 2 matched) with exact boundaries
+    and ``near`` is 2 Σ (matched at the IoU - matched exactly): the unmatched regions that are near misses.
+    ``dominant`` when they are at least half of the unmatched ones: then the disagreements (and a ``random`` flag
+    beside them) are mostly about boundaries, and the report suggests ``--iou``."""
+    m = cd.matching
+    if m is None or m.kind != "span" or m.threshold < 1.0 or cd.regions is None or not len(cd.regions):
+        return None
+    p = m.pairs
+    exact = int(p["n_matched"].sum()) if len(p) else 0
+    unmatched = int((p["n_regions_a"] + p["n_regions_b"]).sum() - 2 * exact) if len(p) else 0
+    if unmatched <= 0:
+        return {"iou": NEAR_MISS_IOU, "near": 0, "unmatched": 0, "share": None, "dominant": False}
+    frame = cd.regions.rename(columns={"task": "item"}).drop(columns=["value"], errors="ignore")
+    loose = ie.match_regions(frame, kind="span", threshold=NEAR_MISS_IOU, no_region=NO_REGION).pairs
+    near = 2 * max(int(loose["n_matched"].sum()) - exact, 0) if len(loose) else 0
+    share = near / unmatched
+    return {"iou": NEAR_MISS_IOU, "near": near, "unmatched": unmatched, "share": share, "dominant": share >= 0.5}
 
 
 @dataclass
