@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import inspect
 import subprocess
 import sys
 import warnings
@@ -660,12 +661,32 @@ def test_each_tasks_annotators_become_its_raters():
     for rename in ({"y": "x", "z": "y"}, {"y": "y", "z": "x"}):  # task 2's raters as task 1's, both ways
         t = two.assign(annotator=np.where(two["document"] == 2, two["annotator"].map(rename), two["annotator"]))
         want = ie.unitizing_alpha(t, continuum=30, annotators=["x", "y"])
-        assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
-    assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"]) == (2, 2)
+        for tid in (1, 2):  # each task's own alpha_U is the same either way
+            assert u["ner"]["per_task"][tid] == pytest.approx(want.per_document.set_index("document").loc[tid, "alpha"])
     three = rows[rows["task"] == 3]
     want3 = ie.unitizing_alpha(three, continuum=30, overlaps="merge")  # z's two PER spans overlap: merged
-    assert u["ner"]["other_groups"] == [{"n_annotators": 3, "n_tasks": 1, "estimate": pytest.approx(want3.estimate)}]
-    assert any("pooled apart" in n for n in u["ner"]["notes"])
+    if "participants" in inspect.signature(ie.unitizing_alpha).parameters:
+        # issue 33: every task among its own participants, pooled in the coincidence form (no group apart); the
+        # two tasks of 2 alone give the value above, task 3 its own alpha_U in per_task
+        every = rows.rename(columns={"task": "document"})
+        part = pd.DataFrame([(1, "x"), (1, "y"), (2, "y"), (2, "z"), (3, "x"), (3, "y"), (3, "z")],
+                            columns=["document", "annotator"])  # fmt: skip
+        want = ie.unitizing_alpha(every, continuum=30, participants=part, overlaps="merge")
+        assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
+        assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"], u["ner"]["other_groups"]) == (3, 2, [])
+        assert u["ner"]["annotators_per_task"] == {2: 2, 3: 1}
+        assert u["ner"]["per_task"][3] == pytest.approx(want3.estimate, abs=1e-12)
+        assert any("each task among its own annotators" in n for n in u["ner"]["notes"])
+    else:  # before the core's participants: the tasks of 2 pooled as one study of two raters, the tasks of 3 apart
+        for rename in ({"y": "x", "z": "y"}, {"y": "y", "z": "x"}):
+            t = two.assign(annotator=np.where(two["document"] == 2, two["annotator"].map(rename), two["annotator"]))
+            want = ie.unitizing_alpha(t, continuum=30, annotators=["x", "y"])
+            assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
+        assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"]) == (2, 2)
+        assert u["ner"]["other_groups"] == [
+            {"n_annotators": 3, "n_tasks": 1, "estimate": pytest.approx(want3.estimate)}
+        ]
+        assert any("pooled apart" in n for n in u["ner"]["notes"])
     assert any("merged into their union" in n for n in u["ner"]["notes"])
     # a span with two labels is a unit of each
     t4 = _ner_task(4, [(1, []), (2, [])])

@@ -197,3 +197,97 @@ def test_a_pairwise_only_project_gets_no_tab_and_a_choices_project_keeps_a_defau
                                                               "IAA: to review"]  # fmt: skip
     out = run("sync", "-p", str(small), *args)  # a second sync creates nothing more
     assert [v["data"]["title"] for v in api.views(small)] == titles
+
+
+# --------------------------------------------------------------------------- participants of span tasks (issue 33)
+
+SIX = [f"s{i}@example.com" for i in range(6)]
+TEXT = "Alice met Bob at Acme in Paris on Monday."  # 41 characters
+
+
+def _participant_tasks(users: dict[str, int]) -> tuple[list[dict], dict]:
+    """12 tasks, 3 of 6 annotators each (overlap 3): task i by s(i), s(i+1), s(i+3) (mod 6). s5 submits every
+    task of hers without a span (a participant who marked nothing); task 10's s4 skipped it (cancelled: not a
+    participant, so the task has 2); task 11 has one annotator left (the others skipped): no alpha_U there."""
+    marks = {
+        0: [(0, 5, "PER"), (10, 13, "PER"), (17, 21, "ORG")],
+        1: [(0, 5, "PER"), (10, 13, "PER"), (17, 21, "ORG"), (25, 30, "PER")],
+        2: [(0, 5, "PER"), (9, 13, "PER")],
+        3: [(0, 5, "PER"), (17, 21, "PER"), (25, 30, "ORG")],
+        4: [(1, 5, "PER"), (10, 13, "PER"), (17, 21, "ORG")],
+        5: [],
+    }
+    tasks, who_took_part = [], {}
+    for i in range(12):
+        who = [(i + k) % 6 for k in (0, 1, 3)]
+        anns = []
+        for k, w in enumerate(who):
+            skipped = (i == 10 and w == 4) or (i == 11 and k > 0)
+            shift = i % 3  # the annotators' spans move a little from task to task
+            rows = [(s + shift * (j % 2), e + shift * (j % 2), lab) for j, (s, e, lab) in enumerate(marks[w])]
+            anns.append(
+                {"completed_by": users[SIX[w]], "result": [] if skipped else spans(rows), "was_cancelled": skipped}
+            )
+        tasks.append({"data": {"text": TEXT}, "annotations": anns})
+    return tasks, who_took_part
+
+
+@pytest.mark.slow  # a real server (tens of seconds)
+@pytest.mark.skipif(
+    "participants" not in __import__("inspect").signature(ie.unitizing_alpha).parameters,
+    reason="the core's unitizing_alpha(participants=) (issue 33, helper spans-alpha) has not landed",
+)
+def test_span_participants_come_from_each_tasks_annotations_and_alpha_u_is_written_per_task(server, api, tmp_path):
+    users = lst.make_users(api, SIX)
+    tasks, _ = _participant_tasks(users)
+    pid = lst.make_project(api, "participants", NER, tasks)
+    api.update_project(pid, {"maximum_annotations": 3})
+    # the core on the tasks as the server returns them: a participant is a user with a submitted (not cancelled)
+    # annotation of the task, spans or none
+    emails = {u["id"]: u["email"] for u in api.users()}
+    rows, part = [], []
+    for t in api.tasks(pid):
+        for a in t["annotations"]:
+            if a["was_cancelled"]:
+                continue
+            who = emails[a["completed_by"]["id"] if isinstance(a["completed_by"], dict) else a["completed_by"]]
+            part.append((t["id"], who))
+            rows += [(t["id"], who, r["value"]["start"], r["value"]["end"], r["value"]["labels"][0]) for r in a["result"]]
+    part = pd.DataFrame(part, columns=["document", "annotator"])
+    n = part.groupby("document").size()
+    assert sorted(n.value_counts().items()) == [(1, 1), (2, 1), (3, 10)]
+    assert (part["annotator"] == SIX[5]).sum() == 6 and not any(r[1] == SIX[5] for r in rows)  # s5: empty, yet there
+    keep = n.index[n >= 2]
+    spans_ = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
+    want = ie.unitizing_alpha(
+        spans_[spans_["document"].isin(keep)],
+        continuum=pd.DataFrame({"document": keep, "length": len(TEXT)}),
+        participants=part[part["document"].isin(keep)],
+    )
+    got = _report(server, pid)["details"]["ner"]["unitizing_alpha"]
+    assert got["estimate"] == pytest.approx(want.estimate, abs=1e-12)
+    assert (got["n_tasks"], got["annotators_per_task"], got["other_groups"]) == (11, {"2": 1, "3": 10}, [])
+    per_doc = dict(zip(want.per_document["document"], want.per_document["alpha"]))
+    assert {int(k): v for k, v in got["per_task"].items()} == pytest.approx(per_doc, abs=1e-12)
+    # the task with 2 participants: its alpha_U among those two, as the document alone with its two annotators
+    ten = int(n.index[n == 2][0])
+    alone = ie.unitizing_alpha(
+        spans_[spans_["document"] == ten], continuum=len(TEXT), annotators=list(part.loc[part["document"] == ten, "annotator"])
+    )
+    assert per_doc[ten] == pytest.approx(alone.estimate, abs=1e-12)
+    text = _report(server, pid, as_json=False)
+    assert f"Krippendorff's unitizing alpha (α_U): {want.estimate:.4f}  (11 tasks with 2 to 3 annotators" in text
+    # sync: each task with 2+ participants gets its alpha_U as task data (rounded as every field); the task with one
+    # gets none; a second sync writes nothing
+    args = ["--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html",
+            "--no-state", "--json"]  # fmt: skip
+    out = run("sync", *args)
+    assert out.returncode == 0, out.stderr
+    data = {t["id"]: t["data"] for t in api.tasks(pid)}
+    for tid, d in data.items():
+        if n[tid] >= 2 and per_doc[tid] == per_doc[tid]:
+            assert d["iaa_alpha_u"] == round(per_doc[tid], 3), tid
+        else:
+            assert "iaa_alpha_u" not in d, tid
+    again = json.loads(run("sync", *args).stdout)
+    assert again["done"] == {}

@@ -9,6 +9,7 @@ the gold labels, the agreement of each annotator with the others and with the gr
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import warnings
 from collections import Counter
@@ -37,6 +38,8 @@ __all__ = [
     "ByControl",
     "agreement_over",
     "html_inputs",
+    "annotators_per_task",
+    "near_misses",
 ]
 
 GROUND_TRUTH = "ground truth"
@@ -458,7 +461,7 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
     tasks whose number of annotators is the most common (ties: the larger number), laid end to end in one
     continuum; ``other_groups`` gives the pooled α_U of the tasks with each other number. A rater's overlapping
     spans of one label are merged (``overlaps='merge'``), counted in a note. ``per_task``: each task's α_U on its
-    own continuum. ``gamma``: also Mathet, Widlöcher and Métivier's γ (:func:`gamma`) of the headline tasks.
+    own continuum among its own annotators, for every task with two or more (``sync`` writes it as task data). ``gamma``: also Mathet, Widlöcher and Métivier's γ (:func:`gamma`) of the headline tasks.
     """
     st = cd.unitizing
     if st is None:
@@ -479,6 +482,8 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
             f"{n_overlap} span(s) overlap an earlier span of the same annotator and label: merged into their union "
             "for alpha_U (a rater's units of one category must not overlap)"
         )
+    if _WITH_PARTICIPANTS:  # every task with 2+ annotators, pooled over their participants (issue 33)
+        return _unitizing_participants(st, size, r, out, notes, gamma)
     head, spans, cont = _alpha_u(st, size.index[size == r], r, notes)
     out.update({k: getattr(head, k) for k in ("estimate", "d_o", "d_e", "n_units", "n_categories", "length")})
     out["per_category"] = [
@@ -486,18 +491,22 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
         for c, n, o, e, a in head.per_category[["category", "n_units", "d_o", "d_e", "alpha"]].itertuples(index=False)
     ]
     out["n_annotators"], out["n_tasks"] = r, int(len(size.index[size == r]))
-    out["per_task"] = {
+    per_task = {
         int(t): _nan_to_none(float(a)) for t, a in zip(head.per_document["document"], head.per_document["alpha"])
     }
-    out["other_groups"] = [
-        {
-            "n_annotators": int(k),
-            "n_tasks": int(counts[k]),
-            "estimate": _nan_to_none(_alpha_u(st, size.index[size == k], k, [])[0].estimate),
-        }
-        for k in sorted(counts.index)
-        if k != r
-    ]
+    out["other_groups"] = []
+    for k in sorted(counts.index):
+        if k == r:
+            continue
+        other = _alpha_u(st, size.index[size == k], k, [])[0]
+        out["other_groups"].append(
+            {"n_annotators": int(k), "n_tasks": int(counts[k]), "estimate": _nan_to_none(other.estimate)}
+        )
+        # each task's alpha_U on its own continuum among its own annotators, whatever their number
+        per_task.update(
+            {int(t): _nan_to_none(float(a)) for t, a in zip(other.per_document["document"], other.per_document["alpha"])}
+        )
+    out["per_task"] = dict(sorted(per_task.items()))
     if out["other_groups"]:
         notes.append(
             f"alpha_U pools the {out['n_tasks']} task(s) with {r} annotators (raters have one number per study); "
@@ -507,6 +516,64 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
     out["n_spans"] = int(len(spans))
     if gamma:
         out["gamma"] = _gamma(spans, cont, r, notes)
+    out["notes"] = notes
+    return _nan_to_none(out)
+
+
+#: the core takes who took part in each document (``unitizing_alpha(participants=...)``, issue 33)
+_WITH_PARTICIPANTS = "participants" in inspect.signature(ie.unitizing_alpha).parameters
+
+
+def _unitizing_participants(
+    st: Any, size: pd.Series, r: int, out: dict[str, Any], notes: list[str], gamma: bool
+) -> dict[str, Any]:
+    """α_U of every task with two or more annotators, each task's annotators its participants (the core's
+    ``participants=``): a document's α_U among its own participants, pooled in Krippendorff's coincidence form, so
+    tasks with different numbers of annotators pool into one value (no ``other_groups``); it equals the slot-recoded
+    value when every task has the same number. ``n_annotators`` is the most common number per task (the tasks γ
+    and the model rows use), ``annotators_per_task`` how many tasks have each number."""
+    tasks = size.index
+    part = st.annotators[st.annotators["task"].isin(tasks)]
+    participants = pd.DataFrame({"document": part["task"].to_numpy(), "annotator": part["annotator"].to_numpy()})
+    spans = st.spans[st.spans["task"].isin(tasks)]
+    spans = pd.DataFrame(
+        {
+            "document": spans["task"].to_numpy(),
+            "annotator": spans["annotator"].to_numpy(),
+            "start": spans["start"].to_numpy(),
+            "end": spans["end"].to_numpy(),
+            "label": spans["label"].to_numpy(),
+        }
+    )
+    c = st.continuum[st.continuum["task"].isin(tasks)]
+    cont = pd.DataFrame({"document": c["task"], "begin": c["begin"], "length": c["length"]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ie.UndefinedMetricWarning)
+        head = ie.unitizing_alpha(spans, continuum=cont, participants=participants, overlaps="merge")
+    notes += [f"alpha_U: {w.message}" for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
+    out.update({k: getattr(head, k) for k in ("estimate", "d_o", "d_e", "n_units", "n_categories", "length")})
+    out["per_category"] = [
+        {"category": c, "n_units": int(n), "d_o": float(o), "d_e": float(e), "alpha": float(a)}
+        for c, n, o, e, a in head.per_category[["category", "n_units", "d_o", "d_e", "alpha"]].itertuples(index=False)
+    ]
+    counts = size.value_counts()
+    out["n_annotators"], out["n_tasks"] = r, int(len(tasks))
+    out["annotators_per_task"] = {int(k): int(counts[k]) for k in sorted(counts.index)}
+    out["n_participants"] = int(len(participants))
+    out["per_task"] = {
+        int(t): _nan_to_none(float(a)) for t, a in zip(head.per_document["document"], head.per_document["alpha"])
+    }
+    out["other_groups"] = []
+    if len(counts) > 1:
+        notes.append(
+            f"alpha_U pools the {len(tasks)} tasks with {min(counts.index)} to {max(counts.index)} annotators, each "
+            "task among its own annotators (its participants; Krippendorff's coincidence form: a task's pairs "
+            "weighed 1/(R - 1))"
+        )
+    out["n_spans"] = int(len(spans))
+    if gamma:  # γ on the tasks with the most common number of annotators, raters #1..#r
+        g_spans, g_cont = _alpha_u(st, tasks[size.to_numpy() == r], r, [])[1:]
+        out["gamma"] = _gamma(g_spans, g_cont, r, notes)
     out["notes"] = notes
     return _nan_to_none(out)
 
@@ -584,6 +651,14 @@ def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.Uni
         res = ie.unitizing_alpha(spans, continuum=cont, annotators=[f"#{k}" for k in range(1, r + 1)], overlaps="merge")
     notes += [f"alpha_U: {w.message}" for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
     return res, spans, cont
+
+
+def annotators_per_task(u: dict) -> str:
+    """``3 annotators``, or ``2 to 4 annotators`` when the tasks pooled have different numbers (participants)."""
+    per = u.get("annotators_per_task") or {}
+    if len(per) > 1:
+        return f"{min(map(int, per))} to {max(map(int, per))} annotators"
+    return f"{u['n_annotators']} annotators"
 
 
 def fmt(v: Any) -> str:

@@ -413,14 +413,14 @@ def render_unitizing(u: dict | None) -> list[str]:
     per category, and the pooled value of tasks with another number of annotators."""
     if not u:
         return []
-    from .analyse import fmt
+    from .analyse import annotators_per_task, fmt
 
     if not u.get("n_tasks"):
         return ["  Krippendorff's unitizing alpha (α_U): undefined"] + [f"  note (α_U): {n}" for n in u["notes"]]
     length = u.get("length")
     lines = [
         f"  Krippendorff's unitizing alpha (α_U): {fmt(u['estimate'])}  ({u['n_tasks']} tasks with "
-        f"{u['n_annotators']} annotators laid end to end, {u['n_units']} units, continuum "
+        f"{annotators_per_task(u)} laid end to end, {u['n_units']} units, continuum "
         f"{'-' if length is None else f'{length:g}'} {u['positions']}); per category: α_U, D_o, D_e, units"
     ]
     for r in u.get("per_category") or []:
