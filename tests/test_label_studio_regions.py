@@ -531,6 +531,11 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
     assert f"ner: Krippendorff's unitizing alpha (α_U) {want.estimate:.4f}, 3 tasks with 3 annotators" in first.stdout
     saved = json.loads((tmp_path / f"iaa-ls-{pid}.json").read_text())
     assert saved["agreement"]["details"]["ner"]["unitizing_alpha"]["estimate"] == pytest.approx(want.estimate)
+    # each task's own alpha_U written back as task data, rounded as every field (issue 33)
+    written = {t["id"]: t["data"].get("iaa_alpha_u") for t in api.tasks(pid)}
+    for k, tid in enumerate(ids):
+        one = ie.unitizing_alpha(hand[hand["document"] == k], continuum=lengths[k], annotators=["a", "b", "c"])
+        assert written[tid] == round(one.estimate, 3), tid
     second = json.loads(run("sync", *args, "--no-state", "--json").stdout)
     assert second["planned"] == {} and second["done"] == {}
     assert humans() == before
