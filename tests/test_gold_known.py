@@ -125,7 +125,9 @@ def test_a_three_way_tie_broken_by_ground_truth_neither_agrees_nor_fails_anyone(
     rows += [(f"x{i}", w, "pos") for i in range(6) for w in "abc"]
     data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
     gold = ie.gold_standard(data, known={"t": "neg"})
-    assert gold.known_agreement == 0.0 and bool(gold.known["tie"].iloc[0]) and gold.known["gold"].iloc[0] == "neg|neu|pos"
+    assert (
+        gold.known_agreement == 0.0 and bool(gold.known["tie"].iloc[0]) and gold.known["gold"].iloc[0] == "neg|neu|pos"
+    )
     acc = ie.gold_accuracy(data, {"t": "neg"}).table.set_index("annotator")
     assert list(acc["n_correct"]) == [0, 0, 1] and list(acc["n_gold"]) == [1, 1, 1]
     assert acc.loc["a", "upper"] == pytest.approx(1.959963984540054**2 / (1 + 1.959963984540054**2))

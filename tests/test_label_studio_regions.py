@@ -8,10 +8,10 @@ Studio server (an NER project and an image project) through `iaa label-studio re
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
-import inspect
 import subprocess
 import sys
 import warnings

@@ -147,7 +147,7 @@ def _ner_tasks(users: dict[str, int]) -> list[dict]:
 
 
 @pytest.mark.slow  # a real server (tens of seconds)
-def test_near_misses_of_exact_span_boundaries_are_named_and_iou_matches_them(server, api):
+def test_near_misses_of_exact_span_boundaries_are_named_and_iou_matches_them(server, api, tmp_path):
     users = lst.make_users(api, FIVE[:3])
     pid = lst.make_project(api, "near misses", NER, _ner_tasks(users))
     exact = _report(server, pid)["details"]["ner"]
@@ -161,6 +161,11 @@ def test_near_misses_of_exact_span_boundaries_are_named_and_iou_matches_them(ser
     text = _report(server, pid, as_json=False)
     line = next(x for x in text.splitlines() if x.startswith("  Near misses:"))
     assert "192 of the 192 spans left unmatched" in line and "--iou 0.5" in line
+    # the sync summary says it too (what an admin who only syncs reads)
+    dry = run("sync", "--url", server.url, "--token", lst.TOKEN, "-p", str(pid), "--dry-run", "--no-state",
+              "--no-html", "--summary", str(tmp_path))  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    assert "ner: Near misses: 192 of the 192 spans left unmatched" in dry.stdout
     loose = _report(server, pid, "--iou", "0.5")["details"]["ner"]
     assert "near_misses" not in loose["region_matching"]  # matched by IoU: nothing to suggest
     card = {r["annotator"]: r for r in loose["quality"]["annotators"]["annotators"]}
@@ -252,7 +257,9 @@ def test_span_participants_come_from_each_tasks_annotations_and_alpha_u_is_writt
                 continue
             who = emails[a["completed_by"]["id"] if isinstance(a["completed_by"], dict) else a["completed_by"]]
             part.append((t["id"], who))
-            rows += [(t["id"], who, r["value"]["start"], r["value"]["end"], r["value"]["labels"][0]) for r in a["result"]]
+            rows += [
+                (t["id"], who, r["value"]["start"], r["value"]["end"], r["value"]["labels"][0]) for r in a["result"]
+            ]
     part = pd.DataFrame(part, columns=["document", "annotator"])
     n = part.groupby("document").size()
     assert sorted(n.value_counts().items()) == [(1, 1), (2, 1), (3, 10)]
@@ -272,7 +279,9 @@ def test_span_participants_come_from_each_tasks_annotations_and_alpha_u_is_writt
     # the task with 2 participants: its alpha_U among those two, as the document alone with its two annotators
     ten = int(n.index[n == 2][0])
     alone = ie.unitizing_alpha(
-        spans_[spans_["document"] == ten], continuum=len(TEXT), annotators=list(part.loc[part["document"] == ten, "annotator"])
+        spans_[spans_["document"] == ten],
+        continuum=len(TEXT),
+        annotators=list(part.loc[part["document"] == ten, "annotator"]),
     )
     assert per_doc[ten] == pytest.approx(alone.estimate, abs=1e-12)
     text = _report(server, pid, as_json=False)

@@ -195,9 +195,7 @@ class GoldStandard(Result):
             out["known"] = {
                 "items": [
                     {"item": i, "known": k, "gold": g, "tie": bool(t), "agrees": bool(a)}
-                    for i, k, g, t, a in self.known[["item", "known", "gold", "tie", "agrees"]].itertuples(
-                        index=False
-                    )
+                    for i, k, g, t, a in self.known[["item", "known", "gold", "tie", "agrees"]].itertuples(index=False)
                 ],
                 "agreement": self.known_agreement,
             }

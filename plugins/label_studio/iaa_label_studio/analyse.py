@@ -40,6 +40,7 @@ __all__ = [
     "html_inputs",
     "annotators_per_task",
     "near_misses",
+    "near_miss_text",
 ]
 
 GROUND_TRUTH = "ground truth"
@@ -459,9 +460,12 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
     document (the observed disagreement sums over pairs within a document, the expected one over all units and
     gaps), so the value is the one of any study in which R raters unitized those tasks. The headline pools the
     tasks whose number of annotators is the most common (ties: the larger number), laid end to end in one
-    continuum; ``other_groups`` gives the pooled α_U of the tasks with each other number. A rater's overlapping
-    spans of one label are merged (``overlaps='merge'``), counted in a note. ``per_task``: each task's α_U on its
-    own continuum among its own annotators, for every task with two or more (``sync`` writes it as task data). ``gamma``: also Mathet, Widlöcher and Métivier's γ (:func:`gamma`) of the headline tasks.
+    continuum; ``other_groups`` gives the pooled α_U of the tasks with each other number. With the core's
+    ``participants=`` (issue 33) every task with two or more annotators pools into the headline instead
+    (:func:`_unitizing_participants`). A rater's overlapping spans of one label are merged (``overlaps='merge'``),
+    counted in a note. ``per_task``: each task's α_U on its own continuum among its own annotators, for every task
+    with two or more (``sync`` writes it as task data). ``gamma``: also Mathet, Widlöcher and Métivier's γ
+    (:func:`gamma`) of the tasks with the most common number of annotators.
     """
     st = cd.unitizing
     if st is None:
@@ -504,7 +508,10 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
         )
         # each task's alpha_U on its own continuum among its own annotators, whatever their number
         per_task.update(
-            {int(t): _nan_to_none(float(a)) for t, a in zip(other.per_document["document"], other.per_document["alpha"])}
+            {
+                int(t): _nan_to_none(float(a))
+                for t, a in zip(other.per_document["document"], other.per_document["alpha"])
+            }
         )
     out["per_task"] = dict(sorted(per_task.items()))
     if out["other_groups"]:
@@ -659,6 +666,20 @@ def annotators_per_task(u: dict) -> str:
     if len(per) > 1:
         return f"{min(map(int, per))} to {max(map(int, per))} annotators"
     return f"{u['n_annotators']} annotators"
+
+
+def near_miss_text(rm: dict | None) -> str | None:
+    """The report's sentence about near misses of exact span boundaries (``region_matching.near_misses``) when they
+    dominate, with the suggestion of ``--iou``; None otherwise."""
+    near = (rm or {}).get("near_misses")
+    if not near or not near.get("dominant"):
+        return None
+    return (
+        f"Near misses: {near['near']} of the {near['unmatched']} spans left unmatched between annotator pairs "
+        f"overlap another annotator's with IoU >= {near['iou']:g}: the disagreements here (and any flag in the "
+        f"scorecard) are mostly about boundaries. To count those as the same span, run again with --iou "
+        f"{near['iou']:g} (it also sets which tasks are 'to review')."
+    )
 
 
 def fmt(v: Any) -> str:

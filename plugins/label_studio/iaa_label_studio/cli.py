@@ -382,7 +382,7 @@ def render_region_matching(rm: dict | None) -> list[str]:
     near misses of exact span boundaries with the suggestion of ``--iou`` when they dominate."""
     if not rm:
         return []
-    from .analyse import fmt
+    from .analyse import fmt, near_miss_text
 
     unit = "spans" if rm.get("kind") == "span" else "regions"
     lines = [
@@ -397,15 +397,8 @@ def render_region_matching(rm: dict | None) -> list[str]:
             f"    {pair:<40} {fmt(p['precision'])}  {fmt(p['recall'])}  {fmt(p['f1'])}"
             f"  ({p['n_matched']} matched; the first marked {p['n_regions_a']}, the second {p['n_regions_b']})"
         )
-    near = rm.get("near_misses")
-    if near and near.get("dominant"):
-        lines.append(
-            f"  Near misses: {near['near']} of the {near['unmatched']} {unit} left unmatched between annotator pairs "
-            f"overlap another annotator's with IoU >= {near['iou']:g}: the disagreements here (and any flag in the "
-            f"scorecard) are mostly about boundaries. To count those as the same span, run again with --iou "
-            f"{near['iou']:g} (it also sets which tasks are 'to review')."
-        )
-    return lines
+    near = near_miss_text(rm)
+    return lines + ([f"  {near}"] if near else [])
 
 
 def render_unitizing(u: dict | None) -> list[str]:
