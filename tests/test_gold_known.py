@@ -9,6 +9,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import iaa_engine as ie
 
@@ -139,3 +141,24 @@ def test_a_three_way_tie_broken_by_ground_truth_neither_agrees_nor_fails_anyone(
     assert set(ie.gold_accuracy(data, five).table["status"]) == {"fail"}
     with pytest.raises(ie.InvalidParameterError, match="min_gold"):
         ie.gold_accuracy(data, five, min_gold=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from("abc"), min_size=1, max_size=4), min_size=1, max_size=6),
+    st.lists(st.sampled_from("abc"), min_size=6, max_size=6),
+)
+def test_a_known_item_agrees_exactly_when_the_majority_alone_gives_the_known_label(votes, known_labels):
+    """Property (issue 36): ``agrees`` is "the majority's only winner is the known label"; a tie never agrees,
+    whichever labels tie; ``known_agreement`` is the share of such items. Checked against counting by hand."""
+    rows = [(f"i{i}", f"w{k}", lab) for i, labs in enumerate(votes) for k, lab in enumerate(labs)]
+    data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    known = {f"i{i}": known_labels[i] for i in range(len(votes)) if known_labels[i] in set(sum(votes, []))}
+    if not known:
+        return
+    gold = ie.gold_standard(data, known=known).known.set_index("item")
+    for item, label in known.items():
+        counts = pd.Series(votes[int(item[1:])]).value_counts()
+        winners = set(counts.index[counts == counts.max()])
+        assert bool(gold.loc[item, "tie"]) == (len(winners) > 1)
+        assert bool(gold.loc[item, "agrees"]) == (winners == {label})
