@@ -8,7 +8,6 @@ Studio server (an NER project and an image project) through `iaa label-studio re
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import shutil
@@ -653,8 +652,9 @@ def test_time_labels_on_their_continua():
 
 def test_each_tasks_annotators_become_its_raters():
     """α_U depends on the raters only through their number per document, so tasks annotated by different people
-    pool as one study of R raters: the value equals the core's on the same spans with the annotators renamed
-    into one set, either way round. Tasks with another number of annotators are pooled apart."""
+    pool as one study of R raters: each task's value equals the core's on the same spans with the annotators
+    renamed into one set, either way round. A task with another number of annotators pools with them, each task
+    among its own participants (issue 33: the core's participants=, no group apart)."""
     t1 = _ner_task(1, [(1, [(0, 5, "PER"), (9, 14, "ORG")]), (2, [(1, 5, "PER")])])
     t2 = _ner_task(2, [(2, [(3, 8, "LOC")]), (3, [(3, 9, "LOC"), (20, 22, "PER")])])
     t3 = _ner_task(3, [(1, [(0, 4, "PER")]), (2, [(0, 4, "PER")]), (3, [(0, 5, "PER"), (1, 3, "PER")])])
@@ -670,28 +670,17 @@ def test_each_tasks_annotators_become_its_raters():
             assert u["ner"]["per_task"][tid] == pytest.approx(want.per_document.set_index("document").loc[tid, "alpha"])
     three = rows[rows["task"] == 3]
     want3 = ie.unitizing_alpha(three, continuum=30, overlaps="merge")  # z's two PER spans overlap: merged
-    if "participants" in inspect.signature(ie.unitizing_alpha).parameters:
-        # issue 33: every task among its own participants, pooled in the coincidence form (no group apart); the
-        # two tasks of 2 alone give the value above, task 3 its own alpha_U in per_task
-        every = rows.rename(columns={"task": "document"})
-        part = pd.DataFrame([(1, "x"), (1, "y"), (2, "y"), (2, "z"), (3, "x"), (3, "y"), (3, "z")],
-                            columns=["document", "annotator"])  # fmt: skip
-        want = ie.unitizing_alpha(every, continuum=30, participants=part, overlaps="merge")
-        assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
-        assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"], u["ner"]["other_groups"]) == (3, 2, [])
-        assert u["ner"]["annotators_per_task"] == {2: 2, 3: 1}
-        assert u["ner"]["per_task"][3] == pytest.approx(want3.estimate, abs=1e-12)
-        assert any("each task among its own annotators" in n for n in u["ner"]["notes"])
-    else:  # before the core's participants: the tasks of 2 pooled as one study of two raters, the tasks of 3 apart
-        for rename in ({"y": "x", "z": "y"}, {"y": "y", "z": "x"}):
-            t = two.assign(annotator=np.where(two["document"] == 2, two["annotator"].map(rename), two["annotator"]))
-            want = ie.unitizing_alpha(t, continuum=30, annotators=["x", "y"])
-            assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
-        assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"]) == (2, 2)
-        assert u["ner"]["other_groups"] == [
-            {"n_annotators": 3, "n_tasks": 1, "estimate": pytest.approx(want3.estimate)}
-        ]
-        assert any("pooled apart" in n for n in u["ner"]["notes"])
+    # issue 33: every task among its own participants, pooled in the coincidence form (no group apart): the tasks
+    # of 2 and the task of 3 make one value; task 3's own alpha_U is in per_task
+    every = rows.rename(columns={"task": "document"})
+    part = pd.DataFrame([(1, "x"), (1, "y"), (2, "y"), (2, "z"), (3, "x"), (3, "y"), (3, "z")],
+                        columns=["document", "annotator"])  # fmt: skip
+    want = ie.unitizing_alpha(every, continuum=30, participants=part, overlaps="merge")
+    assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
+    assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"], u["ner"]["other_groups"]) == (3, 2, [])
+    assert u["ner"]["annotators_per_task"] == {2: 2, 3: 1}
+    assert u["ner"]["per_task"][3] == pytest.approx(want3.estimate, abs=1e-12)
+    assert any("each task among its own annotators" in n for n in u["ner"]["notes"])
     assert any("merged into their union" in n for n in u["ner"]["notes"])
     # a span with two labels is a unit of each
     t4 = _ner_task(4, [(1, []), (2, [])])

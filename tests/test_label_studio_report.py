@@ -238,10 +238,6 @@ def _participant_tasks(users: dict[str, int]) -> tuple[list[dict], dict]:
 
 
 @pytest.mark.slow  # a real server (tens of seconds)
-@pytest.mark.skipif(
-    "participants" not in __import__("inspect").signature(ie.unitizing_alpha).parameters,
-    reason="the core's unitizing_alpha(participants=) (issue 33, helper spans-alpha) has not landed",
-)
 def test_span_participants_come_from_each_tasks_annotations_and_alpha_u_is_written_per_task(server, api, tmp_path):
     users = lst.make_users(api, SIX)
     tasks, _ = _participant_tasks(users)

@@ -9,7 +9,6 @@ the gold labels, the agreement of each annotator with the others and with the gr
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 import warnings
 from collections import Counter
@@ -453,19 +452,15 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
     """Krippendorff's unitizing alpha (:func:`iaa_engine.unitizing_alpha`) of a span control, beside its
     unit-matched numbers; None for other controls.
 
-    Each task is one document, its continuum from :func:`iaa_label_studio.convert.span_table`; its annotators are
-    the users who completed it (one who drew no span marked nothing there). α_U takes every rater to have
-    unitized every document, and in a Label Studio project each task has its own annotators, so each task's
-    annotators become its raters #1..#R: the coefficient depends on the raters only through their number R per
-    document (the observed disagreement sums over pairs within a document, the expected one over all units and
-    gaps), so the value is the one of any study in which R raters unitized those tasks. The headline pools the
-    tasks whose number of annotators is the most common (ties: the larger number), laid end to end in one
-    continuum; ``other_groups`` gives the pooled α_U of the tasks with each other number. With the core's
-    ``participants=`` (issue 33) every task with two or more annotators pools into the headline instead
-    (:func:`_unitizing_participants`). A rater's overlapping spans of one label are merged (``overlaps='merge'``),
-    counted in a note. ``per_task``: each task's α_U on its own continuum among its own annotators, for every task
-    with two or more (``sync`` writes it as task data). ``gamma``: also Mathet, Widlöcher and Métivier's γ
-    (:func:`gamma`) of the tasks with the most common number of annotators.
+    Each task is one document, its continuum from :func:`iaa_label_studio.convert.span_table`; its participants
+    are the users who submitted an annotation of it (one who drew no span marked nothing there; a skipped, i.e.
+    cancelled, annotation makes nobody a participant). Every task with two or more participants is pooled into the
+    headline, each among its own participants (the core's ``participants=``, :func:`_unitizing_participants`: the
+    coincidence form, so tasks with different numbers of annotators make one value; with one number everywhere it
+    is the value of any study in which R raters unitized those tasks). A rater's overlapping spans of one label are
+    merged (``overlaps='merge'``), counted in a note. ``per_task``: each task's α_U on its own continuum among its
+    participants (``sync`` writes it as task data). ``gamma``: also Mathet, Widlöcher and Métivier's γ
+    (:func:`gamma`) of the tasks with the most common number of annotators, their annotators as raters #1..#R.
     """
     st = cd.unitizing
     if st is None:
@@ -486,49 +481,7 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
             f"{n_overlap} span(s) overlap an earlier span of the same annotator and label: merged into their union "
             "for alpha_U (a rater's units of one category must not overlap)"
         )
-    if _WITH_PARTICIPANTS:  # every task with 2+ annotators, pooled over their participants (issue 33)
-        return _unitizing_participants(st, size, r, out, notes, gamma)
-    head, spans, cont = _alpha_u(st, size.index[size == r], r, notes)
-    out.update({k: getattr(head, k) for k in ("estimate", "d_o", "d_e", "n_units", "n_categories", "length")})
-    out["per_category"] = [
-        {"category": c, "n_units": int(n), "d_o": float(o), "d_e": float(e), "alpha": float(a)}
-        for c, n, o, e, a in head.per_category[["category", "n_units", "d_o", "d_e", "alpha"]].itertuples(index=False)
-    ]
-    out["n_annotators"], out["n_tasks"] = r, int(len(size.index[size == r]))
-    per_task = {
-        int(t): _nan_to_none(float(a)) for t, a in zip(head.per_document["document"], head.per_document["alpha"])
-    }
-    out["other_groups"] = []
-    for k in sorted(counts.index):
-        if k == r:
-            continue
-        other = _alpha_u(st, size.index[size == k], k, [])[0]
-        out["other_groups"].append(
-            {"n_annotators": int(k), "n_tasks": int(counts[k]), "estimate": _nan_to_none(other.estimate)}
-        )
-        # each task's alpha_U on its own continuum among its own annotators, whatever their number
-        per_task.update(
-            {
-                int(t): _nan_to_none(float(a))
-                for t, a in zip(other.per_document["document"], other.per_document["alpha"])
-            }
-        )
-    out["per_task"] = dict(sorted(per_task.items()))
-    if out["other_groups"]:
-        notes.append(
-            f"alpha_U pools the {out['n_tasks']} task(s) with {r} annotators (raters have one number per study); "
-            f"{int(counts.sum()) - out['n_tasks']} task(s) with other numbers of annotators are pooled apart "
-            "(other_groups)"
-        )
-    out["n_spans"] = int(len(spans))
-    if gamma:
-        out["gamma"] = _gamma(spans, cont, r, notes)
-    out["notes"] = notes
-    return _nan_to_none(out)
-
-
-#: the core takes who took part in each document (``unitizing_alpha(participants=...)``, issue 33)
-_WITH_PARTICIPANTS = "participants" in inspect.signature(ie.unitizing_alpha).parameters
+    return _unitizing_participants(st, size, r, out, notes, gamma)
 
 
 def _unitizing_participants(
