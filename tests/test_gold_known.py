@@ -9,6 +9,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import iaa_engine as ie
 
@@ -78,11 +80,14 @@ def test_voting_rules_report_agreement_with_known_labels():
     known = {"p": "a", "q": "a", "r": "b", "unseen": "a"}
     gold = ie.gold_standard(data, known=known)
     table = gold.known.set_index("item")
-    # p agrees (a), q does not (b), r's tie a|b contains b: 2 of 3; the unseen item is ignored
-    assert list(table["agrees"]) == [True, False, True]
+    # p agrees (a), q does not (b), r is a tie a|b: the majority did not decide it, so it does not agree even
+    # though b is among the tied labels (issue 36: "agrees with 100%" about a tie); 1 of 3; the unseen item is ignored
+    assert list(table["agrees"]) == [True, False, False]
+    assert list(table["tie"]) == [False, False, True]
     assert table.loc["r", "gold"] == "a|b"
-    assert gold.known_agreement == pytest.approx(2 / 3)
-    assert json.loads(gold.to_json())["known"]["agreement"] == pytest.approx(2 / 3)
+    assert gold.known_agreement == pytest.approx(1 / 3)
+    assert json.loads(gold.to_json())["known"]["agreement"] == pytest.approx(1 / 3)
+    assert [r["tie"] for r in json.loads(gold.to_json())["known"]["items"]] == [False, False, True]
     with pytest.raises(ValueError, match="not one of the data's categories"):
         ie.gold_standard(data, known={"p": "c"})
     with pytest.raises(ValueError, match="more than once"):
@@ -112,3 +117,48 @@ def test_gold_accuracy_by_hand():
     assert strict.loc["v", "status"] == "fail"  # upper end 0.733 < 0.95
     with pytest.raises(ie.InvalidParameterError, match="threshold"):
         ie.gold_accuracy(data, known, threshold=1.5)
+
+
+def test_a_three_way_tie_broken_by_ground_truth_neither_agrees_nor_fails_anyone():
+    """Issue 36: three annotators give three labels, the ground truth picks one of them. The majority left a tie, so
+    it does not agree with the known label; the two annotators who chose otherwise answered one gold question wrong,
+    and one answer decides nothing (Wilson's 95 % upper end for 0/1 is z^2/(1+z^2) = 0.793 < 0.8)."""
+    rows = [("t", "a", "pos"), ("t", "b", "neu"), ("t", "c", "neg")]
+    rows += [(f"x{i}", w, "pos") for i in range(6) for w in "abc"]
+    data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    gold = ie.gold_standard(data, known={"t": "neg"})
+    assert (
+        gold.known_agreement == 0.0 and bool(gold.known["tie"].iloc[0]) and gold.known["gold"].iloc[0] == "neg|neu|pos"
+    )
+    acc = ie.gold_accuracy(data, {"t": "neg"}).table.set_index("annotator")
+    assert list(acc["n_correct"]) == [0, 0, 1] and list(acc["n_gold"]) == [1, 1, 1]
+    assert acc.loc["a", "upper"] == pytest.approx(1.959963984540054**2 / (1 + 1.959963984540054**2))
+    assert list(acc["status"]) == ["undecided"] * 3
+    # min_gold is the floor of a verdict: with it at 1 the single wrong answer fails (the interval alone)
+    assert list(ie.gold_accuracy(data, {"t": "neg"}, min_gold=1).table["status"]) == ["fail", "fail", "undecided"]
+    # 0 of 5 wrong: the interval settles it, as before
+    five = {f"x{i}": "neg" for i in range(5)}
+    assert set(ie.gold_accuracy(data, five).table["status"]) == {"fail"}
+    with pytest.raises(ie.InvalidParameterError, match="min_gold"):
+        ie.gold_accuracy(data, five, min_gold=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from("abc"), min_size=1, max_size=4), min_size=1, max_size=6),
+    st.lists(st.sampled_from("abc"), min_size=6, max_size=6),
+)
+def test_a_known_item_agrees_exactly_when_the_majority_alone_gives_the_known_label(votes, known_labels):
+    """Property (issue 36): ``agrees`` is "the majority's only winner is the known label"; a tie never agrees,
+    whichever labels tie; ``known_agreement`` is the share of such items. Checked against counting by hand."""
+    rows = [(f"i{i}", f"w{k}", lab) for i, labs in enumerate(votes) for k, lab in enumerate(labs)]
+    data = ie.Annotations.from_long(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+    known = {f"i{i}": known_labels[i] for i in range(len(votes)) if known_labels[i] in set(sum(votes, []))}
+    if not known:
+        return
+    gold = ie.gold_standard(data, known=known).known.set_index("item")
+    for item, label in known.items():
+        counts = pd.Series(votes[int(item[1:])]).value_counts()
+        winners = set(counts.index[counts == counts.max()])
+        assert bool(gold.loc[item, "tie"]) == (len(winners) > 1)
+        assert bool(gold.loc[item, "agrees"]) == (winners == {label})

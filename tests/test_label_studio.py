@@ -1014,6 +1014,9 @@ def test_pooling_compares_the_controls_not_the_layout_and_restrict_names_unknown
     assert restrict(p, [5], "tab 2").pull_info["selected"] == {"tasks": 1, "of": 3, "by": "tab 2"}
     with pytest.raises(ValueError, match=r"2 task\(s\) of --tasks are not tasks of project 1: 4, 9"):
         restrict(p, [3, 4, 9], "--tasks")
+    # a tab whose filters select no task: a plain message, not a TypeError from ie.compare later (issue 36)
+    with pytest.raises(ValueError, match=r"^tab 8 selects no task of project 1: nothing to report or compare"):
+        restrict(p, [], "tab 8")
 
 
 TIMED_CONFIG = """

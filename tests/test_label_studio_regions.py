@@ -242,7 +242,12 @@ def test_ner_project_missed_spans_lower_the_score(server, api):
     old_alpha = ie.krippendorff_alpha(ie.Annotations.from_long(old))
     assert ner["krippendorff_alpha"] < old_alpha - 0.3
     text = run("report", "--url", server.url, "--token", lst.TOKEN, "--project", str(pid)).stdout
-    assert "Region matching (9 regions in 6 units, 4 missed): F1 0.5455" in text
+    assert (
+        "Region matching: 9 spans grouped into 6 units, 4 times an annotator of a task did not mark a unit the "
+        "others marked; F1 0.5455" in text
+    )
+    # per pair in plain words (issue 36: "(2 of 5 and 2 matched)" said nothing)
+    assert "(2 matched; the first marked 5, the second 2)" in text
 
 
 IMAGE = """<View><Image name="img" value="$image"/>
@@ -505,7 +510,7 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
     assert f"continuum {sum(lengths.values())} characters" in lines[head]
     for r in want.per_category.itertuples():
         assert any(line.split()[:2] == [r.category, f"{r.alpha:.4f}"] for line in lines[head + 1 : head + 5])
-    matched = next(i for i, line in enumerate(lines) if line.startswith("  Region matching ("))
+    matched = next(i for i, line in enumerate(lines) if line.startswith("  Region matching: "))
     alpha = next(i for i, line in enumerate(lines) if "Krippendorff's alpha" in line and "unitizing" not in line)
     assert alpha < head < matched  # the unit-matched alpha, alpha_U and the region matching side by side
 
@@ -525,6 +530,11 @@ def test_ner_project_unitizing_alpha_beside_the_unit_matched_numbers(server, api
     assert f"ner: Krippendorff's unitizing alpha (α_U) {want.estimate:.4f}, 3 tasks with 3 annotators" in first.stdout
     saved = json.loads((tmp_path / f"iaa-ls-{pid}.json").read_text())
     assert saved["agreement"]["details"]["ner"]["unitizing_alpha"]["estimate"] == pytest.approx(want.estimate)
+    # each task's own alpha_U written back as task data, rounded as every field (issue 33)
+    written = {t["id"]: t["data"].get("iaa_alpha_u") for t in api.tasks(pid)}
+    for k, tid in enumerate(ids):
+        one = ie.unitizing_alpha(hand[hand["document"] == k], continuum=lengths[k], annotators=["a", "b", "c"])
+        assert written[tid] == round(one.estimate, 3), tid
     second = json.loads(run("sync", *args, "--no-state", "--json").stdout)
     assert second["planned"] == {} and second["done"] == {}
     assert humans() == before
@@ -642,8 +652,9 @@ def test_time_labels_on_their_continua():
 
 def test_each_tasks_annotators_become_its_raters():
     """α_U depends on the raters only through their number per document, so tasks annotated by different people
-    pool as one study of R raters: the value equals the core's on the same spans with the annotators renamed
-    into one set, either way round. Tasks with another number of annotators are pooled apart."""
+    pool as one study of R raters: each task's value equals the core's on the same spans with the annotators
+    renamed into one set, either way round. A task with another number of annotators pools with them, each task
+    among its own participants (issue 33: the core's participants=, no group apart)."""
     t1 = _ner_task(1, [(1, [(0, 5, "PER"), (9, 14, "ORG")]), (2, [(1, 5, "PER")])])
     t2 = _ner_task(2, [(2, [(3, 8, "LOC")]), (3, [(3, 9, "LOC"), (20, 22, "PER")])])
     t3 = _ner_task(3, [(1, [(0, 4, "PER")]), (2, [(0, 4, "PER")]), (3, [(0, 5, "PER"), (1, 3, "PER")])])
@@ -655,12 +666,21 @@ def test_each_tasks_annotators_become_its_raters():
     for rename in ({"y": "x", "z": "y"}, {"y": "y", "z": "x"}):  # task 2's raters as task 1's, both ways
         t = two.assign(annotator=np.where(two["document"] == 2, two["annotator"].map(rename), two["annotator"]))
         want = ie.unitizing_alpha(t, continuum=30, annotators=["x", "y"])
-        assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
-    assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"]) == (2, 2)
+        for tid in (1, 2):  # each task's own alpha_U is the same either way
+            assert u["ner"]["per_task"][tid] == pytest.approx(want.per_document.set_index("document").loc[tid, "alpha"])
     three = rows[rows["task"] == 3]
     want3 = ie.unitizing_alpha(three, continuum=30, overlaps="merge")  # z's two PER spans overlap: merged
-    assert u["ner"]["other_groups"] == [{"n_annotators": 3, "n_tasks": 1, "estimate": pytest.approx(want3.estimate)}]
-    assert any("pooled apart" in n for n in u["ner"]["notes"])
+    # issue 33: every task among its own participants, pooled in the coincidence form (no group apart): the tasks
+    # of 2 and the task of 3 make one value; task 3's own alpha_U is in per_task
+    every = rows.rename(columns={"task": "document"})
+    part = pd.DataFrame([(1, "x"), (1, "y"), (2, "y"), (2, "z"), (3, "x"), (3, "y"), (3, "z")],
+                        columns=["document", "annotator"])  # fmt: skip
+    want = ie.unitizing_alpha(every, continuum=30, participants=part, overlaps="merge")
+    assert u["ner"]["estimate"] == pytest.approx(want.estimate, abs=1e-12)
+    assert (u["ner"]["n_tasks"], u["ner"]["n_annotators"], u["ner"]["other_groups"]) == (3, 2, [])
+    assert u["ner"]["annotators_per_task"] == {2: 2, 3: 1}
+    assert u["ner"]["per_task"][3] == pytest.approx(want3.estimate, abs=1e-12)
+    assert any("each task among its own annotators" in n for n in u["ner"]["notes"])
     assert any("merged into their union" in n for n in u["ner"]["notes"])
     # a span with two labels is a unit of each
     t4 = _ner_task(4, [(1, []), (2, [])])

@@ -504,3 +504,16 @@ def test_group_counts_both_paths_equal_scipys_coo_sum(monkeypatch, per_annotatio
         np.testing.assert_array_equal(got.indptr, want.indptr)
         np.testing.assert_array_equal(got.indices, want.indices)
         np.testing.assert_array_equal(got.data, want.data)
+
+
+def test_an_annotator_with_enough_items_but_no_kappa_is_not_said_to_have_too_few():
+    """25 shared items, one label everywhere: kappa is undefined, so nobody is judged; the reason names that, not
+    "25 pairable items (fewer than 20)" (issue 36: the reason is printed in the Label Studio report)."""
+    import warnings
+
+    rows = [(i, w, "a") for i in range(25) for w in "xyz"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = ie.annotator_report(pd.DataFrame(rows, columns=["item", "annotator", "label"]), progress=False).table
+    assert list(t["n_pairable"]) == [25, 25, 25] and t["kappa"].isna().all()
+    assert set(t["flag_reason"]) == {"not judged: kappa undefined (no variation to test)"}

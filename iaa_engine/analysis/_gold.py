@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from iaa_engine.base._params import ANY, Choice, Real, validate
+from iaa_engine.base._params import ANY, Choice, Real, Whole, validate
 from iaa_engine.base._progress import Progress
 from iaa_engine.base._results import Result
 from iaa_engine.data._model import Annotations, as_annotations
@@ -63,9 +63,11 @@ class GoldStandard(Result):
         Dawid-Skene: the evidence lower bound per annotation after each EM iteration (empty for the voting rules).
     known : pandas.DataFrame or None
         With ``known=``: one row per known item found in the data, columns ``item``, ``known`` (the given label),
-        ``gold`` (the rule's labels, tied ones joined with ``|``) and ``agrees`` (the known label is among them).
+        ``gold`` (the rule's labels, tied ones joined with ``|``), ``tie`` (the rule left a tie there) and
+        ``agrees`` (the rule's gold is the known label alone). A tie never agrees, even when the known label is
+        one of the tied ones: the rule did not decide the item, the known label did.
     known_agreement : float
-        With ``known=``: the share of known items whose known label is among the rule's gold labels (1 for
+        With ``known=``: the share of known items whose gold is the known label alone (ties count against; 1 for
         Dawid-Skene, which keeps them fixed); NaN without known labels.
 
     References
@@ -192,8 +194,8 @@ class GoldStandard(Result):
         if self.known is not None:
             out["known"] = {
                 "items": [
-                    {"item": i, "known": k, "gold": g, "agrees": bool(a)}
-                    for i, k, g, a in self.known[["item", "known", "gold", "agrees"]].itertuples(index=False)
+                    {"item": i, "known": k, "gold": g, "tie": bool(t), "agrees": bool(a)}
+                    for i, k, g, t, a in self.known[["item", "known", "gold", "tie", "agrees"]].itertuples(index=False)
                 ],
                 "agreement": self.known_agreement,
             }
@@ -352,7 +354,10 @@ def _known_table(
     winners = winners[np.isin(winners["_code"].to_numpy(), k_item)]
     win_cat = data.categories.get_indexer(pd.Index(winners["label"]))
     win_key = winners["_code"].to_numpy() * max(data.n_categories, 1) + win_cat
-    agrees = np.isin(k_item * max(data.n_categories, 1) + k_cat, win_key)
+    # a tie is not the rule's answer: the known label being among the tied labels is no agreement (issue 36)
+    n_win = np.bincount(winners["_code"].to_numpy(dtype=np.int64), minlength=data.n_items)[k_item]
+    tie = n_win > 1
+    agrees = np.isin(k_item * max(data.n_categories, 1) + k_cat, win_key) & ~tie
     joined = winners.groupby("_code", sort=False)["label"].agg(lambda v: sep.join(map(str, v)))
     gold = joined.reindex(k_item).to_numpy()
     table = pd.DataFrame(
@@ -360,6 +365,7 @@ def _known_table(
             "item": data.items.take(k_item),
             "known": data.categories.take(k_cat),
             "gold": gold,
+            "tie": tie,
             "agrees": agrees,
         }
     )
@@ -646,9 +652,12 @@ class GoldAccuracy(Result):
         One row per annotator: ``annotator``, ``n_gold`` (gold questions answered), ``n_correct``, ``accuracy``,
         ``lower`` and ``upper`` (Wilson's interval), ``passed`` (accuracy at least ``threshold``) and ``status``:
         ``'pass'`` when the whole interval is at or above the threshold, ``'fail'`` when it is wholly below,
-        ``'undecided'`` otherwise (too few gold questions to tell), ``'no gold'`` without any.
+        ``'undecided'`` otherwise or with fewer than ``min_gold`` answered (too few gold questions to tell),
+        ``'no gold'`` without any.
     threshold : float
         The accuracy an annotator needs.
+    min_gold : int
+        The fewest answered gold questions that give a verdict.
     confidence : float
         The interval's coverage.
     n_known : int
@@ -676,6 +685,7 @@ class GoldAccuracy(Result):
     confidence: float
     n_known: int
     n_unmatched: int
+    min_gold: int = 5
 
     def to_frame(self) -> pd.DataFrame:
         """One row per annotator: :attr:`table`."""
@@ -689,6 +699,7 @@ class GoldAccuracy(Result):
             {
                 "threshold": self.threshold,
                 "confidence": self.confidence,
+                "min_gold": self.min_gold,
                 "n_known": self.n_known,
                 "n_unmatched": self.n_unmatched,
                 "annotators": self.table.to_dict(orient="records"),
@@ -701,8 +712,10 @@ def per_annotation_gold(data: Annotations, gold_cat: np.ndarray) -> np.ndarray:
     return gold_cat[data.item]
 
 
-@validate(known=ANY, threshold=Real(0, 1))
-def gold_accuracy(data: Any, known: Any, *, threshold: float = 0.8, confidence: float = 0.95) -> GoldAccuracy:
+@validate(known=ANY, threshold=Real(0, 1), min_gold=Whole(1))
+def gold_accuracy(
+    data: Any, known: Any, *, threshold: float = 0.8, confidence: float = 0.95, min_gold: int = 5
+) -> GoldAccuracy:
     r"""Each annotator's accuracy on the gold questions, with Wilson's interval and a pass/fail verdict.
 
     For annotator a with :math:`n_a` answered gold questions, :math:`x_a` of them equal to the known label,
@@ -713,7 +726,11 @@ def gold_accuracy(data: Any, known: Any, *, threshold: float = 0.8, confidence: 
         \frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n},\qquad z = z_{(1+c)/2}.
 
     ``passed`` is :math:`\hat p_a \ge` ``threshold``; ``status`` says whether the interval settles it
-    (``'pass'``: lower end at or above the threshold; ``'fail'``: upper end below it; else ``'undecided'``).
+    (``'pass'``: lower end at or above the threshold; ``'fail'``: upper end below it; else ``'undecided'``),
+    once the annotator has answered at least ``min_gold`` gold questions: Wilson's upper end after a single wrong
+    answer is :math:`z^2/(1+z^2) = 0.793` at 95 %, below the default threshold, so without that floor one hard
+    item (a tie the ground truth broke) would fail an annotator. Crowd platforms likewise judge a worker only
+    after a minimum number of control answers (Toloka's "recent control task responses to use").
     This is how crowdsourcing platforms screen workers with honeypots / control tasks (CVAT ground-truth jobs,
     Toloka control tasks), with the uncertainty of a small number of gold questions made explicit.
 
@@ -728,6 +745,8 @@ def gold_accuracy(data: Any, known: Any, *, threshold: float = 0.8, confidence: 
         The accuracy an annotator needs, in [0, 1].
     confidence : float, default 0.95
         Coverage of the interval.
+    min_gold : int, default 5
+        An annotator with fewer answered gold questions is ``'undecided'`` whatever the interval says.
 
     Returns
     -------
@@ -783,7 +802,13 @@ def gold_accuracy(data: Any, known: Any, *, threshold: float = 0.8, confidence: 
         acc = np.where(n_gold > 0, n_correct / np.maximum(n_gold, 1), np.nan)
     lo, hi = wilson_interval(n_correct, n_gold, confidence)
     status = np.where(
-        n_gold == 0, "no gold", np.where(lo >= threshold, "pass", np.where(hi < threshold, "fail", "undecided"))
+        n_gold == 0,
+        "no gold",
+        np.where(
+            n_gold < min_gold,
+            "undecided",
+            np.where(lo >= threshold, "pass", np.where(hi < threshold, "fail", "undecided")),
+        ),
     )
     table = pd.DataFrame(
         {
@@ -797,4 +822,4 @@ def gold_accuracy(data: Any, known: Any, *, threshold: float = 0.8, confidence: 
             "status": status,
         }
     )
-    return GoldAccuracy(table, float(threshold), float(confidence), int(k_item.size), unmatched)
+    return GoldAccuracy(table, float(threshold), float(confidence), int(k_item.size), unmatched, int(min_gold))

@@ -614,9 +614,11 @@ def _flag_reasons(
         if not enough[i]:
             n = int(n_pair[i])
             out.append(
-                f"not judged: {n} pairable item{'s' if n != 1 else ''} (fewer than {min_items})"
-                if n
-                else "not judged: shares no item with another annotator"
+                "not judged: shares no item with another annotator"
+                if not n
+                else f"not judged: {n} pairable item{'s' if n != 1 else ''} (fewer than {min_items})"
+                if n < min_items
+                else "not judged: kappa undefined (no variation to test)"
             )
             continue
         if random_flag[i]:

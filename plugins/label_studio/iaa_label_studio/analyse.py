@@ -37,6 +37,9 @@ __all__ = [
     "ByControl",
     "agreement_over",
     "html_inputs",
+    "annotators_per_task",
+    "near_misses",
+    "near_miss_text",
 ]
 
 GROUND_TRUTH = "ground truth"
@@ -102,7 +105,39 @@ def _region_matching(cd: ControlData) -> dict | None:
     if m is None:
         return None
     d = m.to_dict()
-    return {k: d[k] for k in ("kind", "threshold", "n_regions", "n_units", "n_missed", "f1_overall", "pairs")}
+    out = {k: d[k] for k in ("kind", "threshold", "n_regions", "n_units", "n_missed", "f1_overall", "pairs")}
+    near = near_misses(cd)
+    if near is not None:
+        out["near_misses"] = near
+    return out
+
+
+#: the IoU at which spans that exact boundaries leave unmatched are counted as near misses (and suggested)
+NEAR_MISS_IOU = 0.5
+
+
+def near_misses(cd: ControlData) -> dict | None:
+    """Spans matched by exact boundaries: how many of the regions left unmatched between annotator pairs would
+    match with IoU >= :data:`NEAR_MISS_IOU` (the core's :func:`iaa_engine.match_regions` on the same regions), or
+    None (other regions, another threshold, no regions).
+
+    Over every annotator pair, ``unmatched`` is Σ (regions of a + regions of b - 2 matched) with exact boundaries
+    and ``near`` is 2 Σ (matched at the IoU - matched exactly): the unmatched regions that are near misses.
+    ``dominant`` when they are at least half of the unmatched ones: then the disagreements (and a ``random`` flag
+    beside them) are mostly about boundaries, and the report suggests ``--iou``."""
+    m = cd.matching
+    if m is None or m.kind != "span" or m.threshold < 1.0 or cd.regions is None or not len(cd.regions):
+        return None
+    p = m.pairs
+    exact = int(p["n_matched"].sum()) if len(p) else 0
+    unmatched = int((p["n_regions_a"] + p["n_regions_b"]).sum() - 2 * exact) if len(p) else 0
+    if unmatched <= 0:
+        return {"iou": NEAR_MISS_IOU, "near": 0, "unmatched": 0, "share": None, "dominant": False}
+    frame = cd.regions.rename(columns={"task": "item"}).drop(columns=["value"], errors="ignore")
+    loose = ie.match_regions(frame, kind="span", threshold=NEAR_MISS_IOU, no_region=NO_REGION).pairs
+    near = 2 * max(int(loose["n_matched"].sum()) - exact, 0) if len(loose) else 0
+    share = near / unmatched
+    return {"iou": NEAR_MISS_IOU, "near": near, "unmatched": unmatched, "share": share, "dominant": share >= 0.5}
 
 
 @dataclass
@@ -417,16 +452,15 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
     """Krippendorff's unitizing alpha (:func:`iaa_engine.unitizing_alpha`) of a span control, beside its
     unit-matched numbers; None for other controls.
 
-    Each task is one document, its continuum from :func:`iaa_label_studio.convert.span_table`; its annotators are
-    the users who completed it (one who drew no span marked nothing there). α_U takes every rater to have
-    unitized every document, and in a Label Studio project each task has its own annotators, so each task's
-    annotators become its raters #1..#R: the coefficient depends on the raters only through their number R per
-    document (the observed disagreement sums over pairs within a document, the expected one over all units and
-    gaps), so the value is the one of any study in which R raters unitized those tasks. The headline pools the
-    tasks whose number of annotators is the most common (ties: the larger number), laid end to end in one
-    continuum; ``other_groups`` gives the pooled α_U of the tasks with each other number. A rater's overlapping
-    spans of one label are merged (``overlaps='merge'``), counted in a note. ``per_task``: each task's α_U on its
-    own continuum. ``gamma``: also Mathet, Widlöcher and Métivier's γ (:func:`gamma`) of the headline tasks.
+    Each task is one document, its continuum from :func:`iaa_label_studio.convert.span_table`; its participants
+    are the users who submitted an annotation of it (one who drew no span marked nothing there; a skipped, i.e.
+    cancelled, annotation makes nobody a participant). Every task with two or more participants is pooled into the
+    headline, each among its own participants (the core's ``participants=``, :func:`_unitizing_participants`: the
+    coincidence form, so tasks with different numbers of annotators make one value; with one number everywhere it
+    is the value of any study in which R raters unitized those tasks). A rater's overlapping spans of one label are
+    merged (``overlaps='merge'``), counted in a note. ``per_task``: each task's α_U on its own continuum among its
+    participants (``sync`` writes it as task data). ``gamma``: also Mathet, Widlöcher and Métivier's γ
+    (:func:`gamma`) of the tasks with the most common number of annotators, their annotators as raters #1..#R.
     """
     st = cd.unitizing
     if st is None:
@@ -447,34 +481,59 @@ def unitizing(cd: ControlData, *, gamma: bool = False) -> dict | None:
             f"{n_overlap} span(s) overlap an earlier span of the same annotator and label: merged into their union "
             "for alpha_U (a rater's units of one category must not overlap)"
         )
-    head, spans, cont = _alpha_u(st, size.index[size == r], r, notes)
+    return _unitizing_participants(st, size, r, out, notes, gamma)
+
+
+def _unitizing_participants(
+    st: Any, size: pd.Series, r: int, out: dict[str, Any], notes: list[str], gamma: bool
+) -> dict[str, Any]:
+    """α_U of every task with two or more annotators, each task's annotators its participants (the core's
+    ``participants=``): a document's α_U among its own participants, pooled in Krippendorff's coincidence form, so
+    tasks with different numbers of annotators pool into one value (no ``other_groups``); it equals the slot-recoded
+    value when every task has the same number. ``n_annotators`` is the most common number per task (the tasks γ
+    and the model rows use), ``annotators_per_task`` how many tasks have each number."""
+    tasks = size.index
+    part = st.annotators[st.annotators["task"].isin(tasks)]
+    participants = pd.DataFrame({"document": part["task"].to_numpy(), "annotator": part["annotator"].to_numpy()})
+    spans = st.spans[st.spans["task"].isin(tasks)]
+    spans = pd.DataFrame(
+        {
+            "document": spans["task"].to_numpy(),
+            "annotator": spans["annotator"].to_numpy(),
+            "start": spans["start"].to_numpy(),
+            "end": spans["end"].to_numpy(),
+            "label": spans["label"].to_numpy(),
+        }
+    )
+    c = st.continuum[st.continuum["task"].isin(tasks)]
+    cont = pd.DataFrame({"document": c["task"], "begin": c["begin"], "length": c["length"]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ie.UndefinedMetricWarning)
+        head = ie.unitizing_alpha(spans, continuum=cont, participants=participants, overlaps="merge")
+    notes += [f"alpha_U: {w.message}" for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
     out.update({k: getattr(head, k) for k in ("estimate", "d_o", "d_e", "n_units", "n_categories", "length")})
     out["per_category"] = [
         {"category": c, "n_units": int(n), "d_o": float(o), "d_e": float(e), "alpha": float(a)}
         for c, n, o, e, a in head.per_category[["category", "n_units", "d_o", "d_e", "alpha"]].itertuples(index=False)
     ]
-    out["n_annotators"], out["n_tasks"] = r, int(len(size.index[size == r]))
+    counts = size.value_counts()
+    out["n_annotators"], out["n_tasks"] = r, int(len(tasks))
+    out["annotators_per_task"] = {int(k): int(counts[k]) for k in sorted(counts.index)}
+    out["n_participants"] = int(len(participants))
     out["per_task"] = {
         int(t): _nan_to_none(float(a)) for t, a in zip(head.per_document["document"], head.per_document["alpha"])
     }
-    out["other_groups"] = [
-        {
-            "n_annotators": int(k),
-            "n_tasks": int(counts[k]),
-            "estimate": _nan_to_none(_alpha_u(st, size.index[size == k], k, [])[0].estimate),
-        }
-        for k in sorted(counts.index)
-        if k != r
-    ]
-    if out["other_groups"]:
+    out["other_groups"] = []
+    if len(counts) > 1:
         notes.append(
-            f"alpha_U pools the {out['n_tasks']} task(s) with {r} annotators (raters have one number per study); "
-            f"{int(counts.sum()) - out['n_tasks']} task(s) with other numbers of annotators are pooled apart "
-            "(other_groups)"
+            f"alpha_U pools the {len(tasks)} tasks with {min(counts.index)} to {max(counts.index)} annotators, each "
+            "task among its own annotators (its participants; Krippendorff's coincidence form: a task's pairs "
+            "weighed 1/(R - 1))"
         )
     out["n_spans"] = int(len(spans))
-    if gamma:
-        out["gamma"] = _gamma(spans, cont, r, notes)
+    if gamma:  # γ on the tasks with the most common number of annotators, raters #1..#r
+        g_spans, g_cont = _alpha_u(st, tasks[size.to_numpy() == r], r, [])[1:]
+        out["gamma"] = _gamma(g_spans, g_cont, r, notes)
     out["notes"] = notes
     return _nan_to_none(out)
 
@@ -552,6 +611,28 @@ def _alpha_u(st: Any, tasks: pd.Index, r: int, notes: list[str]) -> tuple[ie.Uni
         res = ie.unitizing_alpha(spans, continuum=cont, annotators=[f"#{k}" for k in range(1, r + 1)], overlaps="merge")
     notes += [f"alpha_U: {w.message}" for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
     return res, spans, cont
+
+
+def annotators_per_task(u: dict) -> str:
+    """``3 annotators``, or ``2 to 4 annotators`` when the tasks pooled have different numbers (participants)."""
+    per = u.get("annotators_per_task") or {}
+    if len(per) > 1:
+        return f"{min(map(int, per))} to {max(map(int, per))} annotators"
+    return f"{u['n_annotators']} annotators"
+
+
+def near_miss_text(rm: dict | None) -> str | None:
+    """The report's sentence about near misses of exact span boundaries (``region_matching.near_misses``) when they
+    dominate, with the suggestion of ``--iou``; None otherwise."""
+    near = (rm or {}).get("near_misses")
+    if not near or not near.get("dominant"):
+        return None
+    return (
+        f"Near misses: {near['near']} of the {near['unmatched']} spans left unmatched between annotator pairs "
+        f"overlap another annotator's with IoU >= {near['iou']:g}: the disagreements here (and any flag in the "
+        f"scorecard) are mostly about boundaries. To count those as the same span, run again with --iou "
+        f"{near['iou']:g} (it also sets which tasks are 'to review')."
+    )
 
 
 def fmt(v: Any) -> str:

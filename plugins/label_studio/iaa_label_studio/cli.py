@@ -352,18 +352,7 @@ def render_text(analysis) -> str:
                 f"{fmt(r.partial_credit['krippendorff_alpha'])}"
             )
         lines += render_unitizing(d.get("unitizing_alpha"))
-        rm = d.get("region_matching")
-        if rm:
-            lines.append(
-                f"  Region matching ({rm['n_regions']} regions in {rm['n_units']} units, {rm['n_missed']} missed): "
-                f"F1 {fmt(rm['f1_overall'])}; per pair (b against a): precision, recall, F1"
-            )
-            for p in rm["pairs"]:
-                pair = f"{p['annotator_a']} / {p['annotator_b']}"
-                lines.append(
-                    f"    {pair:<40} {fmt(p['precision'])}  {fmt(p['recall'])}  {fmt(p['f1'])}"
-                    f"  ({p['n_matched']} of {p['n_regions_a']} and {p['n_regions_b']} matched)"
-                )
+        lines += render_region_matching(d.get("region_matching"))
         if r.vs_others:
             lines.append("  Each annotator against the others (pairs with every other annotation of the same items)")
             for who, v in r.vs_others.items():
@@ -388,19 +377,43 @@ def render_text(analysis) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def render_region_matching(rm: dict | None) -> list[str]:
+    """Text lines for a region control's matching (``details.<tag>.region_matching``), in plain words, and the
+    near misses of exact span boundaries with the suggestion of ``--iou`` when they dominate."""
+    if not rm:
+        return []
+    from .analyse import fmt, near_miss_text
+
+    unit = "spans" if rm.get("kind") == "span" else "regions"
+    lines = [
+        f"  Region matching: {rm['n_regions']} {unit} grouped into {rm['n_units']} units, {rm['n_missed']} times an "
+        f"annotator of a task did not mark a unit the others marked; F1 {fmt(rm['f1_overall'])}",
+        f"    per pair (first / second): precision = share of the second's {unit} the first also marked, recall = "
+        f"share of the first's the second also marked, F1",
+    ]
+    for p in rm["pairs"]:
+        pair = f"{p['annotator_a']} / {p['annotator_b']}"
+        lines.append(
+            f"    {pair:<40} {fmt(p['precision'])}  {fmt(p['recall'])}  {fmt(p['f1'])}"
+            f"  ({p['n_matched']} matched; the first marked {p['n_regions_a']}, the second {p['n_regions_b']})"
+        )
+    near = near_miss_text(rm)
+    return lines + ([f"  {near}"] if near else [])
+
+
 def render_unitizing(u: dict | None) -> list[str]:
     """Text lines for a span control's Krippendorff's unitizing alpha (``details.<tag>.unitizing_alpha``): pooled,
     per category, and the pooled value of tasks with another number of annotators."""
     if not u:
         return []
-    from .analyse import fmt
+    from .analyse import annotators_per_task, fmt
 
     if not u.get("n_tasks"):
         return ["  Krippendorff's unitizing alpha (α_U): undefined"] + [f"  note (α_U): {n}" for n in u["notes"]]
     length = u.get("length")
     lines = [
         f"  Krippendorff's unitizing alpha (α_U): {fmt(u['estimate'])}  ({u['n_tasks']} tasks with "
-        f"{u['n_annotators']} annotators laid end to end, {u['n_units']} units, continuum "
+        f"{annotators_per_task(u)} laid end to end, {u['n_units']} units, continuum "
         f"{'-' if length is None else f'{length:g}'} {u['positions']}); per category: α_U, D_o, D_e, units"
     ]
     for r in u.get("per_category") or []:

@@ -455,6 +455,10 @@ def _f(v: Any) -> str:
     return "undefined" if v is None or not np.isfinite(v) else f"{v:.4f}"
 
 
+#: the widest response shown in the text report's Bradley-Terry table (one response per line)
+RESPONSE_WIDTH = 200
+
+
 def _short(v: Any, n: int = 40) -> str:
     s = " ".join(str(v).split())
     return s if len(s) <= n else s[: n - 1] + "…"
@@ -474,10 +478,15 @@ def _render_pairwise(r: Any) -> list[str]:
     several = r.pairs.groupby("item").size()
     several = several[several > 1].index
     if len(several):
-        lines.append("  Bradley-Terry scores of prompts with several pairs")
+        lines.append(
+            f"  Bradley-Terry scores of prompts with several pairs (each response on its line, highest first; "
+            f"longer than {RESPONSE_WIDTH} characters: cut, whole in the JSON)"
+        )
         for item, part in r.scores[r.scores["item"].isin(several)].groupby("item", sort=False):
-            cells = "  ".join(f"{_short(x, 24)} {s:.3f}" for x, s in zip(part["response"], part["score"]))
-            lines.append(f"    {_short(item, 32):<32} {cells}")
+            lines.append(f"    task {_short(item, 32)}")
+            order = np.argsort(-part["score"].to_numpy(dtype=float), kind="stable")
+            for x, sc in zip(part["response"].to_numpy()[order], part["score"].to_numpy()[order]):
+                lines.append(f"      {sc:7.3f}  {_short(x, RESPONSE_WIDTH)}")
     return lines
 
 
@@ -504,8 +513,8 @@ def _render_relations(r: Any) -> list[str]:
             lines.append(f"    {_short(lab, 32):<32} {_f(row['alpha'])}  ({int(row['n_pairable'])} pairable)")
     for p in r.pairs.itertuples(index=False):
         lines.append(
-            f"    {_short(p.annotator_a, 20)} / {_short(p.annotator_b, 20)}: F1 {_f(p.f1)} ({p.n_matched} of "
-            f"{p.n_relations_a} and {p.n_relations_b} matched)"
+            f"    {_short(p.annotator_a, 20)} / {_short(p.annotator_b, 20)}: F1 {_f(p.f1)} ({p.n_matched} matched; "
+            f"the first drew {p.n_relations_a}, the second {p.n_relations_b})"
         )
     return lines
 

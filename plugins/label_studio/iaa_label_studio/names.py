@@ -19,6 +19,7 @@ __all__ = [
     "REVIEW_FIELD",
     "NEEDS_REVIEW",
     "CONFUSED",
+    "ALPHA_U_FIELD",
 ]
 
 #: The plugin's own user: every annotation it writes is completed by this user.
@@ -41,3 +42,6 @@ REVIEW_FIELD = "iaa_needs_adjudication"
 NEEDS_REVIEW = "iaa_needs_review"
 #: task data field: the task's most confused label pair, ``"a / b"`` (per control ``name: a / b`` when several)
 CONFUSED = "iaa_confused"
+#: task data field: a span tag's Krippendorff's unitizing alpha on the task among its own annotators (tasks with two
+#: or more; ``<field>_<control>`` per span control when there are several)
+ALPHA_U_FIELD = "iaa_alpha_u"

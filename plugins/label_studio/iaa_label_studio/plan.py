@@ -18,7 +18,8 @@ connector's own objects are ever named, :mod:`iaa_label_studio.names`):
   ``prediction`` or ``none``) and whether the task needs adjudication (``iaa_needs_adjudication``: ``yes`` when
   a tie left a gold label undecided: the gold then keeps none of the tied labels), and what to adjudicate
   (``iaa_needs_review``: ``yes`` when the task's annotations do not all agree; ``iaa_confused``: its most confused
-  label pair; :mod:`iaa_label_studio.quality`);
+  label pair; :mod:`iaa_label_studio.quality`), and per span tag the task's unitizing alpha among its own
+  annotators (``iaa_alpha_u``; :func:`iaa_label_studio.analyse.unitizing`);
 * the project's ``model_version`` (which also picks the predictions annotators get as pre-labels) only when asked
   (``set_model_version=True``, ``--set-model-version``);
 * the saved Data Manager tabs (:func:`tab_definitions`; created once when missing, never changed afterwards):
@@ -40,6 +41,7 @@ from .analyse import Analysis
 from .convert import human_annotations, user_id
 from .names import (
     AGREEMENT_FIELD,
+    ALPHA_U_FIELD,
     DIGITS,
     GOLD_FIELD,
     GOLD_VERSION,
@@ -208,6 +210,7 @@ def plan(
             values[GOLD_FIELD] = status
         values[REVIEW_FIELD] = ("yes" if tid in tied else "no") if agreed else None
         values.update(review_values(analysis, tid, agreed))  # iaa_needs_review, iaa_confused (quality.py)
+        values.update(_alpha_u_values(analysis, tid))  # iaa_alpha_u of span tags (issue 33)
         data = task.get("data") or {}
         update = {k: v for k, v in values.items() if not (k not in data and v is None) and not _same(data.get(k), v)}
         if update:
@@ -215,6 +218,19 @@ def plan(
     if set_model_version and project.raw.get("model_version") != model_version:
         changes.append(Change("update_project", None, body={"model_version": model_version}))
     return changes
+
+
+def _alpha_u_values(analysis: Analysis, tid: int) -> dict:
+    """``{iaa_alpha_u: value}`` of the task for the span tags (``iaa_alpha_u_<tag>`` when there are several):
+    Krippendorff's unitizing alpha among the task's own annotators, None where it has fewer than two or the value is
+    undefined."""
+    tags = [n for n, r in analysis.controls.items() if (r.unitizing or {}).get("per_task") is not None]
+    return {
+        (ALPHA_U_FIELD if len(tags) == 1 else f"{ALPHA_U_FIELD}_{n}"): _rounded(
+            analysis.controls[n].unitizing["per_task"].get(int(tid))
+        )
+        for n in tags
+    }
 
 
 def _same(a: Any, b: Any) -> bool:

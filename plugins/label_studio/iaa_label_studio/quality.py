@@ -77,6 +77,8 @@ class Quality:
         out: dict[str, Any] = {"n_known": int(len(self.known)), "n_known_conflicts": self.n_known_conflicts}
         if self.gold_known is not None:
             out["gold_vs_known"] = _finite(self.gold_known.known_agreement)
+            kt = self.gold_known.known
+            out["gold_vs_known_ties"] = int(kt["tie"].sum()) if kt is not None and "tie" in kt else 0
         out["gold_accuracy"] = self.gold_accuracy.to_dict() if self.gold_accuracy is not None else None
         out["annotators"] = self.scorecard.to_dict() if self.scorecard is not None else None
         out["models"] = self.models.to_dict() if self.models is not None else None
@@ -354,6 +356,22 @@ def _pct(v: Any) -> str:
     return "-" if v is None or not math.isfinite(v) else f"{v:.0%}"
 
 
+def _flag_text(r: Mapping[str, Any], need: Any) -> str:
+    """The scorecard's flag column: the flag, or why an annotator was not judged (too few shared items) in the
+    text itself, not only in the JSON's ``flag_reason``."""
+    if r.get("flag"):
+        return str(r["flag"])
+    reason = str(r.get("flag_reason") or "")
+    if not reason.startswith("not judged"):
+        return ""
+    n = int(r.get("n_pairable") or 0)
+    if not n:
+        return "not judged: shares no item with another annotator"
+    if need and n >= need:  # enough items, but no kappa to test (e.g. one label everywhere)
+        return reason
+    return f"not judged: {n} shared item{'s' if n != 1 else ''}" + (f" (needs {need})" if need else "")
+
+
 def render(d: Mapping[str, Any] | None) -> list[str]:
     """Text lines (indented) for the ``quality`` part of a control's details: the scorecard, the gold
     questions, the model raters and the most confused pairs."""
@@ -367,10 +385,11 @@ def render(d: Mapping[str, Any] | None) -> list[str]:
             "change in alpha without them, flag)"
         )
         lines.append(f"    {'annotator':<32} {'items':>6} {'agree':>6} {'kappa':>6} {'acc':>6} {'d_alpha':>7}  flag")
+        need = (card.get("settings") or {}).get("min_items")
         for r in card["annotators"]:
             lines.append(
                 f"    {str(r['annotator']):<32} {r['n_items']:>6} {_f(r.get('agreement')):>6} {_f(r.get('kappa')):>6} "
-                f"{_f(r.get('accuracy')):>6} {_f(r.get('alpha_change')):>7}  {r.get('flag') or ''}"
+                f"{_f(r.get('accuracy')):>6} {_f(r.get('alpha_change')):>7}  {_flag_text(r, need)}"
             )
     ga = d.get("gold_accuracy")
     if ga and ga.get("annotators"):
@@ -379,6 +398,11 @@ def render(d: Mapping[str, Any] | None) -> list[str]:
             f"{ga['confidence']:.0%} Wilson interval)"
             + (
                 f"; the majority gold agrees with {_pct(d.get('gold_vs_known'))} of them"
+                + (
+                    f" ({d['gold_vs_known_ties']} a tie the majority left undecided: not counted as agreeing)"
+                    if d.get("gold_vs_known_ties")
+                    else ""
+                )
                 if "gold_vs_known" in d
                 else ""
             )

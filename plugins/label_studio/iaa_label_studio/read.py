@@ -316,9 +316,13 @@ def pull_pooled(api: Api, project_ids: list[int], **kwargs) -> Project:
 
 def restrict(project: Project, task_ids: Iterable[int], why: str) -> Project:
     """``project`` with only the tasks ``task_ids`` (``why`` says where they come from: a tab, a list). Refused
-    (ValueError) when some of them are not tasks of the project (the first few named)."""
+    (ValueError) when some of them are not tasks of the project (the first few named), or when there are none (a tab
+    whose filters select no task): an empty selection has no agreement to report or compare."""
     keep = set(int(t) for t in task_ids)
     have = {t["id"] for t in project.tasks}
+    if not keep:
+        where = f"projects {', '.join(map(str, project.pooled))}" if project.pooled else f"project {project.id}"
+        raise ValueError(f"{why} selects no task of {where}: nothing to report or compare (check its filters)")
     unknown = sorted(keep - have)
     if unknown:
         shown_ids = ", ".join(map(str, unknown[:5])) + (", ..." if len(unknown) > 5 else "")

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .analyse import Analysis, agreement_over, analyse, html_inputs
+from .analyse import Analysis, agreement_over, analyse, annotators_per_task, html_inputs, near_miss_text
 from .api import Api
 from .names import AGREEMENT_FIELD, GOLD_VERSION, PLUGIN_EMAIL, SCORE_VERSION
 from .plan import overlap_of, plan
@@ -244,8 +244,10 @@ def render_summary(s: dict) -> str:
             est = ua.get("estimate")
             lines.append(
                 f"  {name}: Krippendorff's unitizing alpha (α_U) {'undefined' if est is None else f'{est:.4f}'}, "
-                f"{ua['n_tasks']} tasks with {ua['n_annotators']} annotators"
+                f"{ua['n_tasks']} tasks with {annotators_per_task(ua)}"
             )
+        near = near_miss_text(details.get("region_matching"))  # exact span boundaries missed by a character
+        lines += [f"  {name}: {near}"] if near else []
         lines += ["  " + line for line in render_quality(details.get("quality"))]  # scorecard, gold, models
     for f in s.get("files", []):
         lines.append(f"summary saved to {f}")

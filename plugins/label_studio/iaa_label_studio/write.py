@@ -210,11 +210,34 @@ def apply(
     return done
 
 
+#: the tab the Data Manager makes when it is first opened on a project with no tab; created before the connector's
+#: own on such a project, so that opening it does not show the connector's tabs alone
+DEFAULT_TAB = {
+    "title": "Default",
+    "type": "list",
+    "target": "tasks",
+    "filters": {"conjunction": "and", "items": []},
+    "ordering": [],
+    "hiddenColumns": {"explore": [], "labeling": []},
+    "columnsWidth": {},
+    "columnsDisplayType": {},
+    "gridWidth": 4,
+}
+
+
 def ensure_tabs(api: Api, project_id: int, analysis: Any, *, field: str, gold: bool = True) -> dict:
-    """Create the tabs that are missing; returns ``{"created": [titles], "kept": [titles]}``."""
+    """Create the tabs that are missing; returns ``{"created": [titles], "kept": [titles]}``. Only when some task
+    has an agreement (the fields the tabs show and filter on): a project of judgments only (Pairwise, Ranker) gets
+    none. A project without any tab (its Data Manager never opened) first gets a ``Default`` one."""
     controls = [n for n, r in analysis.controls.items() if r.data is not None]
-    have = {str((v.get("data") or {}).get("title")) for v in api.views(project_id)}
     out: dict[str, list[str]] = {"created": [], "kept": []}
+    if not any(bool(analysis.controls[n].task_agreement.notna().any()) for n in controls):
+        return out  # nothing would fill them
+    views = api.views(project_id)
+    have = {str((v.get("data") or {}).get("title")) for v in views}
+    if not views:
+        api.create_view(project_id, dict(DEFAULT_TAB))
+        out["created"].append(DEFAULT_TAB["title"])
     for data in tab_definitions(field, controls, gold=gold):
         if data["title"] in have:
             out["kept"].append(data["title"])
