@@ -196,9 +196,10 @@ def test_seed_002_spans_give_the_datasaur_alpha():
     assert int(np.sum(data.counts.n_i >= 2)) == 8 and ie.krippendorff_alpha(data) < 0.56 - 0.05
 
 
-def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
-    """Recorded JSON, no server: the plan never names a human annotation, drops the plugin's duplicates, and a
-    second plan on the written state is empty."""
+def test_plan_touches_only_the_plugins_own_writes_and_never_writes_an_annotation():
+    """Recorded JSON, no server: the plan never names a human annotation and never creates or updates an
+    annotation (Label Studio counts every annotation toward a task's overlap: issue 36); the gold annotations of
+    earlier versions go, and a second plan on the written state is empty."""
     from iaa_label_studio.analyse import analyse
     from iaa_label_studio.plan import plan
     from iaa_label_studio.read import Project
@@ -217,8 +218,10 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
             "id": 1,
             "data": {"text": "x", "own": 1},
             "predictions": [],
-            "annotations": [ann(1, 1, "a"), ann(2, 2, "a"), ann(3, 3, "b"), ann(4, bot, "b"), ann(5, bot, "a")],
-        },  # two of ours
+            # two gold annotations of an earlier version, written through the API (no time in the editor)
+            "annotations": [ann(1, 1, "a"), ann(2, 2, "a"), ann(3, 3, "b"), ann(4, bot, "b", updated_by=bot),
+                            ann(5, bot, "a", updated_by=1)],
+        },
         {
             "id": 2,
             "data": {"text": "y"},
@@ -235,21 +238,22 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     assert kinds == [
         ("create_prediction", 1, None),  # the gold, as a prediction (iaa-engine-gold)
         ("create_prediction", 1, None),  # the agreement score
+        ("delete_annotation", 1, 4),  # the earlier versions' gold annotations
         ("delete_annotation", 1, 5),
         ("delete_prediction", 2, 7),
-        ("update_annotation", 1, 4),
         ("update_data", 1, None),
     ]
     assert not [c for c in changes if c.kind == "update_project"]  # the project's model_version is left alone
     lean = plan(analyse(project), bot_id=bot, gold=False, field=None)  # --no-gold --no-field: scores only
-    assert sorted(c.kind for c in lean) == ["create_prediction", "delete_prediction"]
+    assert sorted(c.kind for c in lean) == ["create_prediction", "delete_annotation", "delete_annotation",
+                                            "delete_prediction"]
     asked = plan(analyse(project), bot_id=bot, set_model_version=True)
     assert [c.body for c in asked if c.kind == "update_project"] == [{"model_version": "iaa-engine-agreement"}]
     upd = next(c for c in changes if c.kind == "update_data")
-    # only the connector's fields: rounded to 3 decimals, the gold's place, the review flag
+    # only the connector's fields: rounded to 3 decimals, the gold's state, the review flag
     assert upd.body == {
         "iaa_agreement": 0.333,
-        "iaa_gold": "annotation",
+        "iaa_gold": "final",  # the overlap (1) is reached: the gold is final (and still only a prediction)
         "iaa_needs_adjudication": "no",
         "iaa_needs_review": "yes",  # its annotations do not all agree (quality.py)
         "iaa_confused": "a / b",
@@ -259,24 +263,93 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     )
     assert gold_pred["model_version"] == "iaa-engine-gold" and gold_pred["result"][0]["value"] == {"choices": ["a"]}
     # the state after these writes plans nothing
-    tasks[0]["annotations"] = tasks[0]["annotations"][:3] + [ann(4, bot, "a")]
+    tasks[0]["annotations"] = tasks[0]["annotations"][:3]
     tasks[0]["data"].update(upd.body)
     tasks[0]["predictions"] = [
         {"id": 8, "model_version": "iaa-engine-agreement", "score": 0.333},
         {"id": 9, "model_version": "iaa-engine-gold", "score": None, "result": gold_pred["result"]},
     ]
     tasks[1]["predictions"] = []
-    project = Project(
-        1,
-        "t",
-        config,
-        parse_config(config),
-        tasks,
-        {1: "u1", 2: "u2", 3: "u3"},
-        bot,
-        {},
-    )
+    project = Project(1, "t", config, parse_config(config), tasks, {1: "u1", 2: "u2", 3: "u3"}, bot, {})
     assert plan(analyse(project), bot_id=bot) == []
+
+
+def test_an_adjudication_is_the_gold_a_known_label_and_never_written():
+    """Issue 36, item 2, recorded JSON: an admin's annotation copied from the gold prediction (Label Studio's editor
+    records ``parent_prediction``), or an earlier version's gold annotation she saved in the editor (``lead_time``
+    set, ``updated_by`` her), is her adjudication: the task's gold and known label, not one more rater, never
+    written or deleted; the vote and a pre-labelling project (model_version = the gold) do not make one."""
+    from iaa_label_studio.analyse import analyse
+    from iaa_label_studio.plan import plan
+    from iaa_label_studio.read import Project
+
+    bot, admin = 99, 7
+    config = (
+        '<View><Text name="text" value="$text"/><Choices name="s" toName="text"><Choice value="a"/>'
+        '<Choice value="b"/><Choice value="c"/></Choices></View>'
+    )
+
+    def ann(i, who, label, **kw):
+        return {"id": i, "completed_by": who, "result": [r("s", "choices", {"choices": [label]})], **kw}
+
+    def gold(i, label):
+        return {"id": i, "model_version": "iaa-engine-gold", "result": [r("s", "choices", {"choices": [label]})]}
+
+    tasks = [
+        {  # a tie, adjudicated by copying the gold prediction: "c", a label nobody chose
+            "id": 1,
+            "data": {"text": "x"},
+            "predictions": [gold(11, "a")],
+            "annotations": [ann(1, 1, "a"), ann(2, 2, "b"), ann(3, admin, "c", parent_prediction=11, lead_time=4.0)],
+        },
+        {  # an earlier version's gold annotation, saved by the admin in the editor: "b" against the majority "a"
+            "id": 2,
+            "data": {"text": "y"},
+            "predictions": [gold(12, "a")],
+            "annotations": [ann(4, 1, "a"), ann(5, 2, "a"), ann(6, bot, "b", updated_by=admin, lead_time=2.5)],
+        },
+        {  # an annotation copied from someone else's prediction is no adjudication
+            "id": 3,
+            "data": {"text": "z"},
+            "predictions": [{"id": 13, "model_version": "theirs", "result": []}],
+            "annotations": [ann(7, 1, "a"), ann(8, 2, "a"), ann(9, admin, "b", parent_prediction=13, lead_time=1.0)],
+        },
+    ]
+    users = {1: "u1", 2: "u2", admin: "admin@example.org"}
+    project = Project(1, "t", config, parse_config(config), tasks, users, bot, {"maximum_annotations": 2})
+    a = analyse(project)
+    assert {t: (x["form"], x["by"], x["annotation"]) for t, x in a.adjudications.items()} == {
+        1: ("copy", admin, 3),
+        2: ("edited", admin, 6),
+    }
+    assert a.adjudicated_by() == {"admin@example.org": 2} and a.to_json()["adjudicated"]["n_tasks"] == 2
+    s = a.controls["s"]
+    # the adjudicator is not a rater on the task she adjudicated (task 3: an ordinary third annotation)
+    assert sorted(s.converted.table.loc[s.converted.table["task"] == 1, "annotator"]) == ["u1", "u2"]
+    assert "admin@example.org" in set(s.converted.table.loc[s.converted.table["task"] == 3, "annotator"])
+    # her label is the gold (the tie is decided: nothing to adjudicate there) and a known label
+    assert s.gold[1][0]["value"] == {"choices": ["c"]} and s.gold[2][0]["value"] == {"choices": ["b"]}
+    assert 1 not in s.gold.tied and s.ties == 0
+    assert s.quality.known.to_dict() == {1: "c", 2: "b"}
+    acc = s.quality.gold_accuracy.table.set_index("annotator")
+    # the gold questions: u1 said a, a and u2 b, a where she decided c, b: wrong twice each
+    assert acc.loc[["u1", "u2"], ["n_gold", "n_correct"]].to_numpy().tolist() == [[2, 0], [2, 0]]
+    # the scorecard's accuracy uses her label where she adjudicated (task 2: b), the majority elsewhere (task 3: a);
+    # c, which no annotator chose, is not one of the data's categories: the gold questions only (a note says so)
+    card = s.quality.scorecard.table.set_index("annotator")
+    assert card.loc["u1", "n_gold"] == 2 and card.loc["u1", "accuracy"] == pytest.approx(1 / 2)
+    assert any("no annotator chose" in n for n in s.quality.notes)
+    changes = plan(a, bot_id=bot)
+    # never written, never deleted: her annotations; the gold prediction follows her label
+    assert not [c for c in changes if c.target in (3, 6) and c.kind.endswith("annotation")]
+    assert not [c for c in changes if c.kind in ("create_annotation", "update_annotation")]
+    upd = {c.task: c.body for c in changes if c.kind == "update_prediction"}
+    assert upd[1]["result"][0]["value"] == {"choices": ["c"]} and upd[2]["result"][0]["value"] == {"choices": ["b"]}
+    data = {c.task: c.body for c in changes if c.kind == "update_data"}
+    assert data[1]["iaa_gold"] == data[2]["iaa_gold"] == "adjudicated" and data[1]["iaa_needs_adjudication"] == "no"
+    # a project that pre-labels with the gold itself: every annotation starts from it, none is an adjudication
+    pre = Project(1, "t", config, parse_config(config), tasks, users, bot, {"model_version": "iaa-engine-gold"})
+    assert list(analyse(pre).adjudications) == [2]
 
 
 # --------------------------------------------------------------------------- the real server
