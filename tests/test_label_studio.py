@@ -24,7 +24,7 @@ import iaa_engine as ie
 iaa_label_studio = pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
 
 from iaa_label_studio import testing as lst  # noqa: E402
-from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
+from iaa_label_studio.api import PLUGIN_EMAIL, Api, Connection  # noqa: E402
 from iaa_label_studio.convert import NO_REGION, convert, parse_config, span_units  # noqa: E402
 from iaa_label_studio.plan import canonical  # noqa: E402
 
@@ -815,82 +815,136 @@ def _sent(label: str) -> list:
     return [r("sentiment", "choices", {"choices": [label]})]
 
 
+#: the project card's counters (GET /api/projects/{id}) and each task's (is_labeled, total_annotations,
+#: cancelled_annotations, completed_at: the Data Manager's "Completed" column)
+CARD = (
+    "task_number",
+    "finished_task_number",
+    "total_annotations_number",
+    "useful_annotation_number",
+    "skipped_annotations_number",
+    "ground_truth_number",
+)  # not num_tasks_with_annotations: a COUNT over a DISTINCT subquery that gives 2 for 5 annotated tasks here
+# (label_studio/projects/functions/__init__.py, annotate_num_tasks_with_annotations: "do we really need this counter?")
+
+
+def _counters(api, pid):
+    p = api.project(pid)
+    tasks = {
+        t["id"]: (t["is_labeled"], t["total_annotations"], t["cancelled_annotations"], t.get("completed_at"))
+        for t in api.request("GET", "api/tasks", params={"project": pid, "fields": "all", "page_size": 100})["tasks"]
+    }
+    return {k: p.get(k) for k in CARD}, tasks
+
+
 @pytest.mark.slow
-def test_overlap_is_respected_and_only_the_connectors_own_objects_change(server, api, tmp_path):
-    """Issue 13, item 1: in a project asking for 3 annotations per task, a task with 2 keeps being served (not
-    labelled, counts unchanged, the next task an annotator gets); its gold is a prediction (iaa-engine-gold),
-    which Label Studio does not count. A task with 3 gets the gold annotation too. The project's model_version,
-    someone else's prediction, the task's other data and every human annotation stay as they were; a task that
-    falls below the overlap again loses the gold annotation."""
-    u = list(lst.make_users(api, ANNOTATORS).values())
+def test_gold_never_counts_toward_the_overlap_and_an_adjudication_is_kept(server, api, tmp_path):
+    """Issue 36 on the real server, with no sync between the changes and what they must do. After a sync:
+    the project card's counters, every task's annotation counts, labelled state and "Completed" time are what they
+    were (the gold is a prediction, which Label Studio does not count); raising the overlap makes an annotator's
+    /next serve a task; deleting a human annotation leaves its task unlabelled; an admin who copies the gold
+    prediction in the editor and changes it adjudicates: the next sync keeps her annotation, makes her label the
+    gold, counts it as adjudicated. A gold annotation of an earlier version is deleted, one she saved in the editor
+    kept (hers). The project's model_version, someone else's prediction and the tasks' own data stay."""
+    emails = ANNOTATORS + ["ann4@example.com"]
+    u = list(lst.make_users(api, emails).values())
+    three = [{"completed_by": x, "result": _sent("pos")} for x in u[:3]]
+    tie = [{"completed_by": u[0], "result": _sent("pos")}, {"completed_by": u[1], "result": _sent("neg")}]
     pid = lst.make_project(
         api,
         "overlap",
         SENT,
         [
-            {
-                "data": {"text": "two", "own": [1]},
-                "annotations": [{"completed_by": x, "result": _sent("pos")} for x in u[:2]],
-            },
-            {
-                "data": {"text": "three", "own": [2]},
-                "annotations": [{"completed_by": x, "result": _sent("pos")} for x in u],
-            },
+            {"data": {"text": "done", "own": [1]}, "annotations": three},
+            {"data": {"text": "done too", "own": [2]}, "annotations": three},
+            {"data": {"text": "a tie", "own": [3]}, "annotations": tie},
+            {"data": {"text": "old gold"}, "annotations": three},
+            {"data": {"text": "old gold, edited"}, "annotations": three},
         ],
     )
     api.update_project(pid, {"maximum_annotations": 3})
-    below, done = sorted(t["id"] for t in api.tasks(pid))
-    api.import_predictions(
-        pid, [{"task": below, "result": _sent("neg"), "score": 0.25, "model_version": "their-model"}]
-    )
+    t_done, t_done2, t_tie, t_old, t_edited = sorted(t["id"] for t in api.tasks(pid))
+    api.import_predictions(pid, [{"task": t_tie, "result": _sent("neg"), "score": 0.25, "model_version": "their-model"}])
     api.update_project(pid, {"model_version": "their-model"})  # the admin's own pre-labelling model
-    project0 = api.project(pid)
+    # gold annotations as an earlier version wrote them (by the connector's user, through the API) ...
+    bot = api.plugin_user(create=True)["id"]
+    old = api.create_annotation(t_old, _sent("pos"), bot)
+    edited = api.create_annotation(t_edited, _sent("pos"), bot)
+    # ... and one the admin changed in the editor (which sends the time spent with it, lead_time)
+    api.request("PATCH", f"api/annotations/{edited['id']}", json={"result": _sent("neg"), "lead_time": 6.5})
     tasks0, _, human0 = _state(api, pid)
-    theirs0 = [p for t in tasks0 for p in t["predictions"]]
+    counts0 = _counters(api, pid)
     args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
+    dry = run("sync", *args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "create annotation" not in dry.stdout and "delete annotation (task" in dry.stdout
+    assert "would create the Data Manager tab(s) 'IAA: agreement'" in dry.stdout
+    assert [v["title"] for v in api.views(pid)] == [] and _counters(api, pid) == counts0  # a dry run creates nothing
     out = run("sync", *args, "--json")
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["overlap"] == 3
-    tasks, bot_id, human = _state(api, pid)
-    t_below, t_done = (next(t for t in tasks if t["id"] == i) for i in (below, done))
-    # the task below the overlap: still unlabelled, its counts unchanged, still served
-    assert t_below["is_labeled"] is False and t_below["total_annotations"] == 2
-    assert [a["completed_by"] for a in t_below["annotations"] if a["completed_by"] == bot_id] == []
-    gold_pred = [p for p in t_below["predictions"] if p["model_version"] == "iaa-engine-gold"]
-    assert len(gold_pred) == 1 and gold_pred[0]["result"][0]["value"] == {"choices": ["pos"]}
-    assert t_below["data"] == {
-        "text": "two",
-        "own": [1],
-        "iaa_agreement": 1.0,
-        "iaa_gold": "prediction",
-        "iaa_needs_adjudication": "no",
-        "iaa_needs_review": "no",  # unanimous: nothing to review, no confused pair (no iaa_confused field)
-    }
-    nxt = api.request("GET", f"api/projects/{pid}/next")
-    assert nxt["id"] == below  # the admin has annotated nothing: the unfinished task is the one served
-    # the finished task: the gold annotation as well
-    assert t_done["is_labeled"] is True and t_done["data"]["iaa_gold"] == "annotation"
-    assert len([a for a in t_done["annotations"] if a["completed_by"] == bot_id]) == 1
-    # nothing of anyone else's changed
+    s1 = json.loads(out.stdout)
+    assert s1["overlap"] == 3 and "create_annotation" not in s1["done"]
+    assert s1["done"]["delete_annotation"] == 1  # the old gold annotation; the edited one is the admin's
+    assert s1["adjudicated"] == {"n_tasks": 1, "by": {"admin@example.com": 1}}, s1["adjudicated"]
+    tasks, _, human = _state(api, pid)
+    assert human == {k: v for k, v in human0.items() if k != old["id"]}  # every human annotation as it was
+    assert api.request("GET", f"api/annotations/{edited['id']}")["result"] == _sent("neg")
+    by_id = {t["id"]: t for t in tasks}
+    assert by_id[t_edited]["data"]["iaa_gold"] == "adjudicated"
+    assert [p["result"] for p in by_id[t_edited]["predictions"] if p["model_version"] == "iaa-engine-gold"] == [
+        _sent("neg")
+    ]
+    # Label Studio's own counters: the card's and every task's are unchanged, but for the deleted old gold
+    card0, per_task0 = counts0
+    card, per_task = _counters(api, pid)
+    assert card == {**card0, "total_annotations_number": card0["total_annotations_number"] - 1,
+                    "useful_annotation_number": card0["useful_annotation_number"] - 1}
+    assert per_task == {**per_task0, t_old: (True, 3, 0, per_task[t_old][3])}  # the old gold no longer counts
+    for t in (t_done, t_done2):
+        assert by_id[t]["data"]["iaa_gold"] == "final" and by_id[t]["is_labeled"] is True
+        assert [p["model_version"] for p in by_id[t]["predictions"]] == ["iaa-engine-gold", "iaa-engine-agreement"]
+    assert by_id[t_tie]["data"]["iaa_gold"] == "none" and by_id[t_tie]["is_labeled"] is False
     project = api.project(pid)
-    assert project["model_version"] == "their-model" == project0["model_version"]
-    assert project["maximum_annotations"] == 3 and human == human0
-    theirs = [p for t in tasks for p in t["predictions"] if p["model_version"] == "their-model"]
-    assert theirs == theirs0
-    # a human annotation of the finished task is deleted: below the overlap again, the gold annotation goes
-    api.delete_annotation(next(a["id"] for a in t_done["annotations"] if a["completed_by"] == u[2]))
+    assert project["model_version"] == "their-model" and project["maximum_annotations"] == 3
+    # the overlap raised to 4, no sync: the tasks are unlabelled again and a fourth annotator is served one
+    annotator = Api(Connection(server.url, server.service_account(emails[3], "an-annotators-password-1")))
+    assert annotator.request("GET", f"api/projects/{pid}/next").get("id") == t_tie  # the one unfinished task
+    annotator.request("POST", f"api/tasks/{t_tie}/annotations", json={"result": _sent("pos"), "lead_time": 3.0})
+    assert annotator.request("GET", f"api/projects/{pid}/next", ok404=True) is None  # "There are no tasks"
+    api.update_project(pid, {"maximum_annotations": 4})
+    # (the old gold annotation the admin edited is hers now, and Label Studio counts it: 4 on that task)
+    assert [t for t, x in _counters(api, pid)[1].items() if x[0]] == [t_edited]
+    served = annotator.request("GET", f"api/projects/{pid}/next", ok404=True)
+    assert served is not None and served["id"] in {t_done, t_done2, t_old}, served  # (an earlier version: none)
+    # back to 3, a human annotation deleted, no sync: that task is unlabelled, its count the humans'
+    api.update_project(pid, {"maximum_annotations": 3})
+    api.delete_annotation(next(a["id"] for a in by_id[t_done2]["annotations"] if a["completed_by"] == u[2]))
+    after = api.task(t_done2)
+    assert after["is_labeled"] is False and after["total_annotations"] == 2
+    # the admin adjudicates in the editor: she copies the task's gold prediction, changes it and submits (the editor
+    # sends parent_prediction and lead_time with the result)
+    gold_pred = next(p for p in by_id[t_done]["predictions"] if p["model_version"] == "iaa-engine-gold")
+    mine = api.request(
+        "POST",
+        f"api/tasks/{t_done}/annotations",
+        json={"result": _sent("neg"), "parent_prediction": gold_pred["id"], "lead_time": 12.0},
+    )
     out = run("sync", *args, "--json")
-    assert json.loads(out.stdout)["done"] == {"delete_annotation": 1, "update_data": 1}, out.stdout
-    t_done = api.task(done)
-    assert t_done["is_labeled"] is False and t_done["total_annotations"] == 2
-    assert t_done["data"]["iaa_gold"] == "prediction" and t_done["data"]["own"] == [2]
-    assert [p["model_version"] for p in t_done["predictions"]] == ["iaa-engine-gold", "iaa-engine-agreement"]
-    assert [p for t in _state(api, pid)[0] for p in t["predictions"] if p["model_version"] == "their-model"] == theirs0
-    assert run("sync", *args, "--json").stdout.count('"planned": {}') == 1
-    # only when asked does the project's model_version change
-    out = run("sync", *args, "--json", "--set-model-version")
-    assert json.loads(out.stdout)["done"] == {"update_project": 1}
-    assert api.project(pid)["model_version"] == "iaa-engine-agreement"
+    assert out.returncode == 0, out.stderr
+    s2 = json.loads(out.stdout)
+    assert s2["adjudicated"] == {"n_tasks": 2, "by": {"admin@example.com": 2}}, s2["adjudicated"]
+    assert "create_annotation" not in s2["done"] and "delete_annotation" not in s2["done"]
+    assert s2["done"]["update_prediction"] >= 1
+    assert api.request("GET", f"api/annotations/{mine['id']}")["result"] == _sent("neg")
+    t = api.task(t_done)
+    assert t["data"]["iaa_gold"] == "adjudicated" and t["data"]["iaa_agreement"] == 1.0  # she is not a rater
+    assert [p["result"] for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"] == [_sent("neg")]
+    assert api.task(t_done2)["data"]["iaa_gold"] == "provisional"  # 2 of 3: not done; still unlabelled
+    assert api.task(t_done2)["is_labeled"] is False
+    text = run("sync", *args)
+    assert "2 gold labels adjudicated by admin@example.com" in text.stdout and "nothing to change" in text.stdout
+    theirs = [p for t in _state(api, pid)[0] for p in t["predictions"] if p["model_version"] == "their-model"]
+    assert theirs == [p for t in tasks0 for p in t["predictions"] if p["model_version"] == "their-model"]
 
 
 @pytest.mark.slow
