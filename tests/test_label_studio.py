@@ -24,9 +24,8 @@ import iaa_engine as ie
 iaa_label_studio = pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
 
 from iaa_label_studio import testing as lst  # noqa: E402
-from iaa_label_studio.api import PLUGIN_EMAIL, Api, Connection  # noqa: E402
+from iaa_label_studio.api import Api, Connection  # noqa: E402
 from iaa_label_studio.convert import NO_REGION, convert, parse_config, span_units  # noqa: E402
-from iaa_label_studio.plan import canonical  # noqa: E402
 
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 TOKEN = lst.TOKEN
@@ -616,14 +615,16 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
     args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path)]
     dry = run("sync", *args, "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert "dry run: would write" in dry.stdout and "create annotation" in dry.stdout
-    assert _state(api, pid)[2] == human0 and api.plugin_user(create=False) is None  # nothing written
+    assert "dry run: would write" in dry.stdout and "create prediction" in dry.stdout
+    assert "create annotation" not in dry.stdout  # the gold is never an annotation (issue 36)
+    assert "dry run: would create the Data Manager tab(s) 'IAA: agreement', 'IAA: needs adjudication'" in dry.stdout
+    assert _state(api, pid)[2] == human0 and api.views(pid) == []  # nothing written
     first = run("sync", *args, "--json")
     assert first.returncode == 0, first.stderr
     s1 = json.loads(first.stdout)
     tasks1, bot_id, human1 = _state(api, pid)
     assert human1 == human0  # every human annotation byte for byte (but the server's "created ago" text)
-    assert bot_id is not None and s1["plugin_user"]["email"] == PLUGIN_EMAIL
+    assert bot_id is None and s1["plugin_user"]["email"] is None  # no user of its own is created any more
     # the score is the core's item agreement of the primary control (the first: sentiment)
     sent = ie.Annotations.from_long(frames["sentiment"].rename(columns={"task": "item"}))
     want = ie.item_agreement(sent)
@@ -659,11 +660,10 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
         g = gold[(gold["item"] == tid) & ~gold["tie"]]
         label = known.get(tid, g["label"].iloc[0] if len(g) else None)
         gold_preds = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"]
-        if n_human >= 2 and label is not None:  # overlap 1: the humans are done, the gold is an annotation too
-            assert len(ours) == 1 and len(gold_preds) == 1 and t["data"]["iaa_gold"] == "annotation"
-            sent_res = [x for x in ours[0]["result"] if x["from_name"] == "sentiment"]
+        if n_human >= 2 and label is not None:  # overlap 1: the humans are done, the gold is final (a prediction)
+            assert ours == [] and len(gold_preds) == 1 and t["data"]["iaa_gold"] == "final"
+            sent_res = [x for x in gold_preds[0]["result"] if x["from_name"] == "sentiment"]
             assert sent_res[0]["value"] == {"choices": [label]}
-            assert canonical(gold_preds[0]["result"]) == canonical(ours[0]["result"])
             n_gold += 1
         elif n_human < 2:
             assert ours == [] and gold_preds == [] and "iaa_gold" not in t["data"]
@@ -1026,7 +1026,7 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
     err = tmp_path / "stderr.txt"
     with open(err, "w") as fh:
         proc = subprocess.Popen(
-            [IAA, "label-studio", "sync", *args, "--workers", "2", "--progress"],
+            [IAA, "label-studio", "sync", *args, "--workers", "2", "--progress", "--no-bulk"],
             stdout=subprocess.PIPE,
             stderr=fh,
             text=True,
@@ -1034,28 +1034,28 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
         )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # wait until the writes are well under way, then pull the plug
-            # the predictions go in one import first, then the gold annotations one by one: stop once the server
-            # holds 20 of them (450 human annotations + 20); the progress bar's refresh is too coarse to time this
-            if api.project(pid)["total_annotations_number"] >= 470 or proc.poll() is not None:
+            # the predictions go in one import first, then (--no-bulk) the task data one task at a time: stop once 20
+            # tasks have theirs; the progress bar's refresh is too coarse to time this
+            if sum("iaa_agreement" in t["data"] for t in api.tasks(pid)) >= 20 or proc.poll() is not None:
                 break
-            time.sleep(0.05)
+            time.sleep(0.1)
         server.stop()
         proc.wait(timeout=120)
     assert proc.returncode != 0, "the sync should have failed with the server gone"
     last = err.read_text().replace("\r", "\n").strip().splitlines()[-1]
     assert last.startswith("iaa: error: ") and TOKEN not in err.read_text()
     server.run()
-    _, bot_id, _ = _state(api, pid)
-    partial = sum(1 for t in api.tasks(pid) for a in t["annotations"] if a["completed_by"] == bot_id)
+    partial = sum("iaa_agreement" in t["data"] for t in api.tasks(pid))
     assert 0 < partial < 150  # it really stopped in the middle
     again = run("sync", *args, "--json")
     assert again.returncode == 0, again.stderr
     tasks_after, bot_id, human_after = _state(api, pid)
     assert human_after == human0
     for t in tasks_after:
-        ours = [a for a in t["annotations"] if a["completed_by"] == bot_id]
+        gold = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"]
         preds = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-agreement"]
-        assert len(ours) == 1 and len(preds) == 1, t["id"]  # 3 annotators, 2 labels: always a majority
+        assert len(gold) == 1 and len(preds) == 1, t["id"]  # 3 annotators, 2 labels: always a majority
+        assert bot_id is None and len(t["annotations"]) == 3  # no annotation of the connector's
         assert "iaa_agreement" in t["data"]
     third = json.loads(run("sync", *args, "--json").stdout)
     assert third["planned"] == {}
