@@ -473,7 +473,10 @@ def adjudications_of(project: Project) -> tuple[dict, list[dict]]:
     if not drop:
         return found, project.tasks
     tasks = [
-        {**t, "annotations": [a for a in t.get("annotations") or [] if not (isinstance(a, dict) and a.get("id") in drop)]}
+        {
+            **t,
+            "annotations": [a for a in t.get("annotations") or [] if not (isinstance(a, dict) and a.get("id") in drop)],
+        }
         if int(t["id"]) in found
         else t
         for t in project.tasks

@@ -162,9 +162,8 @@ def register(subparsers: Any) -> None:
     syn.add_argument(
         "--no-bulk",
         action="store_true",
-        help="write request by request (default: new predictions in one import, gold annotations by the Data "
-        "Manager action predictions_to_annotations when the token is the plugin's service account, data "
-        "fields by add_data_field)",
+        help="write request by request (default: new predictions in one import, data fields by the Data "
+        "Manager action add_data_field)",
     )
     syn.add_argument("--no-tabs", action="store_true", help="do not create the Data Manager tabs 'IAA: ...'")
     syn.add_argument(

@@ -1,8 +1,8 @@
 """The names of the connector's own objects on a Label Studio server (the bottom layer: no imports).
 
 Everything the connector writes is recognisable by one of these names, and only these objects are ever updated
-or deleted: annotations completed by the user :data:`PLUGIN_EMAIL` (earlier versions' gold), predictions of :data:`GOLD_VERSION` and
-:data:`SCORE_VERSION`, and the task data fields below.
+or deleted: annotations completed by the user :data:`PLUGIN_EMAIL` (earlier versions' gold), predictions of
+:data:`GOLD_VERSION` and :data:`SCORE_VERSION`, and the task data fields below.
 """
 
 from __future__ import annotations

@@ -15,9 +15,10 @@ connector's own objects are ever named, :mod:`iaa_label_studio.names`):
   hers (an adjudication), is never touched;
 * the task's agreement as a prediction score (model version ``iaa-engine-agreement``);
 * task data fields (numbers rounded to 3 decimals, strings): the agreement (``iaa_agreement``, per control
-  ``iaa_agreement_<control>`` when there are several), where the gold is (``iaa_gold``: ``final`` when the
-  annotators reached the overlap, ``provisional`` before, ``adjudicated``, or ``none`` after a tie) and whether the task needs adjudication (``iaa_needs_adjudication``: ``yes`` when
-  a tie left a gold label undecided: the gold then keeps none of the tied labels), and what to adjudicate
+  ``iaa_agreement_<control>`` when there are several), the state of the gold (``iaa_gold``: ``final`` when the
+  annotators reached the overlap, ``provisional`` before, ``adjudicated``, or ``none`` after a tie) and whether
+  the task needs adjudication (``iaa_needs_adjudication``: ``yes`` when a tie left a gold label undecided: the
+  gold then keeps none of the tied labels), and what to adjudicate
   (``iaa_needs_review``: ``yes`` when the task's annotations do not all agree; ``iaa_confused``: its most confused
   label pair; :mod:`iaa_label_studio.quality`);
 * the project's ``model_version`` (which also picks the predictions annotators get as pre-labels) only when asked

@@ -168,7 +168,7 @@ def main() -> int:
         gold_task = next(
             t["id"]
             for t in admin.tasks(pid)
-            if t["data"].get("iaa_gold") == "annotation" and t["data"]["iaa_agreement"] < 1
+            if t["data"].get("iaa_gold") == "final" and t["data"]["iaa_agreement"] < 1
         )
         cookies = session_cookies(server.url)
         port = lst.free_port()
