@@ -310,11 +310,17 @@ def test_an_adjudication_is_the_gold_a_known_label_and_never_written():
             "predictions": [gold(11, "a")],
             "annotations": [ann(1, 1, "a"), ann(2, 2, "b"), ann(3, admin, "c", parent_prediction=11, lead_time=4.0)],
         },
-        {  # an earlier version's gold annotation, saved by the admin in the editor: "b" against the majority "a"
+        {  # an earlier version's gold annotation, saved by the admin in the editor: "b" against the majority "a";
+            # an older duplicate she had saved too is hers as well (kept), the latest is the adjudication
             "id": 2,
             "data": {"text": "y"},
             "predictions": [gold(12, "a")],
-            "annotations": [ann(4, 1, "a"), ann(5, 2, "a"), ann(6, bot, "b", updated_by=admin, lead_time=2.5)],
+            "annotations": [
+                ann(4, 1, "a"),
+                ann(5, 2, "a"),
+                ann(6, bot, "b", updated_by=admin, lead_time=2.5, updated_at="2026-01-02T00:00:00Z"),
+                ann(10, bot, "c", updated_by=admin, lead_time=1.0, updated_at="2026-01-01T00:00:00Z"),
+            ],
         },
         {  # an annotation copied from someone else's prediction is no adjudication
             "id": 3,
@@ -349,7 +355,7 @@ def test_an_adjudication_is_the_gold_a_known_label_and_never_written():
     assert any("no annotator chose" in n for n in s.quality.notes)
     changes = plan(a, bot_id=bot)
     # never written, never deleted: her annotations; the gold prediction follows her label
-    assert not [c for c in changes if c.target in (3, 6) and c.kind.endswith("annotation")]
+    assert not [c for c in changes if c.target in (3, 6, 10) and c.kind.endswith("annotation")]
     assert not [c for c in changes if c.kind in ("create_annotation", "update_annotation")]
     upd = {c.task: c.body for c in changes if c.kind == "update_prediction"}
     assert upd[1]["result"][0]["value"] == {"choices": ["c"]} and upd[2]["result"][0]["value"] == {"choices": ["b"]}

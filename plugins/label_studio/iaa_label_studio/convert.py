@@ -62,6 +62,7 @@ __all__ = [
     "convert",
     "human_annotations",
     "adjudication",
+    "saved_by_a_person",
     "result_label",
     "SUPPORTED",
     "REGION_TAGS",
@@ -249,6 +250,14 @@ def _whole(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def saved_by_a_person(annotation: Mapping[str, Any], bot_id: int | None) -> bool:
+    """Whether a person saved this annotation in Label Studio's editor: it carries the time spent there
+    (``lead_time``, which the editor always sends and the connector never does) and the last user to save it
+    (``updated_by``) is not the connector's user ``bot_id``."""
+    editor = user_id(annotation.get("updated_by"))
+    return annotation.get("lead_time") is not None and _whole(editor) and editor != bot_id
+
+
 def adjudication(
     task: Mapping[str, Any], *, bot_id: int | None, gold_version: str, prelabels: str | None = None
 ) -> dict | None:
@@ -274,9 +283,8 @@ def adjudication(
             continue
         who = user_id(a.get("completed_by"))
         if bot_id is not None and who == bot_id:
-            editor = user_id(a.get("updated_by"))
-            if a.get("lead_time") is not None and _whole(editor) and editor != bot_id:
-                found.append((str(a.get("updated_at") or ""), a["id"], editor, a, "edited"))
+            if saved_by_a_person(a, bot_id):
+                found.append((str(a.get("updated_at") or ""), a["id"], user_id(a.get("updated_by")), a, "edited"))
         elif prelabels != gold_version and a.get("parent_prediction") in golds and _whole(who):
             found.append((str(a.get("updated_at") or ""), a["id"], who, a, "copy"))
     if not found:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analyse import Analysis
-from .convert import human_annotations, user_id
+from .convert import human_annotations, saved_by_a_person, user_id
 from .names import (
     AGREEMENT_FIELD,
     DIGITS,
@@ -166,8 +166,7 @@ def plan(
             for name in controls:
                 desired += analysis.controls[name].gold.get(tid, [])
         # an earlier version's gold annotation goes, unless someone saved it in the editor (then it is hers)
-        kept = adjudicated["annotation"] if adjudicated and adjudicated["form"] == "edited" else None
-        changes += [Change("delete_annotation", tid, a["id"]) for a in ours if a["id"] != kept]
+        changes += [Change("delete_annotation", tid, a["id"]) for a in ours if not saved_by_a_person(a, bot_id)]
         if gold:
             gp = by_version[gold_version]
             parents = {a.get("parent_prediction") for a in anns if isinstance(a, dict)}
