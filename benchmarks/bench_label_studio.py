@@ -16,7 +16,7 @@ in, ``GET /api/current-user/token``).
 Timed, each a real ``sync`` call as the service account:
 
 * first sync, every output: read (export snapshot), compute, then the gold predictions and the agreement
-  predictions in ONE import, the gold annotations by ``predictions_to_annotations``, the data fields (agreement,
+  predictions in ONE import (no annotation: the gold is a prediction only, issue 36), the data fields (agreement,
   gold status, needs adjudication) by ``add_data_field`` once per distinct value, the Data Manager tabs, and the
   read-back of what was written (the saved state);
 * re-sync with nothing changed, *cold*: no saved state used (another machine, or the state deleted; ``--full``):

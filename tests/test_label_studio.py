@@ -24,9 +24,8 @@ import iaa_engine as ie
 iaa_label_studio = pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (make test does it)")
 
 from iaa_label_studio import testing as lst  # noqa: E402
-from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
+from iaa_label_studio.api import Api, Connection  # noqa: E402
 from iaa_label_studio.convert import NO_REGION, convert, parse_config, span_units  # noqa: E402
-from iaa_label_studio.plan import canonical  # noqa: E402
 
 IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 TOKEN = lst.TOKEN
@@ -196,9 +195,10 @@ def test_seed_002_spans_give_the_datasaur_alpha():
     assert int(np.sum(data.counts.n_i >= 2)) == 8 and ie.krippendorff_alpha(data) < 0.56 - 0.05
 
 
-def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
-    """Recorded JSON, no server: the plan never names a human annotation, drops the plugin's duplicates, and a
-    second plan on the written state is empty."""
+def test_plan_touches_only_the_plugins_own_writes_and_never_writes_an_annotation():
+    """Recorded JSON, no server: the plan never names a human annotation and never creates or updates an
+    annotation (Label Studio counts every annotation toward a task's overlap: issue 36); the gold annotations of
+    earlier versions go, and a second plan on the written state is empty."""
     from iaa_label_studio.analyse import analyse
     from iaa_label_studio.plan import plan
     from iaa_label_studio.read import Project
@@ -217,8 +217,15 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
             "id": 1,
             "data": {"text": "x", "own": 1},
             "predictions": [],
-            "annotations": [ann(1, 1, "a"), ann(2, 2, "a"), ann(3, 3, "b"), ann(4, bot, "b"), ann(5, bot, "a")],
-        },  # two of ours
+            # two gold annotations of an earlier version, written through the API (no time in the editor)
+            "annotations": [
+                ann(1, 1, "a"),
+                ann(2, 2, "a"),
+                ann(3, 3, "b"),
+                ann(4, bot, "b", updated_by=bot),
+                ann(5, bot, "a", updated_by=1),
+            ],
+        },
         {
             "id": 2,
             "data": {"text": "y"},
@@ -235,21 +242,26 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     assert kinds == [
         ("create_prediction", 1, None),  # the gold, as a prediction (iaa-engine-gold)
         ("create_prediction", 1, None),  # the agreement score
+        ("delete_annotation", 1, 4),  # the earlier versions' gold annotations
         ("delete_annotation", 1, 5),
         ("delete_prediction", 2, 7),
-        ("update_annotation", 1, 4),
         ("update_data", 1, None),
     ]
     assert not [c for c in changes if c.kind == "update_project"]  # the project's model_version is left alone
     lean = plan(analyse(project), bot_id=bot, gold=False, field=None)  # --no-gold --no-field: scores only
-    assert sorted(c.kind for c in lean) == ["create_prediction", "delete_prediction"]
+    assert sorted(c.kind for c in lean) == [
+        "create_prediction",
+        "delete_annotation",
+        "delete_annotation",
+        "delete_prediction",
+    ]
     asked = plan(analyse(project), bot_id=bot, set_model_version=True)
     assert [c.body for c in asked if c.kind == "update_project"] == [{"model_version": "iaa-engine-agreement"}]
     upd = next(c for c in changes if c.kind == "update_data")
-    # only the connector's fields: rounded to 3 decimals, the gold's place, the review flag
+    # only the connector's fields: rounded to 3 decimals, the gold's state, the review flag
     assert upd.body == {
         "iaa_agreement": 0.333,
-        "iaa_gold": "annotation",
+        "iaa_gold": "final",  # the overlap (1) is reached: the gold is final (and still only a prediction)
         "iaa_needs_adjudication": "no",
         "iaa_needs_review": "yes",  # its annotations do not all agree (quality.py)
         "iaa_confused": "a / b",
@@ -259,24 +271,99 @@ def test_plan_touches_only_the_plugins_own_writes_and_removes_its_duplicates():
     )
     assert gold_pred["model_version"] == "iaa-engine-gold" and gold_pred["result"][0]["value"] == {"choices": ["a"]}
     # the state after these writes plans nothing
-    tasks[0]["annotations"] = tasks[0]["annotations"][:3] + [ann(4, bot, "a")]
+    tasks[0]["annotations"] = tasks[0]["annotations"][:3]
     tasks[0]["data"].update(upd.body)
     tasks[0]["predictions"] = [
         {"id": 8, "model_version": "iaa-engine-agreement", "score": 0.333},
         {"id": 9, "model_version": "iaa-engine-gold", "score": None, "result": gold_pred["result"]},
     ]
     tasks[1]["predictions"] = []
-    project = Project(
-        1,
-        "t",
-        config,
-        parse_config(config),
-        tasks,
-        {1: "u1", 2: "u2", 3: "u3"},
-        bot,
-        {},
-    )
+    project = Project(1, "t", config, parse_config(config), tasks, {1: "u1", 2: "u2", 3: "u3"}, bot, {})
     assert plan(analyse(project), bot_id=bot) == []
+
+
+def test_an_adjudication_is_the_gold_a_known_label_and_never_written():
+    """Issue 36, item 2, recorded JSON: an admin's annotation copied from the gold prediction (Label Studio's editor
+    records ``parent_prediction``), or an earlier version's gold annotation she saved in the editor (``lead_time``
+    set, ``updated_by`` her), is her adjudication: the task's gold and known label, not one more rater, never
+    written or deleted; the vote and a pre-labelling project (model_version = the gold) do not make one."""
+    from iaa_label_studio.analyse import analyse
+    from iaa_label_studio.plan import plan
+    from iaa_label_studio.read import Project
+
+    bot, admin = 99, 7
+    config = (
+        '<View><Text name="text" value="$text"/><Choices name="s" toName="text"><Choice value="a"/>'
+        '<Choice value="b"/><Choice value="c"/></Choices></View>'
+    )
+
+    def ann(i, who, label, **kw):
+        return {"id": i, "completed_by": who, "result": [r("s", "choices", {"choices": [label]})], **kw}
+
+    def gold(i, label):
+        return {"id": i, "model_version": "iaa-engine-gold", "result": [r("s", "choices", {"choices": [label]})]}
+
+    tasks = [
+        {  # a tie, adjudicated by copying the gold prediction: "c", a label nobody chose
+            "id": 1,
+            "data": {"text": "x"},
+            "predictions": [gold(11, "a")],
+            "annotations": [ann(1, 1, "a"), ann(2, 2, "b"), ann(3, admin, "c", parent_prediction=11, lead_time=4.0)],
+        },
+        {  # an earlier version's gold annotation, saved by the admin in the editor: "b" against the majority "a";
+            # an older duplicate she had saved too is hers as well (kept), the latest is the adjudication
+            "id": 2,
+            "data": {"text": "y"},
+            "predictions": [gold(12, "a")],
+            "annotations": [
+                ann(4, 1, "a"),
+                ann(5, 2, "a"),
+                ann(6, bot, "b", updated_by=admin, lead_time=2.5, updated_at="2026-01-02T00:00:00Z"),
+                ann(10, bot, "c", updated_by=admin, lead_time=1.0, updated_at="2026-01-01T00:00:00Z"),
+            ],
+        },
+        {  # an annotation copied from someone else's prediction is no adjudication
+            "id": 3,
+            "data": {"text": "z"},
+            "predictions": [{"id": 13, "model_version": "theirs", "result": []}],
+            "annotations": [ann(7, 1, "a"), ann(8, 2, "a"), ann(9, admin, "b", parent_prediction=13, lead_time=1.0)],
+        },
+    ]
+    users = {1: "u1", 2: "u2", admin: "admin@example.org"}
+    project = Project(1, "t", config, parse_config(config), tasks, users, bot, {"maximum_annotations": 2})
+    a = analyse(project)
+    assert {t: (x["form"], x["by"], x["annotation"]) for t, x in a.adjudications.items()} == {
+        1: ("copy", admin, 3),
+        2: ("edited", admin, 6),
+    }
+    assert a.adjudicated_by() == {"admin@example.org": 2} and a.to_json()["adjudicated"]["n_tasks"] == 2
+    s = a.controls["s"]
+    # the adjudicator is not a rater on the task she adjudicated (task 3: an ordinary third annotation)
+    assert sorted(s.converted.table.loc[s.converted.table["task"] == 1, "annotator"]) == ["u1", "u2"]
+    assert "admin@example.org" in set(s.converted.table.loc[s.converted.table["task"] == 3, "annotator"])
+    # her label is the gold (the tie is decided: nothing to adjudicate there) and a known label
+    assert s.gold[1][0]["value"] == {"choices": ["c"]} and s.gold[2][0]["value"] == {"choices": ["b"]}
+    assert 1 not in s.gold.tied and s.ties == 0
+    assert s.quality.known.to_dict() == {1: "c", 2: "b"}
+    acc = s.quality.gold_accuracy.table.set_index("annotator")
+    # the gold questions: u1 said a, a and u2 b, a where she decided c, b: wrong twice each
+    assert acc.loc[["u1", "u2"], ["n_gold", "n_correct"]].to_numpy().tolist() == [[2, 0], [2, 0]]
+    # the scorecard's accuracy uses her label where she adjudicated (task 2: b), the majority elsewhere (task 3: a);
+    # c, which no annotator chose, is not one of the data's categories: the gold questions only (a note says so)
+    card = s.quality.scorecard.table.set_index("annotator")
+    assert card.loc["u1", "n_gold"] == 2 and card.loc["u1", "accuracy"] == pytest.approx(1 / 2)
+    assert any("no annotator chose" in n for n in s.quality.notes)
+    changes = plan(a, bot_id=bot)
+    # never written, never deleted: her annotations; the gold prediction follows her label
+    assert not [c for c in changes if c.target in (3, 6, 10) and c.kind.endswith("annotation")]
+    assert not [c for c in changes if c.kind in ("create_annotation", "update_annotation")]
+    upd = {c.task: c.body for c in changes if c.kind == "update_prediction"}
+    assert upd[1]["result"][0]["value"] == {"choices": ["c"]} and upd[2]["result"][0]["value"] == {"choices": ["b"]}
+    data = {c.task: c.body for c in changes if c.kind == "update_data"}
+    assert data[1]["iaa_gold"] == data[2]["iaa_gold"] == "adjudicated" and data[1]["iaa_needs_adjudication"] == "no"
+    # a project that pre-labels with the gold itself: every annotation starts from it, none is an adjudication
+    pre = Project(1, "t", config, parse_config(config), tasks, users, bot, {"model_version": "iaa-engine-gold"})
+    assert list(analyse(pre).adjudications) == [2]
 
 
 # --------------------------------------------------------------------------- the real server
@@ -543,14 +630,16 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
     args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path)]
     dry = run("sync", *args, "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert "dry run: would write" in dry.stdout and "create annotation" in dry.stdout
-    assert _state(api, pid)[2] == human0 and api.plugin_user(create=False) is None  # nothing written
+    assert "dry run: would write" in dry.stdout and "create prediction" in dry.stdout
+    assert "create annotation" not in dry.stdout  # the gold is never an annotation (issue 36)
+    assert "dry run: would create the Data Manager tab(s) 'IAA: agreement', 'IAA: needs adjudication'" in dry.stdout
+    assert _state(api, pid)[2] == human0 and api.views(pid) == []  # nothing written
     first = run("sync", *args, "--json")
     assert first.returncode == 0, first.stderr
     s1 = json.loads(first.stdout)
     tasks1, bot_id, human1 = _state(api, pid)
     assert human1 == human0  # every human annotation byte for byte (but the server's "created ago" text)
-    assert bot_id is not None and s1["plugin_user"]["email"] == PLUGIN_EMAIL
+    assert bot_id is None and s1["plugin_user"]["email"] is None  # no user of its own is created any more
     # the score is the core's item agreement of the primary control (the first: sentiment)
     sent = ie.Annotations.from_long(frames["sentiment"].rename(columns={"task": "item"}))
     want = ie.item_agreement(sent)
@@ -586,11 +675,10 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
         g = gold[(gold["item"] == tid) & ~gold["tie"]]
         label = known.get(tid, g["label"].iloc[0] if len(g) else None)
         gold_preds = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"]
-        if n_human >= 2 and label is not None:  # overlap 1: the humans are done, the gold is an annotation too
-            assert len(ours) == 1 and len(gold_preds) == 1 and t["data"]["iaa_gold"] == "annotation"
-            sent_res = [x for x in ours[0]["result"] if x["from_name"] == "sentiment"]
+        if n_human >= 2 and label is not None:  # overlap 1: the humans are done, the gold is final (a prediction)
+            assert ours == [] and len(gold_preds) == 1 and t["data"]["iaa_gold"] == "final"
+            sent_res = [x for x in gold_preds[0]["result"] if x["from_name"] == "sentiment"]
             assert sent_res[0]["value"] == {"choices": [label]}
-            assert canonical(gold_preds[0]["result"]) == canonical(ours[0]["result"])
             n_gold += 1
         elif n_human < 2:
             assert ours == [] and gold_preds == [] and "iaa_gold" not in t["data"]
@@ -742,82 +830,141 @@ def _sent(label: str) -> list:
     return [r("sentiment", "choices", {"choices": [label]})]
 
 
+#: the project card's counters (GET /api/projects/{id}) and each task's (is_labeled, total_annotations,
+#: cancelled_annotations, completed_at: the Data Manager's "Completed" column)
+CARD = (
+    "task_number",
+    "finished_task_number",
+    "total_annotations_number",
+    "useful_annotation_number",
+    "skipped_annotations_number",
+    "ground_truth_number",
+)  # not num_tasks_with_annotations: a COUNT over a DISTINCT subquery that gives 2 for 5 annotated tasks here
+# (label_studio/projects/functions/__init__.py, annotate_num_tasks_with_annotations: "do we really need this counter?")
+
+
+def _counters(api, pid):
+    p = api.project(pid)
+    tasks = {
+        t["id"]: (t["is_labeled"], t["total_annotations"], t["cancelled_annotations"], t.get("completed_at"))
+        for t in api.request("GET", "api/tasks", params={"project": pid, "fields": "all", "page_size": 100})["tasks"]
+    }
+    return {k: p.get(k) for k in CARD}, tasks
+
+
 @pytest.mark.slow
-def test_overlap_is_respected_and_only_the_connectors_own_objects_change(server, api, tmp_path):
-    """Issue 13, item 1: in a project asking for 3 annotations per task, a task with 2 keeps being served (not
-    labelled, counts unchanged, the next task an annotator gets); its gold is a prediction (iaa-engine-gold),
-    which Label Studio does not count. A task with 3 gets the gold annotation too. The project's model_version,
-    someone else's prediction, the task's other data and every human annotation stay as they were; a task that
-    falls below the overlap again loses the gold annotation."""
-    u = list(lst.make_users(api, ANNOTATORS).values())
+def test_gold_never_counts_toward_the_overlap_and_an_adjudication_is_kept(server, api, tmp_path):
+    """Issue 36 on the real server, with no sync between the changes and what they must do. After a sync:
+    the project card's counters, every task's annotation counts, labelled state and "Completed" time are what they
+    were (the gold is a prediction, which Label Studio does not count); raising the overlap makes an annotator's
+    /next serve a task; deleting a human annotation leaves its task unlabelled; an admin who copies the gold
+    prediction in the editor and changes it adjudicates: the next sync keeps her annotation, makes her label the
+    gold, counts it as adjudicated. A gold annotation of an earlier version is deleted, one she saved in the editor
+    kept (hers). The project's model_version, someone else's prediction and the tasks' own data stay."""
+    emails = ANNOTATORS + ["ann4@example.com"]
+    u = list(lst.make_users(api, emails).values())
+    three = [{"completed_by": x, "result": _sent("pos")} for x in u[:3]]
+    tie = [{"completed_by": u[0], "result": _sent("pos")}, {"completed_by": u[1], "result": _sent("neg")}]
     pid = lst.make_project(
         api,
         "overlap",
         SENT,
         [
-            {
-                "data": {"text": "two", "own": [1]},
-                "annotations": [{"completed_by": x, "result": _sent("pos")} for x in u[:2]],
-            },
-            {
-                "data": {"text": "three", "own": [2]},
-                "annotations": [{"completed_by": x, "result": _sent("pos")} for x in u],
-            },
+            {"data": {"text": "done", "own": [1]}, "annotations": three},
+            {"data": {"text": "done too", "own": [2]}, "annotations": three},
+            {"data": {"text": "a tie", "own": [3]}, "annotations": tie},
+            {"data": {"text": "old gold"}, "annotations": three},
+            {"data": {"text": "old gold, edited"}, "annotations": three},
         ],
     )
     api.update_project(pid, {"maximum_annotations": 3})
-    below, done = sorted(t["id"] for t in api.tasks(pid))
+    t_done, t_done2, t_tie, t_old, t_edited = sorted(t["id"] for t in api.tasks(pid))
     api.import_predictions(
-        pid, [{"task": below, "result": _sent("neg"), "score": 0.25, "model_version": "their-model"}]
+        pid, [{"task": t_tie, "result": _sent("neg"), "score": 0.25, "model_version": "their-model"}]
     )
     api.update_project(pid, {"model_version": "their-model"})  # the admin's own pre-labelling model
-    project0 = api.project(pid)
+    # gold annotations as an earlier version wrote them (by the connector's user, through the API) ...
+    bot = api.plugin_user(create=True)["id"]
+    old = api.create_annotation(t_old, _sent("pos"), bot)
+    edited = api.create_annotation(t_edited, _sent("pos"), bot)
+    # ... and one the admin changed in the editor (which sends the time spent with it, lead_time)
+    api.request("PATCH", f"api/annotations/{edited['id']}", json={"result": _sent("neg"), "lead_time": 6.5})
     tasks0, _, human0 = _state(api, pid)
-    theirs0 = [p for t in tasks0 for p in t["predictions"]]
+    counts0 = _counters(api, pid)
     args = ["--url", server.url, "--token", TOKEN, "-p", str(pid), "--summary", str(tmp_path), "--no-html"]
+    dry = run("sync", *args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "create annotation" not in dry.stdout and "delete annotation (task" in dry.stdout
+    assert "would create the Data Manager tab(s) 'IAA: agreement'" in dry.stdout
+    assert [v["title"] for v in api.views(pid)] == [] and _counters(api, pid) == counts0  # a dry run creates nothing
     out = run("sync", *args, "--json")
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["overlap"] == 3
-    tasks, bot_id, human = _state(api, pid)
-    t_below, t_done = (next(t for t in tasks if t["id"] == i) for i in (below, done))
-    # the task below the overlap: still unlabelled, its counts unchanged, still served
-    assert t_below["is_labeled"] is False and t_below["total_annotations"] == 2
-    assert [a["completed_by"] for a in t_below["annotations"] if a["completed_by"] == bot_id] == []
-    gold_pred = [p for p in t_below["predictions"] if p["model_version"] == "iaa-engine-gold"]
-    assert len(gold_pred) == 1 and gold_pred[0]["result"][0]["value"] == {"choices": ["pos"]}
-    assert t_below["data"] == {
-        "text": "two",
-        "own": [1],
-        "iaa_agreement": 1.0,
-        "iaa_gold": "prediction",
-        "iaa_needs_adjudication": "no",
-        "iaa_needs_review": "no",  # unanimous: nothing to review, no confused pair (no iaa_confused field)
+    s1 = json.loads(out.stdout)
+    assert s1["overlap"] == 3 and "create_annotation" not in s1["done"]
+    assert s1["done"]["delete_annotation"] == 1  # the old gold annotation; the edited one is the admin's
+    assert s1["adjudicated"] == {"n_tasks": 1, "by": {"admin@example.com": 1}}, s1["adjudicated"]
+    tasks, _, human = _state(api, pid)
+    assert human == {k: v for k, v in human0.items() if k != old["id"]}  # every human annotation as it was
+    assert api.request("GET", f"api/annotations/{edited['id']}")["result"] == _sent("neg")
+    by_id = {t["id"]: t for t in tasks}
+    assert by_id[t_edited]["data"]["iaa_gold"] == "adjudicated"
+    assert [p["result"] for p in by_id[t_edited]["predictions"] if p["model_version"] == "iaa-engine-gold"] == [
+        _sent("neg")
+    ]
+    # Label Studio's own counters: the card's and every task's are unchanged, but for the deleted old gold
+    card0, per_task0 = counts0
+    card, per_task = _counters(api, pid)
+    assert card == {
+        **card0,
+        "total_annotations_number": card0["total_annotations_number"] - 1,
+        "useful_annotation_number": card0["useful_annotation_number"] - 1,
     }
-    nxt = api.request("GET", f"api/projects/{pid}/next")
-    assert nxt["id"] == below  # the admin has annotated nothing: the unfinished task is the one served
-    # the finished task: the gold annotation as well
-    assert t_done["is_labeled"] is True and t_done["data"]["iaa_gold"] == "annotation"
-    assert len([a for a in t_done["annotations"] if a["completed_by"] == bot_id]) == 1
-    # nothing of anyone else's changed
+    assert per_task == {**per_task0, t_old: (True, 3, 0, per_task[t_old][3])}  # the old gold no longer counts
+    for t in (t_done, t_done2):
+        assert by_id[t]["data"]["iaa_gold"] == "final" and by_id[t]["is_labeled"] is True
+        assert [p["model_version"] for p in by_id[t]["predictions"]] == ["iaa-engine-gold", "iaa-engine-agreement"]
+    assert by_id[t_tie]["data"]["iaa_gold"] == "none" and by_id[t_tie]["is_labeled"] is False
     project = api.project(pid)
-    assert project["model_version"] == "their-model" == project0["model_version"]
-    assert project["maximum_annotations"] == 3 and human == human0
-    theirs = [p for t in tasks for p in t["predictions"] if p["model_version"] == "their-model"]
-    assert theirs == theirs0
-    # a human annotation of the finished task is deleted: below the overlap again, the gold annotation goes
-    api.delete_annotation(next(a["id"] for a in t_done["annotations"] if a["completed_by"] == u[2]))
+    assert project["model_version"] == "their-model" and project["maximum_annotations"] == 3
+    # the overlap raised to 4, no sync: the tasks are unlabelled again and a fourth annotator is served one
+    annotator = Api(Connection(server.url, server.service_account(emails[3], "an-annotators-password-1")))
+    assert annotator.request("GET", f"api/projects/{pid}/next").get("id") == t_tie  # the one unfinished task
+    annotator.request("POST", f"api/tasks/{t_tie}/annotations", json={"result": _sent("pos"), "lead_time": 3.0})
+    assert annotator.request("GET", f"api/projects/{pid}/next", ok404=True) is None  # "There are no tasks"
+    api.update_project(pid, {"maximum_annotations": 4})
+    # (the old gold annotation the admin edited is hers now, and Label Studio counts it: 4 on that task)
+    assert [t for t, x in _counters(api, pid)[1].items() if x[0]] == [t_edited]
+    served = annotator.request("GET", f"api/projects/{pid}/next", ok404=True)
+    assert served is not None and served["id"] in {t_done, t_done2, t_old}, served  # (an earlier version: none)
+    # back to 3, a human annotation deleted, no sync: that task is unlabelled, its count the humans'
+    api.update_project(pid, {"maximum_annotations": 3})
+    api.delete_annotation(next(a["id"] for a in by_id[t_done2]["annotations"] if a["completed_by"] == u[2]))
+    after = api.task(t_done2)
+    assert after["is_labeled"] is False and after["total_annotations"] == 2
+    # the admin adjudicates in the editor: she copies the task's gold prediction, changes it and submits (the editor
+    # sends parent_prediction and lead_time with the result)
+    gold_pred = next(p for p in by_id[t_done]["predictions"] if p["model_version"] == "iaa-engine-gold")
+    mine = api.request(
+        "POST",
+        f"api/tasks/{t_done}/annotations",
+        json={"result": _sent("neg"), "parent_prediction": gold_pred["id"], "lead_time": 12.0},
+    )
     out = run("sync", *args, "--json")
-    assert json.loads(out.stdout)["done"] == {"delete_annotation": 1, "update_data": 1}, out.stdout
-    t_done = api.task(done)
-    assert t_done["is_labeled"] is False and t_done["total_annotations"] == 2
-    assert t_done["data"]["iaa_gold"] == "prediction" and t_done["data"]["own"] == [2]
-    assert [p["model_version"] for p in t_done["predictions"]] == ["iaa-engine-gold", "iaa-engine-agreement"]
-    assert [p for t in _state(api, pid)[0] for p in t["predictions"] if p["model_version"] == "their-model"] == theirs0
-    assert run("sync", *args, "--json").stdout.count('"planned": {}') == 1
-    # only when asked does the project's model_version change
-    out = run("sync", *args, "--json", "--set-model-version")
-    assert json.loads(out.stdout)["done"] == {"update_project": 1}
-    assert api.project(pid)["model_version"] == "iaa-engine-agreement"
+    assert out.returncode == 0, out.stderr
+    s2 = json.loads(out.stdout)
+    assert s2["adjudicated"] == {"n_tasks": 2, "by": {"admin@example.com": 2}}, s2["adjudicated"]
+    assert "create_annotation" not in s2["done"] and "delete_annotation" not in s2["done"]
+    assert s2["done"]["update_prediction"] >= 1
+    assert api.request("GET", f"api/annotations/{mine['id']}")["result"] == _sent("neg")
+    t = api.task(t_done)
+    assert t["data"]["iaa_gold"] == "adjudicated" and t["data"]["iaa_agreement"] == 1.0  # she is not a rater
+    assert [p["result"] for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"] == [_sent("neg")]
+    assert api.task(t_done2)["data"]["iaa_gold"] == "provisional"  # 2 of 3: not done; still unlabelled
+    assert api.task(t_done2)["is_labeled"] is False
+    text = run("sync", *args)
+    assert "2 gold labels adjudicated by admin@example.com" in text.stdout and "nothing to change" in text.stdout
+    theirs = [p for t in _state(api, pid)[0] for p in t["predictions"] if p["model_version"] == "their-model"]
+    assert theirs == [p for t in tasks0 for p in t["predictions"] if p["model_version"] == "their-model"]
 
 
 @pytest.mark.slow
@@ -899,7 +1046,7 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
     err = tmp_path / "stderr.txt"
     with open(err, "w") as fh:
         proc = subprocess.Popen(
-            [IAA, "label-studio", "sync", *args, "--workers", "2", "--progress"],
+            [IAA, "label-studio", "sync", *args, "--workers", "2", "--progress", "--no-bulk"],
             stdout=subprocess.PIPE,
             stderr=fh,
             text=True,
@@ -907,28 +1054,28 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
         )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # wait until the writes are well under way, then pull the plug
-            # the predictions go in one import first, then the gold annotations one by one: stop once the server
-            # holds 20 of them (450 human annotations + 20); the progress bar's refresh is too coarse to time this
-            if api.project(pid)["total_annotations_number"] >= 470 or proc.poll() is not None:
+            # the predictions go in one import first, then (--no-bulk) the task data one task at a time: stop once 20
+            # tasks have theirs; the progress bar's refresh is too coarse to time this
+            if sum("iaa_agreement" in t["data"] for t in api.tasks(pid)) >= 20 or proc.poll() is not None:
                 break
-            time.sleep(0.05)
+            time.sleep(0.1)
         server.stop()
         proc.wait(timeout=120)
     assert proc.returncode != 0, "the sync should have failed with the server gone"
     last = err.read_text().replace("\r", "\n").strip().splitlines()[-1]
     assert last.startswith("iaa: error: ") and TOKEN not in err.read_text()
     server.run()
-    _, bot_id, _ = _state(api, pid)
-    partial = sum(1 for t in api.tasks(pid) for a in t["annotations"] if a["completed_by"] == bot_id)
+    partial = sum("iaa_agreement" in t["data"] for t in api.tasks(pid))
     assert 0 < partial < 150  # it really stopped in the middle
     again = run("sync", *args, "--json")
     assert again.returncode == 0, again.stderr
     tasks_after, bot_id, human_after = _state(api, pid)
     assert human_after == human0
     for t in tasks_after:
-        ours = [a for a in t["annotations"] if a["completed_by"] == bot_id]
+        gold = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"]
         preds = [p for p in t["predictions"] if p["model_version"] == "iaa-engine-agreement"]
-        assert len(ours) == 1 and len(preds) == 1, t["id"]  # 3 annotators, 2 labels: always a majority
+        assert len(gold) == 1 and len(preds) == 1, t["id"]  # 3 annotators, 2 labels: always a majority
+        assert len(t["annotations"]) == 3  # no annotation of the connector's
         assert "iaa_agreement" in t["data"]
     third = json.loads(run("sync", *args, "--json").stdout)
     assert third["planned"] == {}

@@ -2,9 +2,9 @@
 
 A dedicated service account (the plugin's user, given a password with ``label-studio reset_password`` on the
 server's host, logged in, its token read from ``/api/current-user/token``: what the README asks of an admin) runs
-the sync: the gold predictions and the scores in one import, the gold annotations by the Data Manager action
-``predictions_to_annotations`` (authored by the caller), the data fields by ``add_data_field``. The result must be
-exactly what the per-request path writes, no human annotation may change by a byte, and a re-sync writes nothing.
+the sync: the gold predictions and the scores in one import, the data fields by ``add_data_field`` (the gold is a
+prediction only, issue 36: no annotation is written). The result must be exactly what the per-request path writes,
+no human annotation may change by a byte, and a re-sync writes nothing.
 """
 
 from __future__ import annotations
@@ -126,20 +126,18 @@ def test_the_first_sync_in_bulk_is_the_service_accounts_and_equals_the_per_reque
     out = run("sync", "--url", server.url, "--token", service_token, "-p", str(bulk_pid), *common, "--no-state")
     assert out.returncode == 0, out.stderr
     s = json.loads(out.stdout)
-    assert s["writes"]["service_account"] is True
-    assert s["writes"]["annotations"] == "predictions_to_annotations", s["writes"]
+    assert s["writes"]["service_account"] is True and "annotations" not in s["writes"]
     assert s["writes"]["data"].startswith("add_data_field ("), s["writes"]
-    n_gold = s["done"]["create_annotation"]
-    assert n_gold >= 20 and s["done"] == s["planned"]
+    assert "create_annotation" not in s["done"] and s["done"]["create_prediction"] >= 40
+    assert s["done"] == s["planned"]
     after = _snapshot(api, bulk_pid, bot_id)
     assert after["human"] == before["human"]  # every human annotation byte for byte
-    ours = [a for t in after["tasks"] for a in t["annotations"] if a["completed_by"] == bot_id]
-    assert len(ours) == n_gold and all(a["parent_prediction"] is not None for a in ours)  # from the gold predictions
+    assert not [a for t in after["tasks"] for a in t["annotations"] if a["completed_by"] == bot_id]
     # the same project written request by request with the admin's token: the same end state
     out = run("sync", "--url", server.url, "--token", lst.TOKEN, "-p", str(slow_pid), *common, "--no-bulk")
     assert out.returncode == 0, out.stderr
     slow = json.loads(out.stdout)
-    assert slow["writes"]["annotations"].startswith("per request") and slow["writes"]["data"] == "per task"
+    assert slow["writes"]["data"] == "per task"
     slow_tasks = _snapshot(api, slow_pid, bot_id)["tasks"]
     assert _written(after["tasks"], bot_id) == _written(slow_tasks, bot_id)
     # tasks below the overlap stayed unlabelled, with their two annotations
@@ -189,7 +187,7 @@ def test_the_agreement_column_is_a_rounded_number_and_the_tabs_filter_what_needs
         counts = sorted((votes.count(v) for v in set(votes)), reverse=True)
         tie = len(counts) > 1 and counts[0] == counts[1]
         assert (t["id"] in want) == tie, (votes, t["data"])
-        assert t["data"]["iaa_gold"] == ("none" if tie else "prediction" if len(votes) < 3 else "annotation")
+        assert t["data"]["iaa_gold"] == ("none" if tie else "provisional" if len(votes) < 3 else "final")
     # the bot's readable name
     me = next(u for u in api.users() if u["email"] == PLUGIN_EMAIL)
     assert (me["first_name"], me["last_name"]) == ("iaa-engine", "gold")
@@ -214,21 +212,17 @@ def test_a_server_without_the_bulk_actions_gets_every_write_request_by_request(s
     monkeypatch.setattr(Api, "action", refuse)
     bot = Api(Connection(server.url, service_token))
     s = sync(bot, pid, html=False, tabs=False)
-    assert sorted(set(calls)) == ["add_data_field", "predictions_to_annotations"]
-    assert (
-        s["writes"]["annotations"].startswith("predictions_to_annotations (")
-        and "per request" in s["writes"]["annotations"]
-    )
-    assert "Can't find" in s["writes"]["annotations_fallback"] and s["writes"]["data"].startswith("per task")
+    assert sorted(set(calls)) == ["add_data_field"]
+    assert s["writes"]["data"].startswith("per task") and "Can't find" in s["writes"]["data"]
     assert s["done"] == s["planned"]
     again = sync(bot, pid, html=False, tabs=False)
     assert again["planned"] == {}
 
 
 def test_a_bulk_sync_interrupted_after_the_import_is_finished_by_the_next_run(server, api, service_token, monkeypatch):
-    """Resumable: a first sync that dies right after the prediction import (before the gold annotations and the
-    data fields) leaves gold predictions without annotations; the next run finds exactly what is missing, writes
-    it in bulk, and the project ends as a clean first sync leaves it (no duplicate)."""
+    """Resumable: a first sync that dies right after the prediction import (before the data fields) leaves the
+    predictions without the fields; the next run finds exactly what is missing, writes it in bulk, and the project
+    ends as a clean first sync leaves it (no duplicate)."""
     from iaa_label_studio import write
     from iaa_label_studio.sync import sync
 
@@ -241,15 +235,15 @@ def test_a_bulk_sync_interrupted_after_the_import_is_finished_by_the_next_run(se
         raise LabelStudioError("the connection dropped")
 
     with monkeypatch.context() as m:
-        m.setattr(write, "gold_annotations", die)
+        m.setattr(write, "data_fields", die)
         with pytest.raises(LabelStudioError, match="dropped"):
             sync(bot, pid, html=False, tabs=False)
     half = _snapshot(api, pid, bot_id)["tasks"]
-    assert not [a for t in half for a in t["annotations"] if a["completed_by"] == bot_id]
+    assert not [t for t in half if "iaa_agreement" in t["data"]]
     assert [p for t in half for p in t["predictions"] if p["model_version"] == "iaa-engine-gold"]
     s = sync(bot, pid, html=False, tabs=False)
-    assert "create_prediction" not in s["planned"] and s["planned"]["create_annotation"] >= 5, s["planned"]
-    assert s["writes"]["annotations"] == "predictions_to_annotations"
+    assert "create_prediction" not in s["planned"] and s["planned"]["update_data"] >= 5, s["planned"]
+    assert s["writes"]["data"].startswith("add_data_field (")
     sync(bot, clean, html=False, tabs=False)
     assert _written(_snapshot(api, pid, bot_id)["tasks"], bot_id) == _written(
         _snapshot(api, clean, bot_id)["tasks"], bot_id

@@ -169,12 +169,19 @@ def test_an_authenticated_but_malformed_webhook_is_400_and_logged_a_good_one_is_
     good = request({SECRET_HEADER: SECRET}, webhook(task=12))
     assert rx.exchange(good)[0] == 204
     assert rx.queued() == [("ANNOTATION_CREATED", 12)] and rx.lines == []
-    # ignored without error: another project, and the plugin's own annotation
+    # ignored without error: another project
     assert rx.exchange(request({SECRET_HEADER: SECRET}, webhook(project=8)))[0] == 204
-    assert rx.exchange(request({SECRET_HEADER: SECRET}, webhook(who=BOT)))[0] == 204
+    # the connector writes no annotation: one of its user's (an earlier version's gold) saved by a person is an
+    # adjudication, queued like any other (issue 36)
+    assert rx.exchange(request({SECRET_HEADER: SECRET}, webhook("ANNOTATION_UPDATED", task=13, who=BOT)))[0] == 204
     deleted = json.dumps({"action": "ANNOTATIONS_DELETED", "annotations": [{"id": 4}], "project": {"id": PROJECT}})
     assert rx.exchange(request({SECRET_HEADER: SECRET}, deleted.encode()))[0] == 204
-    assert [a for a, _ in rx.queued()] == ["ANNOTATIONS_DELETED"] and rx.lines == []
+    queued = rx.queued()
+    assert queued[0] == ("ANNOTATION_UPDATED", 13) and [a for a, _ in queued] == [
+        "ANNOTATION_UPDATED",
+        "ANNOTATIONS_DELETED",
+    ]
+    assert rx.lines == []
     bad = [
         b"not json",
         b"[1, 2]",

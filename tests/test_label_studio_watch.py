@@ -151,10 +151,9 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
         api.create_annotation(t2, res("pos"), u3)
         assert wait_for(lambda: score(api, t2)[0] == 0.333, 30), log.read_text()  # rounded to 3 decimals
         assert score(api, t2)[1] == [0.333]
-        bot = api.plugin_user(create=False)["id"]
 
-        def gold():
-            return [a for a in api.task(t2)["annotations"] if uid(a) == bot]
+        def gold():  # the gold is a prediction, never an annotation (issue 36)
+            return [p for p in api.task(t2)["predictions"] if p["model_version"] == "iaa-engine-gold"]
 
         assert wait_for(lambda: len(gold()) == 1, 30), log.read_text()  # the writes of one update run in parallel
         assert gold()[0]["result"][0]["value"] == {"choices": ["pos"]}
@@ -168,7 +167,15 @@ def test_webhooks_update_the_affected_task_and_a_wrong_secret_is_rejected(server
         api.delete_annotation(a2["id"])
         assert wait_for(lambda: "webhook ANNOTATIONS_DELETED: read" in log.read_text(), 30), log.read_text()
         assert score(api, t2) == (1.0, [1.0])  # pos, pos
-        assert len([a for a in api.task(t2)["annotations"] if uid(a) == bot]) == 1
+        assert sorted(uid(a) for a in api.task(t2)["annotations"]) == sorted([u1, u3])  # the humans' only
+        # the admin adjudicates in the editor (a copy of the gold prediction, changed): adopted within seconds
+        api.request(
+            "POST",
+            f"api/tasks/{t2}/annotations",
+            json={"result": res("neg"), "parent_prediction": gold()[0]["id"], "lead_time": 5.0},
+        )
+        assert wait_for(lambda: api.task(t2)["data"].get("iaa_gold") == "adjudicated", 30), log.read_text()
+        assert gold()[0]["result"][0]["value"] == {"choices": ["neg"]} and score(api, t2)[0] == 1.0
     finally:
         proc.terminate()
         proc.wait(timeout=30)

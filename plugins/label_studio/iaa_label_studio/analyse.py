@@ -21,7 +21,7 @@ import pandas as pd
 
 import iaa_engine as ie
 
-from .convert import NO_REGION, Control, ControlData, Converted, convert
+from .convert import NO_REGION, Control, ControlData, Converted, adjudication, convert, result_label
 from .judgments import judgments
 from .names import GOLD_VERSION, SCORE_VERSION
 from .quality import MODEL_PREFIX, Quality, check_models, control_quality, known_labels, model_tables
@@ -150,6 +150,13 @@ class Analysis:
     by: dict = field(default_factory=dict)
     #: Pairwise, Ranker and relations (:func:`iaa_label_studio.judgments.judgments`), by tag
     judgments: dict = field(default_factory=dict)
+    #: task id -> its adjudication (:func:`iaa_label_studio.convert.adjudication`): the task's gold, never written
+    adjudications: dict = field(default_factory=dict)
+
+    def adjudicated_by(self) -> dict[str, int]:
+        """The number of adjudicated gold labels (tasks) per adjudicator (e-mail address, else ``user <id>``)."""
+        out = Counter(self.project.users.get(a["by"], f"user {a['by']}") for a in self.adjudications.values())
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def task_score(self, task_id: int) -> float:
         if self.primary is None:
@@ -168,6 +175,7 @@ class Analysis:
             "notes": list(self.converted.notes),
             **({"by": {n: b.to_dict() for n, b in self.by.items()}} if self.by else {}),
             **({"judgments": {n: j.to_dict() for n, j in self.judgments.items()}} if self.judgments else {}),
+            "adjudicated": {"n_tasks": len(self.adjudications), "by": self.adjudicated_by()},
             **({"pooled_projects": list(self.project.pooled)} if self.project.pooled else {}),
             **({"selected": self.project.pull_info["selected"]} if "selected" in self.project.pull_info else {}),
         }
@@ -210,8 +218,13 @@ def _result(control: Control, value: dict, rid: str) -> dict:
     }
 
 
-def _analyse_control(cd: ControlData, *, hierarchy: bool, models: pd.DataFrame | None = None) -> ControlResult:
+def _analyse_control(
+    cd: ControlData, *, hierarchy: bool, models: pd.DataFrame | None = None, adjudicated: dict | None = None
+) -> ControlResult:
+    """``adjudicated``: task id -> the results of this control in the task's adjudication (:func:`adjudications`):
+    that task's gold, and (for a control without regions) its known label."""
     c = cd.control
+    adjudicated = adjudicated or {}
     table = cd.table
     notes = list(cd.notes)
     empty = pd.Series(dtype=float)
@@ -244,7 +257,7 @@ def _analyse_control(cd: ControlData, *, hierarchy: bool, models: pd.DataFrame |
         for a, r in vs_others.iterrows()
         if r.n_items > 0
     }
-    gold, ties = _gold(c, data, table)
+    gold, ties = _gold(c, data, table, adjudicated)
     partial = _partial_credit(c, table, notes)
     if len(table) and table["ground_truth"].all():
         notes.append(
@@ -264,8 +277,21 @@ def _analyse_control(cd: ControlData, *, hierarchy: bool, models: pd.DataFrame |
         n_dup,
         _nan_to_none(vs_others),
         partial,
-        control_quality(c, data, table, models),
+        control_quality(c, data, table, models, adjudicated=_adjudicated_labels(c, adjudicated, table)),
     )
+
+
+def _adjudicated_labels(c: Control, adjudicated: dict, table: pd.DataFrame) -> pd.Series | None:
+    """Item -> the adjudicated label of a control without regions (its item is the task), or None."""
+    if c.region is not None or not adjudicated:
+        return None
+    out = {}
+    for tid, results in adjudicated.items():
+        label = result_label(c, results[0]) if len(results) == 1 else None
+        if label is not None:
+            out[tid] = label
+    s = pd.Series(out, dtype=object)
+    return s[s.index.isin(table["item"])]
 
 
 #: the partial-credit distance per kind of control: the label is a set (MASI, Passonneau 2006), a set of taxonomy
@@ -299,12 +325,28 @@ class GoldLabels(dict):
     adjudication)."""
 
     tied: frozenset = frozenset()
+    #: task id -> its number of tied items
+    tied_items: Counter = Counter()
 
 
-def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, int]:
+def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame, adjudicated: dict | None = None) -> tuple[dict, int]:
     """Majority gold label per task (per span unit for Labels); ties are not written and are counted. A task
     with ground truth (its ground-truth annotations agree; :func:`iaa_label_studio.quality.known_labels`) has
-    that label as its gold, majority or tie: the admin's answer is never overruled by a vote."""
+    that label as its gold, majority or tie: the admin's answer is never overruled by a vote. A task with an
+    adjudication (``adjudicated``: task id -> its results of this control) has those results as its gold, as the
+    admin saved them, whatever the vote or the ground truth."""
+    gold, ties = _voted_gold(c, data, table)
+    if not adjudicated:
+        return gold, ties
+    for tid, results in adjudicated.items():
+        gold[int(tid)] = [dict(r) for r in results]
+    ties -= sum(n for t, n in gold.tied_items.items() if t in adjudicated)
+    gold.tied = frozenset(t for t in gold.tied if t not in adjudicated)
+    return gold, ties
+
+
+def _voted_gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, int]:
+    """:func:`_gold` without adjudications."""
     gs = ie.gold_standard(data, rule="majority")
     per_item = gs.per_item()
     winners = gs.labels[~gs.labels["tie"]].set_index("item")["label"]
@@ -317,7 +359,8 @@ def _gold(c: Control, data: ie.Annotations, table: pd.DataFrame) -> tuple[dict, 
     gold = GoldLabels()
     tied_items = per_item.loc[tie, "item"]
     item_task = table.drop_duplicates("item").set_index("item")["task"]
-    gold.tied = frozenset(int(t) for t in item_task.reindex(tied_items.to_numpy()).dropna())
+    gold.tied_items = Counter(int(t) for t in item_task.reindex(tied_items.to_numpy()).dropna())
+    gold.tied = frozenset(gold.tied_items)
     if c.region is None:
         for item, label in winners.items():
             gold.setdefault(int(item), []).append(_result(c, _gold_value(c, label), f"iaa-{c.name}"))
@@ -391,8 +434,9 @@ def analyse(
     so on request).
     """
     exclude = [project.plugin_user] if project.plugin_user is not None else []
+    adjudications, tasks = adjudications_of(project)
     conv = convert(
-        project.tasks,
+        tasks,
         project.controls,
         exclude_users=exclude,
         annotator_names=project.users,
@@ -403,9 +447,9 @@ def analyse(
     if models is not None:
         if own_versions is None:
             own_versions = (GOLD_VERSION, SCORE_VERSION)
-        names = check_models(project.tasks, list(models), own_versions)
+        names = check_models(tasks, list(models), own_versions)
         tables, more = model_tables(
-            project.tasks,
+            tasks,
             project.controls,
             names,
             exclude_users=exclude,
@@ -416,7 +460,12 @@ def analyse(
         conv.notes += [f"model raters: {n}" for n in more]
         empty = pd.DataFrame(columns=["item", "annotator", "label"])
     results = {
-        name: _analyse_control(cd, hierarchy=hierarchy, models=None if models is None else tables.get(name, empty))
+        name: _analyse_control(
+            cd,
+            hierarchy=hierarchy,
+            models=None if models is None else tables.get(name, empty),
+            adjudicated=_of_control(adjudications, name),
+        )
         for name, cd in conv.controls.items()
     }
     for name, r in results.items():
@@ -434,7 +483,7 @@ def analyse(
     if primary is None:
         primary = next((n for n, r in results.items() if r.data is not None), next(iter(results), None))
     found = judgments(
-        project.tasks,
+        tasks,
         project.label_config,
         project.controls,
         conv,
@@ -442,7 +491,42 @@ def analyse(
         annotator_names=project.users,
         models=None if models is None else names,
     )
-    return Analysis(project, results, conv, primary, judgments=found)
+    return Analysis(project, results, conv, primary, judgments=found, adjudications=adjudications)
+
+
+def adjudications_of(project: Project) -> tuple[dict, list[dict]]:
+    """``(adjudications, tasks)``: each task's adjudication (:func:`iaa_label_studio.convert.adjudication`) by task
+    id, and the tasks without the annotations that are adjudications (an adjudicator is not one more rater: she saw
+    the others' work and the gold)."""
+    found: dict[int, dict] = {}
+    prelabels = project.raw.get("model_version") if isinstance(project.raw, dict) else None
+    for t in project.tasks:
+        a = adjudication(t, bot_id=project.plugin_user, gold_version=GOLD_VERSION, prelabels=prelabels)
+        if a is not None:
+            found[int(t["id"])] = a
+    drop = {a["annotation"] for a in found.values() if a["form"] == "copy"}
+    if not drop:
+        return found, project.tasks
+    tasks = [
+        {
+            **t,
+            "annotations": [a for a in t.get("annotations") or [] if not (isinstance(a, dict) and a.get("id") in drop)],
+        }
+        if int(t["id"]) in found
+        else t
+        for t in project.tasks
+    ]
+    return found, tasks
+
+
+def _of_control(adjudications: dict, name: str) -> dict:
+    """Task id -> the results of control ``name`` in the task's adjudication (tasks where it has some)."""
+    out = {}
+    for tid, a in adjudications.items():
+        results = [r for r in a["result"] if r.get("from_name") == name]
+        if results:
+            out[tid] = results
+    return out
 
 
 # --------------------------------------------------------------------------- unitizing alpha (issue 26)

@@ -128,15 +128,19 @@ def register(subparsers: Any) -> None:
     syn = sub.add_parser(
         "sync",
         help="compute and write gold labels and agreement back to the project",
-        description="Per task: the gold label as a prediction (model version iaa-engine-gold) and, where the "
-        "human annotations already reach the project's overlap, as an annotation by the plugin's own user "
-        "('iaa-engine gold'); the task's agreement as a prediction score and as task data fields (agreement, "
-        "gold status, needs adjudication). Idempotent; never changes a human's annotation, nor how the "
-        "project serves its tasks.",
+        description="Per task: the gold label as a prediction (model version iaa-engine-gold; never an "
+        "annotation, which Label Studio would count toward the task's overlap); the task's agreement as a "
+        "prediction score and as task data fields (agreement, gold status, needs adjudication). A copy of the "
+        "gold prediction that an admin saved in the editor is her adjudication: kept, never written. Idempotent; "
+        "never changes a human's annotation; which tasks are served, and the annotation counts and labelled state "
+        "of every task, are Label Studio's own (the first sync after an earlier version deletes that version's "
+        "gold annotations, which counted).",
     )
     _common(syn)
     _by_options(syn, report=False)
-    syn.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
+    syn.add_argument(
+        "--dry-run", action="store_true", help="print what would change and the tabs it would create; write nothing"
+    )
     syn.add_argument(
         "--field", default="iaa_agreement", help="task data field holding the agreement (default iaa_agreement)"
     )
@@ -158,9 +162,8 @@ def register(subparsers: Any) -> None:
     syn.add_argument(
         "--no-bulk",
         action="store_true",
-        help="write request by request (default: new predictions in one import, gold annotations by the Data "
-        "Manager action predictions_to_annotations when the token is the plugin's service account, data "
-        "fields by add_data_field)",
+        help="write request by request (default: new predictions in one import, data fields by the Data "
+        "Manager action add_data_field)",
     )
     syn.add_argument("--no-tabs", action="store_true", help="do not create the Data Manager tabs 'IAA: ...'")
     syn.add_argument(

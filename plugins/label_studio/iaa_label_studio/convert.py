@@ -61,6 +61,9 @@ __all__ = [
     "parse_config",
     "convert",
     "human_annotations",
+    "adjudication",
+    "saved_by_a_person",
+    "result_label",
     "SUPPORTED",
     "REGION_TAGS",
     "NO_REGION",
@@ -241,6 +244,69 @@ def human_annotations(task: Mapping[str, Any], exclude_users: Iterable[int] = ()
         for a in task.get("annotations") or []
         if not a.get("was_cancelled") and user_id(a.get("completed_by")) not in skip
     ]
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def saved_by_a_person(annotation: Mapping[str, Any], bot_id: int | None) -> bool:
+    """Whether a person saved this annotation in Label Studio's editor: it carries the time spent there
+    (``lead_time``, which the editor always sends and the connector never does) and the last user to save it
+    (``updated_by``) is not the connector's user ``bot_id``."""
+    editor = user_id(annotation.get("updated_by"))
+    return annotation.get("lead_time") is not None and _whole(editor) and editor != bot_id
+
+
+def adjudication(
+    task: Mapping[str, Any], *, bot_id: int | None, gold_version: str, prelabels: str | None = None
+) -> dict | None:
+    """The human adjudication of the task's gold, or None: ``{"annotation", "by", "result", "form"}``.
+
+    An adjudication is an annotation a person made of the connector's gold (the latest saved when several):
+
+    * ``"copy"``: an annotation, not cancelled, by someone other than the connector's user, copied from the task's
+      gold prediction (model version ``gold_version``): Label Studio's editor records the prediction it was made
+      from (``parent_prediction``). Not when the project pre-labels with the gold itself (``prelabels`` is
+      ``gold_version``): every annotation then starts from it;
+    * ``"edited"``: an annotation of the connector's user (``bot_id``; earlier versions wrote the gold so)
+      saved in the editor by someone (``lead_time`` set: the editor always sends it, the connector never does).
+    """
+    golds = {
+        p.get("id")
+        for p in task.get("predictions") or []
+        if isinstance(p, dict) and p.get("model_version") == gold_version and _whole(p.get("id"))
+    }
+    found = []
+    for a in task.get("annotations") or []:
+        if not isinstance(a, dict) or a.get("was_cancelled") or not _whole(a.get("id")):
+            continue
+        who = user_id(a.get("completed_by"))
+        if bot_id is not None and who == bot_id:
+            if saved_by_a_person(a, bot_id):
+                found.append((str(a.get("updated_at") or ""), a["id"], user_id(a.get("updated_by")), a, "edited"))
+        elif prelabels != gold_version and a.get("parent_prediction") in golds and _whole(who):
+            found.append((str(a.get("updated_at") or ""), a["id"], who, a, "copy"))
+    if not found:
+        return None
+    _, aid, by, a, form = max(found, key=lambda f: (f[0], f[1]))
+    result = [r for r in a.get("result") or [] if isinstance(r, dict)]
+    return {"annotation": aid, "by": by, "result": result, "form": form}
+
+
+def result_label(control: Control, res: Mapping[str, Any]) -> Any:
+    """The label of one result of a control without regions (as the conversion reads it), or None when it does
+    not fit the control."""
+    value = res.get("value") if isinstance(res, Mapping) else None
+    if (
+        control.region is not None
+        or not isinstance(value, Mapping)
+        or res.get("from_name") != control.name
+        or str(res.get("type", "")).lower() != control.kind
+    ):
+        return None
+    label, why = _value(control, value)
+    return None if why else label
 
 
 def user_id(value: Any) -> Any:

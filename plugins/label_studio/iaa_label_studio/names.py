@@ -1,8 +1,8 @@
 """The names of the connector's own objects on a Label Studio server (the bottom layer: no imports).
 
 Everything the connector writes is recognisable by one of these names, and only these objects are ever updated
-or deleted: annotations completed by the user :data:`PLUGIN_EMAIL`, predictions of :data:`GOLD_VERSION` and
-:data:`SCORE_VERSION`, and the task data fields below.
+or deleted: annotations completed by the user :data:`PLUGIN_EMAIL` (earlier versions' gold), predictions of
+:data:`GOLD_VERSION` and :data:`SCORE_VERSION`, and the task data fields below.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ __all__ = [
     "ALPHA_U_FIELD",
 ]
 
-#: The plugin's own user: every annotation it writes is completed by this user.
+#: The plugin's own user: earlier versions wrote the gold as annotations completed by this user (now the gold is
+#: a prediction only; those annotations are removed, but one that a person saved in the editor is hers).
 PLUGIN_EMAIL = "iaa-engine-bot@localhost"
 #: its display name in Label Studio ("iaa-engine gold": short enough for the "Annotated by" column)
 PLUGIN_FIRST, PLUGIN_LAST = "iaa-engine", "gold"
@@ -34,7 +35,7 @@ SCORE_VERSION = "iaa-engine-agreement"
 DIGITS = 3
 #: task data field holding the task's agreement (``<field>_<control>`` per control when there are several)
 AGREEMENT_FIELD = "iaa_agreement"
-#: task data field: where the task's gold is (``annotation``, ``prediction``, ``none``)
+#: task data field: the state of the task's gold prediction (``final``, ``provisional``, ``adjudicated``, ``none``)
 GOLD_FIELD = "iaa_gold"
 #: task data field: ``yes`` when a tie left (part of) the task's gold undecided
 REVIEW_FIELD = "iaa_needs_adjudication"

@@ -4,19 +4,21 @@ Per task, from the tasks as read (so a re-run, or a run after a crash, plans onl
 connector's own objects are ever named, :mod:`iaa_label_studio.names`):
 
 * the gold label(s) as a prediction with model version :data:`~iaa_label_studio.names.GOLD_VERSION`
-  (``iaa-engine-gold``): Label Studio does not count predictions toward a task's overlap, so a task the annotators
-  have not finished stays served;
-* the gold label(s) also as one annotation completed by the plugin's own user
-  (:data:`~iaa_label_studio.names.PLUGIN_EMAIL`, shown as "iaa-engine gold"), but only on tasks whose human
-  annotations already reach the project's overlap (``maximum_annotations``; cancelled ones count only when the
-  project counts skipped tasks as done): there the task is complete whatever the connector does, elsewhere an
-  annotation would complete it and stop it being served. A task that falls below the overlap again (a human
-  annotation deleted) loses the gold annotation; the gold prediction stays;
+  (``iaa-engine-gold``), and never as an annotation: Label Studio counts every annotation that is not cancelled
+  and has a result, one per user, toward a task's overlap (``tasks/mixins.py``, ``TaskMixin._get_is_labeled_value``;
+  ``tasks/functions.py``, ``bulk_update_is_labeled_by_overlap``), so a gold annotation would stop a task being
+  served the moment the overlap is raised or a human annotation is deleted. Predictions count toward nothing but
+  the project's prediction number. Where an admin adjudicated the gold
+  (:func:`iaa_label_studio.convert.adjudication`), the gold is her label, and her annotation is never written;
+* the gold annotations of earlier versions (completed by the connector's user
+  :data:`~iaa_label_studio.names.PLUGIN_EMAIL`) are deleted, but one that someone saved in the editor, which is
+  hers (an adjudication), is never touched;
 * the task's agreement as a prediction score (model version ``iaa-engine-agreement``);
 * task data fields (numbers rounded to 3 decimals, strings): the agreement (``iaa_agreement``, per control
-  ``iaa_agreement_<control>`` when there are several), where the gold is (``iaa_gold``: ``annotation``,
-  ``prediction`` or ``none``) and whether the task needs adjudication (``iaa_needs_adjudication``: ``yes`` when
-  a tie left a gold label undecided: the gold then keeps none of the tied labels), and what to adjudicate
+  ``iaa_agreement_<control>`` when there are several), the state of the gold (``iaa_gold``: ``final`` when the
+  annotators reached the overlap, ``provisional`` before, ``adjudicated``, or ``none`` after a tie) and whether
+  the task needs adjudication (``iaa_needs_adjudication``: ``yes`` when a tie left a gold label undecided: the
+  gold then keeps none of the tied labels), and what to adjudicate
   (``iaa_needs_review``: ``yes`` when the task's annotations do not all agree; ``iaa_confused``: its most confused
   label pair; :mod:`iaa_label_studio.quality`), and per span tag the task's unitizing alpha among its own
   annotators (``iaa_alpha_u``; :func:`iaa_label_studio.analyse.unitizing`);
@@ -38,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analyse import Analysis
-from .convert import human_annotations, user_id
+from .convert import human_annotations, saved_by_a_person, user_id
 from .names import (
     AGREEMENT_FIELD,
     ALPHA_U_FIELD,
@@ -74,7 +76,7 @@ def canonical(result: list | None) -> list:
 
 @dataclass
 class Change:
-    """One write: ``kind`` in create_annotation, update_annotation, delete_annotation, create_prediction,
+    """One write: ``kind`` in delete_annotation (an earlier version's gold annotation), create_prediction,
     update_prediction, delete_prediction, update_data, update_project. ``update_data`` carries the fields to set
     (``{name: value}``, None removes the field): they are merged into the task's data as it is on the server
     at the time of the write."""
@@ -159,30 +161,28 @@ def plan(
         )
         preds = [p for p in task.get("predictions") or [] if isinstance(p, dict)]
         by_version = {v: [p for p in preds if p.get("model_version") == v] for v in mine}
-        # the gold: a prediction wherever there is one; an annotation only where the humans reached the overlap
+        adjudicated = analysis.adjudications.get(tid)
+        # the gold: a prediction, never an annotation (Label Studio counts annotations toward the overlap)
         desired: list = []
-        if gold and n_human >= min_annotations:
+        if gold and (n_human >= min_annotations or adjudicated):
             for name in controls:
                 desired += analysis.controls[name].gold.get(tid, [])
+        # an earlier version's gold annotation goes, unless someone saved it in the editor (then it is hers)
+        changes += [Change("delete_annotation", tid, a["id"]) for a in ours if not saved_by_a_person(a, bot_id)]
         if gold:
             gp = by_version[gold_version]
+            parents = {a.get("parent_prediction") for a in anns if isinstance(a, dict)}
+            # the prediction an adjudication was copied from is kept first (Label Studio would forget the link)
+            gp = sorted(gp, key=lambda p: p.get("id") not in parents)
             if desired:
                 body = {"task": tid, "result": desired, "model_version": gold_version}
                 if not gp:
                     changes.append(Change("create_prediction", tid, body=body))
                 elif canonical(gp[0].get("result")) != canonical(desired):
                     changes.append(Change("update_prediction", tid, gp[0]["id"], {"result": desired}))
-                changes += [Change("delete_prediction", tid, p["id"]) for p in gp[1:]]
+                changes += [Change("delete_prediction", tid, p["id"]) for p in gp[1:] if p.get("id") not in parents]
             else:
-                changes += [Change("delete_prediction", tid, p["id"]) for p in gp]
-            if desired and n_done >= overlap:
-                if not ours:
-                    changes.append(Change("create_annotation", tid, body=desired))
-                elif canonical(ours[0].get("result")) != canonical(desired):
-                    changes.append(Change("update_annotation", tid, ours[0]["id"], desired))
-                changes += [Change("delete_annotation", tid, a["id"]) for a in ours[1:]]
-            else:
-                changes += [Change("delete_annotation", tid, a["id"]) for a in ours]
+                changes += [Change("delete_prediction", tid, p["id"]) for p in gp if p.get("id") not in parents]
         # agreement prediction
         score = _rounded(analysis.task_score(tid))
         sp = by_version[model_version]
@@ -205,8 +205,10 @@ def plan(
         agreed = n_human >= min_annotations and any(tid in analysis.controls[n].task_agreement.index for n in controls)
         if gold:
             status = None
-            if agreed:
-                status = "annotation" if desired and n_done >= overlap else "prediction" if desired else "none"
+            if adjudicated and desired:
+                status = "adjudicated"
+            elif agreed:
+                status = ("final" if n_done >= overlap else "provisional") if desired else "none"
             values[GOLD_FIELD] = status
         values[REVIEW_FIELD] = ("yes" if tid in tied else "no") if agreed else None
         values.update(review_values(analysis, tid, agreed))  # iaa_needs_review, iaa_confused (quality.py)

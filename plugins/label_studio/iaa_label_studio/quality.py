@@ -232,23 +232,48 @@ def model_tables(
     return tables, notes
 
 
-def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, models: pd.DataFrame | None) -> Quality:
+def control_quality(
+    control: Any,
+    data: ie.Annotations,
+    table: pd.DataFrame,
+    models: pd.DataFrame | None,
+    *,
+    adjudicated: pd.Series | None = None,
+) -> Quality:
     """The scorecard, the gold questions, the model raters and the disagreements of one control (the humans'
-    long ``table`` as analysed, one row per item and annotator)."""
+    long ``table`` as analysed, one row per item and annotator).
+
+    ``adjudicated``: item -> the label an admin adjudicated (:func:`iaa_label_studio.convert.adjudication`): a
+    known label (it replaces the ground truth's on its item), the gold of the scorecard's accuracy on its item."""
     known, conflicts = known_labels(table)
+    adj = pd.Series(dtype=object) if adjudicated is None else adjudicated
+    if len(adj):
+        known = pd.concat([known[~known.index.isin(adj.index)], adj])
     q = Quality(known, conflicts)
+    cats = set(data.categories) if data.categories is not None else set()
+    # the core's gold functions take known labels among the data's categories; one nobody chose is an answer key
+    # for the gold questions only (below)
+    in_data = known[[k in cats for k in known.to_numpy()]] if len(known) else known
+    if len(in_data) < len(known):
+        q.notes.append(
+            f"{len(known) - len(in_data)} known label(s) that no annotator chose: used for the gold questions only"
+        )
     quiet = warnings.catch_warnings()
     with quiet:
         warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
+        if len(in_data):
+            q.gold_known = ie.gold_standard(data, rule="majority", known=in_data)
         if len(known):
-            q.gold_known = ie.gold_standard(data, rule="majority", known=known)
             # the ground-truth annotations become one pseudo-annotator (so that every category stays one, even a
             # known label nobody else chose), whose row is dropped: a ground-truth annotation is not its author's
             # answer to the gold question
             gt = table["ground_truth"].to_numpy(dtype=bool)
             answers = table[["item", "annotator", "label"]].copy()
             answers.loc[gt, "annotator"] = GROUND_TRUTH_REF
+            if len(adj):  # the adjudications: answers of the pseudo-annotator too (never scored)
+                extra = pd.DataFrame({"item": adj.index, "annotator": GROUND_TRUTH_REF, "label": adj.to_numpy()})
+                answers = pd.concat([answers[~(gt & answers["item"].isin(adj.index).to_numpy())], extra])
             answered = ie.Annotations.from_long(answers, duplicates="first")
             acc = ie.gold_accuracy(answered, known)
             rows = acc.table[acc.table["annotator"].astype(object) != GROUND_TRUTH_REF].reset_index(drop=True)
@@ -256,7 +281,15 @@ def control_quality(control: Any, data: ie.Annotations, table: pd.DataFrame, mod
         if data.annotators is not None and len(data.annotators) >= 2:
             # bounded memory whatever the number of labels (a TextArea's every text is one): the core skips what
             # would not fit and says so in the scorecard's notes
-            q.scorecard = ie.annotator_report(data, progress=False)
+            gold = None
+            if len(adj) and q.gold_known is not None:  # the majority, but the admin's label where she adjudicated
+                voted = q.gold_known.labels
+                voted = pd.Series(voted["label"].to_numpy(dtype=object), index=voted["item"].to_numpy())[
+                    ~voted["tie"].to_numpy(dtype=bool)
+                ]
+                adj_in = adj[adj.index.isin(in_data.index)]
+                gold = pd.concat([voted[~voted.index.isin(adj_in.index)], adj_in])
+            q.scorecard = ie.annotator_report(data, progress=False, **({} if gold is None else {"gold": gold}))
         if models is not None:
             if "frame" in models.columns:  # a region tag: each model matched with the humans into joint units
                 parts = [_model_rows(sub) for _, sub in models.groupby("frame", sort=False)]

@@ -41,8 +41,21 @@ from .convert import user_id
 
 __all__ = ["StateStore", "PullState", "default_state_dir", "slim_task", "FORMAT", "MAX_STATE_BYTES", "NO_STATE"]
 
-FORMAT = 3  # 2: predictions keep their result (the gold predictions are compared with it); 3: annotations their times
-_ANN_KEYS = ("id", "completed_by", "result", "was_cancelled", "ground_truth", "created_at", "updated_at")
+#: 2: predictions keep their result (the gold predictions are compared with it); 3: annotations their times; 4: who
+#: last saved an annotation, its time in the editor and the prediction it was copied from (adjudications)
+FORMAT = 4
+_ANN_KEYS = (
+    "id",
+    "completed_by",
+    "result",
+    "was_cancelled",
+    "ground_truth",
+    "created_at",
+    "updated_at",
+    "updated_by",
+    "lead_time",
+    "parent_prediction",
+)
 _PRED_KEYS = ("id", "model_version", "score", "result")
 #: the largest decompressed state read (~2 kB per task with three annotations: ~130,000 tasks). Checked before
 #: anything is parsed (the file's size and its gzip trailer first, then while decompressing: a gzip bomb stops
@@ -118,6 +131,7 @@ def slim_task(task: dict) -> dict:
             continue
         b = {k: a.get(k) for k in _ANN_KEYS}
         b["completed_by"] = user_id(b["completed_by"])
+        b["updated_by"] = user_id(b["updated_by"])
         anns.append(b)
     found = task.get("predictions") or []
     if not isinstance(found, list):

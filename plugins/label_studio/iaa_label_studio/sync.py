@@ -75,7 +75,7 @@ def sync(
     t0 = time.perf_counter()
     me = api.whoami() or {}
     service = str(me.get("email", "")).lower() == PLUGIN_EMAIL  # the token is the plugin's service account
-    bot = api.plugin_user(create=not dry_run)
+    bot = api.plugin_user(create=False)  # only to recognise the gold annotations of earlier versions
     bot_id = bot["id"] if bot else None
     project = pull(
         api, project_id, plugin_user=bot_id, progress=progress, state=state, full=full, refresh=refresh, workers=workers
@@ -98,8 +98,6 @@ def sync(
             api,
             project_id,
             changes,
-            bot_id=bot_id,
-            caller_id=me.get("id"),
             workers=workers,
             progress=progress,
             bulk=bulk,
@@ -113,8 +111,8 @@ def sync(
             left = plan(analyse(back, iou_threshold=iou_threshold, primary=primary, **raters), **opts)
             after = {"pull": back.pull_info, "left": dict(Counter(c.kind for c in left))}
     t_write = time.perf_counter() - t_w
-    if not dry_run and tabs and field is not None:
-        how["tabs"] = ensure_tabs(api, project_id, analysis, field=field, gold=gold)
+    if tabs and field is not None:  # a dry run lists the tabs it would create
+        how["tabs"] = ensure_tabs(api, project_id, analysis, field=field, gold=gold, dry_run=dry_run)
     t_end = time.perf_counter()
     summary: dict[str, Any] = {
         "project": project_id,
@@ -142,6 +140,7 @@ def sync(
             "total": t_end - t0,
         },
         "agreement": analysis.to_json(),
+        "adjudicated": {"n_tasks": len(analysis.adjudications), "by": analysis.adjudicated_by()},
     }
     if summary_dir is not None and not dry_run:
         save_summary(summary, analysis, summary_dir, html=html, n_boot=n_boot)
@@ -222,6 +221,19 @@ def render_summary(s: dict) -> str:
         lines.append("nothing to change")
     if s["dry_run"]:
         lines += ["  " + e for e in s["examples"]]
+    tabs = (s.get("writes") or {}).get("tabs") or {}
+    if tabs.get("created"):
+        lines.append(
+            ("dry run: would create" if s["dry_run"] else "created")
+            + " the Data Manager tab(s) "
+            + ", ".join(repr(t) for t in tabs["created"])
+        )
+    adj = s.get("adjudicated") or {}
+    if adj.get("n_tasks"):
+        lines.append(
+            "kept as the gold, never rewritten: "
+            + "; ".join(f"{n} gold label{'s' if n != 1 else ''} adjudicated by {who}" for who, n in adj["by"].items())
+        )
     if s.get("after") and s["after"]["left"]:
         lines.append(
             "read back after writing: still to write "

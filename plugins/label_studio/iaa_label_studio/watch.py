@@ -90,10 +90,8 @@ def _event(payload: Any, bot_id: int | None, project_id: int) -> tuple[str, Any]
     task = payload.get("task")
     if not isinstance(ann, dict) or not isinstance(task, (dict, type(None))):
         raise _BadWebhook(f"{action} without an annotation object")
-    who = ann.get("completed_by")
-    who = who.get("id") if isinstance(who, dict) else who
-    if who is not None and bot_id is not None and who == bot_id:
-        return None  # our own gold annotation
+    # the connector writes no annotation: an event about one of its user's (an earlier version's gold) is a person
+    # saving it in the editor, an adjudication
     tid = (task or {}).get("id")
     if tid is None:
         tid = ann.get("task")

@@ -1,16 +1,10 @@
 """Apply a plan (:mod:`iaa_label_studio.plan`): the bulk writes Label Studio offers, each with its per-request
 fallback, resumable (a write that fails leaves a consistent project; the next run plans only what is missing).
 
-Order: updates and deletions of the connector's own objects (request by request, in parallel); all new
-predictions in ONE import (each import recounts the whole project); new gold annotations; task data; the project
-last; then the Data Manager tabs that are missing.
+Order: deletions and updates of the connector's own objects (request by request, in parallel); all new
+predictions in ONE import (each import recounts the whole project); task data; the project last; then the Data
+Manager tabs that are missing. The gold is a prediction only: nothing here creates an annotation.
 
-* New gold annotations: the Data Manager action ``predictions_to_annotations`` turns the gold predictions
-  (model version ``iaa-engine-gold``, imported just before) of the selected tasks into annotations in one call.
-  The action makes **the caller** the author (``completed_by = request.user``), so it is used only when the token
-  is the plugin's own service account (:data:`iaa_label_studio.names.PLUGIN_EMAIL`); with a human's token each
-  gold annotation is a request of its own, completed by the plugin's user. The action creates an annotation per
-  gold prediction that has none yet: the selection is exactly the tasks that need one.
 * Task data fields: the Data Manager action ``add_data_field`` sets one key of ``data`` on a set of tasks in one
   call (the server changes that key alone, in the data as it is at that moment), so each distinct value of each
   field costs one call. Removing a field has no bulk form: those go per task, by read-modify-write of the
@@ -22,7 +16,6 @@ task; ``info`` records why.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
@@ -30,38 +23,13 @@ from typing import Any
 from iaa_engine.base import Progress
 
 from .api import Api, LabelStudioError
-from .convert import user_id
-from .names import GOLD_VERSION
 from .plan import Change, tab_definitions
 
-__all__ = ["apply", "gold_annotations", "data_fields", "ensure_tabs", "MIN_TASKS_PER_CALL"]
+__all__ = ["apply", "data_fields", "ensure_tabs", "MIN_TASKS_PER_CALL"]
 
 #: ``add_data_field`` is used when its calls would average at least this many tasks each (a call costs roughly
 #: as much as two per-task writes plus a little per task)
 MIN_TASKS_PER_CALL = 4
-
-
-def gold_annotations(api: Api, project_id: int, changes: list, *, bot_id: int, gold_version: str) -> tuple[list, str]:
-    """Create the gold annotations of ``changes`` (``create_annotation``) by ``predictions_to_annotations``.
-
-    Returns ``(left, why)``: the changes still to make one by one (none when the action did them all) and why
-    some are left (empty when none are)."""
-    ids = sorted({int(c.task) for c in changes})
-    try:
-        answer = api.action(project_id, "predictions_to_annotations", ids, model_version=gold_version)
-    except LabelStudioError as exc:
-        return list(changes), f"predictions_to_annotations failed: {exc}"
-    m = re.search(r"Created (\d+) annotation", str(answer.get("detail", "")))
-    if m and int(m.group(1)) == len(ids):
-        return [], ""
-    # fewer (or an unexpected answer): read those tasks back and do what is missing one by one
-    have = set()
-    for t in api.tasks_export(project_id, ids):
-        if any(user_id(a.get("completed_by")) == bot_id for a in t.get("annotations") or []):
-            have.add(int(t["id"]))
-    left = [c for c in changes if int(c.task) not in have]
-    why = f"predictions_to_annotations answered {answer.get('detail')!r}" if left else ""
-    return left, why
 
 
 def _kind(value: Any) -> str | None:
@@ -111,33 +79,24 @@ def apply(
     project_id: int,
     changes: list[Change],
     *,
-    bot_id: int,
-    caller_id: int | None = None,
     workers: int = 4,
     progress: bool | None = None,
     bulk: bool = True,
-    gold_version: str = GOLD_VERSION,
     info: dict | None = None,
 ) -> Counter:
     """Perform the writes. Returns counts per kind; ``info`` (a dict) receives how they were made.
 
-    Order: updates and deletions of the connector's own objects (request by request, in parallel); all new
-    predictions in ONE import (each import recounts the whole project); new gold annotations (in bulk by
-    ``predictions_to_annotations`` when the caller is the plugin's user ``bot_id``, else one request per
-    task); task data (``add_data_field`` per distinct value, else read-modify-write per task); the project last.
+    Order: deletions and updates of the connector's own objects (request by request, in parallel); all new
+    predictions in ONE import (each import recounts the whole project); task data (``add_data_field`` per
+    distinct value, else read-modify-write per task); the project last.
     """
     done: Counter = Counter()
     info = {} if info is None else info
-    info.setdefault("annotations", "none")
     info.setdefault("data", "none")
     bar = Progress(len(changes), "writing", show=progress)
 
     def one(c: Change) -> str:
-        if c.kind == "create_annotation":
-            api.create_annotation(c.task, c.body, bot_id)
-        elif c.kind == "update_annotation":
-            api.update_annotation(c.target, c.body)
-        elif c.kind == "delete_annotation":
+        if c.kind == "delete_annotation":
             api.delete_annotation(c.target)
         elif c.kind == "update_prediction":
             api.update_prediction(c.target, c.body)
@@ -164,28 +123,11 @@ def apply(
         by_kind[c.kind].append(c)
     try:
         parallel(by_kind["delete_prediction"] + by_kind["update_prediction"] + by_kind["delete_annotation"])
-        parallel(by_kind["update_annotation"])
         creates = [c.body for c in by_kind["create_prediction"]]
         if creates:  # one call: the server recounts the whole project per import
             api.import_predictions(project_id, creates)
             done["create_prediction"] += len(creates)
             bar.update(len(creates))
-        new = by_kind["create_annotation"]
-        if new:
-            left = new
-            if bulk and caller_id is not None and caller_id == bot_id:
-                left, why = gold_annotations(api, project_id, new, bot_id=bot_id, gold_version=gold_version)
-                n_bulk = len(new) - len(left)
-                done["create_annotation"] += n_bulk
-                bar.update(n_bulk)
-                info["annotations"] = "predictions_to_annotations" + (f" ({len(left)} per request)" if left else "")
-                if why:
-                    info["annotations_fallback"] = why
-            else:
-                info["annotations"] = "per request" + (
-                    "" if caller_id == bot_id else " (the token is not the plugin's service account)"
-                )
-            parallel(left)
         data = by_kind["update_data"]
         if data:
             rest = data
@@ -225,10 +167,13 @@ DEFAULT_TAB = {
 }
 
 
-def ensure_tabs(api: Api, project_id: int, analysis: Any, *, field: str, gold: bool = True) -> dict:
-    """Create the tabs that are missing; returns ``{"created": [titles], "kept": [titles]}``. Only when some task
-    has an agreement (the fields the tabs show and filter on): a project of judgments only (Pairwise, Ranker) gets
-    none. A project without any tab (its Data Manager never opened) first gets a ``Default`` one."""
+def ensure_tabs(
+    api: Api, project_id: int, analysis: Any, *, field: str, gold: bool = True, dry_run: bool = False
+) -> dict:
+    """Create the tabs that are missing; returns ``{"created": [titles], "kept": [titles]}`` (``dry_run``: what
+    it would create, creating nothing). Only when some task has an agreement (the fields the tabs show and filter
+    on): a project of judgments only (Pairwise, Ranker) gets none. A project without any tab (its Data Manager never
+    opened) first gets a ``Default`` one."""
     controls = [n for n, r in analysis.controls.items() if r.data is not None]
     out: dict[str, list[str]] = {"created": [], "kept": []}
     if not any(bool(analysis.controls[n].task_agreement.notna().any()) for n in controls):
@@ -236,12 +181,14 @@ def ensure_tabs(api: Api, project_id: int, analysis: Any, *, field: str, gold: b
     views = api.views(project_id)
     have = {str((v.get("data") or {}).get("title")) for v in views}
     if not views:
-        api.create_view(project_id, dict(DEFAULT_TAB))
+        if not dry_run:
+            api.create_view(project_id, dict(DEFAULT_TAB))
         out["created"].append(DEFAULT_TAB["title"])
     for data in tab_definitions(field, controls, gold=gold):
         if data["title"] in have:
             out["kept"].append(data["title"])
         else:
-            api.create_view(project_id, data)
+            if not dry_run:
+                api.create_view(project_id, data)
             out["created"].append(data["title"])
     return out

@@ -166,9 +166,7 @@ def main() -> int:
         sync(bot, pid, html=False)
         views = {v["data"]["title"]: v["id"] for v in admin.views(pid)}
         gold_task = next(
-            t["id"]
-            for t in admin.tasks(pid)
-            if t["data"].get("iaa_gold") == "annotation" and t["data"]["iaa_agreement"] < 1
+            t["id"] for t in admin.tasks(pid) if t["data"].get("iaa_gold") == "final" and t["data"]["iaa_agreement"] < 1
         )
         cookies = session_cookies(server.url)
         port = lst.free_port()
