@@ -632,7 +632,10 @@ def test_sync_writes_gold_scores_and_fields_idempotently(server, api, tmp_path):
     assert dry.returncode == 0, dry.stderr
     assert "dry run: would write" in dry.stdout and "create prediction" in dry.stdout
     assert "create annotation" not in dry.stdout  # the gold is never an annotation (issue 36)
-    assert "dry run: would create the Data Manager tab(s) 'IAA: agreement', 'IAA: needs adjudication'" in dry.stdout
+    # a project whose Data Manager was never opened gets its Default tab first (issue 36)
+    assert "dry run: would create the Data Manager tab(s) 'Default', 'IAA: agreement', 'IAA: needs adjudication'" in (
+        dry.stdout
+    )
     assert _state(api, pid)[2] == human0 and api.views(pid) == []  # nothing written
     first = run("sync", *args, "--json")
     assert first.returncode == 0, first.stderr
@@ -895,7 +898,7 @@ def test_gold_never_counts_toward_the_overlap_and_an_adjudication_is_kept(server
     dry = run("sync", *args, "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "create annotation" not in dry.stdout and "delete annotation (task" in dry.stdout
-    assert "would create the Data Manager tab(s) 'IAA: agreement'" in dry.stdout
+    assert "would create the Data Manager tab(s) 'Default', 'IAA: agreement'" in dry.stdout
     assert [v["title"] for v in api.views(pid)] == [] and _counters(api, pid) == counts0  # a dry run creates nothing
     out = run("sync", *args, "--json")
     assert out.returncode == 0, out.stderr
