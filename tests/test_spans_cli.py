@@ -579,6 +579,21 @@ def test_the_page_of_a_crowd_draws_each_documents_participants(tmp_path, capsys,
     assert '<th class="num">raters</th>' in text and '<td class="num">4</td>' in text  # participants per document
 
 
+def test_the_page_of_a_crowd_without_participants_carries_the_warning(tmp_path, capsys, monkeypatch):
+    """Issue 33 item 2, "never change the number in silence": the warning went to stderr only, and the page (the
+    thing that is shared) showed the crowd's low α_U without a word. With participants it has no warning."""
+    crowd_files(tmp_path)
+    crowd, who, page = str(tmp_path / "crowd.csv"), str(tmp_path / "who.csv"), tmp_path / "c.html"
+    status, _, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--html", str(page))
+    assert status == 0 and err.count("iaa: warning:") == 1
+    text = page.read_text(encoding="utf-8")
+    assert text.count('id="absent-annotators"') == 1
+    assert "have no span in most of the" in text and "--participants FILE" in text
+    status, _, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who, "--html", str(page))
+    assert status == 0 and "warning" not in err
+    assert 'id="absent-annotators"' not in page.read_text(encoding="utf-8")
+
+
 def test_gamma_cat_of_a_single_category_is_shown_undefined(tmp_path, capsys, monkeypatch):
     path = tmp_path / "one.csv"
     pd.DataFrame(
