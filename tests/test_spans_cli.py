@@ -594,6 +594,24 @@ def test_the_page_of_a_crowd_without_participants_carries_the_warning(tmp_path, 
     assert 'id="absent-annotators"' not in page.read_text(encoding="utf-8")
 
 
+def test_participant_counts_per_document_and_no_nan_on_the_terminal(tmp_path, capsys, monkeypatch):
+    """A continuum file naming more documents than the span and participants files (the texts of a whole batch):
+    the headline said "30 document-participant pairs (1 per document)" when 6 documents had 5 each, and the
+    per-document table printed D_o and D_e of a document without participants as "nan"."""
+    spans, part = crowd_files(tmp_path, n_docs=6, per_doc=4)  # 5 participants per document, one marks nothing
+    pd.DataFrame({"document": [f"{d:03d}" for d in range(30)], "length": 50}).to_csv(tmp_path / "t.csv", index=False)
+    crowd, who = str(tmp_path / "crowd.csv"), str(tmp_path / "who.csv")
+    cols = ("--document-col", "doc_id", "--annotator-col", "worker", "--continuum", str(tmp_path / "t.csv"))
+    status, out, err = cli(capsys, monkeypatch, "spans", crowd, *cols, "--participants", who, "--per-document")
+    assert status == 0, err
+    assert "; 30 document-participant pairs (0–5 per document; 24 documents with fewer than two, left out):" in out
+    assert " nan" not in out and "pooled over 1 category and 30 documents" in out
+    empty = [line for line in out.splitlines() if line.startswith("029 ")]
+    assert empty and empty[0].split()[-3:] == ["undefined"] * 3
+    status, out, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who)
+    assert status == 0 and "; 30 document-participant pairs (5 per document):" in out
+
+
 def test_gamma_cat_of_a_single_category_is_shown_undefined(tmp_path, capsys, monkeypatch):
     path = tmp_path / "one.csv"
     pd.DataFrame(

@@ -601,6 +601,23 @@ def _num(v: float, digits: int = 4) -> str:
     return "undefined" if v != v else f"{v:.{digits}f}"
 
 
+def _g(v: float) -> str:
+    """A disagreement D_o or D_e in the tables: six significant digits, or ``undefined`` (never ``nan``)."""
+    return "undefined" if v != v else f"{v:.6g}"
+
+
+def _per_document(result: Any) -> str:
+    """How many participants the documents had ("5 per document", "3–5 per document"), and how many documents had
+    fewer than two (no pair: left out of the pooled value)."""
+    counts = result.per_document["n_annotators"].to_numpy()
+    low, high = int(counts.min()), int(counts.max())
+    text = f"{low} per document" if low == high else f"{low}–{high} per document"
+    short = int((counts < 2).sum())
+    if short:
+        text += f"; {short} document{'s' if short != 1 else ''} with fewer than two, left out"
+    return text
+
+
 def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra, Any]]) -> str:
     from iaa_engine.base._results import printable
     from iaa_engine.reporting._spans_page import other_pooling
@@ -620,12 +637,13 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra
     if other is not None:
         lines.append(f"  {other[0]}: {other[1]:.4f}")
     lines += [
-        f"  pooled over {result.n_categories} categories and {docs} document{'s' if docs != 1 else ''}, {how} "
+        f"  pooled over {result.n_categories} categor{'y' if result.n_categories == 1 else 'ies'} and {docs} "
+        f"document{'s' if docs != 1 else ''}, {how} "
         f"(continuum length {result.length:g}): D_o {result.d_o:.6g}, D_e {result.d_e:.6g}",
         f"  {result.n_units} units, {result.n_annotators} annotators"
         + (
-            f"; {result.n_participants} document-participant pairs ({result.n_participants / docs:.3g} per "
-            "document): each document's α_U among its participants"
+            f"; {result.n_participants} document-participant pairs ({_per_document(result)}): each document's "
+            "α_U among its participants"
             if result.n_participants and docs
             else ""
         ),
@@ -638,7 +656,7 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra
     lines.append(f"{'category':<{width}}  {'units':>7}  {'D_o':>10}  {'D_e':>10}  {'alpha':>9}")
     for r in cats.itertuples(index=False):
         lines.append(
-            f"{printable(r.category):<{width}}  {r.n_units:>7}  {r.d_o:>10.6g}  {r.d_e:>10.6g}  {_num(r.alpha):>9}"
+            f"{printable(r.category):<{width}}  {r.n_units:>7}  {_g(r.d_o):>10}  {_g(r.d_e):>10}  {_num(r.alpha):>9}"
         )
     if per_document:
         docs_t = result.per_document
@@ -651,7 +669,7 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra
         for r in docs_t.itertuples(index=False):
             lines.append(
                 f"{printable(r.document):<{width}}  {r.begin:>8g}  {r.length:>8g}  {r.n_annotators:>6}  "
-                f"{r.n_units:>7}  {r.d_o:>10.6g}  {r.d_e:>10.6g}  {_num(r.alpha):>9}"
+                f"{r.n_units:>7}  {_g(r.d_o):>10}  {_g(r.d_e):>10}  {_num(r.alpha):>9}"
             )
     if result.per_annotator is not None:
         table = result.per_annotator
