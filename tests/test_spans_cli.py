@@ -612,6 +612,17 @@ def test_participant_counts_per_document_and_no_nan_on_the_terminal(tmp_path, ca
     assert status == 0 and "; 30 document-participant pairs (5 per document):" in out
 
 
+def test_the_help_says_how_the_headline_pools(capsys, monkeypatch):
+    """Issue 33 item 3: say which pooling the headline uses. The help said "every document laid end to end in one
+    continuum", INCEpTION's pooling, while the default ends a gap at its document's end."""
+    with pytest.raises(SystemExit):
+        main(["spans", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "laid end to end in one continuum" not in text
+    assert "each document its own stretch of one continuum: a gap ends at its document's end" in text
+    assert "--pooling inception lays the documents end to end as INCEpTION does" in text
+
+
 def test_gamma_cat_of_a_single_category_is_shown_undefined(tmp_path, capsys, monkeypatch):
     path = tmp_path / "one.csv"
     pd.DataFrame(

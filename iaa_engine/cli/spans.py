@@ -265,8 +265,10 @@ def register(subparsers: Any) -> None:
         help="unitizing alpha (α_U) of a span table: pooled, per category, per document",
         description="Krippendorff's unitizing alpha of a table of spans (one row per span: annotator, start, end "
         "(exclusive), label, optionally document) read from a CSV, TSV, JSON or Parquet file. Shows the pooled "
-        "α_U (every category and every document laid end to end in one continuum) and one row per category; "
-        "--per-document adds each document's α_U on its own continuum.",
+        "α_U (every category and every document, each document its own stretch of one continuum: a gap ends at its "
+        "document's end; --pooling inception lays the documents end to end as INCEpTION does) and one row per "
+        "category; --per-document adds each document's α_U on its own continuum; --participants says who saw which "
+        "document.",
     )
     p.add_argument("path", help="the span table")
     cols = p.add_argument_group("columns")
