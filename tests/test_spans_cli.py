@@ -612,6 +612,22 @@ def test_participant_counts_per_document_and_no_nan_on_the_terminal(tmp_path, ca
     assert status == 0 and "; 30 document-participant pairs (5 per document):" in out
 
 
+def test_a_continuum_file_may_name_its_document_column_as_the_span_table_does(tmp_path, capsys, monkeypatch):
+    """With --document-col doc_id, the participants file could use doc_id but the continuum file had to say
+    'document': "needs columns document, begin (optional) and length; it has columns ['doc_id', 'length']"."""
+    spans, part = crowd_files(tmp_path, n_docs=6)
+    texts = pd.DataFrame({"doc_id": [f"{d:03d}" for d in range(6)], "length": 50})
+    texts.to_csv(tmp_path / "t.csv", index=False)
+    cols = ("--document-col", "doc_id", "--annotator-col", "worker", "--continuum", str(tmp_path / "t.csv"))
+    status, out, err = cli(capsys, monkeypatch, "spans", str(tmp_path / "crowd.csv"), *cols, "--format", "json")
+    assert status == 0, err
+    want = api(spans, continuum=(0, 50))
+    assert json.loads(out)["unitizing_alpha"]["estimate"] == want.estimate
+    texts.rename(columns={"doc_id": "text"}).to_csv(tmp_path / "t.csv", index=False)
+    status, _, err = cli(capsys, monkeypatch, "spans", str(tmp_path / "crowd.csv"), *cols)
+    assert status == 2 and "needs columns doc_id (or document), begin (optional) and length" in err
+
+
 def test_the_help_says_how_the_headline_pools(capsys, monkeypatch):
     """Issue 33 item 3: say which pooling the headline uses. The help said "every document laid end to end in one
     continuum", INCEpTION's pooling, while the default ends a gap at its document's end."""

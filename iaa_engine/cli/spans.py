@@ -287,9 +287,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--continuum",
         metavar="FILE|BEGIN,LENGTH",
-        help="each document's continuum: a file with columns document, begin (optional, 0) and length (e.g. the "
-        "texts' lengths), or BEGIN,LENGTH for every document; default: each document from its first start to "
-        "its last end, with a warning (α_U depends on it)",
+        help="each document's continuum: a file with columns document (or as named by --document-col), begin "
+        "(optional, 0) and length (e.g. the texts' lengths), or BEGIN,LENGTH for every document; default: each "
+        "document from its first start to its last end, with a warning (α_U depends on it)",
     )
     p.add_argument(
         "--overlaps",
@@ -484,8 +484,9 @@ def read_spans(args: argparse.Namespace) -> tuple[Any, bool]:
     return pd.DataFrame(data), has_documents
 
 
-def read_continuum(text: str | None, has_documents: bool) -> Any:
-    """``--continuum``: None, a (begin, length) pair, or a DataFrame (document, begin, length) from a file."""
+def read_continuum(text: str | None, has_documents: bool, document_col: str = "document") -> Any:
+    """``--continuum``: None, a (begin, length) pair, or a DataFrame (document, begin, length) from a file; the
+    file's document column is named as the span table's (``--document-col``) or ``document``."""
     if text is None:
         return None
     path = Path(text)
@@ -510,8 +511,11 @@ def read_continuum(text: str | None, has_documents: bool) -> Any:
 
     names, columns = read_table(path)
     by_name = dict(zip(names, columns))
+    if document_col in by_name:
+        by_name["document"] = by_name[document_col]
     if "length" not in by_name or (has_documents and "document" not in by_name):
-        need = "document, begin (optional) and length" if has_documents else "length and begin (optional)"
+        doc = "document" if document_col == "document" else f"{document_col} (or document)"
+        need = f"{doc}, begin (optional) and length" if has_documents else "length and begin (optional)"
         raise CliError(f"--continuum {path.name}: needs columns {need}; it has columns {names!r}")
     frame = pd.DataFrame(
         {
@@ -787,7 +791,7 @@ def run(args: argparse.Namespace) -> int:
     from iaa_engine.base._results import printable
 
     frame, has_documents = read_spans(args)
-    continuum = read_continuum(args.continuum, has_documents)
+    continuum = read_continuum(args.continuum, has_documents, args.document_col)
     if has_documents:
         continuum = _match_documents(continuum, frame["document"])
     participants = read_participants(args, frame, has_documents)
