@@ -352,3 +352,21 @@ def test_count_tables_are_compared_item_by_item():
         ie.compare(a, b, metric="multi_kappa")
     with pytest.raises(ValueError, match="fractional"):
         ie.compare(ie.Annotations.from_counts([[1.5, 0.5], [1, 1]]), b)
+
+
+def test_cli_an_undefined_coefficient_prints_undefined_not_nan(tmp_path, capsys):
+    """The undefined-value policy on the terminal: Fleiss' kappa of a file with one label is 0/0, and the table
+    printed "nan" eight times ("B - A nan nan 95% CI [nan, nan]", "t(1) = nan, p = nan")."""
+    one, other = tmp_path / "one.csv", tmp_path / "other.csv"
+    pd.DataFrame({"item": ["001", "001", "002", "002", "003"], "annotator": ["a", "b", "a", "b", "a"],
+                  "label": "x"}).to_csv(one, index=False)  # fmt: skip
+    pd.DataFrame({"item": ["001", "001", "002", "002", "003", "003"], "annotator": ["a", "b"] * 3,
+                  "label": ["x", "x", "y", "y", "x", "y"]}).to_csv(other, index=False)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+        code, out, _ = _run(["compare", str(other), str(one)], capsys)
+    assert code == 0 and "nan" not in out
+    lines = out.splitlines()
+    assert lines[3].split() == ["B", "one.csv", "undefined", "undefined"]
+    assert lines[4].split()[:4] == ["B", "-", "A", "undefined"]
+    assert lines[4].endswith("undefined (fleiss_kappa is undefined on B): no test")

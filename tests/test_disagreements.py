@@ -499,3 +499,19 @@ def test_the_top_items_are_the_head_of_the_whole_ranking():
         head = ie.disagreements(data, top=k, dawid_skene=False)
         pd.testing.assert_frame_equal(head.items.reset_index(drop=True), whole.head(k).reset_index(drop=True))
         assert head.n_disagreeing == len(whole)
+
+
+def test_the_repr_is_a_short_summary_and_print_keeps_the_lists():
+    """As for the report (issue 32, item 4): the repr was the whole printed list, 315,824 characters for 3,000
+    disagreeing items, in a notebook cell or a debugger."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    data = ie.Annotations.from_long(pd.DataFrame({"item": np.repeat([f"{i:05d}" for i in range(n)], 3),
+                                                  "annotator": np.tile(["a", "b", "c"], n),
+                                                  "label": rng.choice(list("xyzw"), 3 * n)}))  # fmt: skip
+    d = ie.disagreements(data, progress=False)
+    text = repr(d)
+    assert "\n" not in text and len(text) < 300
+    assert text.startswith(f"Disagreements({d.n_disagreeing} of {n} items with 2+ annotations disagree, "
+                           f"{len(d.items)} listed; first: {', '.join(d.items['item'].head(3))}, ... (+")  # fmt: skip
+    assert len(str(d)) > 100_000 and str(d).count("\n") > n / 2  # print() still lists every item

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -524,3 +525,18 @@ def test_a_pair_judged_in_both_orders_is_one_answer_for_agreement():
     # the same judgments through ie.judge_consistency: a consistent, b primacy-preferred
     pos = ie.judge_consistency(both).position.set_index("judge")
     assert pos.loc["a", "consistent"] == 1 and pos.loc["b", "primacy"] == 1
+
+
+def test_models_beside_humans_print_undefined_not_nan(tmp_path, capsys):
+    """The undefined-value policy on the terminal: with one human judge left and no gold, the table printed
+    "agreement nan [nan, nan]  kappa nan" and "humans among themselves: agreement nan"."""
+    path = tmp_path / "two.csv"
+    pd.DataFrame({"prompt": ["p1", "p1", "p2", "p2"], "judge": ["a", "b", "a", "b"], "response_a": "x",
+                  "response_b": "y", "label": ["A", "A", "B", "B"]}).to_csv(path, index=False)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ie.UndefinedMetricWarning)  # SPA of the lone human (iaa: warning: ...)
+        code, out, _ = run_cli(["preferences", str(path), "--models", "a"], capsys)
+    assert code == 0 and "nan" not in out
+    assert "Models beside humans (humans among themselves: agreement undefined (no item has two human labels))" in out
+    assert "n=        0  undefined (no item labelled by both)" in out
+    assert "a vs b                  n=        2  agreement 1.000 [0.342, 1.000]  kappa 1.000" in out

@@ -360,6 +360,14 @@ def test_blank_mixed_or_unreadable_occasions_are_refused_plainly(when, message):
         ie.retest(_weeks(when), occasion="week")
 
 
+def test_a_blank_occasion_names_a_numeric_item_as_the_user_wrote_it():
+    """Integer item ids were shown as numpy's repr: "(the first: item np.int64(0), annotator 'x')"."""
+    data = _weeks([9, 9, None, 10, 11, 11])
+    data["item"] = pd.factorize(data["item"])[0] + 7
+    with pytest.raises(ValueError, match=r"\(the first: item 7, annotator 'x'\);"):
+        ie.retest(data, occasion="week")
+
+
 def test_the_command_line_uses_the_same_rule_with_its_flag_names(tmp_path, capsys):
     path = tmp_path / "weeks.csv"
     _weeks(["1", "1", "2026-03-09", "2026-03-09", "3", "3"]).to_csv(path, index=False)

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -517,3 +518,28 @@ def test_an_annotator_with_enough_items_but_no_kappa_is_not_said_to_have_too_few
         t = ie.annotator_report(pd.DataFrame(rows, columns=["item", "annotator", "label"]), progress=False).table
     assert list(t["n_pairable"]) == [25, 25, 25] and t["kappa"].isna().all()
     assert set(t["flag_reason"]) == {"not judged: kappa undefined (no variation to test)"}
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [("001", "a", "x"), ("001", "b", "x"), ("002", "a", "x"), ("002", "b", "x"), ("003", "a", "x")],  # one value
+        [("001", "a", "x"), ("002", "b", "y")],  # no item with two labels
+    ],
+)
+def test_an_undefined_alpha_is_printed_undefined_not_nan(rows, tmp_path, capsys):
+    """The undefined-value policy on the terminal: the scorecard's header printed "alpha nan" and its legend "the
+    typical annotator's (nan; ...)" (one category; no pairable item)."""
+    from iaa_engine.cli import main
+
+    path = tmp_path / "one.csv"
+    pd.DataFrame(rows, columns=["item", "annotator", "label"]).to_csv(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ie.UndefinedMetricWarning)
+        assert main(["annotators", str(path)]) == 0
+        card = ie.annotator_report(ie.read(path))
+    out = capsys.readouterr().out
+    assert " nan" not in out and "(nan" not in out
+    assert out.startswith("Annotator scorecard: alpha undefined (no pairable value, or one value only) (nominal)")
+    assert "the typical annotator's (undefined: no judged annotator;" in " ".join(out.split())
+    assert str(card).startswith("Annotator scorecard (alpha undefined (no pairable value, or one value only) at")

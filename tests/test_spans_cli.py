@@ -579,6 +579,66 @@ def test_the_page_of_a_crowd_draws_each_documents_participants(tmp_path, capsys,
     assert '<th class="num">raters</th>' in text and '<td class="num">4</td>' in text  # participants per document
 
 
+def test_the_page_of_a_crowd_without_participants_carries_the_warning(tmp_path, capsys, monkeypatch):
+    """Issue 33 item 2, "never change the number in silence": the warning went to stderr only, and the page (the
+    thing that is shared) showed the crowd's low α_U without a word. With participants it has no warning."""
+    crowd_files(tmp_path)
+    crowd, who, page = str(tmp_path / "crowd.csv"), str(tmp_path / "who.csv"), tmp_path / "c.html"
+    status, _, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--html", str(page))
+    assert status == 0 and err.count("iaa: warning:") == 1
+    text = page.read_text(encoding="utf-8")
+    assert text.count('id="absent-annotators"') == 1
+    assert "have no span in most of the" in text and "--participants FILE" in text
+    status, _, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who, "--html", str(page))
+    assert status == 0 and "warning" not in err
+    assert 'id="absent-annotators"' not in page.read_text(encoding="utf-8")
+
+
+def test_participant_counts_per_document_and_no_nan_on_the_terminal(tmp_path, capsys, monkeypatch):
+    """A continuum file naming more documents than the span and participants files (the texts of a whole batch):
+    the headline said "30 document-participant pairs (1 per document)" when 6 documents had 5 each, and the
+    per-document table printed D_o and D_e of a document without participants as "nan"."""
+    spans, part = crowd_files(tmp_path, n_docs=6, per_doc=4)  # 5 participants per document, one marks nothing
+    pd.DataFrame({"document": [f"{d:03d}" for d in range(30)], "length": 50}).to_csv(tmp_path / "t.csv", index=False)
+    crowd, who = str(tmp_path / "crowd.csv"), str(tmp_path / "who.csv")
+    cols = ("--document-col", "doc_id", "--annotator-col", "worker", "--continuum", str(tmp_path / "t.csv"))
+    status, out, err = cli(capsys, monkeypatch, "spans", crowd, *cols, "--participants", who, "--per-document")
+    assert status == 0, err
+    assert "; 30 document-participant pairs (0–5 per document; 24 documents with fewer than two, left out):" in out
+    assert " nan" not in out and "pooled over 1 category and 30 documents" in out
+    empty = [line for line in out.splitlines() if line.startswith("029 ")]
+    assert empty and empty[0].split()[-3:] == ["undefined"] * 3
+    status, out, err = cli(capsys, monkeypatch, "spans", crowd, *COLS, "--participants", who)
+    assert status == 0 and "; 30 document-participant pairs (5 per document):" in out
+
+
+def test_a_continuum_file_may_name_its_document_column_as_the_span_table_does(tmp_path, capsys, monkeypatch):
+    """With --document-col doc_id, the participants file could use doc_id but the continuum file had to say
+    'document': "needs columns document, begin (optional) and length; it has columns ['doc_id', 'length']"."""
+    spans, part = crowd_files(tmp_path, n_docs=6)
+    texts = pd.DataFrame({"doc_id": [f"{d:03d}" for d in range(6)], "length": 50})
+    texts.to_csv(tmp_path / "t.csv", index=False)
+    cols = ("--document-col", "doc_id", "--annotator-col", "worker", "--continuum", str(tmp_path / "t.csv"))
+    status, out, err = cli(capsys, monkeypatch, "spans", str(tmp_path / "crowd.csv"), *cols, "--format", "json")
+    assert status == 0, err
+    want = api(spans, continuum=(0, 50))
+    assert json.loads(out)["unitizing_alpha"]["estimate"] == want.estimate
+    texts.rename(columns={"doc_id": "text"}).to_csv(tmp_path / "t.csv", index=False)
+    status, _, err = cli(capsys, monkeypatch, "spans", str(tmp_path / "crowd.csv"), *cols)
+    assert status == 2 and "needs columns doc_id (or document), begin (optional) and length" in err
+
+
+def test_the_help_says_how_the_headline_pools(capsys, monkeypatch):
+    """Issue 33 item 3: say which pooling the headline uses. The help said "every document laid end to end in one
+    continuum", INCEpTION's pooling, while the default ends a gap at its document's end."""
+    with pytest.raises(SystemExit):
+        main(["spans", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "laid end to end in one continuum" not in text
+    assert "each document its own stretch of one continuum: a gap ends at its document's end" in text
+    assert "--pooling inception lays the documents end to end as INCEpTION does" in text
+
+
 def test_gamma_cat_of_a_single_category_is_shown_undefined(tmp_path, capsys, monkeypatch):
     path = tmp_path / "one.csv"
     pd.DataFrame(

@@ -493,6 +493,21 @@ def test_inception_pooling_is_dkpros_value_on_documents_laid_end_to_end(R, lengt
     assert with_part.estimate == pytest.approx(dkpro, rel=1e-13, abs=1e-15)
 
 
+def test_the_repr_names_the_pooling_and_the_other_value_when_they_differ():
+    """Issue 33 item 3: the other pooling's value beside the headline. ``iaa spans`` showed it; the Python repr did not
+    (a notebook user saw -0.0755 without INCEpTION's 0.0946, or which pooling it was)."""
+    R, lengths, units, dkpro = DKPRO_CONCATENATED[1]
+    spans, continuum = concatenated_study(R, lengths, units)
+    default = quiet(ie.unitizing_alpha, spans, continuum=continuum, annotators=list(range(R)))
+    assert repr(default).endswith(f"documents; pooled by document (INCEpTION's {dkpro:.4f}))")
+    inception = quiet(ie.unitizing_alpha, spans, continuum=continuum, annotators=list(range(R)), pooling="inception")
+    assert repr(inception).endswith(
+        f"; pooled as INCEpTION (documents concatenated) (by document {default.estimate_documents:.4f}))"
+    )
+    one = ie.unitizing_alpha(spans[spans["document"] == "doc0"].drop(columns="document"), continuum=(0, lengths[0]))
+    assert "pooled" not in repr(one)
+
+
 def test_inception_pooling_refuses_documents_with_different_participants():
     R, lengths, units, _ = DKPRO_CONCATENATED[1]
     spans, continuum = concatenated_study(R, lengths, units)

@@ -236,7 +236,15 @@ class Disagreements(Result):
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"Disagreements({len(self.items)} items, {len(self.pairs)} label pairs)\n{self}"
+        """A short summary (what is inside, the first items to adjudicate); ``print`` shows the lists."""
+        first = ", ".join(_short(i) for i in self.items["item"].head(3))
+        more = f", ... (+{len(self.items) - 3} more)" if len(self.items) > 3 else ""
+        head = f"; first: {first}{more}" if first else ""
+        return (
+            f"Disagreements({self.n_disagreeing} of {self.n_pairable} items with 2+ annotations disagree, "
+            f"{len(self.items)} listed{head}; {len(self.pairs)} label pairs; print() it for the lists, "
+            ".to_frame() for the table)"
+        )
 
 
 #: Longest text of a cell of the terminal table (a longer name is cut, with "..."; CSV and JSON keep it whole).

@@ -94,11 +94,21 @@ class ModelAgreement(Result):
         }
 
     def __str__(self) -> str:
-        lines = [f"Models beside humans (humans among themselves: agreement {self.human_agreement:.3f})"]
+        def num(v: float) -> str:
+            return f"{v:.3f}" if np.isfinite(v) else "undefined"
+
+        humans = num(self.human_agreement)
+        if humans == "undefined":
+            humans += " (no item has two human labels)"
+        lines = [f"Models beside humans (humans among themselves: agreement {humans})"]
         for r in self.table.itertuples(index=False):
+            head = f"  {r.model!s:>16} vs {r.reference!s:<18} n={r.n:>9.0f}  "
+            if not r.n > 0:
+                lines.append(head + "undefined (no item labelled by both)")
+                continue
             lines.append(
-                f"  {r.model!s:>16} vs {r.reference!s:<18} n={r.n:>9.0f}  agreement {r.agreement:.3f} "
-                f"[{r.agreement_lower:.3f}, {r.agreement_upper:.3f}]  kappa {r.kappa:.3f}"
+                head + f"agreement {num(r.agreement)} [{num(r.agreement_lower)}, {num(r.agreement_upper)}]  "
+                f"kappa {num(r.kappa)}"
             )
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)

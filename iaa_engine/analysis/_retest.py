@@ -215,7 +215,8 @@ def occasion_order(values: Any, name: str, rows: pd.DataFrame | None = None) -> 
         where = ""
         if rows is not None:
             first = rows.iloc[int(np.flatnonzero(blank)[0])]
-            where = f" (the first: item {first['item']!r}, annotator {first['annotator']!r})"
+            item, who = (v.item() if isinstance(v, np.generic) else v for v in (first["item"], first["annotator"]))
+            where = f" (the first: item {item!r}, annotator {who!r})"
         head = f"occasion column {name!r} is blank in {int(blank.sum())} of {blank.size} labelled rows{where}"
         raise InputError(
             head + "; give every label its occasion, or leave out occasion= to number repeats in the table's order",

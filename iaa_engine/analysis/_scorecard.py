@@ -118,7 +118,7 @@ class AnnotatorReport(Result):
 
     def __str__(self) -> str:
         return (
-            f"Annotator scorecard (alpha {self.alpha:.4f} at the {self.level} level, gold: {self.gold})\n"
+            f"Annotator scorecard (alpha {alpha_text(self.alpha)} at the {self.level} level, gold: {self.gold})\n"
             + text_table(self.table.assign(annotator=self.table["annotator"].map(printable)))  # names escaped
             + "\n"
             + flag_legend(self.settings, width=118)
@@ -147,13 +147,19 @@ def text_table(table: pd.DataFrame, extra: tuple = ()) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
+def alpha_text(alpha: float) -> str:
+    """The scorecard's alpha on the terminal: four decimals, or ``undefined (…)`` with the reason (never ``nan``)."""
+    return f"{alpha:.4f}" if np.isfinite(alpha) else "undefined (no pairable value, or one value only)"
+
+
 def flag_legend(settings: dict, width: int | None = None) -> str:
     """What the flags and their p-values mean, in one paragraph (the scorecard's text, the command line, the page),
     wrapped at ``width`` characters when given."""
     s = settings
+    typical = f"{s['random_kappa']:.3f}" if np.isfinite(s["random_kappa"]) else "undefined: no judged annotator"
     text = (
         f"random: kappa with the others significantly below {s['random_fraction']:g} x the typical annotator's "
-        f"({s['random_kappa']:.3f}; random_p, Holm-adjusted, below {s['random_level']:g}) and not above chance "
+        f"({typical}; random_p, Holm-adjusted, below {s['random_level']:g}) and not above chance "
         f"(chance_p, one-sided, at least {s['random_level']:g}); biased: label distribution at least "
         f"{s['bias_threshold']:g} (TVD) from the others' on the same items, Holm-adjusted chi-square p below "
         f"{s['bias_p']:g}; annotators with fewer than {s['min_items']} pairable items are not judged."

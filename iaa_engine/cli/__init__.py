@@ -394,12 +394,12 @@ def _cmd_annotators(args: argparse.Namespace) -> int:
         else:
             text = safe_csv(table)
     else:
-        from iaa_engine.analysis._scorecard import flag_legend, text_table
+        from iaa_engine.analysis._scorecard import alpha_text, flag_legend, text_table
         from iaa_engine.base._results import printable
 
         shown = table.assign(annotator=table["annotator"].map(printable))
         text = (
-            f"Annotator scorecard: alpha {result.alpha:.4f} ({result.level}); gold: {result.gold}"
+            f"Annotator scorecard: alpha {alpha_text(result.alpha)} ({result.level}); gold: {result.gold}"
             + (f" (pass at {args.threshold:g})" if known is not None else "")
             + "\n"
             + text_table(shown, extra=("status",) if known is not None else ())

@@ -82,15 +82,26 @@ def _table(c: Any, a: str, b: str) -> str:
     pct = f"{c.confidence:.0%}"
     kind = f"t({c.df:g})" if c.df == c.df else "z"  # nan df: a z test
     how = f"paired on {c.n_items} shared items" if c.paired else f"independent data sets ({c.n_a} and {c.n_b} items)"
+
+    def num(v: float) -> str:  # the undefined-value policy: never "nan" on the terminal
+        return f"{v:.4f}" if v == v else "undefined"
+
     rows = [
         f"{c.metric}: {how}",
         f"{'':<{width}}{'estimate':>10}{'SE':>10}",
-        f"{'A ' + a:<{width}}{c.estimate_a:>10.4f}{c.se_a:>10.4f}",
-        f"{'B ' + b:<{width}}{c.estimate_b:>10.4f}{c.se_b:>10.4f}",
-        f"{'B - A':<{width}}{c.estimate:>10.4f}{c.se:>10.4f}   {pct} CI [{c.lower:.4f}, {c.upper:.4f}]",
-        f"{kind} = {c.statistic:.3f}, p = {c.p_value:.4g}",
-        f"method: {c.method}",
+        f"{'A ' + a:<{width}}{num(c.estimate_a):>10}{num(c.se_a):>10}",
+        f"{'B ' + b:<{width}}{num(c.estimate_b):>10}{num(c.se_b):>10}",
     ]
+    if c.estimate == c.estimate and c.statistic == c.statistic:
+        rows += [
+            f"{'B - A':<{width}}{c.estimate:>10.4f}{num(c.se):>10}   {pct} CI [{num(c.lower)}, {num(c.upper)}]",
+            f"{kind} = {c.statistic:.3f}, p = {c.p_value:.4g}",
+        ]
+    else:
+        why = [name for name, v in (("A", c.estimate_a), ("B", c.estimate_b)) if v != v]
+        reason = f"{c.metric} is undefined on {' and '.join(why)}" if why else "its standard error is undefined"
+        rows.append(f"{'B - A':<{width}}{num(c.estimate):>10}{num(c.se):>10}   undefined ({reason}): no test")
+    rows.append(f"method: {c.method}")
     only = [f"{c.details[k]} item(s) only in {k[-1].upper()}" for k in ("items_only_a", "items_only_b")
             if c.details.get(k)]  # fmt: skip
     if only:

@@ -265,8 +265,10 @@ def register(subparsers: Any) -> None:
         help="unitizing alpha (α_U) of a span table: pooled, per category, per document",
         description="Krippendorff's unitizing alpha of a table of spans (one row per span: annotator, start, end "
         "(exclusive), label, optionally document) read from a CSV, TSV, JSON or Parquet file. Shows the pooled "
-        "α_U (every category and every document laid end to end in one continuum) and one row per category; "
-        "--per-document adds each document's α_U on its own continuum.",
+        "α_U (every category and every document, each document its own stretch of one continuum: a gap ends at its "
+        "document's end; --pooling inception lays the documents end to end as INCEpTION does) and one row per "
+        "category; --per-document adds each document's α_U on its own continuum; --participants says who saw which "
+        "document.",
     )
     p.add_argument("path", help="the span table")
     cols = p.add_argument_group("columns")
@@ -285,9 +287,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--continuum",
         metavar="FILE|BEGIN,LENGTH",
-        help="each document's continuum: a file with columns document, begin (optional, 0) and length (e.g. the "
-        "texts' lengths), or BEGIN,LENGTH for every document; default: each document from its first start to "
-        "its last end, with a warning (α_U depends on it)",
+        help="each document's continuum: a file with columns document (or as named by --document-col), begin "
+        "(optional, 0) and length (e.g. the texts' lengths), or BEGIN,LENGTH for every document; default: each "
+        "document from its first start to its last end, with a warning (α_U depends on it)",
     )
     p.add_argument(
         "--overlaps",
@@ -482,8 +484,9 @@ def read_spans(args: argparse.Namespace) -> tuple[Any, bool]:
     return pd.DataFrame(data), has_documents
 
 
-def read_continuum(text: str | None, has_documents: bool) -> Any:
-    """``--continuum``: None, a (begin, length) pair, or a DataFrame (document, begin, length) from a file."""
+def read_continuum(text: str | None, has_documents: bool, document_col: str = "document") -> Any:
+    """``--continuum``: None, a (begin, length) pair, or a DataFrame (document, begin, length) from a file; the
+    file's document column is named as the span table's (``--document-col``) or ``document``."""
     if text is None:
         return None
     path = Path(text)
@@ -508,8 +511,11 @@ def read_continuum(text: str | None, has_documents: bool) -> Any:
 
     names, columns = read_table(path)
     by_name = dict(zip(names, columns))
+    if document_col in by_name:
+        by_name["document"] = by_name[document_col]
     if "length" not in by_name or (has_documents and "document" not in by_name):
-        need = "document, begin (optional) and length" if has_documents else "length and begin (optional)"
+        doc = "document" if document_col == "document" else f"{document_col} (or document)"
+        need = f"{doc}, begin (optional) and length" if has_documents else "length and begin (optional)"
         raise CliError(f"--continuum {path.name}: needs columns {need}; it has columns {names!r}")
     frame = pd.DataFrame(
         {
@@ -601,6 +607,23 @@ def _num(v: float, digits: int = 4) -> str:
     return "undefined" if v != v else f"{v:.{digits}f}"
 
 
+def _g(v: float) -> str:
+    """A disagreement D_o or D_e in the tables: six significant digits, or ``undefined`` (never ``nan``)."""
+    return "undefined" if v != v else f"{v:.6g}"
+
+
+def _per_document(result: Any) -> str:
+    """How many participants the documents had ("5 per document", "3–5 per document"), and how many documents had
+    fewer than two (no pair: left out of the pooled value)."""
+    counts = result.per_document["n_annotators"].to_numpy()
+    low, high = int(counts.min()), int(counts.max())
+    text = f"{low} per document" if low == high else f"{low}–{high} per document"
+    short = int((counts < 2).sum())
+    if short:
+        text += f"; {short} document{'s' if short != 1 else ''} with fewer than two, left out"
+    return text
+
+
 def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra, Any]]) -> str:
     from iaa_engine.base._results import printable
     from iaa_engine.reporting._spans_page import other_pooling
@@ -620,12 +643,13 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra
     if other is not None:
         lines.append(f"  {other[0]}: {other[1]:.4f}")
     lines += [
-        f"  pooled over {result.n_categories} categories and {docs} document{'s' if docs != 1 else ''}, {how} "
+        f"  pooled over {result.n_categories} categor{'y' if result.n_categories == 1 else 'ies'} and {docs} "
+        f"document{'s' if docs != 1 else ''}, {how} "
         f"(continuum length {result.length:g}): D_o {result.d_o:.6g}, D_e {result.d_e:.6g}",
         f"  {result.n_units} units, {result.n_annotators} annotators"
         + (
-            f"; {result.n_participants} document-participant pairs ({result.n_participants / docs:.3g} per "
-            "document): each document's α_U among its participants"
+            f"; {result.n_participants} document-participant pairs ({_per_document(result)}): each document's "
+            "α_U among its participants"
             if result.n_participants and docs
             else ""
         ),
@@ -638,7 +662,7 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra
     lines.append(f"{'category':<{width}}  {'units':>7}  {'D_o':>10}  {'D_e':>10}  {'alpha':>9}")
     for r in cats.itertuples(index=False):
         lines.append(
-            f"{printable(r.category):<{width}}  {r.n_units:>7}  {r.d_o:>10.6g}  {r.d_e:>10.6g}  {_num(r.alpha):>9}"
+            f"{printable(r.category):<{width}}  {r.n_units:>7}  {_g(r.d_o):>10}  {_g(r.d_e):>10}  {_num(r.alpha):>9}"
         )
     if per_document:
         docs_t = result.per_document
@@ -651,7 +675,7 @@ def _table(title: str, result: Any, per_document: bool, extras: list[tuple[Extra
         for r in docs_t.itertuples(index=False):
             lines.append(
                 f"{printable(r.document):<{width}}  {r.begin:>8g}  {r.length:>8g}  {r.n_annotators:>6}  "
-                f"{r.n_units:>7}  {r.d_o:>10.6g}  {r.d_e:>10.6g}  {_num(r.alpha):>9}"
+                f"{r.n_units:>7}  {_g(r.d_o):>10}  {_g(r.d_e):>10}  {_num(r.alpha):>9}"
             )
     if result.per_annotator is not None:
         table = result.per_annotator
@@ -767,7 +791,7 @@ def run(args: argparse.Namespace) -> int:
     from iaa_engine.base._results import printable
 
     frame, has_documents = read_spans(args)
-    continuum = read_continuum(args.continuum, has_documents)
+    continuum = read_continuum(args.continuum, has_documents, args.document_col)
     if has_documents:
         continuum = _match_documents(continuum, frame["document"])
     participants = read_participants(args, frame, has_documents)

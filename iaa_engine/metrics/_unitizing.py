@@ -121,9 +121,19 @@ class UnitizingAlpha(ScalarResult):
         return out
 
     def __repr__(self) -> str:
+        """One line; over several documents it names the pooling, and the other pooling's value when the two differ
+        in the printed digits (as ``iaa spans`` does)."""
+        pooled = ""
+        if self.n_documents > 1:
+            by_doc = self.pooling == "documents"
+            other = self.estimate_inception if by_doc else self.estimate_documents
+            name = "INCEpTION's" if by_doc else "by document"
+            pooled = "; pooled by document" if by_doc else "; pooled as INCEpTION (documents concatenated)"
+            if np.isfinite(other) and np.isfinite(self.estimate) and f"{other:.4f}" != f"{self.estimate:.4f}":
+                pooled += f" ({name} {other:.4f})"
         return (
             f"UnitizingAlpha({self.estimate:.4f}; D_o {self.d_o:.6g}, D_e {self.d_e:.6g}; {self.n_units} units, "
-            f"{self.n_annotators} annotators, {self.n_categories} categories, {self.n_documents} documents)"
+            f"{self.n_annotators} annotators, {self.n_categories} categories, {self.n_documents} documents{pooled})"
         )
 
 

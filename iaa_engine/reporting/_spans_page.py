@@ -201,6 +201,8 @@ def render_spans_page(
         f"categories, a ratio of means, not a mean of the categories' alphas. D_o = {result.d_o:.6g}, "
         f"D_e = {result.d_e:.6g}.</p>"
     )
+    if participants is None and doc is not None and not getattr(result, "n_participants", 0):
+        pooled += _absent_note(doc, rater, rater_names)
     rows = "".join(
         f'<tr><td>{_esc(r.category)}</td><td class="num">{int(r.n_units):,}</td>'
         f"{_num(r.d_o, 4, 'g')}{_num(r.d_e, 4, 'g')}{_num(r.alpha)}</tr>"
@@ -315,6 +317,20 @@ def render_spans_page(
         "</main></body></html>",
     ]
     return "\n".join(page) + "\n"
+
+
+def _absent_note(doc: np.ndarray, rater: np.ndarray, names: pd.Index) -> str:
+    """The crowd warning of :func:`iaa_engine.unitizing_alpha` (annotators with no span in most documents, no
+    participants given) as a paragraph of the page, which is shared without the terminal's stderr; else ''."""
+    import warnings
+
+    from iaa_engine.data._spans import AbsentAnnotatorsWarning, _warn_absent
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AbsentAnnotatorsWarning)
+        _warn_absent(pd.factorize(doc)[0].astype(np.int64), rater.astype(np.int64), names)
+    said = [str(w.message) for w in caught if issubclass(w.category, AbsentAnnotatorsWarning)]
+    return "".join(f'<p class="pooled warning" id="absent-annotators">Warning: {_esc(m)}</p>' for m in said[:1])
 
 
 def other_pooling(result: Any) -> tuple[str, float] | None:
