@@ -132,7 +132,7 @@ def load(args: argparse.Namespace):
     return data
 
 
-def _load_dask(args: argparse.Namespace):
+def _load_dask(args: argparse.Namespace, client=None):
     from iaa_engine.engines._distributed import read_dask
 
     unsupported = [
@@ -143,7 +143,6 @@ def _load_dask(args: argparse.Namespace):
             ("--strata", args.strata is not None),
             ("--html", bool(args.html)),
             ("--layout", args.layout not in ("auto", "long")),
-            ("--by/--time", bool(args.by or args.time)),
         )
         if given
     ]
@@ -160,7 +159,7 @@ def _load_dask(args: argparse.Namespace):
         level=args.level,
         categories=_split(args.categories),
         duplicates=args.duplicates,
-        scheduler=args.scheduler,
+        scheduler=client if client is not None else args.scheduler,
         n_workers=None if args.scheduler else args.workers,  # --workers sizes a local cluster only
         memory_limit=args.memory_limit,
     )
@@ -201,6 +200,34 @@ def _load_duckdb(args: argparse.Namespace):
     )
 
 
+def _dask_session(args: argparse.Namespace):
+    """One cluster for the whole command: ``--scheduler``'s, or a local one sized by ``--workers`` and
+    ``--memory-limit`` (checked before it starts)."""
+    from iaa_engine.engines._commands import dask_session
+
+    return dask_session(
+        args.scheduler, None if args.scheduler else getattr(args, "workers", None), getattr(args, "memory_limit", None)
+    )
+
+
+def _dask_frame(args: argparse.Namespace, *extra: str):
+    """The long table's columns (and ``extra`` ones) of the Parquet dataset ``args.path`` as a Dask DataFrame."""
+    from iaa_engine.engines._commands import open_dask
+
+    return open_dask(args.path, [args.item_col, args.annotator_col, args.label_col, *extra])
+
+
+def _long_columns(args: argparse.Namespace) -> dict:
+    return {
+        "item": args.item_col,
+        "annotator": args.annotator_col,
+        "label": args.label_col,
+        "level": args.level,
+        "categories": _split(args.categories),
+        "duplicates": args.duplicates,
+    }
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from iaa_engine.reporting._report import report
 
@@ -208,8 +235,25 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CliError("give --by COLUMN or --time COLUMN, not both")
     if args.csv and not (args.by or args.time):
         raise CliError("--csv prints the table per group: it needs --by COLUMN or --time COLUMN")
+    by_result = None
     if args.engine == "dask":
-        data = _load_dask(args)
+        from iaa_engine.reporting._report import AUTO_KAPPA_WEIGHTS
+
+        with _dask_session(args) as client:
+            data = _load_dask(args, client)
+            if args.by or args.time:
+                from iaa_engine.engines._commands import agreement_by_dask
+
+                chosen = AUTO_KAPPA_WEIGHTS.get(args.level) if args.kappa_weights == "auto" else args.kappa_weights
+                by_result = agreement_by_dask(
+                    _dask_frame(args, args.by or args.time),
+                    args.by,
+                    time=args.time,
+                    freq=args.freq,
+                    weights="identity" if chosen in (None, "none") else chosen,
+                    client=client,
+                    **_long_columns(args),
+                )
     elif args.engine == "duckdb":
         data = _load_duckdb(args)
     else:
@@ -229,10 +273,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         strata=args.strata,
         kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
         benchmark=args.benchmark,
-        by=args.by,
-        time=args.time,
+        by=None if by_result is not None else args.by,
+        time=None if by_result is not None else args.time,
         freq=args.freq,
     )
+    if by_result is not None:  # computed on the cluster, group by group
+        import dataclasses
+
+        rep = dataclasses.replace(rep, by=by_result)
     if args.html:
         from iaa_engine.reporting._html import write_html_report
 
