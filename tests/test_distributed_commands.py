@@ -77,7 +77,7 @@ def dataset(tmp_path_factory):
     assert len(parts) == 5
     spread = pd.concat([p.assign(part=k) for k, p in enumerate(parts)]).groupby("item")["part"].nunique()
     assert (spread > 1).mean() > 0.5  # items really are split across files
-    frame.to_csv(root / "all.csv", index=False)
+    frame.to_parquet(root / "all.parquet")  # the in-memory run reads the same typed columns
     return frame, root
 
 
@@ -122,8 +122,30 @@ def test_cli_report_by_and_time_on_dask(address, dataset, flags, capsys):
     _, root = dataset
     assert main(["report", str(root / "ds"), "--engine", "dask", "--scheduler", address, *flags, "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
-    assert main(["report", str(root / "all.csv"), *flags, "--json"]) == 0
+    assert main(["report", str(root / "all.parquet"), *flags, "--json"]) == 0
     want = json.loads(capsys.readouterr().out)
     assert_close(got["by"], want["by"])
     for key in ("fleiss_kappa", "krippendorff_alpha", "n_items", "n_annotations"):
         assert_close(got[key], want[key])
+
+
+# ------------------------------------------------------------------------------------------ frequency strata
+@pytest.mark.parametrize("n_strata", [2, 3, 5])
+def test_frequency_strata_on_the_cluster_equals_in_memory(client, dataset, n_strata):
+    from iaa_engine.engines._commands import frequency_strata_dask
+
+    frame, root = dataset
+    got = frequency_strata_dask(open_dask(str(root / "ds"), ["item", "annotator", "label"]), n_strata=n_strata,
+                                client=client, progress=False)  # fmt: skip
+    want = ie.frequency_strata(ie.Annotations.from_long(frame), n_strata=n_strata)
+    pd.testing.assert_frame_equal(got.labels, want.labels, check_exact=False, atol=1e-12, rtol=0)
+    pd.testing.assert_frame_equal(got.strata, want.strata, check_exact=False, atol=1e-12, rtol=0)
+    assert_close(got.regression, want.regression)
+
+
+def test_cli_report_strata_on_dask(address, dataset, capsys):
+    _, root = dataset
+    assert main(["report", str(root / "ds"), "--engine", "dask", "--scheduler", address, "--strata", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert main(["report", str(root / "all.parquet"), "--strata", "--json"]) == 0
+    assert_close(got["strata"], json.loads(capsys.readouterr().out)["strata"])

@@ -140,7 +140,6 @@ def _load_dask(args: argparse.Namespace, client=None):
         for flag, given in (
             ("--ci", args.ci),
             ("--hierarchy", args.hierarchy is not None),
-            ("--strata", args.strata is not None),
             ("--html", bool(args.html)),
             ("--layout", args.layout not in ("auto", "long")),
         )
@@ -235,7 +234,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CliError("give --by COLUMN or --time COLUMN, not both")
     if args.csv and not (args.by or args.time):
         raise CliError("--csv prints the table per group: it needs --by COLUMN or --time COLUMN")
-    by_result = None
+    by_result = strata_result = None
     if args.engine == "dask":
         from iaa_engine.reporting._report import AUTO_KAPPA_WEIGHTS
 
@@ -254,6 +253,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
                     client=client,
                     **_long_columns(args),
                 )
+            if args.strata is not None:
+                from iaa_engine.engines._commands import frequency_strata_dask
+
+                strata_result = frequency_strata_dask(
+                    _dask_frame(args), n_strata=args.strata, client=client, **_long_columns(args)
+                )
     elif args.engine == "duckdb":
         data = _load_duckdb(args)
     else:
@@ -270,17 +275,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         hierarchy=args.hierarchy,
-        strata=args.strata,
+        strata=None if strata_result is not None else args.strata,
         kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
         benchmark=args.benchmark,
         by=None if by_result is not None else args.by,
         time=None if by_result is not None else args.time,
         freq=args.freq,
     )
-    if by_result is not None:  # computed on the cluster, group by group
+    if args.engine == "dask":  # computed on the cluster, group by group, stratum by stratum
         import dataclasses
 
-        rep = dataclasses.replace(rep, by=by_result)
+        rep = dataclasses.replace(rep, by=by_result or rep.by, strata=strata_result or rep.strata)
     if args.html:
         from iaa_engine.reporting._html import write_html_report
 

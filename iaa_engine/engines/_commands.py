@@ -268,3 +268,89 @@ def agreement_by_dask(
         n_excluded=int(excluded),
         notes=list(dict.fromkeys(notes)),
     )
+
+
+# ---------------------------------------------------------------------------------------- frequency strata
+def _by_item(frame: Any, item: str) -> Any:
+    """Every item's annotations in one partition (more, smaller partitions than the input)."""
+    return frame.shuffle(on=item, npartitions=max(1, 2 * frame.npartitions))
+
+
+def _label_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str) -> Any:
+    from iaa_engine.analysis._facets import label_sums
+
+    data = _annotations(part, cols, level, cats, dup)
+    return None if data is None else label_sums(data)
+
+
+def _strata_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str, stratum: np.ndarray) -> Any:
+    """Per stratum: the integer sums of its items' annotations (nominal) and its number of items."""
+    from iaa_engine.analysis._facets import stratum_subset
+    from iaa_engine.stats._sums import ExactSums
+
+    data = _annotations(part, cols, level, cats, dup)
+    out = []
+    for s in range(int(stratum.max(initial=-1)) + 1):
+        sub, hit = (None, 0) if data is None else stratum_subset(data, stratum == s)
+        out.append((None if sub is None else ExactSums.from_counts(sub.counts), hit,
+                    0 if sub is None else sub.n_annotations))  # fmt: skip
+    return out
+
+
+def frequency_strata_dask(
+    frame: Any,
+    *,
+    n_strata: int = 3,
+    names: Sequence[str] | None = None,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    level: str = "nominal",
+    categories: Sequence[Any] | None = None,
+    duplicates: str = "error",
+    client: Any,
+    progress: bool | None = None,
+) -> Any:
+    """:func:`iaa_engine.frequency_strata` of a Dask DataFrame, from sums over partitions of whole items.
+
+    A first pass adds up each partition's per-label sums (:func:`iaa_engine.analysis._facets.label_sums`); the
+    client assigns the strata; a second pass adds up, per stratum, the integer sums of its items' annotations
+    (:class:`~iaa_engine.stats._sums.ExactSums`), whose nominal alpha is the in-memory one.
+    """
+    import dask
+
+    from iaa_engine.analysis._facets import (
+        _quiet_alpha,
+        assign_strata,
+        finish_strata,
+        label_table,
+        strata_names,
+    )
+    from iaa_engine.stats._sums import ExactSums
+
+    names = strata_names(n_strata, names)
+    cols = {"item": item, "annotator": annotator, "label": label}
+    frame = frame[[item, annotator, label]]
+    cats = _categories(frame, label, level, categories)
+    shuffled = _by_item(frame, item)
+    parts = shuffled.to_delayed()
+    sums = [s for s in _run(client, [dask.delayed(_label_part)(p, cols, level, cats, duplicates) for p in parts],
+                            progress) if s is not None]  # fmt: skip
+    per_label = label_table(*(np.sum([s[k] for s in sums], axis=0) for k in range(3)), cats)
+    per_label, stratum = assign_strata(per_label, names)
+    results = _run(client, [dask.delayed(_strata_part)(p, cols, level, cats, duplicates, stratum) for p in parts],
+                   progress)  # fmt: skip
+    hits, alphas = [], []
+    for s in range(len(names)):
+        mine = [r[s] for r in results if len(r) > s]
+        exact = [e for e, _, _ in mine if e is not None]
+        hits.append(sum(h for _, h, _ in mine))
+        alpha = np.nan
+        if exact:
+            total = ExactSums.combine(exact)
+            if int(total.items_by_n[total.n_values >= 2].sum()):
+                sub = Annotations.from_stats(items=int(hits[-1]), categories=cats, level="nominal",
+                                             count_sums=total.finish(), n_annotations=sum(n for _, _, n in mine))  # fmt: skip
+                alpha = _quiet_alpha(sub, [], "")
+        alphas.append(alpha)
+    return finish_strata(per_label, stratum, names, hits, alphas)
