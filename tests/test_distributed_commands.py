@@ -149,3 +149,47 @@ def test_cli_report_strata_on_dask(address, dataset, capsys):
     got = json.loads(capsys.readouterr().out)
     assert main(["report", str(root / "all.parquet"), "--strata", "--json"]) == 0
     assert_close(got["strata"], json.loads(capsys.readouterr().out)["strata"])
+
+
+# ---------------------------------------------------------------------------------------------------- gold labels
+def _gold_in_memory(frame, rule):
+    want = ie.gold_standard(ie.Annotations.from_long(frame), rule=rule, progress=False).per_item()
+    return want.astype({"gold": str}).reset_index(drop=True)
+
+
+def _read_gold(path):
+    got = pd.read_csv(path, dtype={"gold": str}) if str(path).endswith(".csv") else pd.read_parquet(path)
+    return got.astype({"gold": str}).sort_values("item").reset_index(drop=True)
+
+
+@pytest.mark.parametrize("rule", ["majority", "diff", "rat", "com", "inv", "dawid_skene"])
+def test_gold_on_the_cluster_equals_in_memory(client, dataset, tmp_path, rule):
+    """Labels and ties exactly; scores and shares to 1e-12 (votes, weights) or 1e-9 (Dawid-Skene's posteriors:
+    the same EM iterations, with the M step's sums added over partitions)."""
+    from iaa_engine.engines._commands import gold_dask
+
+    frame, root = dataset
+    want = _gold_in_memory(frame, rule)
+    tol = 1e-9 if rule == "dawid_skene" else 1e-12
+    for out in ("gold.csv", "gold"):
+        info = gold_dask(open_dask(str(root / "ds"), ["item", "annotator", "label"]), str(tmp_path / out),
+                         rule=rule, client=client, progress=False)  # fmt: skip
+        got = _read_gold(tmp_path / out)
+        pd.testing.assert_frame_equal(got[["item", "gold", "tie", "n_tied", "n_annotations"]],
+                                      want[["item", "gold", "tie", "n_tied", "n_annotations"]], check_dtype=False)  # fmt: skip
+        np.testing.assert_allclose(got[["score", "share"]], want[["score", "share"]], atol=tol, rtol=0)
+        assert info["n_items"] == len(want) and info["n_ties"] == int(want["tie"].sum())
+    if rule == "dawid_skene":
+        assert info["n_iter"] == ie.gold_standard(ie.Annotations.from_long(frame), rule=rule, progress=False).n_iter
+
+
+def test_cli_gold_on_dask_writes_csv_or_parquet(address, dataset, tmp_path, capsys):
+    frame, root = dataset
+    for out in (tmp_path / "g.csv", tmp_path / "g"):
+        args = ["gold", str(root / "ds"), "--engine", "dask", "--scheduler", address, "--rule", "dawid-skene"]
+        assert main([*args, "-o", str(out)]) == 0
+        assert f"to {out}" in capsys.readouterr().err
+        got = _read_gold(out)
+        assert got["gold"].tolist() == _gold_in_memory(frame, "dawid_skene")["gold"].tolist()
+    assert main(["gold", str(root / "ds"), "--engine", "dask", "--scheduler", address]) == 2
+    assert "give -o FILE.csv" in capsys.readouterr().err

@@ -305,8 +305,26 @@ def _cmd_gold(args: argparse.Namespace) -> int:
 
     if not args.sep:  # tied labels joined by nothing could not be told apart
         raise CliError("--sep must be a non-empty string (it joins tied labels); got ''")
-    data = load(args)
     rule = args.rule.replace("-", "_")
+    if _dask_only(args, [("--json", args.json), ("--layout", args.layout not in ("auto", "long"))]):
+        from iaa_engine.engines._commands import gold_dask
+
+        if not args.output:
+            raise CliError(
+                "--engine dask writes the gold labels from the workers: give -o FILE.csv (one CSV file) or "
+                "-o DIRECTORY (a Parquet dataset)"
+            )
+        with _dask_session(args) as client:
+            info = gold_dask(
+                _dask_frame(args), args.output, rule=rule, sep=args.sep, max_iter=args.max_iter, client=client,
+                **_long_columns(args),
+            )  # fmt: skip
+        print(
+            f"iaa: wrote gold labels of {info['n_items']} items ({info['n_ties']} ties) to {args.output}",
+            file=sys.stderr,
+        )
+        return 0
+    data = load(args)
     gold = gold_standard(data, rule=rule, max_iter=args.max_iter)
     if args.json:
         text = json.dumps(gold.to_dict(), indent=2 if args.indent else None)
@@ -505,6 +523,49 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def add_engine_options(parser: argparse.ArgumentParser, *, duckdb: bool = False) -> None:
+    """``--engine`` and the engines' options (``--scheduler``, ``--workers``, ``--memory-limit``)."""
+    eng = parser.add_argument_group("large data")
+    eng.add_argument(
+        "--engine",
+        choices=("memory", "dask", "duckdb") if duckdb else ("memory", "dask"),
+        default="memory",
+        help="dask: read a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster"
+        + (
+            "; duckdb: summarise Parquet or CSV files (a glob, s3:// or gs:// paths) or an SQL query over them in "
+            "DuckDB, out of core (PATH may then be a glob or a query starting with SELECT)"
+            if duckdb
+            else ""
+        ),
+    )
+    eng.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)",
+    )
+    eng.add_argument(
+        "--workers", type=_positive_int, metavar="N", help="worker processes of the local cluster (default: cores)"
+    )
+    eng.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="dask: memory limit per local worker, e.g. 2GiB"
+        + ("; duckdb: DuckDB's memory limit, e.g. 1GB (it spills to a temporary directory beyond it)" if duckdb else ""),
+    )
+
+
+def _dask_only(args: argparse.Namespace, refused: Sequence[tuple[str, bool]]) -> bool:
+    """True for ``--engine dask`` (after refusing the options it cannot honour); ``--scheduler`` needs it."""
+    if args.engine != "dask":
+        if args.scheduler:
+            raise CliError("--scheduler needs --engine dask")
+        return False
+    bad = [flag for flag, given in refused if given]
+    if bad:
+        raise CliError(f"{', '.join(bad)} cannot run with --engine dask; run without or with --engine memory")
+    return True
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="iaa",
@@ -590,29 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the windows of --time: days, weeks (Monday to Sunday; default) or calendar months",
     )
     grp.add_argument("--csv", action="store_true", help="print the table per group or window as CSV")
-    eng = rep.add_argument_group("large data")
-    eng.add_argument(
-        "--engine",
-        choices=("memory", "dask", "duckdb"),
-        default="memory",
-        help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster; duckdb: "
-        "summarise Parquet or CSV files (a glob, s3:// or gs:// paths) or an SQL query over them in DuckDB, out of "
-        "core (PATH may then be a glob or a query starting with SELECT)",
-    )
-    eng.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)",
-    )
-    eng.add_argument(
-        "--workers", type=_positive_int, metavar="N", help="worker processes of the local cluster (default: cores)"
-    )
-    eng.add_argument(
-        "--memory-limit",
-        metavar="SIZE",
-        help="dask: memory limit per local worker, e.g. 2GiB; duckdb: DuckDB's memory limit, e.g. 1GB (it spills "
-        "to a temporary directory beyond it)",
-    )
+    add_engine_options(rep, duckdb=True)
     rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     rep.set_defaults(func=_cmd_report)
@@ -636,7 +675,13 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument("--sep", default="|", help="separator of tied labels in the CSV (default '|')")
     gold.add_argument("--json", action="store_true", help="JSON with the list of gold labels per item")
     gold.add_argument("--indent", action="store_true", help="indent the JSON")
-    gold.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    gold.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE instead of standard output (--engine dask: FILE.csv, or a directory for a Parquet dataset)",
+    )
+    add_engine_options(gold)
     gold.set_defaults(func=_cmd_gold)
 
     dis = sub.add_parser(

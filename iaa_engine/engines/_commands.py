@@ -354,3 +354,272 @@ def frequency_strata_dask(
                 alpha = _quiet_alpha(sub, [], "")
         alphas.append(alpha)
     return finish_strata(per_label, stratum, names, hits, alphas)
+
+
+# ---------------------------------------------------------------------------------------------------- gold labels
+def _coded(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str, annotators: pd.Index) -> Any:
+    """A partition of whole items as annotations, with each annotation's global annotator code beside them."""
+    data = _annotations(part, cols, level, cats, dup)
+    if data is None:
+        return None
+    global_ann = annotators.get_indexer(cast(pd.Index, data.annotators))[cast(np.ndarray, data.annotator)]
+    return data, global_ann.astype(np.int64)
+
+
+def _ds_step(coded: Any, priors: np.ndarray | None, e: np.ndarray | None, n_ann: int) -> Any:
+    """One Dawid-Skene E step on a partition and its share of the M step's sums.
+
+    With ``priors`` None: the starting posteriors (majority-vote proportions). Returns ``(P, M, H)``: the posteriors
+    summed over the items (C), the expected counts :math:`S^\\top` post (annotator·given × true) and the posteriors'
+    entropy, all sums over this partition's items."""
+    if coded is None:
+        return None
+    data, ann = coded
+    post = _ds_posteriors(data, ann, priors, e, n_ann)
+    q = data.n_categories
+    m = np.zeros((n_ann * q, q))
+    np.add.at(m, ann * q + data.label, post[data.item])
+    from iaa_engine.analysis._gold import _EPS
+
+    entropy = -np.sum(post * np.log(np.maximum(post, _EPS)))
+    return post.sum(axis=0), m, float(entropy)
+
+
+def _ds_posteriors(data: Annotations, ann: np.ndarray, priors: Any, e: Any, n_ann: int) -> np.ndarray:
+    """The posteriors of a partition's items given the global priors and confusion (or the vote shares)."""
+    from iaa_engine.analysis._gold import _EPS
+
+    q = data.n_categories
+    if priors is None:
+        counts = data.counts.to_dense().astype(float)
+        return counts / counts.sum(axis=1, keepdims=True).clip(min=1)
+    used = e.sum(axis=2) > 0  # (annotator, given): the annotator used the label
+    with np.errstate(divide="ignore"):
+        log_e = np.where(used[:, :, None], np.log(np.where(used[:, :, None], e, 1.0)), 0.0)
+    ll = np.zeros((data.n_items, q))
+    np.add.at(ll, data.item, log_e.reshape(n_ann * q, q)[ann * q + data.label])
+    ll += np.log(np.maximum(priors, _EPS))[None, :]
+    ll -= ll.max(axis=1, keepdims=True)
+    post = np.exp(ll)
+    return post / post.sum(axis=1, keepdims=True)
+
+
+def _gold_part(
+    coded: Any, rule: str, w: np.ndarray | None, priors: Any, e: Any, n_ann: int, tie: float, sep: str
+) -> pd.DataFrame:
+    """The gold labels of a partition's items, one row per item (:meth:`GoldStandard.per_item`)."""
+    from iaa_engine.analysis._gold import GoldStandard, _gold, _winners, bcr_winners
+
+    if coded is None:
+        return _empty_gold()
+    data, ann = coded
+    if rule == "majority":
+        gold = _gold(data, "majority", tie, 1, 0.0, False, None)
+    elif rule == "dawid_skene":
+        post = _ds_posteriors(data, ann, priors, e, n_ann)
+        q = data.n_categories
+        labels = _winners(data, np.repeat(np.arange(data.n_items), q), np.tile(np.arange(q), data.n_items),
+                          post.ravel(), tie)  # fmt: skip
+        gold = GoldStandard(rule, labels, list(data.categories), None)
+    else:
+        to_global = np.zeros(len(cast(pd.Index, data.annotators)), dtype=np.int64)
+        to_global[cast(np.ndarray, data.annotator)] = ann  # this partition's annotators' rows of the weights
+        gold = GoldStandard(rule, bcr_winners(data, cast(np.ndarray, w)[to_global], tie), list(data.categories), None)
+    out = gold.per_item(sep=sep)
+    return out.astype({"item": object, "gold": object})
+
+
+def _empty_gold() -> pd.DataFrame:
+    return pd.DataFrame(
+        {"item": pd.Series(dtype=object), "gold": pd.Series(dtype=object), "tie": pd.Series(dtype=bool),
+         "n_tied": pd.Series(dtype=np.int64), "score": pd.Series(dtype=float), "share": pd.Series(dtype=float),
+         "n_annotations": pd.Series(dtype=np.int64)}
+    )  # fmt: skip
+
+
+def _write_part(frame: pd.DataFrame, path: str, header: bool) -> tuple[int, int]:
+    """Write one partition's rows (CSV cells made safe for spreadsheets); its numbers of items and ties."""
+    from iaa_engine.base._csv import safe_csv
+
+    text = safe_csv(frame) if len(frame) or header else ""
+    if not header:
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    return len(frame), int(frame["tie"].sum())
+
+
+def gold_dask(
+    frame: Any,
+    output: str,
+    *,
+    rule: str = "majority",
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    level: str = "nominal",
+    categories: Sequence[Any] | None = None,
+    duplicates: str = "error",
+    sep: str = "|",
+    tie_tolerance: float = 1e-9,
+    max_iter: int = 100,
+    tol: float = 1e-5,
+    client: Any,
+    progress: bool | None = None,
+) -> dict:
+    r""":func:`iaa_engine.gold_standard` of a Dask DataFrame, written by the workers to ``output``.
+
+    The annotations are shuffled by item; each partition's gold labels come from the in-memory code and are
+    written where the workers run: ``output`` ending in ``.csv`` is one CSV file (the parts concatenated in
+    partition order), anything else a Parquet dataset (a directory of files). Rows are
+    :meth:`GoldStandard.per_item`'s, item by item within each partition (sort by item when the order matters).
+    Majority vote needs nothing global; the bias-correcting rules take their weights from the annotators' label
+    counts added over the partitions; Dawid-Skene is a distributed EM: each iteration's E step runs on every
+    partition with the current priors and confusion matrices, and its M step adds up the partitions' expected
+    counts :math:`S^\top` post and posterior sums, the evidence lower bound from the same sums and the
+    partitions' entropies, so the iterations are the in-memory ones (to rounding).
+
+    Returns
+    -------
+    dict
+        ``n_items``, ``n_ties``, ``rule``, ``n_iter`` (Dawid-Skene's iterations), ``output``.
+    """
+    import dask
+
+    from iaa_engine.analysis._gold import _EPS, GOLD_RULES, bcr_table
+    from iaa_engine.base._params import Choice
+
+    Choice(*GOLD_RULES).check("rule", rule)
+    cols = {"item": item, "annotator": annotator, "label": label}
+    frame = frame[[item, annotator, label]]
+    cats = _categories(frame, label, level, categories)
+    (ann_values,) = dask.compute(frame[annotator].dropna().unique())
+    from iaa_engine.engines._distributed import _sort_key
+
+    annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
+    n_ann, q = len(annotators), len(cats)
+    shuffled = _by_item(frame, item)
+    coded = client.compute([dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators)
+                            for p in shuffled.to_delayed()])  # fmt: skip
+    from iaa_engine.engines._distributed import _is_tty, _need_dask
+
+    if progress or (progress is None and _is_tty()):
+        _need_dask()[2].progress(coded)
+    w = priors = e = None
+    n_iter = 0
+    try:
+        if rule in ("diff", "rat", "com", "inv"):
+            counts = np.zeros((n_ann, q))
+            for part in _gather(client, [client.submit(_label_counts, c, n_ann, q) for c in coded]):
+                counts += part
+            w = bcr_table(counts, rule, annotators, cats).to_numpy()
+        elif rule == "dawid_skene":
+            priors, e, n_iter = _dawid_skene_dask(client, coded, n_ann, q, max_iter, tol, progress, _EPS)
+        parts = [client.submit(_gold_part, c, rule, w, priors, e, n_ann, tie_tolerance, sep) for c in coded]
+        written = _write(client, parts, output)
+    finally:
+        client.cancel(coded)
+    return {"n_items": sum(n for n, _ in written), "n_ties": sum(t for _, t in written), "rule": rule,
+            "n_iter": n_iter, "output": output}  # fmt: skip
+
+
+def _label_counts(coded: Any, n_ann: int, q: int) -> np.ndarray:
+    out = np.zeros((n_ann, q))
+    if coded is not None:
+        data, ann = coded
+        np.add.at(out, (ann, data.label), 1.0)
+    return out
+
+
+def _gather(client: Any, futures: list) -> list:
+    try:
+        return client.gather(futures)
+    except (ValueError, TypeError, MemoryError, KeyError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise ValueError(f"the cluster failed: {type(exc).__name__}: {first}") from None
+
+
+def _write(client: Any, parts: list, output: str) -> list:
+    """The workers write the partitions' rows: one CSV file (parts concatenated) or a Parquet dataset."""
+    import shutil
+    import tempfile
+
+    target = os.path.abspath(output)
+    if output.lower().endswith(".csv"):
+        tmp = tempfile.mkdtemp(prefix=".iaa-gold-", dir=os.path.dirname(target) or ".")
+        try:
+            paths = [os.path.join(tmp, f"part-{k:06d}.csv") for k in range(len(parts))]
+            done = _gather(client, [client.submit(_write_part, p, path, k == 0) for k, (p, path) in
+                                    enumerate(zip(parts, paths))])  # fmt: skip
+            with open(target, "w", encoding="utf-8", newline="") as out:
+                for path in paths:
+                    with open(path, encoding="utf-8", newline="") as fh:
+                        shutil.copyfileobj(fh, out)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return done
+    os.makedirs(target, exist_ok=True)
+    return _gather(client, [client.submit(_write_parquet, p, os.path.join(target, f"part-{k:06d}.parquet"))
+                            for k, p in enumerate(parts)])  # fmt: skip
+
+
+def _write_parquet(frame: pd.DataFrame, path: str) -> tuple[int, int]:
+    frame.to_parquet(path, index=False)
+    return len(frame), int(frame["tie"].sum())
+
+
+def _dawid_skene_dask(
+    client: Any, coded: list, n_ann: int, q: int, max_iter: int, tol: float, progress: bool | None, eps: float
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Dawid-Skene's EM with E steps on the partitions and the M step from their sums
+    (:func:`iaa_engine.analysis._gold._dawid_skene`'s iterations and stopping rule). Returns the priors and
+    confusion matrices of the last E step, and the iterations run."""
+    from iaa_engine.base._progress import Progress
+
+    def sums(priors: Any, e: Any) -> tuple[np.ndarray, np.ndarray, float]:
+        got = [g for g in _gather(client, [client.submit(_ds_step, c, priors, e, n_ann, pure=False) for c in coded])
+               if g is not None]  # fmt: skip
+        return sum(g[0] for g in got), sum(g[1] for g in got), sum(g[2] for g in got)
+
+    counts = np.zeros((n_ann, q))
+    n_items = 0
+    for part in _gather(client, [client.submit(_sizes, c, n_ann, q) for c in coded]):
+        counts += part[0]
+        n_items += part[1]
+    used = (counts > 0)[:, :, None]
+    n_annotations = counts.sum()
+
+    def m_step(m: np.ndarray) -> np.ndarray:
+        e = m.reshape(n_ann, q, q)
+        e = np.where(used, np.maximum(e, eps), 0.0)
+        with np.errstate(invalid="ignore"):
+            return e / e.sum(axis=1, keepdims=True)
+
+    p_sum, m, _ = sums(None, None)
+    priors = p_sum / n_items
+    e = m_step(m)
+    loss = -np.inf
+    n_iter = 0
+    with Progress(max_iter, "Dawid-Skene EM", show=progress) as bar:
+        for n_iter in range(1, max_iter + 1):
+            last_priors, last_e = priors, e
+            p_sum, m, entropy = sums(np.asarray(priors), np.nan_to_num(e))
+            priors = p_sum / n_items
+            e = m_step(m)
+            with np.errstate(divide="ignore"):
+                log_e = np.where(used, np.log(np.where(used, e, 1.0)), 0.0)
+            fit = float(np.sum(m.reshape(n_ann, q, q) * log_e) + p_sum @ np.log(np.maximum(priors, eps)))
+            new_loss = (fit + entropy) / max(n_annotations, 1)
+            bar.update()
+            if new_loss - loss < tol:
+                break
+            loss = new_loss
+    return np.asarray(last_priors), np.nan_to_num(last_e), n_iter
+
+
+def _sizes(coded: Any, n_ann: int, q: int) -> tuple[np.ndarray, int]:
+    if coded is None:
+        return np.zeros((n_ann, q)), 0
+    return _label_counts(coded, n_ann, q), coded[0].n_items
