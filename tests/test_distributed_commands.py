@@ -193,3 +193,37 @@ def test_cli_gold_on_dask_writes_csv_or_parquet(address, dataset, tmp_path, caps
         assert got["gold"].tolist() == _gold_in_memory(frame, "dawid_skene")["gold"].tolist()
     assert main(["gold", str(root / "ds"), "--engine", "dask", "--scheduler", address]) == 2
     assert "give -o FILE.csv" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------------- disagreements
+@pytest.mark.parametrize("level", ["nominal", "ordinal"])
+@pytest.mark.parametrize("top, per_pair, ds", [(20, 20, "auto"), (5, 3, False), (None, None, "auto")])
+def test_disagreements_on_the_cluster_equal_in_memory(client, dataset, level, top, per_pair, ds):
+    """The top items merged from the partitions' top items: the same items, ranks, pairs and items per pair
+    (Dawid-Skene's entropy and probability to 1e-9)."""
+    from iaa_engine.engines._commands import disagreements_dask
+
+    frame, root = dataset
+    got = disagreements_dask(open_dask(str(root / "ds"), ["item", "annotator", "label"]), top=top,
+                             items_per_pair=per_pair, dawid_skene=ds, level=level, client=client, progress=False)  # fmt: skip
+    want = ie.disagreements(ie.Annotations.from_long(frame, level=level), top=top, items_per_pair=per_pair,
+                            dawid_skene=ds, progress=False)  # fmt: skip
+    pd.testing.assert_frame_equal(got.items, want.items, check_exact=False, atol=1e-9, rtol=0, check_dtype=False)
+    for name in ("pairs", "pair_items"):
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name), check_exact=False, atol=1e-12, rtol=0,
+                                      check_dtype=False)  # fmt: skip
+    key = ["rank", "item", "annotator"]
+    pd.testing.assert_frame_equal(got.annotations.sort_values(key).reset_index(drop=True),
+                                  want.annotations.sort_values(key).reset_index(drop=True), check_dtype=False)  # fmt: skip
+    assert (got.n_pairable, got.n_disagreeing, got.dawid_skene, got.ranking) == (
+        want.n_pairable, want.n_disagreeing, want.dawid_skene, want.ranking)  # fmt: skip
+
+
+def test_cli_disagreements_on_dask(address, dataset, capsys):
+    _, root = dataset
+    args = ["disagreements", "--format", "json", "--top", "10"]
+    assert main([*args[:1], str(root / "ds"), *args[1:], "--engine", "dask", "--scheduler", address]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert main([*args[:1], str(root / "all.parquet"), *args[1:]]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert_close(got, want, tol=1e-9)

@@ -349,14 +349,19 @@ def _cmd_gold(args: argparse.Namespace) -> int:
 def _cmd_disagreements(args: argparse.Namespace) -> int:
     from iaa_engine.analysis._disagreements import disagreements
 
-    data = load(args)
-    result = disagreements(
-        data,
-        top=args.top or None,
-        items_per_pair=args.items_per_pair or None,
-        dawid_skene="auto" if args.dawid_skene else False,
-        max_iter=args.max_iter,
-    )
+    options = {
+        "top": args.top or None,
+        "items_per_pair": args.items_per_pair or None,
+        "dawid_skene": "auto" if args.dawid_skene else False,
+        "max_iter": args.max_iter,
+    }
+    if _dask_only(args, [("--layout", args.layout not in ("auto", "long"))]):
+        from iaa_engine.engines._commands import disagreements_dask
+
+        with _dask_session(args) as client:
+            result = disagreements_dask(_dask_frame(args), client=client, **options, **_long_columns(args))
+    else:
+        result = disagreements(load(args), **options)
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2 if args.indent else None)
     elif args.format == "csv":
@@ -724,6 +729,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dis.add_argument("--indent", action="store_true", help="indent the JSON")
     dis.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    add_engine_options(dis)
     dis.set_defaults(func=_cmd_disagreements)
 
     ann = sub.add_parser(

@@ -623,3 +623,181 @@ def _sizes(coded: Any, n_ann: int, q: int) -> tuple[np.ndarray, int]:
     if coded is None:
         return np.zeros((n_ann, q)), 0
     return _label_counts(coded, n_ann, q), coded[0].n_items
+
+
+# ------------------------------------------------------------------------------------------------- disagreements
+def _pairable_part(coded: Any, n_ann: int, q: int) -> Any:
+    """A partition's pairable values per category, its pairable items, and its annotators × labels counts."""
+    if coded is None:
+        return np.zeros(q), 0, np.zeros((n_ann, q)), 0
+    data, _ = coded
+    c = data.counts
+    ok = c.n_i[c.item] >= 2
+    per_cat = np.bincount(c.category[ok], weights=c.count[ok].astype(float), minlength=q)
+    return per_cat, int(np.count_nonzero(c.n_i >= 2)), _label_counts(coded, n_ann, q), data.n_items
+
+
+def _disagree_part(
+    coded: Any, top: Any, items_per_pair: Any, priors: Any, e: Any, n_ann: int, per_cat: np.ndarray
+) -> Any:
+    """:func:`disagreements` on a partition of whole items with the global posteriors and category totals: its
+    top items (by the global keys), every label pair that met in it with its top items, its listed annotations."""
+    from iaa_engine.analysis._disagreements import _disagreements
+
+    if coded is None:
+        return None
+    data, ann = coded
+    post = None if priors is None else _ds_posteriors(data, ann, priors, e, n_ann)
+    return _disagreements(data, top, items_per_pair, False, 1, False, posteriors=post, per_cat=per_cat,
+                          pair_top=None)  # fmt: skip
+
+
+def disagreements_dask(
+    frame: Any,
+    *,
+    top: int | None = None,
+    items_per_pair: int | None = None,
+    dawid_skene: Any = "auto",
+    max_iter: int = 100,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    level: str = "nominal",
+    categories: Sequence[Any] | None = None,
+    duplicates: str = "error",
+    client: Any,
+    progress: bool | None = None,
+) -> Any:
+    """:func:`iaa_engine.disagreements` of a Dask DataFrame: the top items merged from each partition's top items.
+
+    A first pass adds up the pairable values per category (the ordinal positions and the expected coincidences
+    need them); Dawid-Skene runs as the distributed EM of :func:`gold_dask`; then every partition of whole items
+    ranks its own items by the global keys and keeps its ``top`` (the global top ``top`` are among them), with
+    every label pair that met in it and that pair's ``items_per_pair`` largest items. The client merges: the
+    items sorted by the same keys (the item order last), the pairs' coincidences added. Items and annotations of
+    the listed items come back; the annotations are in partition order (sort by ``rank`` for the file's).
+    """
+    import dask
+
+    from iaa_engine.analysis._disagreements import DS_CELLS, RANKING, Disagreements
+    from iaa_engine.analysis._gold import _EPS
+    from iaa_engine.engines._distributed import _sort_key
+
+    cols = {"item": item, "annotator": annotator, "label": label}
+    frame = frame[[item, annotator, label]]
+    cats = _categories(frame, label, level, categories)
+    (ann_values,) = dask.compute(frame[annotator].dropna().unique())
+    annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
+    n_ann, q = len(annotators), len(cats)
+    use_ds = q >= 2 and (dawid_skene is True or (dawid_skene == "auto" and float(n_ann) * q * q <= DS_CELLS))
+    coded = client.compute([dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators)
+                            for p in _by_item(frame, item).to_delayed()])  # fmt: skip
+    try:
+        sums = _gather(client, [client.submit(_pairable_part, c, n_ann, q) for c in coded])
+        per_cat = np.sum([s[0] for s in sums], axis=0)
+        n_pairable = sum(s[1] for s in sums)
+        priors = e = None
+        if use_ds:
+            priors, e, _ = _dawid_skene_dask(client, coded, n_ann, q, max_iter, 1e-5, progress, _EPS)
+        parts = [r for r in _gather(client, [client.submit(_disagree_part, c, top, items_per_pair, priors, e, n_ann,
+                                                           per_cat) for c in coded]) if r is not None]  # fmt: skip
+    finally:
+        client.cancel(coded)
+    lvl = level or "nominal"
+    ranking = tuple(k.replace("the data's level", f"the {lvl} level") for k in RANKING if use_ds or "Dawid" not in k)
+    return _merge_disagreements(parts, top, items_per_pair, per_cat, cats, n_pairable, use_ds, ranking, lvl,
+                                Disagreements)  # fmt: skip
+
+
+def _item_order(values: pd.Series) -> np.ndarray:
+    """Each item's position in the data's item order (ids sorted as :meth:`Annotations.from_long` sorts them)."""
+    from iaa_engine.data._model import _group_codes
+
+    codes, _ = _group_codes(np.asarray(values.to_numpy(), dtype=object) if values.dtype == object else values.to_numpy())
+    return codes
+
+
+def _merge_disagreements(
+    parts: list, top: Any, items_per_pair: Any, per_cat: np.ndarray, cats: pd.Index, n_pairable: int, use_ds: bool,
+    ranking: tuple, level: str, cls: Any,
+) -> Any:  # fmt: skip
+    items = pd.concat([p.items for p in parts], ignore_index=True) if parts else pd.DataFrame()
+    n_disagreeing = sum(p.n_disagreeing for p in parts)
+    if len(items):
+        ent_key = np.where(np.isnan(items["entropy"].to_numpy(float)), 0.0, -items["entropy"].to_numpy(float))
+        order = np.lexsort((_item_order(items["item"]), -items["n_annotations"].to_numpy(), ent_key,
+                            items["n_tied"].to_numpy() <= 1, -items["disagreement"].to_numpy(float)))  # fmt: skip
+        items = items.iloc[order if top is None else order[:top]].reset_index(drop=True)
+    items["rank"] = np.arange(1, len(items) + 1)
+    rank_of = dict(zip(items["item"], items["rank"])) if len(items) else {}
+    annotations = pd.concat([p.annotations for p in parts], ignore_index=True) if parts else pd.DataFrame()
+    if len(annotations):
+        annotations = annotations[annotations["item"].isin(rank_of)].copy()
+        annotations["rank"] = annotations["item"].map(rank_of).astype(np.int64)
+        annotations = annotations.sort_values("rank", kind="stable").reset_index(drop=True)
+    # label pairs: coincidences added over partitions, ranked as in memory
+    q = max(len(cats), 1)
+    frames = [p.pairs.assign(_part=k) for k, p in enumerate(parts)]
+    allp = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["label_a", "label_b"])
+    codes_a = cats.get_indexer(pd.Index(allp["label_a"])) if len(allp) else np.zeros(0, np.int64)
+    codes_b = cats.get_indexer(pd.Index(allp["label_b"])) if len(allp) else np.zeros(0, np.int64)
+    cell = codes_a.astype(np.int64) * q + codes_b
+    cells, inv = np.unique(cell, return_inverse=True)
+    observed = np.bincount(inv, weights=allp["observed"].to_numpy(float) if len(allp) else None, minlength=cells.size)
+    n_items_pair = np.bincount(inv, weights=allp["n_items"].to_numpy(float) if len(allp) else None,
+                               minlength=cells.size)  # fmt: skip
+    a_code, b_code = np.divmod(cells, q)
+    n_total = float(per_cat.sum())
+    expected = per_cat[a_code] * per_cat[b_code] / max(n_total - 1.0, 1.0)
+    ratio = observed / expected
+    off_total = 2.0 * float(observed.sum())
+    p_order = np.lexsort((cells, -observed, -ratio))
+    if top is not None:
+        p_order = p_order[:top]
+    pairs = pd.DataFrame(
+        {
+            "rank": np.arange(1, p_order.size + 1),
+            "label_a": cats.take(a_code[p_order]),
+            "label_b": cats.take(b_code[p_order]),
+            "observed": observed[p_order],
+            "expected": expected[p_order],
+            "ratio": ratio[p_order],
+            "share": 2.0 * observed[p_order] / off_total if off_total > 0 else np.zeros(p_order.size),
+            "n_items": n_items_pair[p_order].astype(np.int64),
+        }
+    )
+    # the items behind each listed pair: each partition's largest, merged
+    pair_rank = {int(cells[s]): r + 1 for r, s in enumerate(p_order)}
+    rows = []
+    for k, p in enumerate(parts):
+        if not len(p.pair_items):
+            continue
+        pc = cats.get_indexer(pd.Index(p.pairs["label_a"])).astype(np.int64) * q + cats.get_indexer(
+            pd.Index(p.pairs["label_b"])
+        )
+        local = dict(zip(p.pairs["rank"], pc))  # the partition's pair rank -> cell
+        cell_of = p.pair_items["pair"].map(local)
+        rows.append(p.pair_items.assign(pair=cell_of.map(pair_rank)).dropna(subset=["pair"]))
+    pair_items = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["pair", "item", "item_rank", "observed"])  # fmt: skip
+    if len(pair_items):
+        pair_items["pair"] = pair_items["pair"].astype(np.int64)
+        order = np.lexsort((_item_order(pair_items["item"]), -pair_items["observed"].to_numpy(float),
+                            pair_items["pair"].to_numpy()))  # fmt: skip
+        pair_items = pair_items.iloc[order]
+        if items_per_pair is not None:
+            pair_items = pair_items.groupby("pair", sort=False).head(items_per_pair)
+        pair_items = pair_items.reset_index(drop=True)
+        pair_items["item_rank"] = pair_items["item"].map(rank_of).fillna(0).astype(np.int64)
+    return cls(
+        items=items,
+        annotations=annotations,
+        pairs=pairs,
+        pair_items=pair_items,
+        categories=list(cats),
+        n_pairable=int(n_pairable),
+        n_disagreeing=int(n_disagreeing),
+        dawid_skene=use_ds,
+        ranking=ranking,
+        level=level,
+    )
