@@ -28,10 +28,14 @@ def dask_session(scheduler: Any = None, n_workers: int | None = None, memory_lim
     closed at the end when this call started it."""
     from iaa_engine.engines._distributed import _client, _need_dask
 
+    import warnings
+
     _, _, distributed = _need_dask()
     client, owned = _client(scheduler, n_workers, memory_limit)
     try:
-        yield client
+        with warnings.catch_warnings():  # Dask's own use of pandas (e.g. "The inplace keyword ... is deprecated")
+            warnings.filterwarnings("ignore", module=r"(dask|distributed)(\.|$)")
+            yield client
     finally:
         if owned:
             cluster = getattr(client, "cluster", None)
