@@ -108,9 +108,7 @@ def test_agreement_by_on_the_cluster_equals_in_memory(client, dataset, kw, level
     weights = "quadratic" if level == "ordinal" else "identity"
     source = open_dask(str(root / "ds"), ["item", "annotator", "label", column])
     got = agreement_by_dask(source, level=level, weights=weights, client=client, progress=False, **kw)
-    want = ie.agreement_by(
-        ie.Annotations.from_long(frame, keep=[column], level=level), weights=weights, **kw
-    )
+    want = ie.agreement_by(ie.Annotations.from_long(frame, keep=[column], level=level), weights=weights, **kw)
     pd.testing.assert_frame_equal(got.table, want.table, check_exact=False, atol=1e-12, rtol=0)
     pd.testing.assert_frame_equal(got.tests, want.tests, check_exact=False, atol=1e-12, rtol=0)
     assert got.notes == want.notes and got.n_excluded == want.n_excluded
@@ -135,8 +133,9 @@ def test_frequency_strata_on_the_cluster_equals_in_memory(client, dataset, n_str
     from iaa_engine.engines._commands import frequency_strata_dask
 
     frame, root = dataset
-    got = frequency_strata_dask(open_dask(str(root / "ds"), ["item", "annotator", "label"]), n_strata=n_strata,
-                                client=client, progress=False)  # fmt: skip
+    got = frequency_strata_dask(
+        open_dask(str(root / "ds"), ["item", "annotator", "label"]), n_strata=n_strata, client=client, progress=False
+    )
     want = ie.frequency_strata(ie.Annotations.from_long(frame), n_strata=n_strata)
     pd.testing.assert_frame_equal(got.labels, want.labels, check_exact=False, atol=1e-12, rtol=0)
     pd.testing.assert_frame_equal(got.strata, want.strata, check_exact=False, atol=1e-12, rtol=0)
@@ -172,11 +171,19 @@ def test_gold_on_the_cluster_equals_in_memory(client, dataset, tmp_path, rule):
     want = _gold_in_memory(frame, rule)
     tol = 1e-9 if rule == "dawid_skene" else 1e-12
     for out in ("gold.csv", "gold"):
-        info = gold_dask(open_dask(str(root / "ds"), ["item", "annotator", "label"]), str(tmp_path / out),
-                         rule=rule, client=client, progress=False)  # fmt: skip
+        info = gold_dask(
+            open_dask(str(root / "ds"), ["item", "annotator", "label"]),
+            str(tmp_path / out),
+            rule=rule,
+            client=client,
+            progress=False,
+        )
         got = _read_gold(tmp_path / out)
-        pd.testing.assert_frame_equal(got[["item", "gold", "tie", "n_tied", "n_annotations"]],
-                                      want[["item", "gold", "tie", "n_tied", "n_annotations"]], check_dtype=False)  # fmt: skip
+        pd.testing.assert_frame_equal(
+            got[["item", "gold", "tie", "n_tied", "n_annotations"]],
+            want[["item", "gold", "tie", "n_tied", "n_annotations"]],
+            check_dtype=False,
+        )
         np.testing.assert_allclose(got[["score", "share"]], want[["score", "share"]], atol=tol, rtol=0)
         assert info["n_items"] == len(want) and info["n_ties"] == int(want["tie"].sum())
     if rule == "dawid_skene":
@@ -204,19 +211,35 @@ def test_disagreements_on_the_cluster_equal_in_memory(client, dataset, level, to
     from iaa_engine.engines._commands import disagreements_dask
 
     frame, root = dataset
-    got = disagreements_dask(open_dask(str(root / "ds"), ["item", "annotator", "label"]), top=top,
-                             items_per_pair=per_pair, dawid_skene=ds, level=level, client=client, progress=False)  # fmt: skip
-    want = ie.disagreements(ie.Annotations.from_long(frame, level=level), top=top, items_per_pair=per_pair,
-                            dawid_skene=ds, progress=False)  # fmt: skip
+    got = disagreements_dask(
+        open_dask(str(root / "ds"), ["item", "annotator", "label"]),
+        top=top,
+        items_per_pair=per_pair,
+        dawid_skene=ds,
+        level=level,
+        client=client,
+        progress=False,
+    )
+    want = ie.disagreements(
+        ie.Annotations.from_long(frame, level=level), top=top, items_per_pair=per_pair, dawid_skene=ds, progress=False
+    )
     pd.testing.assert_frame_equal(got.items, want.items, check_exact=False, atol=1e-9, rtol=0, check_dtype=False)
     for name in ("pairs", "pair_items"):
-        pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name), check_exact=False, atol=1e-12, rtol=0,
-                                      check_dtype=False)  # fmt: skip
+        pd.testing.assert_frame_equal(
+            getattr(got, name), getattr(want, name), check_exact=False, atol=1e-12, rtol=0, check_dtype=False
+        )
     key = ["rank", "item", "annotator"]
-    pd.testing.assert_frame_equal(got.annotations.sort_values(key).reset_index(drop=True),
-                                  want.annotations.sort_values(key).reset_index(drop=True), check_dtype=False)  # fmt: skip
+    pd.testing.assert_frame_equal(
+        got.annotations.sort_values(key).reset_index(drop=True),
+        want.annotations.sort_values(key).reset_index(drop=True),
+        check_dtype=False,
+    )
     assert (got.n_pairable, got.n_disagreeing, got.dawid_skene, got.ranking) == (
-        want.n_pairable, want.n_disagreeing, want.dawid_skene, want.ranking)  # fmt: skip
+        want.n_pairable,
+        want.n_disagreeing,
+        want.dawid_skene,
+        want.ranking,
+    )
 
 
 def test_cli_disagreements_on_dask(address, dataset, capsys):
@@ -240,8 +263,23 @@ def test_cli_gold_and_disagreements_on_a_local_two_worker_cluster(dataset, tmp_p
 
     frame, root = dataset
     env = {k: v for k, v in os.environ.items() if k != "IAA_DEBUG"}
-    cmd = [sys.executable, "-m", "iaa_engine", "gold", str(root / "ds"), "--engine", "dask", "--workers", "2",
-           "--memory-limit", "1GiB", "--rule", "dawid-skene", "-o", str(tmp_path / "gold.csv")]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "iaa_engine",
+        "gold",
+        str(root / "ds"),
+        "--engine",
+        "dask",
+        "--workers",
+        "2",
+        "--memory-limit",
+        "1GiB",
+        "--rule",
+        "dawid-skene",
+        "-o",
+        str(tmp_path / "gold.csv"),
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     got, want = _read_gold(tmp_path / "gold.csv"), _gold_in_memory(frame, "dawid_skene")
@@ -252,8 +290,9 @@ def test_cli_gold_and_disagreements_on_a_local_two_worker_cluster(dataset, tmp_p
 def test_a_missing_dataset_or_column_is_one_line(address, dataset, tmp_path, capsys):
     _, root = dataset
     for command in (["gold", "-o", str(tmp_path / "g.csv")], ["disagreements"], ["report", "--strata"]):
-        assert main([command[0], str(tmp_path / "nowhere"), *command[1:], "--engine", "dask", "--scheduler",
-                     address]) == 2  # fmt: skip
+        assert (
+            main([command[0], str(tmp_path / "nowhere"), *command[1:], "--engine", "dask", "--scheduler", address]) == 2
+        )
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "cannot read the Parquet dataset" in err and "nowhere" in err, err
     assert main(["report", str(root / "ds"), "--engine", "dask", "--scheduler", address, "--by", "shift"]) == 2

@@ -669,7 +669,7 @@ def label_agreement(data: Any) -> pd.DataFrame:
 
 
 def label_sums(data: Annotations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sums over items behind :func:`label_agreement`: per category the within-item disagreement
+    r"""The sums over items behind :func:`label_agreement`: per category the within-item disagreement
     :math:`\sum_i 2 n_{i\ell}(n_i - n_{i\ell})/(n_i - 1)` over pairable items, the pairable values
     :math:`n_\ell` and all values (they add over disjoint sets of items, e.g. a cluster's partitions)."""
     c = data.counts
@@ -916,9 +916,7 @@ def stratum_subset(data: Annotations, in_s: np.ndarray) -> tuple[Annotations | N
     return sub, int(hit.sum())
 
 
-def finish_strata(
-    per_label: pd.DataFrame, stratum: np.ndarray, names: list, hits: list, alphas: list
-) -> StrataResult:
+def finish_strata(per_label: pd.DataFrame, stratum: np.ndarray, names: list, hits: list, alphas: list) -> StrataResult:
     """:func:`frequency_strata`'s result from the labels' table, their strata, each stratum's items and alpha."""
     f, used, q = _quantiles(per_label, len(names))
     rows = []

@@ -26,9 +26,9 @@ __all__ = ["dask_session", "open_dask", "agreement_by_dask", "gold_dask"]
 def dask_session(scheduler: Any = None, n_workers: int | None = None, memory_limit: str | None = None) -> Iterator:
     """A ``distributed.Client`` for one command: ``scheduler`` (a Client, an address) or a new local cluster,
     closed at the end when this call started it."""
-    from iaa_engine.engines._distributed import _client, _need_dask
-
     import warnings
+
+    from iaa_engine.engines._distributed import _client, _need_dask
 
     _, _, distributed = _need_dask()
     client, owned = _client(scheduler, n_workers, memory_limit)
@@ -134,9 +134,18 @@ def _window_keys(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup
 
 
 def _group_part(
-    part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str, by: str | None, time: str | None,
-    freq: str, metrics: tuple, weights: Any, confidence: float,
-) -> tuple[pd.DataFrame | None, list, int]:  # fmt: skip
+    part: pd.DataFrame,
+    cols: dict,
+    level: str,
+    cats: pd.Index,
+    dup: str,
+    by: str | None,
+    time: str | None,
+    freq: str,
+    metrics: tuple,
+    weights: Any,
+    confidence: float,
+) -> tuple[pd.DataFrame | None, list, int]:
     """This partition's groups (each whole in it): their rows of the table, their notes, and its annotations
     without a group."""
     from iaa_engine.analysis._by import agreement_by
@@ -189,8 +198,8 @@ def agreement_by_dask(
         As :func:`iaa_engine.agreement_by`.
     """
     from iaa_engine.analysis._by import DEFAULT_METRICS, AgreementBy, _tests
-    from iaa_engine.data._model import _group_codes
     from iaa_engine.base._policy import invalid
+    from iaa_engine.data._model import _group_codes
 
     if (by is None) == (time is None):
         raise invalid("by", "a kept column name, or None with time= a kept column of timestamps (exactly one)", by)
@@ -296,8 +305,9 @@ def _strata_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup
     out = []
     for s in range(int(stratum.max(initial=-1)) + 1):
         sub, hit = (None, 0) if data is None else stratum_subset(data, stratum == s)
-        out.append((None if sub is None else ExactSums.from_counts(sub.counts), hit,
-                    0 if sub is None else sub.n_annotations))  # fmt: skip
+        out.append(
+            (None if sub is None else ExactSums.from_counts(sub.counts), hit, 0 if sub is None else sub.n_annotations)
+        )
     return out
 
 
@@ -338,12 +348,16 @@ def frequency_strata_dask(
     cats = _categories(frame, label, level, categories)
     shuffled = _by_item(frame, item)
     parts = shuffled.to_delayed()
-    sums = [s for s in _run(client, [dask.delayed(_label_part)(p, cols, level, cats, duplicates) for p in parts],
-                            progress) if s is not None]  # fmt: skip
+    sums = [
+        s
+        for s in _run(client, [dask.delayed(_label_part)(p, cols, level, cats, duplicates) for p in parts], progress)
+        if s is not None
+    ]
     per_label = label_table(*(np.sum([s[k] for s in sums], axis=0) for k in range(3)), cats)
     per_label, stratum = assign_strata(per_label, names)
-    results = _run(client, [dask.delayed(_strata_part)(p, cols, level, cats, duplicates, stratum) for p in parts],
-                   progress)  # fmt: skip
+    results = _run(
+        client, [dask.delayed(_strata_part)(p, cols, level, cats, duplicates, stratum) for p in parts], progress
+    )
     hits, alphas = [], []
     for s in range(len(names)):
         mine = [r[s] for r in results if len(r) > s]
@@ -353,8 +367,13 @@ def frequency_strata_dask(
         if exact:
             total = ExactSums.combine(exact)
             if int(total.items_by_n[total.n_values >= 2].sum()):
-                sub = Annotations.from_stats(items=int(hits[-1]), categories=cats, level="nominal",
-                                             count_sums=total.finish(), n_annotations=sum(n for _, _, n in mine))  # fmt: skip
+                sub = Annotations.from_stats(
+                    items=int(hits[-1]),
+                    categories=cats,
+                    level="nominal",
+                    count_sums=total.finish(),
+                    n_annotations=sum(n for _, _, n in mine),
+                )
                 alpha = _quiet_alpha(sub, [], "")
         alphas.append(alpha)
     return finish_strata(per_label, stratum, names, hits, alphas)
@@ -422,8 +441,9 @@ def _gold_part(
     elif rule == "dawid_skene":
         post = _ds_posteriors(data, ann, priors, e, n_ann)
         q = data.n_categories
-        labels = _winners(data, np.repeat(np.arange(data.n_items), q), np.tile(np.arange(q), data.n_items),
-                          post.ravel(), tie)  # fmt: skip
+        labels = _winners(
+            data, np.repeat(np.arange(data.n_items), q), np.tile(np.arange(q), data.n_items), post.ravel(), tie
+        )
         gold = GoldStandard(rule, labels, list(data.categories), None)
     else:
         to_global = np.zeros(len(cast(pd.Index, data.annotators)), dtype=np.int64)
@@ -435,10 +455,16 @@ def _gold_part(
 
 def _empty_gold() -> pd.DataFrame:
     return pd.DataFrame(
-        {"item": pd.Series(dtype=object), "gold": pd.Series(dtype=object), "tie": pd.Series(dtype=bool),
-         "n_tied": pd.Series(dtype=np.int64), "score": pd.Series(dtype=float), "share": pd.Series(dtype=float),
-         "n_annotations": pd.Series(dtype=np.int64)}
-    )  # fmt: skip
+        {
+            "item": pd.Series(dtype=object),
+            "gold": pd.Series(dtype=object),
+            "tie": pd.Series(dtype=bool),
+            "n_tied": pd.Series(dtype=np.int64),
+            "score": pd.Series(dtype=float),
+            "share": pd.Series(dtype=float),
+            "n_annotations": pd.Series(dtype=np.int64),
+        }
+    )
 
 
 def _write_part(frame: pd.DataFrame, path: str, header: bool) -> tuple[int, int]:
@@ -503,8 +529,9 @@ def gold_dask(
     annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
     n_ann, q = len(annotators), len(cats)
     shuffled = _by_item(frame, item)
-    coded = client.compute([dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators)
-                            for p in shuffled.to_delayed()])  # fmt: skip
+    coded = client.compute(
+        [dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators) for p in shuffled.to_delayed()]
+    )
     from iaa_engine.engines._distributed import _is_tty, _need_dask
 
     if progress or (progress is None and _is_tty()):
@@ -523,8 +550,13 @@ def gold_dask(
         written = _write(client, parts, output)
     finally:
         client.cancel(coded)
-    return {"n_items": sum(n for n, _ in written), "n_ties": sum(t for _, t in written), "rule": rule,
-            "n_iter": n_iter, "output": output}  # fmt: skip
+    return {
+        "n_items": sum(n for n, _ in written),
+        "n_ties": sum(t for _, t in written),
+        "rule": rule,
+        "n_iter": n_iter,
+        "output": output,
+    }
 
 
 def _label_counts(coded: Any, n_ann: int, q: int) -> np.ndarray:
@@ -555,8 +587,9 @@ def _write(client: Any, parts: list, output: str) -> list:
         tmp = tempfile.mkdtemp(prefix=".iaa-gold-", dir=os.path.dirname(target) or ".")
         try:
             paths = [os.path.join(tmp, f"part-{k:06d}.csv") for k in range(len(parts))]
-            done = _gather(client, [client.submit(_write_part, p, path, k == 0) for k, (p, path) in
-                                    enumerate(zip(parts, paths))])  # fmt: skip
+            done = _gather(
+                client, [client.submit(_write_part, p, path, k == 0) for k, (p, path) in enumerate(zip(parts, paths))]
+            )
             with open(target, "w", encoding="utf-8", newline="") as out:
                 for path in paths:
                     with open(path, encoding="utf-8", newline="") as fh:
@@ -565,8 +598,10 @@ def _write(client: Any, parts: list, output: str) -> list:
             shutil.rmtree(tmp, ignore_errors=True)
         return done
     os.makedirs(target, exist_ok=True)
-    return _gather(client, [client.submit(_write_parquet, p, os.path.join(target, f"part-{k:06d}.parquet"))
-                            for k, p in enumerate(parts)])  # fmt: skip
+    return _gather(
+        client,
+        [client.submit(_write_parquet, p, os.path.join(target, f"part-{k:06d}.parquet")) for k, p in enumerate(parts)],
+    )
 
 
 def _write_parquet(frame: pd.DataFrame, path: str) -> tuple[int, int]:
@@ -583,8 +618,11 @@ def _dawid_skene_dask(
     from iaa_engine.base._progress import Progress
 
     def sums(priors: Any, e: Any) -> tuple[np.ndarray, np.ndarray, float]:
-        got = [g for g in _gather(client, [client.submit(_ds_step, c, priors, e, n_ann, pure=False) for c in coded])
-               if g is not None]  # fmt: skip
+        got = [
+            g
+            for g in _gather(client, [client.submit(_ds_step, c, priors, e, n_ann, pure=False) for c in coded])
+            if g is not None
+        ]
         return sum(g[0] for g in got), sum(g[1] for g in got), sum(g[2] for g in got)
 
     counts = np.zeros((n_ann, q))
@@ -652,8 +690,7 @@ def _disagree_part(
         return None
     data, ann = coded
     post = None if priors is None else _ds_posteriors(data, ann, priors, e, n_ann)
-    return _disagreements(data, top, items_per_pair, False, 1, False, posteriors=post, per_cat=per_cat,
-                          pair_top=None)  # fmt: skip
+    return _disagreements(data, top, items_per_pair, False, 1, False, posteriors=post, per_cat=per_cat, pair_top=None)
 
 
 def disagreements_dask(
@@ -694,8 +731,9 @@ def disagreements_dask(
     annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
     n_ann, q = len(annotators), len(cats)
     use_ds = q >= 2 and (dawid_skene is True or (dawid_skene == "auto" and float(n_ann) * q * q <= DS_CELLS))
-    coded = client.compute([dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators)
-                            for p in _by_item(frame, item).to_delayed()])  # fmt: skip
+    coded = client.compute(
+        [dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators) for p in _by_item(frame, item).to_delayed()]
+    )
     try:
         sums = _gather(client, [client.submit(_pairable_part, c, n_ann, q) for c in coded])
         per_cat = np.sum([s[0] for s in sums], axis=0)
@@ -703,34 +741,58 @@ def disagreements_dask(
         priors = e = None
         if use_ds:
             priors, e, _ = _dawid_skene_dask(client, coded, n_ann, q, max_iter, 1e-5, progress, _EPS)
-        parts = [r for r in _gather(client, [client.submit(_disagree_part, c, top, items_per_pair, priors, e, n_ann,
-                                                           per_cat) for c in coded]) if r is not None]  # fmt: skip
+        parts = [
+            r
+            for r in _gather(
+                client,
+                [client.submit(_disagree_part, c, top, items_per_pair, priors, e, n_ann, per_cat) for c in coded],
+            )
+            if r is not None
+        ]
     finally:
         client.cancel(coded)
     lvl = level or "nominal"
     ranking = tuple(k.replace("the data's level", f"the {lvl} level") for k in RANKING if use_ds or "Dawid" not in k)
-    return _merge_disagreements(parts, top, items_per_pair, per_cat, cats, n_pairable, use_ds, ranking, lvl,
-                                Disagreements)  # fmt: skip
+    return _merge_disagreements(
+        parts, top, items_per_pair, per_cat, cats, n_pairable, use_ds, ranking, lvl, Disagreements
+    )
 
 
 def _item_order(values: pd.Series) -> np.ndarray:
     """Each item's position in the data's item order (ids sorted as :meth:`Annotations.from_long` sorts them)."""
     from iaa_engine.data._model import _group_codes
 
-    codes, _ = _group_codes(np.asarray(values.to_numpy(), dtype=object) if values.dtype == object else values.to_numpy())
+    codes, _ = _group_codes(
+        np.asarray(values.to_numpy(), dtype=object) if values.dtype == object else values.to_numpy()
+    )
     return codes
 
 
 def _merge_disagreements(
-    parts: list, top: Any, items_per_pair: Any, per_cat: np.ndarray, cats: pd.Index, n_pairable: int, use_ds: bool,
-    ranking: tuple, level: str, cls: Any,
-) -> Any:  # fmt: skip
+    parts: list,
+    top: Any,
+    items_per_pair: Any,
+    per_cat: np.ndarray,
+    cats: pd.Index,
+    n_pairable: int,
+    use_ds: bool,
+    ranking: tuple,
+    level: str,
+    cls: Any,
+) -> Any:
     items = pd.concat([p.items for p in parts], ignore_index=True) if parts else pd.DataFrame()
     n_disagreeing = sum(p.n_disagreeing for p in parts)
     if len(items):
         ent_key = np.where(np.isnan(items["entropy"].to_numpy(float)), 0.0, -items["entropy"].to_numpy(float))
-        order = np.lexsort((_item_order(items["item"]), -items["n_annotations"].to_numpy(), ent_key,
-                            items["n_tied"].to_numpy() <= 1, -items["disagreement"].to_numpy(float)))  # fmt: skip
+        order = np.lexsort(
+            (
+                _item_order(items["item"]),
+                -items["n_annotations"].to_numpy(),
+                ent_key,
+                items["n_tied"].to_numpy() <= 1,
+                -items["disagreement"].to_numpy(float),
+            )
+        )
         items = items.iloc[order if top is None else order[:top]].reset_index(drop=True)
     items["rank"] = np.arange(1, len(items) + 1)
     rank_of = dict(zip(items["item"], items["rank"])) if len(items) else {}
@@ -748,8 +810,9 @@ def _merge_disagreements(
     cell = codes_a.astype(np.int64) * q + codes_b
     cells, inv = np.unique(cell, return_inverse=True)
     observed = np.bincount(inv, weights=allp["observed"].to_numpy(float) if len(allp) else None, minlength=cells.size)
-    n_items_pair = np.bincount(inv, weights=allp["n_items"].to_numpy(float) if len(allp) else None,
-                               minlength=cells.size)  # fmt: skip
+    n_items_pair = np.bincount(
+        inv, weights=allp["n_items"].to_numpy(float) if len(allp) else None, minlength=cells.size
+    )
     a_code, b_code = np.divmod(cells, q)
     n_total = float(per_cat.sum())
     expected = per_cat[a_code] * per_cat[b_code] / max(n_total - 1.0, 1.0)
@@ -782,12 +845,14 @@ def _merge_disagreements(
         local = dict(zip(p.pairs["rank"], pc))  # the partition's pair rank -> cell
         cell_of = p.pair_items["pair"].map(local)
         rows.append(p.pair_items.assign(pair=cell_of.map(pair_rank)).dropna(subset=["pair"]))
-    pair_items = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["pair", "item", "item_rank", "observed"])  # fmt: skip
+    pair_items = (
+        pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["pair", "item", "item_rank", "observed"])
+    )
     if len(pair_items):
         pair_items["pair"] = pair_items["pair"].astype(np.int64)
-        order = np.lexsort((_item_order(pair_items["item"]), -pair_items["observed"].to_numpy(float),
-                            pair_items["pair"].to_numpy()))  # fmt: skip
+        order = np.lexsort(
+            (_item_order(pair_items["item"]), -pair_items["observed"].to_numpy(float), pair_items["pair"].to_numpy())
+        )
         pair_items = pair_items.iloc[order]
         if items_per_pair is not None:
             pair_items = pair_items.groupby("pair", sort=False).head(items_per_pair)
