@@ -64,6 +64,7 @@ def make_frame(seed=0, items=500, annotators=10, labels=4):
     frame = pd.DataFrame(rows, columns=["item", "annotator", "label", "batch", "created_at"])
     frame = frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)  # an item's rows in several files
     frame.loc[frame.index[:7], "created_at"] = None
+    frame.loc[frame["item"].isin(["doc0001", "doc0002", "doc0003"]), "created_at"] = None  # items without a time
     frame.loc[frame.index[7:12], "batch"] = None
     return frame
 
@@ -112,6 +113,8 @@ def test_agreement_by_on_the_cluster_equals_in_memory(client, dataset, kw, level
     pd.testing.assert_frame_equal(got.table, want.table, check_exact=False, atol=1e-12, rtol=0)
     pd.testing.assert_frame_equal(got.tests, want.tests, check_exact=False, atol=1e-12, rtol=0)
     assert got.notes == want.notes and got.n_excluded == want.n_excluded
+    if "time" in kw:
+        assert got.n_excluded > 0 and "item(s) without any timestamp left out" in got.notes[0]
     assert (got.kind, got.freq, got.column) == (want.kind, want.freq, want.column)
 
 

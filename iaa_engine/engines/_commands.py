@@ -145,16 +145,23 @@ def _group_part(
     metrics: tuple,
     weights: Any,
     confidence: float,
-) -> tuple[pd.DataFrame | None, list, int]:
+) -> tuple[pd.DataFrame | None, list, Any]:
     """This partition's groups (each whole in it): their rows of the table, their notes, and its annotations
-    without a group."""
+    without a group (time windows: ``(items, annotations)`` without a timestamp)."""
     from iaa_engine.analysis._by import agreement_by
     from iaa_engine.data._model import extra_codes
 
+    excluded = 0
+    if "_window" in part.columns:  # time windows: the items without a timestamp are counted here, then left out
+        window = part["_window"].to_numpy()
+        untimed = window == -1
+        excluded = int(np.count_nonzero(untimed))
+        if excluded:
+            excluded = (int(part.loc[untimed, cols["item"]].nunique()), excluded)  # type: ignore[assignment]
+        part = part.loc[window >= 0].drop(columns="_window")
     data = _annotations(part, cols, level, cats, dup, keep=[cast(str, by or time)])
     if data is None:
-        return None, [], 0
-    excluded = 0
+        return None, [], excluded
     if by is not None:
         codes, _ = extra_codes(data, by)
         excluded = int(np.count_nonzero(codes < 0))
@@ -221,10 +228,9 @@ def agreement_by_dask(
         keyed = by_item.map_partitions(
             _window_keys, cols, level, cats, duplicates, time, freq, meta={**frame.dtypes.to_dict(), "_window": "i8"}
         )
-        untimed = keyed[keyed["_window"] == -1]
-        no_time = [untimed[item].nunique().to_delayed(), untimed[item].count().to_delayed()]
-        keyed = keyed[keyed["_window"] >= 0]
-        grouped = keyed.shuffle(on="_window", npartitions=n_parts).drop(columns="_window")
+        keyed = keyed[keyed["_window"] >= -1]  # -1: an item without a timestamp (counted, left out); -2: no label
+        grouped = keyed.shuffle(on="_window", npartitions=n_parts)  # every untimed item in one partition
+        no_time = dask.delayed(0)
     else:
         grouped = frame.shuffle(on=by, npartitions=n_parts)
         # an item with annotations in several groups: the groups are not independent samples on it
@@ -242,7 +248,8 @@ def agreement_by_dask(
     table = pd.concat(tables, ignore_index=True)
     if time is not None:
         order_key = table["start"].to_numpy().astype("datetime64[ns]").view(np.int64)
-        n_no_time, excluded = int(count[0]), int(count[1])
+        untimed = [e for _, _, e in results if isinstance(e, tuple)]
+        n_no_time, excluded = sum(e[0] for e in untimed), sum(e[1] for e in untimed)
         if n_no_time:
             notes.append(f"{n_no_time} item(s) without any timestamp left out")
     else:
