@@ -301,3 +301,13 @@ def test_a_missing_dataset_or_column_is_one_line(address, dataset, tmp_path, cap
     assert main(["report", str(root / "ds"), "--engine", "dask", "--scheduler", address, "--by", "shift"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'shift'" in err, err
+
+
+def test_the_progress_bar_is_drawn_on_standard_error(client, dataset, capsys):
+    """Dask draws its bar on standard output; on a terminal it would end up inside `--json > out.json`."""
+    from iaa_engine.engines._commands import frequency_strata_dask
+
+    _, root = dataset
+    frequency_strata_dask(open_dask(str(root / "ds"), ["item", "annotator", "label"]), client=client, progress=True)
+    out, err = capsys.readouterr()
+    assert out == "" and "100% Completed" in err

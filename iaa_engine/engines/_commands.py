@@ -80,12 +80,11 @@ def _categories(frame: Any, label: str, level: str, categories: Sequence[Any] | 
 def _run(client: Any, tasks: Any, progress: bool | None) -> Any:
     """Compute ``tasks`` (a delayed object or a list of them) on ``client``; Dask's progress bar on a terminal; a
     worker's failure is one line (the user's own errors, ValueError and TypeError, pass unchanged)."""
-    from iaa_engine.engines._distributed import _is_tty, _need_dask
+    from iaa_engine.engines._distributed import _is_tty, show_progress
 
-    _, _, distributed = _need_dask()
     futures = client.compute(tasks)
     if progress or (progress is None and _is_tty()):
-        distributed.progress(futures)
+        show_progress(futures)
     try:
         return client.gather(futures)
     except (ValueError, TypeError, MemoryError, KeyError):
@@ -539,10 +538,10 @@ def gold_dask(
     coded = client.compute(
         [dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators) for p in shuffled.to_delayed()]
     )
-    from iaa_engine.engines._distributed import _is_tty, _need_dask
+    from iaa_engine.engines._distributed import _is_tty, show_progress
 
     if progress or (progress is None and _is_tty()):
-        _need_dask()[2].progress(coded)
+        show_progress(coded)
     w = priors = e = None
     n_iter = 0
     try:
