@@ -423,7 +423,26 @@ def disagreements(
     """
     top = top or None  # 0: all, as the command line's --top 0
     items_per_pair = items_per_pair or None
-    data = as_annotations(data)
+    return _disagreements(as_annotations(data), top, items_per_pair, dawid_skene, max_iter, progress)
+
+
+def _disagreements(
+    data: Any,
+    top: int | None,
+    items_per_pair: int | None,
+    dawid_skene: Any,
+    max_iter: int,
+    progress: bool | None,
+    *,
+    posteriors: np.ndarray | None = None,
+    per_cat: np.ndarray | None = None,
+    pair_top: Any = "top",
+) -> Disagreements:
+    """:func:`disagreements`' body. A cluster runs it on a partition of whole items with the global quantities it
+    needs given: the items' Dawid-Skene ``posteriors`` (from the distributed EM), the pairable values per category
+    ``per_cat`` (the ordinal positions and the expected coincidences), and ``pair_top`` (None: every label pair
+    with its ``items_per_pair`` largest items, to be merged)."""
+    pair_top = top if pair_top == "top" else pair_top
     if data.fractional:
         raise ValueError(
             "disagreements needs whole annotations; this count table holds fractional weights (nothing to adjudicate)"
@@ -436,7 +455,9 @@ def disagreements(
     if dawid_skene is True and not can_ds:
         raise ValueError("dawid_skene=True needs the annotations with annotator identities (not a count table)")
     use_ds = bool(can_ds) if dawid_skene == "auto" else bool(dawid_skene)
-    if use_ds:  # Dawid-Skene's EM holds an annotators x labels x labels confusion table and its temporaries
+    if posteriors is not None:
+        use_ds = True
+    elif use_ds:  # Dawid-Skene's EM holds an annotators x labels x labels confusion table and its temporaries
         ds_cells = float(cast(int, data.n_annotators)) * data.n_categories**2
         if dawid_skene == "auto" and ds_cells > DS_CELLS:
             use_ds = False
@@ -466,10 +487,13 @@ def disagreements(
     if use_ds:
         from iaa_engine.analysis._gold import gold_standard
 
-        post = cast(
-            pd.DataFrame, gold_standard(data, rule="dawid_skene", max_iter=max_iter, progress=progress).posteriors
+        p = (
+            posteriors
+            if posteriors is not None
+            else cast(
+                pd.DataFrame, gold_standard(data, rule="dawid_skene", max_iter=max_iter, progress=progress).posteriors
+            ).to_numpy()
         )
-        p = post.to_numpy()
         with np.errstate(divide="ignore", invalid="ignore"):
             plogp = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
         entropy = -plogp.sum(axis=1) / np.log(n_cat)
@@ -483,7 +507,8 @@ def disagreements(
     left, right = e_idx[left], e_idx[right]
     both = count[left] * count[right]  # n_ic n_ik of each pair of different labels on an item
     ca, cb = c.category[left], c.category[right]  # ca < cb: entries are sorted by category within an item
-    per_cat = np.bincount(c.category[ok_entry], weights=count[ok_entry], minlength=n_cat)  # n_c (pairable values)
+    if per_cat is None:
+        per_cat = np.bincount(c.category[ok_entry], weights=count[ok_entry], minlength=n_cat)  # n_c (pairable values)
 
     # --- the level's disagreement per item: the mean delta^2 over its ordered pairs of annotations
     level = data.level or "nominal"
@@ -567,8 +592,8 @@ def disagreements(
     ratio = observed[occurs] / expected
     off_total = 2.0 * float(observed.sum())
     p_order = np.lexsort((cells[occurs], -observed[occurs], -ratio))
-    if top is not None:
-        p_order = p_order[:top]
+    if pair_top is not None:
+        p_order = p_order[:pair_top]
     pslots = occurs[p_order]
     pairs = pd.DataFrame(
         {

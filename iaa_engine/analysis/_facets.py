@@ -665,21 +665,33 @@ def label_agreement(data: Any) -> pd.DataFrame:
     [0.4444, 0.4444]
     """
     data = as_annotations(data)
+    return label_table(*label_sums(data), data.categories)
+
+
+def label_sums(data: Annotations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The sums over items behind :func:`label_agreement`: per category the within-item disagreement
+    :math:`\sum_i 2 n_{i\ell}(n_i - n_{i\ell})/(n_i - 1)` over pairable items, the pairable values
+    :math:`n_\ell` and all values (they add over disjoint sets of items, e.g. a cluster's partitions)."""
     c = data.counts
     n_i = c.n_i[c.item]
     ok = n_i >= 2
     within = np.bincount(
         c.category[ok], weights=2.0 * c.count[ok] * (n_i[ok] - c.count[ok]) / (n_i[ok] - 1.0), minlength=c.n_categories
     )
-    n_l = c.category_totals(c.pairable)
+    return within, c.category_totals(c.pairable).astype(float), c.category_totals().astype(float)
+
+
+def label_table(within: np.ndarray, n_l: np.ndarray, totals: np.ndarray, categories: Any) -> pd.DataFrame:
+    """:func:`label_agreement`'s table from the sums of :func:`label_sums`."""
+    n_categories = len(within)
     n = n_l.sum()
     den = 2.0 * n_l * (n - n_l)
-    alpha = np.full(c.n_categories, np.nan)
+    alpha = np.full(n_categories, np.nan)
     good = den > EPS
     alpha[good] = 1.0 - (n - 1.0) * within[good] / den[good]
     return pd.DataFrame(
-        {"frequency": c.category_totals().astype(np.int64), "alpha": alpha, "n_pairable": n_l.astype(np.int64)},
-        index=pd.Index(data.categories, name="label"),
+        {"frequency": totals.astype(np.int64), "alpha": alpha, "n_pairable": n_l.astype(np.int64)},
+        index=pd.Index(categories, name="label"),
     )
 
 
@@ -845,49 +857,78 @@ def frequency_strata(data: Any, *, n_strata: int = 3, names: Sequence[str] | Non
     {'beta0': -1.437, 'beta1': 0.329, 'r2': 0.959}
     """
     data = as_annotations(data)
+    names = strata_names(n_strata, names)
+    per_label, stratum = assign_strata(label_agreement(data), names)
+    subsets = [stratum_subset(data, stratum == s) for s in range(len(names))]
+    alphas = [np.nan if sub is None or not int(np.sum(sub.counts.n_i >= 2)) else _quiet_alpha(sub, [], "")
+              for sub, _ in subsets]  # fmt: skip
+    return finish_strata(per_label, stratum, names, [hit for _, hit in subsets], alphas)
+
+
+def strata_names(n_strata: int, names: Sequence[str] | None) -> list:
+    """The strata's names, rarest first (checked against ``n_strata``)."""
     if names is None:
         names = ["rare", "moderate", "common"] if n_strata == 3 else [f"stratum {s + 1}" for s in range(n_strata)]
     names = list(names)
     if len(names) != n_strata:
         raise ValueError(f"names has {len(names)} entries but n_strata is {n_strata}")
-    per_label = label_agreement(data)
+    return names
+
+
+def _quantiles(per_label: pd.DataFrame, n_strata: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     f = per_label["frequency"].to_numpy(dtype=float)
     used = f > 0
     q = np.quantile(f[used], np.arange(1, n_strata) / n_strata) if n_strata > 1 else np.array([])
+    return f, used, q
+
+
+def assign_strata(per_label: pd.DataFrame, names: list) -> tuple[pd.DataFrame, np.ndarray]:
+    """Each label's stratum by the quantiles of the used labels' frequencies: the table with its ``stratum``
+    column, and the stratum codes (-1: an unused label)."""
+    f, used, q = _quantiles(per_label, len(names))
     stratum = np.searchsorted(q, f, side="left")  # f <= Q_1 -> 0, Q_1 < f <= Q_2 -> 1, ...
     per_label = per_label.assign(stratum=[names[s] if u else None for s, u in zip(stratum, used)])
+    return per_label, np.where(used, stratum, -1)
+
+
+def stratum_subset(data: Annotations, in_s: np.ndarray) -> tuple[Annotations | None, int]:
+    """The annotations of the items with a label of the stratum (``in_s``: a mask over the categories), nominal,
+    and the number of those items."""
     c = data.counts
-    rows = []
-    for s, name in enumerate(names):  # one subset per stratum
-        in_s = (stratum == s) & used
-        hit = np.zeros(c.n_items, dtype=bool)
-        hit[c.item[in_s[c.category]]] = True
-        sub_item = hit[data.item] if data.item is not None else None
-        if sub_item is None:
-            raise ValueError("frequency strata need the annotations themselves, not only statistics")
-        sub = (
-            Annotations(
-                data.item[sub_item],
-                None if data.annotator is None else data.annotator[sub_item],
-                data.label[sub_item],
-                items=data.items,
-                annotators=data.annotators,
-                categories=data.categories,
-                level="nominal",
-            )
-            if sub_item.any()
-            else None
+    hit = np.zeros(c.n_items, dtype=bool)
+    hit[c.item[in_s[c.category]]] = True
+    sub_item = hit[data.item] if data.item is not None else None
+    if sub_item is None:
+        raise ValueError("frequency strata need the annotations themselves, not only statistics")
+    sub = (
+        Annotations(
+            data.item[sub_item],
+            None if data.annotator is None else data.annotator[sub_item],
+            data.label[sub_item],
+            items=data.items,
+            annotators=data.annotators,
+            categories=data.categories,
+            level="nominal",
         )
-        alpha = np.nan
-        if sub is not None and int(np.sum(sub.counts.n_i >= 2)):
-            alpha = _quiet_alpha(sub, [], "")
+        if sub_item.any()
+        else None
+    )
+    return sub, int(hit.sum())
+
+
+def finish_strata(per_label: pd.DataFrame, stratum: np.ndarray, names: list, hits: list, alphas: list) -> StrataResult:
+    """:func:`frequency_strata`'s result from the labels' table, their strata, each stratum's items and alpha."""
+    f, used, q = _quantiles(per_label, len(names))
+    rows = []
+    for s, name in enumerate(names):
+        in_s = stratum == s
         rows.append(
             {
                 "stratum": name,
-                "labels": [lab for lab, m in zip(data.categories, in_s) if m],
+                "labels": [lab for lab, m in zip(per_label.index, in_s) if m],
                 "upper_quantile": float(q[s]) if s < len(q) else float(f[used].max(initial=0)),
-                "n_items": int(hit.sum()),
-                "alpha": alpha,
+                "n_items": int(hits[s]),
+                "alpha": alphas[s],
             }
         )
     strata = pd.DataFrame(rows).set_index("stratum")

@@ -282,20 +282,29 @@ def bcr_weights(data: Any, rule: Literal["diff", "rat", "com", "inv"]) -> pd.Dat
     """
     data = as_annotations(data)
     data.require_annotators("the bias-correcting rules")
-    freq_i = data.annotator_stats.distributions
-    totals = data.counts.category_totals()
+    return bcr_table(data.annotator_stats.counts, rule, data.annotators, data.categories)
+
+
+def bcr_table(counts: np.ndarray, rule: str, annotators: Any, categories: Any) -> pd.DataFrame:
+    """:func:`bcr_weights` from the annotators × categories label counts (summed over any partition of the items)."""
+    counts = np.asarray(counts, dtype=float)
+    n_a = counts.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        freq_i = counts / n_a
+    totals = counts.sum(axis=0)
     freq = totals / totals.sum()
+    n_categories = counts.shape[1]
     with np.errstate(divide="ignore", invalid="ignore"):
         if rule == "diff":
             w = 1.0 + freq[None, :] - freq_i
         elif rule == "rat":
             w = freq[None, :] / freq_i
         elif rule == "com":
-            w = 1.0 + 1.0 / data.n_categories - freq_i
+            w = 1.0 + 1.0 / n_categories - freq_i
         else:
             w = 1.0 / freq_i
-    w = np.where(data.annotator_stats.counts > 0, w, np.nan)
-    return pd.DataFrame(w, index=data.annotators, columns=data.categories)
+    w = np.where(counts > 0, w, np.nan)
+    return pd.DataFrame(w, index=annotators, columns=categories)
 
 
 def known_codes(data: Annotations, known: Any) -> tuple[np.ndarray, np.ndarray, int]:
@@ -551,13 +560,19 @@ def _gold(
         w = bcr_weights(data, cast(Any, rule))
         if data.label is None:
             raise ValueError("the bias-correcting rules need the annotations themselves, not only statistics")
-        per_annotation = w.to_numpy()[data.annotator, data.label]
-        keys = c.item * max(data.n_categories, 1) + c.category
-        entry = np.searchsorted(keys, data.item * max(data.n_categories, 1) + data.label)
-        score = np.bincount(entry, weights=per_annotation, minlength=keys.size)
-        labels = _winners(data, c.item, c.category, score, tie_tolerance)
-        return GoldStandard(rule, labels, cats, anns, weights=w)
+        return GoldStandard(rule, bcr_winners(data, w.to_numpy(), tie_tolerance), cats, anns, weights=w)
     return _dawid_skene(data, tie_tolerance, max_iter, tol, progress, known)
+
+
+def bcr_winners(data: Annotations, w: np.ndarray, tie_tolerance: float) -> pd.DataFrame:
+    """Each item's labels with the largest sum of the weights ``w`` (annotators × categories, rows in the order of
+    ``data.annotators``) of the annotators who chose them."""
+    c = data.counts
+    per_annotation = w[data.annotator, data.label]
+    keys = c.item * max(data.n_categories, 1) + c.category
+    entry = np.searchsorted(keys, data.item * max(data.n_categories, 1) + data.label)
+    score = np.bincount(entry, weights=per_annotation, minlength=keys.size)
+    return _winners(data, c.item, c.category, score, tie_tolerance)
 
 
 def _dawid_skene(

@@ -132,7 +132,7 @@ def load(args: argparse.Namespace):
     return data
 
 
-def _load_dask(args: argparse.Namespace):
+def _load_dask(args: argparse.Namespace, client=None):
     from iaa_engine.engines._distributed import read_dask
 
     unsupported = [
@@ -140,10 +140,8 @@ def _load_dask(args: argparse.Namespace):
         for flag, given in (
             ("--ci", args.ci),
             ("--hierarchy", args.hierarchy is not None),
-            ("--strata", args.strata is not None),
             ("--html", bool(args.html)),
             ("--layout", args.layout not in ("auto", "long")),
-            ("--by/--time", bool(args.by or args.time)),
         )
         if given
     ]
@@ -160,7 +158,7 @@ def _load_dask(args: argparse.Namespace):
         level=args.level,
         categories=_split(args.categories),
         duplicates=args.duplicates,
-        scheduler=args.scheduler,
+        scheduler=client if client is not None else args.scheduler,
         n_workers=None if args.scheduler else args.workers,  # --workers sizes a local cluster only
         memory_limit=args.memory_limit,
     )
@@ -201,6 +199,34 @@ def _load_duckdb(args: argparse.Namespace):
     )
 
 
+def _dask_session(args: argparse.Namespace):
+    """One cluster for the whole command: ``--scheduler``'s, or a local one sized by ``--workers`` and
+    ``--memory-limit`` (checked before it starts)."""
+    from iaa_engine.engines._commands import dask_session
+
+    return dask_session(
+        args.scheduler, None if args.scheduler else getattr(args, "workers", None), getattr(args, "memory_limit", None)
+    )
+
+
+def _dask_frame(args: argparse.Namespace, *extra: str):
+    """The long table's columns (and ``extra`` ones) of the Parquet dataset ``args.path`` as a Dask DataFrame."""
+    from iaa_engine.engines._commands import open_dask
+
+    return open_dask(args.path, [args.item_col, args.annotator_col, args.label_col, *extra])
+
+
+def _long_columns(args: argparse.Namespace) -> dict:
+    return {
+        "item": args.item_col,
+        "annotator": args.annotator_col,
+        "label": args.label_col,
+        "level": args.level,
+        "categories": _split(args.categories),
+        "duplicates": args.duplicates,
+    }
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from iaa_engine.reporting._report import report
 
@@ -208,8 +234,31 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CliError("give --by COLUMN or --time COLUMN, not both")
     if args.csv and not (args.by or args.time):
         raise CliError("--csv prints the table per group: it needs --by COLUMN or --time COLUMN")
+    by_result = strata_result = None
     if args.engine == "dask":
-        data = _load_dask(args)
+        from iaa_engine.reporting._report import AUTO_KAPPA_WEIGHTS
+
+        with _dask_session(args) as client:
+            data = _load_dask(args, client)
+            if args.by or args.time:
+                from iaa_engine.engines._commands import agreement_by_dask
+
+                chosen = AUTO_KAPPA_WEIGHTS.get(args.level) if args.kappa_weights == "auto" else args.kappa_weights
+                by_result = agreement_by_dask(
+                    _dask_frame(args, args.by or args.time),
+                    args.by,
+                    time=args.time,
+                    freq=args.freq,
+                    weights="identity" if chosen in (None, "none") else chosen,
+                    client=client,
+                    **_long_columns(args),
+                )
+            if args.strata is not None:
+                from iaa_engine.engines._commands import frequency_strata_dask
+
+                strata_result = frequency_strata_dask(
+                    _dask_frame(args), n_strata=args.strata, client=client, **_long_columns(args)
+                )
     elif args.engine == "duckdb":
         data = _load_duckdb(args)
     else:
@@ -226,13 +275,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         hierarchy=args.hierarchy,
-        strata=args.strata,
+        strata=None if strata_result is not None else args.strata,
         kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
         benchmark=args.benchmark,
-        by=args.by,
-        time=args.time,
+        by=None if by_result is not None else args.by,
+        time=None if by_result is not None else args.time,
         freq=args.freq,
     )
+    if args.engine == "dask":  # computed on the cluster, group by group, stratum by stratum
+        import dataclasses
+
+        rep = dataclasses.replace(rep, by=by_result or rep.by, strata=strata_result or rep.strata)
     if args.html:
         from iaa_engine.reporting._html import write_html_report
 
@@ -252,8 +305,26 @@ def _cmd_gold(args: argparse.Namespace) -> int:
 
     if not args.sep:  # tied labels joined by nothing could not be told apart
         raise CliError("--sep must be a non-empty string (it joins tied labels); got ''")
-    data = load(args)
     rule = args.rule.replace("-", "_")
+    if _dask_only(args, [("--json", args.json), ("--layout", args.layout not in ("auto", "long"))]):
+        from iaa_engine.engines._commands import gold_dask
+
+        if not args.output:
+            raise CliError(
+                "--engine dask writes the gold labels from the workers: give -o FILE.csv (one CSV file) or "
+                "-o DIRECTORY (a Parquet dataset)"
+            )
+        with _dask_session(args) as client:
+            info = gold_dask(
+                _dask_frame(args), args.output, rule=rule, sep=args.sep, max_iter=args.max_iter, client=client,
+                **_long_columns(args),
+            )  # fmt: skip
+        print(
+            f"iaa: wrote gold labels of {info['n_items']} items ({info['n_ties']} ties) to {args.output}",
+            file=sys.stderr,
+        )
+        return 0
+    data = load(args)
     gold = gold_standard(data, rule=rule, max_iter=args.max_iter)
     if args.json:
         text = json.dumps(gold.to_dict(), indent=2 if args.indent else None)
@@ -278,14 +349,19 @@ def _cmd_gold(args: argparse.Namespace) -> int:
 def _cmd_disagreements(args: argparse.Namespace) -> int:
     from iaa_engine.analysis._disagreements import disagreements
 
-    data = load(args)
-    result = disagreements(
-        data,
-        top=args.top or None,
-        items_per_pair=args.items_per_pair or None,
-        dawid_skene="auto" if args.dawid_skene else False,
-        max_iter=args.max_iter,
-    )
+    options = {
+        "top": args.top or None,
+        "items_per_pair": args.items_per_pair or None,
+        "dawid_skene": "auto" if args.dawid_skene else False,
+        "max_iter": args.max_iter,
+    }
+    if _dask_only(args, [("--layout", args.layout not in ("auto", "long"))]):
+        from iaa_engine.engines._commands import disagreements_dask
+
+        with _dask_session(args) as client:
+            result = disagreements_dask(_dask_frame(args), client=client, **options, **_long_columns(args))
+    else:
+        result = disagreements(load(args), **options)
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2 if args.indent else None)
     elif args.format == "csv":
@@ -452,6 +528,51 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def add_engine_options(parser: argparse.ArgumentParser, *, duckdb: bool = False) -> None:
+    """``--engine`` and the engines' options (``--scheduler``, ``--workers``, ``--memory-limit``)."""
+    eng = parser.add_argument_group("large data")
+    eng.add_argument(
+        "--engine",
+        choices=("memory", "dask", "duckdb") if duckdb else ("memory", "dask"),
+        default="memory",
+        help="dask: read a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster"
+        + (
+            "; duckdb: summarise Parquet or CSV files (a glob, s3:// or gs:// paths) or an SQL query over them in "
+            "DuckDB, out of core (PATH may then be a glob or a query starting with SELECT)"
+            if duckdb
+            else ""
+        ),
+    )
+    eng.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)",
+    )
+    eng.add_argument(
+        "--workers", type=_positive_int, metavar="N", help="worker processes of the local cluster (default: cores)"
+    )
+    eng.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="dask: memory limit per local worker, e.g. 2GiB"
+        + (
+            "; duckdb: DuckDB's memory limit, e.g. 1GB (it spills to a temporary directory beyond it)" if duckdb else ""
+        ),
+    )
+
+
+def _dask_only(args: argparse.Namespace, refused: Sequence[tuple[str, bool]]) -> bool:
+    """True for ``--engine dask`` (after refusing the options it cannot honour); ``--scheduler`` needs it."""
+    if args.engine != "dask":
+        if args.scheduler:
+            raise CliError("--scheduler needs --engine dask")
+        return False
+    bad = [flag for flag, given in refused if given]
+    if bad:
+        raise CliError(f"{', '.join(bad)} cannot run with --engine dask; run without or with --engine memory")
+    return True
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="iaa",
@@ -537,29 +658,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the windows of --time: days, weeks (Monday to Sunday; default) or calendar months",
     )
     grp.add_argument("--csv", action="store_true", help="print the table per group or window as CSV")
-    eng = rep.add_argument_group("large data")
-    eng.add_argument(
-        "--engine",
-        choices=("memory", "dask", "duckdb"),
-        default="memory",
-        help="dask: summarise a Parquet dataset (directory, glob or fsspec URL) on a Dask cluster; duckdb: "
-        "summarise Parquet or CSV files (a glob, s3:// or gs:// paths) or an SQL query over them in DuckDB, out of "
-        "core (PATH may then be a glob or a query starting with SELECT)",
-    )
-    eng.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="address of an existing Dask scheduler (default: start a local cluster sized to the machine)",
-    )
-    eng.add_argument(
-        "--workers", type=_positive_int, metavar="N", help="worker processes of the local cluster (default: cores)"
-    )
-    eng.add_argument(
-        "--memory-limit",
-        metavar="SIZE",
-        help="dask: memory limit per local worker, e.g. 2GiB; duckdb: DuckDB's memory limit, e.g. 1GB (it spills "
-        "to a temporary directory beyond it)",
-    )
+    add_engine_options(rep, duckdb=True)
     rep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rep.add_argument("--indent", action="store_true", help="indent the JSON")
     rep.set_defaults(func=_cmd_report)
@@ -583,7 +682,13 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument("--sep", default="|", help="separator of tied labels in the CSV (default '|')")
     gold.add_argument("--json", action="store_true", help="JSON with the list of gold labels per item")
     gold.add_argument("--indent", action="store_true", help="indent the JSON")
-    gold.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    gold.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE instead of standard output (--engine dask: FILE.csv, or a directory for a Parquet dataset)",
+    )
+    add_engine_options(gold)
     gold.set_defaults(func=_cmd_gold)
 
     dis = sub.add_parser(
@@ -626,6 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dis.add_argument("--indent", action="store_true", help="indent the JSON")
     dis.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    add_engine_options(dis)
     dis.set_defaults(func=_cmd_disagreements)
 
     ann = sub.add_parser(

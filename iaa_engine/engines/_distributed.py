@@ -354,7 +354,7 @@ def summarize_dask(
             parts = [dask.delayed(_combine)(parts[i : i + 2]) for i in range(0, len(parts), 2)]
         future = client.compute(parts[0])
         if progress or (progress is None and _is_tty()):
-            distributed.progress(future)
+            show_progress(future)
         try:
             total = future.result()
         except (ValueError, TypeError, MemoryError):
@@ -525,6 +525,17 @@ def _check_source(source: Any) -> None:
 
 def _sort_key(value: Any) -> tuple:
     return (type(value).__name__, value)
+
+
+def show_progress(futures: Any) -> None:
+    """Dask's progress bar until ``futures`` finish, drawn on standard error: Dask draws it on standard output,
+    where it would end up inside ``--json > out.json``."""
+    import contextlib
+    import sys
+
+    _, _, distributed = _need_dask()
+    with contextlib.redirect_stdout(sys.stderr):
+        distributed.progress(futures)
 
 
 def _is_tty() -> bool:
