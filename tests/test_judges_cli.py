@@ -129,3 +129,36 @@ def test_by_a_column_of_the_humans_file(tmp_path, capsys, monkeypatch):
     got = pd.read_csv(io.StringIO(out))
     np.testing.assert_allclose(got["p_adjusted"], ref.humans["p_adjusted"], rtol=1e-12)
     assert list(got["group"]) == list(ref.humans["group"])
+
+
+def test_undefined_values_say_why_on_a_sparse_crowd(tmp_path, capsys, monkeypatch):
+    """A crowd where each item is labelled by 3 of 40 people: no two people share 20 items, so human-likeness is
+    undefined and the table says why (not "z undefined: undefined"); with one human only, the verdict, the humans'
+    agreement and the note say why too (qa2's acceptance walk of issue 34)."""
+    rng = np.random.default_rng(3)
+    labels = np.array(["None", "NA", "Yes"])
+    truth = rng.integers(0, 3, 400)
+    rows = [
+        (f"{i:05d}", f"h{h:02d}", labels[truth[i] if rng.random() < 0.8 else rng.integers(0, 3)])
+        for i in range(400)
+        for h in rng.choice(40, 3, replace=False)
+    ]
+    humans = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    judge = pd.DataFrame({"item": [f"{i:05d}" for i in range(400)], "annotator": "llm", "label": labels[truth]})
+    humans.to_csv(tmp_path / "h.csv", index=False)
+    judge.to_csv(tmp_path / "j.csv", index=False)
+    reason = ie.human_likeness(humans, judge).table["reason"].iloc[0]
+    assert reason
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "j.csv"),
+                           "--epsilon", "0.1")  # fmt: skip
+    assert status == 0, err
+    assert f"z undefined ({reason})" in out and "undefined: undefined" not in out
+    humans[humans["annotator"] == "h00"].to_csv(tmp_path / "one.csv", index=False)
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "one.csv"), str(tmp_path / "j.csv"),
+                           "--epsilon", "0.1")  # fmt: skip
+    assert status == 0, err
+    assert "llm: undefined (no human labelled 30 or more" in out
+    assert "agreement undefined (no item has two human labels)" in out
+    assert "one human only" in out and "with two, a model only sides" not in out
+    for line in out.splitlines():  # every undefined value carries its reason
+        assert "undefined" not in line.replace("undefined (", "") or "the test is undefined" in line, line

@@ -548,7 +548,9 @@ def alt_test(
                 "groups_passed": models_t["passed"].to_numpy().reshape(n_models, n_groups).sum(axis=1),
             }
         )
-    if n_ann < 3:
+    if n_ann < 2:
+        notes.append("one human only: the test compares each human with the others, so it needs at least two humans")
+    elif n_ann < 3:
         notes.append("the authors recommend at least three humans (with two, a model only sides with one of them)")
     name = scoring if isinstance(scoring, str) else getattr(scoring, "__name__", "custom")
     return AltTest(

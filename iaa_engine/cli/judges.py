@@ -78,8 +78,11 @@ def _label(value: str, data: Any) -> Any:
     return value
 
 
-def _num(v: Any, fmt: str = ".3f") -> str:
-    return "undefined" if v is None or v != v else format(v, fmt)
+def _num(v: Any, fmt: str = ".3f", undefined: str = "") -> str:
+    """A number, or ``undefined`` (with ``undefined`` as the reason when given)."""
+    if v is None or v != v:
+        return f"undefined ({undefined})" if undefined else "undefined"
+    return format(v, fmt)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,21 +153,33 @@ def run(args: argparse.Namespace) -> int:
     else:
         lines = [
             f"Can the models of {names['models']} replace the annotators of {names['humans']}? "
-            f"(epsilon {args.epsilon:g}, humans among themselves: agreement {_num(agreement.human_agreement)})"
+            f"(epsilon {args.epsilon:g}, humans among themselves: agreement "
+            f"{_num(agreement.human_agreement, undefined='no item has two human labels')})"
         ]
         reasons = dict(zip(accuracy.table["model"], accuracy.table["reason"])) if accuracy is not None else {}
+        unlike = dict(zip(likeness.table["model"], likeness.table["reason"]))
         for r in table.to_dict(orient="records"):
             head = f"  {printable(r['model'])}: {r['verdict']}"
-            if "omega" in r:
+            if r["verdict"] == "undefined":  # no human tested: say why instead of a row of undefined numbers
+                head += (
+                    f" (no human labelled {args.min_items} or more of its items with at least {args.min_humans} human"
+                    " labels; see the notes)"
+                )
+            elif "omega" in r:
                 head += f"  winning rate {_num(r['omega'], '.2f')} of {r['humans_tested']} humans"
                 head += f", advantage probability {_num(r['rho'], '.2f')}"
             else:
                 head += f"  passes in {r['passed_groups']} of {r['groups']} groups"
             lines.append(head)
-            like = r["human_likeness"] or "undefined"
+            z = (
+                f"z {_num(r['z'], '+.2f')}: {r['human_likeness']}"
+                if r["z"] == r["z"] and r["human_likeness"]
+                else f"z undefined ({printable(unlike.get(r['model']) or 'no human pairs to compare with')})"
+            )
             lines.append(
-                f"      agreement with a human {_num(r['agreement'])} (humans {_num(r['human_agreement'])}); "
-                f"mean kappa {_num(r['kappa'])}, z {_num(r['z'], '+.2f')}: {like}"
+                f"      agreement with a human {_num(r['agreement'])} "
+                f"(humans {_num(r['human_agreement'], undefined='no item has two human labels')}); "
+                f"mean kappa {_num(r['kappa'])}, {z}"
             )
             if accuracy is not None:
                 why = reasons.get(r["model"], "")
