@@ -12,6 +12,7 @@ maximum (its coefficients differ from statsmodels' in the fourth digit), hence t
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -83,6 +84,14 @@ def test_several_models_undefined_cases_and_errors():
     with pytest.raises(ValueError, match="no judgment compares"):
         ie.length_controlled_winrate(t, baseline="nobody")
     with pytest.raises(ValueError, match="lengths must be numbers"):
+        ie.length_controlled_winrate(t.assign(length_a="long"), baseline="base")
+    # the message shows what the file held, not numpy's reprs of the coerced values ("np.float64(nan)")
+    na = t.astype({"length_a": object})
+    na.iloc[2, na.columns.get_loc("length_a")] = None
+    length_b = re.escape(repr(str(t["length_b"].iloc[2])))
+    with pytest.raises(ValueError, match=rf"^row 3: the lengths must be numbers; got blank and {length_b}$"):
+        ie.length_controlled_winrate(na, baseline="base")
+    with pytest.raises(ValueError, match=r"got 'long' and"):
         ie.length_controlled_winrate(t.assign(length_a="long"), baseline="base")
     with pytest.raises(ValueError, match="column 'length_b'"):
         ie.length_controlled_winrate(t.drop(columns="length_b"), baseline="base")

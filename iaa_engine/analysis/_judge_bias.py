@@ -451,8 +451,10 @@ def length_controlled_winrate(
     ra = _column(table, response_a, "the model shown first").astype(str).str.strip()
     rb = _column(table, response_b, "the model shown second").astype(str).str.strip()
     _column(table, item, "the prompt")
-    la = pd.to_numeric(_column(table, length_a, "the length of the first response"), errors="coerce")
-    lb = pd.to_numeric(_column(table, length_b, "the length of the second response"), errors="coerce")
+    la_given = _column(table, length_a, "the length of the first response")
+    lb_given = _column(table, length_b, "the length of the second response")
+    la = pd.to_numeric(la_given, errors="coerce")
+    lb = pd.to_numeric(lb_given, errors="coerce")
     text = lab.astype(str).str.strip().str.lower()
     keep = ~(lab.isna() | text.eq("")).to_numpy()
     choice = text.map({"a": 1.0, "b": 0.0, "tie": 0.5}).to_numpy(dtype=float)
@@ -463,7 +465,11 @@ def length_controlled_winrate(
     nolen = keep & ~(np.isfinite(la.to_numpy(float)) & np.isfinite(lb.to_numpy(float)))
     if nolen.any():
         r = int(np.flatnonzero(nolen)[0])
-        raise ValueError(f"row {r + 1}: the lengths must be numbers; got {la.iloc[r]!r} and {lb.iloc[r]!r}")
+        given = [
+            "blank" if v is None or (isinstance(v, float) and v != v) else repr(printable(v))
+            for v in (la_given.iloc[r], lb_given.iloc[r])
+        ]
+        raise ValueError(f"row {r + 1}: the lengths must be numbers; got {given[0]} and {given[1]}")
     base = str(baseline).strip()
     a_base, b_base = (ra == base).to_numpy(), (rb == base).to_numpy()
     vs = keep & (a_base ^ b_base)
