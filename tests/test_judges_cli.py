@@ -162,3 +162,28 @@ def test_undefined_values_say_why_on_a_sparse_crowd(tmp_path, capsys, monkeypatc
     assert "one human only" in out and "with two, a model only sides" not in out
     for line in out.splitlines():  # every undefined value carries its reason
         assert "undefined" not in line.replace("undefined (", "") or "the test is undefined" in line, line
+
+
+def test_a_models_file_with_its_own_columns_or_one_column_per_model(files, capsys, monkeypatch, tmp_path):
+    """An LLM judge's export rarely has the humans' column names: --models-item-col / -annotator-col / -label-col
+    and --models-layout read it on its own (the shared --item-col would break the humans' file), and the reader's
+    advice names those options (qa2's acceptance walk of issue 34)."""
+    hp, _, h, m = files
+    ref = ie.alt_test(h, m, epsilon=0.15).models.set_index("model")
+    renamed = tmp_path / "judge_export.csv"
+    m.rename(columns={"item": "doc", "annotator": "judge", "label": "verdict"}).to_csv(renamed, index=False)
+    status, out, err = cli(capsys, monkeypatch, "judges", str(hp), str(renamed), "--epsilon", "0.15")
+    assert status == 2 and "--models-item-col doc --models-annotator-col judge --models-label-col verdict" in err
+    status, out, err = cli(capsys, monkeypatch, "judges", str(hp), str(renamed), "--epsilon", "0.15", "--format",
+                           "csv", "--models-item-col", "doc", "--models-annotator-col", "judge",
+                           "--models-label-col", "verdict")  # fmt: skip
+    assert status == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("model")
+    np.testing.assert_allclose(table["rho"], ref["rho"].loc[table.index], rtol=1e-12)
+    wide = tmp_path / "judge_wide.csv"
+    m.pivot(index="item", columns="annotator", values="label").reset_index().to_csv(wide, index=False)
+    status, out, err = cli(capsys, monkeypatch, "judges", str(hp), str(wide), "--epsilon", "0.15", "--format", "csv",
+                           "--models-layout", "wide")  # fmt: skip
+    assert status == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("model")
+    np.testing.assert_allclose(table["rho"], ref["rho"].loc[table.index], rtol=1e-12)

@@ -1,18 +1,20 @@
 """``iaa judges HUMANS MODELS``: can each model (an LLM judge, an ML backend) replace the annotators?
 
-Both files are read with the same data options as ``iaa report`` reads one (the models file's annotator column
-names the model). Per model: the Alternative Annotator Test's verdict, winning rate ω and advantage probability ρ
-(:func:`iaa_engine.alt_test`), its agreement with the pooled humans beside the humans' agreement with each other
-(:func:`iaa_engine.model_agreement`), its human-likeness z (:func:`iaa_engine.human_likeness`) and, with
-``--positive``, its judged rate of that label corrected for its errors on the human-labelled items
-(:func:`iaa_engine.judge_accuracy`). Table, CSV or JSON; ``--html FILE`` also writes the page of
-:mod:`iaa_engine.reporting._judges_page`.
+Both files are read with the same data options as ``iaa report`` reads one (the models file's annotator column names
+the model); ``--models-layout`` and ``--models-item-col`` / ``-annotator-col`` / ``-label-col`` read a models file
+shaped otherwise (a judge's export with one column per model, or its own column names). Per model: the Alternative
+Annotator Test's verdict, winning rate ω and advantage probability ρ (:func:`iaa_engine.alt_test`), its agreement
+with the pooled humans beside the humans' agreement with each other (:func:`iaa_engine.model_agreement`), its human-
+likeness z (:func:`iaa_engine.human_likeness`) and, with ``--positive``, its judged rate of that label corrected for
+its errors on the human-labelled items (:func:`iaa_engine.judge_accuracy`). Table, CSV or JSON; ``--html FILE`` also
+writes the page of :mod:`iaa_engine.reporting._judges_page`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -64,6 +66,19 @@ def register(subparsers: Any) -> None:
     p.add_argument("--indent", action="store_true", help="indent the JSON")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     add_data_options(p)
+    g = p.add_argument_group(
+        "reading MODELS", "a judge's export often differs from the humans' file: these options read MODELS (by "
+        "default as HUMANS is read)"
+    )  # fmt: skip
+    g.add_argument(
+        "--models-layout", choices=("auto", "long", "wide"), metavar="{auto,long,wide}",
+        help="wide: one column per model beside an item column",
+    )  # fmt: skip
+    g.add_argument("--models-item-col", metavar="NAME", help="item column of MODELS (default: --item-col)")
+    g.add_argument(
+        "--models-annotator-col", metavar="NAME", help="the column naming the model (default: --annotator-col)"
+    )
+    g.add_argument("--models-label-col", metavar="NAME", help="label column of MODELS (default: --label-col)")
     p.set_defaults(func=run)
 
 
@@ -101,7 +116,18 @@ def run(args: argparse.Namespace) -> int:
     if args.min_humans < 2 or args.min_items < 2 or args.min_shared < 2:
         raise CliError("--min-humans, --min-items and --min-shared must be whole numbers of at least 2")
     humans = load(argparse.Namespace(**{**vars(args), "path": args.humans}))
-    models = load(argparse.Namespace(**{**vars(args), "path": args.models, "by": None}))
+    own = {
+        key: getattr(args, f"models_{key}")
+        for key in ("layout", "item_col", "annotator_col", "label_col")
+        if getattr(args, f"models_{key}") is not None
+    }
+    try:
+        models = load(argparse.Namespace(**{**vars(args), "path": args.models, "by": None, **own}))
+    except (ValueError, CliError) as exc:  # the reader's advice names the shared options: point to the models' own
+        advice = re.sub(
+            r"--(item-col|annotator-col|label-col|layout)\b", r"--models-\1", getattr(exc, "cli", None) or str(exc)
+        )
+        raise CliError(advice) from None
     if humans.n_annotators is None or models.n_annotators is None:
         raise CliError("iaa judges needs who labelled what in both files (a long table or a wide matrix)")
     alt = ie.alt_test(
