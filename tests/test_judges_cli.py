@@ -187,3 +187,26 @@ def test_a_models_file_with_its_own_columns_or_one_column_per_model(files, capsy
     assert status == 0, err
     table = pd.read_csv(io.StringIO(out)).set_index("model")
     np.testing.assert_allclose(table["rho"], ref["rho"].loc[table.index], rtol=1e-12)
+
+
+def test_html_page_says_why_a_value_is_undefined(tmp_path, capsys, monkeypatch):
+    """One human and a judge no better than chance: every undefined cell of the page's models table carries its
+    reason, as the terminal does (qa2's acceptance walk of issue 34)."""
+    rng = np.random.default_rng(4)
+    truth = rng.random(300) < 0.4
+    humans = pd.DataFrame({"item": [f"{i:04d}" for i in range(100)], "annotator": "expert",
+                           "label": np.where(truth[:100], "pass", "fail")})  # fmt: skip
+    coin = pd.DataFrame({"item": [f"{i:04d}" for i in range(300)], "annotator": "coin",
+                         "label": np.where(~truth, "pass", "fail")})  # fmt: skip
+    humans.to_csv(tmp_path / "h.csv", index=False)
+    coin.to_csv(tmp_path / "j.csv", index=False)
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "j.csv"),
+                           "--epsilon", "0.2", "--positive", "pass", "--html", str(tmp_path / "p.html"))  # fmt: skip
+    assert status == 0, err
+    page = (tmp_path / "p.html").read_text(encoding="utf-8")
+    models = page[page.index('id="models"') : page.index("</table>", page.index('id="models"'))]
+    reasons = ie.human_likeness(humans, coin).table["reason"].iloc[0]
+    why = ie.judge_accuracy(humans, coin, positive="pass").table["reason"].iloc[0]
+    assert why and reasons
+    assert f"undefined ({reasons})" in models and f"undefined ({why})" in models
+    assert "undefined (no item has two human labels)" in models and "undefined (no human with at least 30" in models

@@ -25,12 +25,13 @@ def _esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _num(v: Any, digits: int = 3, form: str = "f") -> str:
-    """A number cell with its exact value in ``data-value`` (``nan`` where undefined); ``form`` "g": ``digits``
-    significant digits (p-values are small numbers)."""
+def _num(v: Any, digits: int = 3, form: str = "f", why: Any = "") -> str:
+    """A number cell with its exact value in ``data-value`` (``nan`` where undefined, with ``why`` as the reason
+    when given); ``form`` "g": ``digits`` significant digits (p-values are small numbers)."""
     v = float(v) if v is not None else float("nan")
     if not np.isfinite(v):
-        return '<td class="num undefined" data-value="nan">undefined</td>'
+        reason = f" ({_esc(why)})" if isinstance(why, str) and why else ""
+        return f'<td class="num undefined" data-value="nan">undefined{reason}</td>'
     return f'<td class="num" data-value="{v!r}">{v:.{digits}{form}}</td>'
 
 
@@ -150,16 +151,22 @@ def render_judges_page(
         *(["judged rate", "corrected rate", "lower", "upper"] if accuracy is not None else []),
     ]
     body = []
+    unlike = dict(zip(likeness.table["model"], likeness.table["reason"]))  # why a z is undefined
+    reasons = dict(zip(accuracy.table["model"], accuracy.table["reason"])) if accuracy is not None else {}
     for r in table.to_dict(orient="records"):
         cells = [f"<td>{_esc(r['model'])}</td>", f'<td class="verdict">{_esc(r["verdict"])}</td>']
         if "omega" in r:
-            cells += [_num(r["omega"]), _num(r["rho"]), f'<td class="num">{int(r["humans_tested"])}</td>']
+            none = f"no human with at least {alt.min_items} items"
+            cells += [_num(r["omega"], why=none), _num(r["rho"], why=none)]
+            cells.append(f'<td class="num">{int(r["humans_tested"])}</td>')
         else:
             cells.append(f'<td class="num">{int(r["passed_groups"])} of {int(r["groups"])}</td>')
-        cells += [_num(r["agreement"]), _num(r["human_agreement"]), _num(r["kappa"]), _num(r["z"], 2)]
-        cells.append(f"<td>{_esc(r['human_likeness'] or 'undefined')}</td>")
+        cells += [_num(r["agreement"]), _num(r["human_agreement"], why="no item has two human labels")]
+        cells += [_num(r["kappa"]), _num(r["z"], 2, why=unlike.get(r["model"]))]
+        cells.append(f"<td>{_esc(r['human_likeness'] or '')}</td>")
         if accuracy is not None:
-            cells += [_num(r["raw"]), _num(r["corrected"]), _num(r["lower"]), _num(r["upper"])]
+            cells += [_num(r["raw"]), _num(r["corrected"], why=reasons.get(r["model"])), _num(r["lower"])]
+            cells.append(_num(r["upper"]))
         body.append("<tr>" + "".join(cells) + "</tr>")
     models_table = (
         '<table class="metrics" id="models"><thead><tr>'
