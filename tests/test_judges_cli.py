@@ -153,6 +153,11 @@ def test_undefined_values_say_why_on_a_sparse_crowd(tmp_path, capsys, monkeypatc
                            "--epsilon", "0.1")  # fmt: skip
     assert status == 0, err
     assert f"z undefined ({reason})" in out and "undefined: undefined" not in out
+    # the humans left out are counted and named as humans, not as (model, human) pairs
+    left = ie.alt_test(humans, judge, epsilon=0.1).left_out
+    assert 0 < left["human"].nunique() < 40
+    assert f"note: {left['human'].nunique()} human(s) with fewer than 30 items beside a model not tested (" in out
+    assert ", ".join(sorted(left["human"].unique())[:3]) in out
     humans[humans["annotator"] == "h00"].to_csv(tmp_path / "one.csv", index=False)
     status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "one.csv"), str(tmp_path / "j.csv"),
                            "--epsilon", "0.1")  # fmt: skip

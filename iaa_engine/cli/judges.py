@@ -215,8 +215,13 @@ def run(args: argparse.Namespace) -> int:
                        f"{_num(r['corrected'])} [{_num(r['lower'])}, {_num(r['upper'])}]")
                 )  # fmt: skip
         notes = list(dict.fromkeys(alt.notes + agreement.notes + (accuracy.notes if accuracy is not None else [])))
-        if len(alt.left_out):
-            notes.append(f"{len(alt.left_out)} (model, human) pair(s) with fewer than {args.min_items} items untested")
+        if len(alt.left_out):  # name the humans (not the (model, human) pairs: 20 humans and 3 models are 60 pairs)
+            names = list(dict.fromkeys(alt.left_out["human"]))
+            shown = ", ".join(printable(str(h)) for h in names[:8]) + (", ..." if len(names) > 8 else "")
+            notes.append(
+                f"{len(names)} human(s) with fewer than {args.min_items} items beside a model not tested ({shown}; "
+                "--format csv --table left_out lists them with their items)"
+            )
         lines += [f"  note: {printable(n)}" for n in notes]
         text = "\n".join(lines) + "\n"
     if args.output:
