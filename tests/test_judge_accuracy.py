@@ -236,6 +236,12 @@ def test_plan_splits_a_calibration_budget():
         ({"prevalence": 0.4, "specificity": 0.7, "sensitivity": 1.2}, "sensitivity must be"),
         ({"specificity": 0.7, "sensitivity": 0.9}, "prevalence must be"),
         ({"prevalence": 0.4, "specificity": 0.7, "sensitivity": 0.9, "n_pilot": 150}, "n_pilot must be"),
+        # a judge no better than chance is refused, as judge_accuracy refuses it (its interval would be NaN)
+        (
+            {"prevalence": 0.4, "specificity": 0.3, "sensitivity": 0.6, "n_test": 1000},
+            r"specificity \+ sensitivity must be above 1 \(a judge no better than chance.*got 0\.9$",
+        ),
+        ({"prevalence": 0.4, "specificity": 0.5, "sensitivity": 0.5}, r"sensitivity must be above 1.*got 1\.0$"),
     ],
 )
 def test_plan_judge_bad_input(kwargs, message):

@@ -515,6 +515,13 @@ def _judge_calibration(
         )
     if pilot > budget / 2:
         raise invalid("n_pilot", f"at most half the budget ({budget // 2})", pilot)
+    if float(q0) + float(q1) <= 1:  # as judge_accuracy refuses it: its labels say nothing about the true rate
+        raise invalid(
+            "specificity + sensitivity",
+            "above 1 (a judge no better than chance carries no information about the rate, so no calibration "
+            "budget can correct it)",
+            round(float(q0) + float(q1), 12),
+        )
     p = float(prevalence)
     m0, m1 = allocate_calibration(int(budget), p, float(q0), float(q1), int(pilot))
     inputs: dict[str, Any] = {
