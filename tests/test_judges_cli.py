@@ -215,3 +215,28 @@ def test_html_page_says_why_a_value_is_undefined(tmp_path, capsys, monkeypatch):
     assert why and reasons
     assert f"undefined ({reasons})" in models and f"undefined ({why})" in models
     assert "undefined (no item has two human labels)" in models and "undefined (no human with at least 30" in models
+
+
+def test_files_with_no_item_in_common_are_refused(tmp_path, capsys, monkeypatch):
+    """A judge's export through a spreadsheet loses the ids' leading zeros ('0007' -> '7'): no item is shared, and
+    the command says so (and why) instead of a table of undefined values (qa2's acceptance walk of issue 34)."""
+    humans, models = synthetic(0, n_items=60)
+    h, m = long(humans), model_table(models)
+
+    def zeros(i):  # the synthetic ids are 'i003'
+        return f"{int(str(i).lstrip('i')):04d}"
+
+    h.assign(item=h["item"].map(zeros)).to_csv(tmp_path / "h.csv", index=False)
+    m.assign(item=m["item"].map(zeros)).to_csv(tmp_path / "m.csv", index=False)
+    m.assign(item=m["item"].map(lambda i: int(zeros(i)))).to_csv(tmp_path / "stripped.csv", index=False)
+    m.assign(item="x" + m["item"].astype(str)).to_csv(tmp_path / "other.csv", index=False)
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "m.csv"),
+                           "--epsilon", "0.1")  # fmt: skip
+    assert status == 0, err
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "stripped.csv"),
+                           "--epsilon", "0.1")  # fmt: skip
+    assert status == 2 and out == "" and "Traceback" not in err
+    assert "no item of 'stripped.csv' is an item of 'h.csv'" in err and "leading zeros" in err and "'0000'" in err
+    status, out, err = cli(capsys, monkeypatch, "judges", str(tmp_path / "h.csv"), str(tmp_path / "other.csv"),
+                           "--epsilon", "0.1")  # fmt: skip
+    assert status == 2 and "no item of 'other.csv'" in err and "leading zeros" not in err

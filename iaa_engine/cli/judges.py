@@ -100,6 +100,22 @@ def _num(v: Any, fmt: str = ".3f", undefined: str = "") -> str:
     return format(v, fmt)
 
 
+def _check_shared_items(humans: Any, models: Any, hname: str, mname: str) -> None:
+    """Refuse two files with no item in common (every number would be undefined), and say when the ids differ only
+    by leading zeros (a judge's export through a spreadsheet drops them)."""
+    h_ids = [str(i) for i in humans.items]
+    m_ids = [str(i) for i in models.items]
+    if set(h_ids) & set(m_ids):
+        return
+    hint = ""
+    if {i.lstrip("0") or "0" for i in h_ids} & {i.lstrip("0") or "0" for i in m_ids}:
+        hint = "; they match once leading zeros are dropped: write the ids the same way in both files"
+    raise CliError(
+        f"no item of {mname!r} is an item of {hname!r}: the humans' items are {', '.join(map(repr, h_ids[:3]))}, "
+        f"..., the models' {', '.join(map(repr, m_ids[:3]))}, ...{hint}"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """``iaa judges``: read both files, run the tests, print or write."""
     import iaa_engine as ie
@@ -130,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(advice) from None
     if humans.n_annotators is None or models.n_annotators is None:
         raise CliError("iaa judges needs who labelled what in both files (a long table or a wide matrix)")
+    _check_shared_items(humans, models, Path(args.humans).name, Path(args.models).name)
     alt = ie.alt_test(
         humans,
         models,
@@ -202,8 +219,9 @@ def run(args: argparse.Namespace) -> int:
                 if r["z"] == r["z"] and r["human_likeness"]
                 else f"z undefined ({printable(unlike.get(r['model']) or 'no human pairs to compare with')})"
             )
+            alone = "no item labelled by the model and a human"
             lines.append(
-                f"      agreement with a human {_num(r['agreement'])} "
+                f"      agreement with a human {_num(r['agreement'], undefined=alone)} "
                 f"(humans {_num(r['human_agreement'], undefined='no item has two human labels')}); "
                 f"mean kappa {_num(r['kappa'])}, {z}"
             )
