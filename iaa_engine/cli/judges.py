@@ -234,10 +234,10 @@ def run(args: argparse.Namespace) -> int:
                 )  # fmt: skip
         notes = list(dict.fromkeys(alt.notes + agreement.notes + (accuracy.notes if accuracy is not None else [])))
         if len(alt.left_out):  # name the humans (not the (model, human) pairs: 20 humans and 3 models are 60 pairs)
-            names = list(dict.fromkeys(alt.left_out["human"]))
-            shown = ", ".join(printable(str(h)) for h in names[:8]) + (", ..." if len(names) > 8 else "")
+            untested = list(dict.fromkeys(alt.left_out["human"]))
+            shown = ", ".join(printable(str(h)) for h in untested[:8]) + (", ..." if len(untested) > 8 else "")
             notes.append(
-                f"{len(names)} human(s) with fewer than {args.min_items} items beside a model not tested ({shown}; "
+                f"{len(untested)} human(s) with fewer than {args.min_items} items beside a model not tested ({shown}; "
                 "--format csv --table left_out lists them with their items)"
             )
         lines += [f"  note: {printable(n)}" for n in notes]
