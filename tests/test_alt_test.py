@@ -261,6 +261,22 @@ def test_hand_worked_ties_count_for_both():
     assert h.loc["a", "p_value"] == 0.0 and bool(h.loc["a", "rejected"])
 
 
+def test_a_model_named_like_a_human_is_still_a_separate_annotator_and_a_note_says_so():
+    """A model whose name is a human's (a wrong file or column, or a model named after its trainer) is tested as any
+    other model, and a note names it (qa2's acceptance walk of issue 34)."""
+    humans, models = synthetic(0)
+    table, mt = long(humans), model_table(models)
+    plain = ie.alt_test(table, mt, epsilon=0.1, min_items=20)
+    clash = ie.alt_test(table, mt.assign(annotator=mt.annotator.map({"good": "h1", "poor": "poor"})), epsilon=0.1,
+                        min_items=20)  # fmt: skip
+    pd.testing.assert_frame_equal(plain.humans.drop(columns="model"), clash.humans.drop(columns="model"))
+    assert [n for n in clash.notes if "have the name of a human" in n] == [
+        "model(s) 'h1' have the name of a human annotator: they are read as separate annotators (the model is never "
+        "among the humans it is tested against)"
+    ]
+    assert not any("name of a human" in n for n in plain.notes)
+
+
 def test_left_out_humans_are_listed_and_still_count_as_others():
     humans, models = synthetic(0)
     table = long(humans)

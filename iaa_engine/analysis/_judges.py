@@ -364,6 +364,12 @@ def alt_test(
                 f"{printable(data.items[data.item[first]])!r} more than once (one label per {who} and item)"
             )
     notes: list[str] = []
+    named_like = sorted(set(map(str, cast(pd.Index, m.annotators))) & set(map(str, cast(pd.Index, h.annotators))))
+    if named_like:  # a model is never one of the humans; a shared name is most often the wrong file or column
+        notes.append(
+            f"model(s) {', '.join(repr(printable(n)) for n in named_like[:5])} have the name of a human annotator: "
+            "they are read as separate annotators (the model is never among the humans it is tested against)"
+        )
     m_item, m_label, union = _union_labels(h, m)
     outside = m_item < 0
     if outside.any():
