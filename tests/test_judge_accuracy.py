@@ -51,7 +51,8 @@ def test_lee_readme_example():
 @pytest.mark.parametrize(
     "args, expected",
     [
-        # confidence_interval(p, q0, q1, n, m0, m1, alpha) of their calibration.py, run in /tmp
+        # confidence_interval(p, q0, q1, n, m0, m1, alpha) of their calibration.py, run in /tmp; the last argument
+        # here is our confidence, their alpha = 1 - confidence (0.1 and 0.05; checked again by qa2)
         ((0.55, 0.8, 0.75, 37, 12, 9, 0.9), (0.2507157475579473, 1.0)),
         ((0.02, 0.95, 0.9, 500, 100, 40, 0.95), (0.0, 0.012399583181696386)),
     ],
