@@ -220,6 +220,13 @@ def _encode(arr: Any) -> tuple[np.ndarray, Any]:
     return codes, trimmed
 
 
+def _has_null(arr: Any, codes: np.ndarray) -> bool:
+    """Whether the column holds a null (code ``-1``): Arrow counts them as it reads; without pyarrow, one pass."""
+    if isinstance(arr, np.ndarray):
+        return bool(codes.size) and bool(codes.min() < 0)
+    return arr.null_count > 0
+
+
 def _sorted_rank(dictionary: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(order, rank)``: the dictionary's sort order and each entry's position in it."""
     if isinstance(dictionary, np.ndarray):  # code point order = Arrow's UTF-8 byte order
@@ -256,16 +263,25 @@ def encode_id_column(values: Any, what: str, keep: np.ndarray | None = None) -> 
     if arr is None:
         return None
     codes, dictionary = _encode(arr)
-    if keep is not None and not keep.all():  # every row labelled (the usual case): no copy of the codes
+    blank = _dict_equals(dictionary, "")
+    if keep is None or keep.all():
+        # every row labelled (the usual case): no copy of the codes, and no pass over the rows, since every entry of
+        # the dictionary occurs on some row (an encoding lists only the values it met; trimming merges entries)
+        bad = bool(blank.any()) or _has_null(arr, codes)
+        present = None
+    else:
         codes = codes[keep]
-    blank = np.append(_dict_equals(dictionary, ""), True)  # last: null
-    if blank[codes].any():
-        row = int(np.flatnonzero(blank[codes])[0])
+        # one pass over the kept rows: how often each entry occurs (slot 0: null), for the blank check and for the
+        # ids seen only on rows without a label
+        seen = np.bincount(codes + 1, minlength=len(dictionary) + 1)
+        bad = bool(seen[0]) or bool(seen[1:][blank].any())
+        present = seen[1:] > 0
+    if bad:  # the error path: the first row holding a blank or null id
+        row = int(np.flatnonzero(np.append(blank, True)[codes])[0])
         raise ValueError(
             f"the {what} column has a blank or missing value (annotation {row + 1}); every annotation needs an {what}"
         )
-    present = np.bincount(codes, minlength=len(dictionary)) > 0
-    if not present.all():  # ids seen only on rows without a label: not items / annotators
+    if present is not None and not present.all():  # ids seen only on rows without a label: not items / annotators
         used = np.flatnonzero(present)
         remap = np.full(len(dictionary), -1, dtype=np.int64)
         remap[used] = np.arange(used.size)
@@ -353,10 +369,13 @@ def encode_text_labels(
     na = [str(v).strip() for v in na_values]
     if na and len(dictionary):
         missing |= _dict_isin(dictionary, na)
-    missing = np.append(missing, True)  # the null slot
-    row_missing = missing[codes]
-    keep = ~row_missing
-    present = np.bincount(codes[keep] if row_missing.any() else codes, minlength=len(dictionary)) > 0
+    if not missing.any() and not _has_null(arr, codes):
+        # every row has a label (the usual case): no pass over the rows; every entry of the dictionary occurs
+        keep = np.ones(len(codes), dtype=bool)
+        present = np.ones(len(dictionary), dtype=bool)
+    else:
+        keep = ~np.append(missing, True)[codes]  # the last slot: null
+        present = (np.bincount(codes + 1, minlength=len(dictionary) + 1)[1:] > 0) & ~missing  # on a kept row
     if needs_numbers(level, categories):
         # parse each distinct value once; the first row holding a bad value is named
         used = np.flatnonzero(present)
