@@ -150,3 +150,24 @@ def test_reading_files_imports_neither_pandas_nor_the_core():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ), timeout=60)
     assert out.stdout.strip() == "['iaa_engine.data', 'iaa_engine.data._files']", out.stdout + out.stderr
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 20), st.integers(0, 5)), min_size=1, max_size=40),
+    wide=st.booleans(),
+)
+def test_the_duplicate_check_on_32_and_64_bit_keys(pairs, wide):
+    """The (item, annotator) keys are sorted as 32-bit integers while items × annotators fit, else as 64-bit
+    (``wide``: a huge annotator count forces it); both find exactly the pairs labelled twice."""
+    from iaa_engine.data._model import _duplicate_keep
+
+    item = np.array([p[0] for p in pairs], dtype=np.int64)
+    ann = np.array([p[1] for p in pairs], dtype=np.int64)
+    n_ann = 2**33 if wide else 6
+    kept = _duplicate_keep(item, ann, n_ann, "first", pd.RangeIndex(21), pd.RangeIndex(6))
+    want = ~pd.Series(pairs).duplicated(keep="first").to_numpy()
+    if want.all():
+        assert kept is None
+    else:
+        np.testing.assert_array_equal(kept, want)

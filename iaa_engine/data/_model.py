@@ -1352,10 +1352,11 @@ def resolve_duplicates(item, ann, label, n_ann, rule, items, annotators):
 
 def _duplicate_keep(item, ann, n_ann, rule, items, annotators) -> np.ndarray | None:
     """The rows kept by the duplicates ``rule`` (a boolean mask), or None when no annotator labels an item twice."""
-    # Fast check: the (item, annotator) keys sorted (numpy sorts int64 with SIMD; the sort releases the GIL), equal
-    # neighbours mean a pair labelled twice.
-    key = np.multiply(item, max(n_ann, 1), dtype=np.int64)
-    key += ann
+    # Fast check: the (item, annotator) keys sorted (numpy sorts integers with SIMD; the sort releases the GIL), equal
+    # neighbours mean a pair labelled twice. The keys are 32-bit while items × annotators fit: half the bytes to sort.
+    small = len(items) * max(n_ann, 1) <= np.iinfo(np.uint32).max
+    key = np.multiply(item, max(n_ann, 1), dtype=np.uint32 if small else np.int64, casting="unsafe")
+    np.add(key, ann, out=key, casting="unsafe")
     key.sort()
     if not np.any(key[1:] == key[:-1]):
         return None
