@@ -238,6 +238,18 @@ def _prefetch(args: argparse.Namespace) -> None:
         prefetch(args.path)
 
 
+#: What ``--html`` and ``--ci`` import once the data is read (inside their functions), imported while it is read.
+_PAGE_MODULES = (
+    "scipy.sparse",
+    "iaa_engine.analysis._gold",
+    "iaa_engine.analysis._scorecard",
+    "iaa_engine.analysis._disagreements",
+    "iaa_engine.reporting._draw",
+    "iaa_engine.reporting._html",
+)
+_INTERVAL_MODULES = ("scipy.sparse", "scipy.special", "iaa_engine.metrics._icc", "iaa_engine.inference._inference")
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     if args.by and args.time:
         raise CliError("give --by COLUMN or --time COLUMN, not both")
@@ -278,6 +290,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     elif args.engine == "duckdb":
         data = _load_duckdb(args)
     else:
+        for name in (_PAGE_MODULES if args.html else ()) + (_INTERVAL_MODULES if args.ci else ()):
+            importlib.import_module(name)  # imported anyway later: meanwhile the read goes on in its thread
         data = load(args)
     pairwise: bool | Literal["auto"] = "auto" if args.pairwise == "auto" else args.pairwise == "yes"
     rep = report(
