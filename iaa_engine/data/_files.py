@@ -527,10 +527,10 @@ def _encode_early(column: Any, ordered: bool) -> None:
     _CODES[id(column)] = (column, codes, dictionary, arr.null_count > 0, sort_order(dictionary) if ordered else None)
 
 
-def _encode_all_early(columns: list[Any]) -> None:
+def _encode_all_early(columns: list[tuple[Any, bool]]) -> None:
     try:
-        for column in columns:
-            _encode_early(column, False)
+        for column, ordered in columns:
+            _encode_early(column, ordered)
     except Exception:  # noqa: BLE001 - an early encoding is an optimisation: the usual path encodes instead
         pass
 
@@ -559,11 +559,12 @@ class _Pending:
         found = dict(zip(names, columns))
         if not all(name in found for name in (*ids, *labels)):
             return  # not the long table the command line expects: the reading decides on its own
-        # the id columns (the largest dictionaries, sorted) here, the labels in a second thread
-        side = threading.Thread(target=_encode_all_early, args=([found[n] for n in labels],), daemon=True)
+        # the first id column (the items: the largest dictionary, sorted) here, the others in a second thread
+        rest = [(found[n], True) for n in ids[1:]] + [(found[n], False) for n in labels]
+        side = threading.Thread(target=_encode_all_early, args=(rest,), daemon=True)
         side.start()
         try:
-            for name in ids:
+            for name in ids[:1]:
                 _encode_early(found[name], True)
         except Exception:  # noqa: BLE001 - an early encoding is an optimisation: the usual path encodes instead
             pass
