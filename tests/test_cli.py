@@ -54,6 +54,20 @@ def test_report_json_keys_on_the_crowd_example():
     np.testing.assert_allclose(m, ie.cohen_kappa_matrix(data).values, atol=1e-15)
 
 
+def test_a_plain_report_never_imports_scipy():
+    """SciPy costs a tenth of a second or more to import, a tenth of what reading 3 million annotations costs: the
+    core imports it where it is used (sparse tables of many labels, pairwise matrices, intervals), so the plain
+    report and its JSON on few labels never load it (benchmarks/bench_e2e.py times the whole command)."""
+    code = (
+        "import sys; from iaa_engine.cli import main; "
+        f"status = main(['report', {str(EXAMPLES / 'crowd.csv')!r}, '--pairwise', 'no', '--json']); "
+        "print(status, 'scipy' in sys.modules, 'pandas' in sys.modules, file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stderr.strip().splitlines()[-1] == "0 False True", out.stderr[-2000:]
+    assert json.loads(out.stdout)["n_annotations"] == 926
+
+
 def test_report_table_on_the_classroom_matrix():
     out = run("report", str(EXAMPLES / "classroom.csv"))
     assert out.returncode == 0, out.stderr

@@ -44,6 +44,8 @@ def load_addin():
     xlwings in server mode (reloaded if the package was imported before, when the decorators did nothing)."""
     excel = importlib.import_module("iaa_engine.excel")
     if not all(hasattr(getattr(excel, name), "__xlfunc__") for name in excel.__all__):
+        for module in ("_worksheet", "_functions", "_compare", "_judges", "_plan", "_rankings", "_spans"):
+            importlib.reload(importlib.import_module(f"iaa_engine.excel.{module}"))
         importlib.reload(excel)
     spec = importlib.util.spec_from_file_location("iaa_functions_under_test", ADDIN)
     mod = importlib.util.module_from_spec(spec)
@@ -148,6 +150,14 @@ FUNCTIONS = [
     "SPA",
     "UALPHA",
 ]
+
+
+def test_the_package_exports_every_registered_function_once():
+    """The package's ``__init__`` only re-exports: its ``__all__`` is what the decorator registered, each once."""
+    excel = importlib.import_module("iaa_engine.excel")
+    registered = importlib.import_module("iaa_engine.excel._worksheet").FUNCTIONS
+    assert sorted(excel.__all__) == sorted(registered) == FUNCTIONS
+    assert len(set(excel.__all__)) == len(excel.__all__)
 
 
 def test_metadata_registers_every_function_with_help():

@@ -36,6 +36,8 @@ ADDIN = ROOT / "excel_addin" / "iaa_functions.py"
 def load_addin():
     excel = importlib.import_module("iaa_engine.excel")
     if not all(hasattr(getattr(excel, name), "__xlfunc__") for name in excel.__all__):
+        for module in ("_worksheet", "_functions", "_compare", "_judges", "_plan", "_rankings", "_spans"):
+            importlib.reload(importlib.import_module(f"iaa_engine.excel.{module}"))
         importlib.reload(excel)
     spec = importlib.util.spec_from_file_location("iaa_functions_rankings_under_test", ADDIN)
     mod = importlib.util.module_from_spec(spec)

@@ -264,13 +264,13 @@ def test_an_annotator_with_one_label_is_at_chance_exactly():
 
 def test_holm_against_statsmodels():
     multitest = pytest.importorskip("statsmodels.stats.multitest")
-    from iaa_engine.analysis._scorecard import _holm
+    from iaa_engine.stats._multiple import holm
 
     p = np.array([0.01, np.nan, 0.04, 0.03, 0.005, 0.5])
     ok = np.isfinite(p)
     ref = multitest.multipletests(p[ok], method="holm")[1]  # statsmodels 0.14
-    np.testing.assert_allclose(_holm(p)[ok], ref, rtol=1e-12)
-    assert np.isnan(_holm(p)[1])
+    np.testing.assert_allclose(holm(p)[ok], ref, rtol=1e-12)
+    assert np.isnan(holm(p)[1])
 
 
 def test_gold_options_and_json():

@@ -15,6 +15,7 @@ from iaa_engine.base._policy import UndefinedMetricWarning, invalid
 from iaa_engine.base._results import Result, nan_to_none, printable
 from iaa_engine.data._model import Annotations, as_annotations, extra_codes, extra_times
 from iaa_engine.metrics._weighted import KAPPA_WEIGHTS
+from iaa_engine.stats._multiple import holm
 
 __all__ = ["AgreementBy", "agreement_by", "BY_METRICS", "item_windows"]
 
@@ -533,8 +534,6 @@ def _tests(
     table: pd.DataFrame, metrics: tuple, n_groups: int, test: str, ref: int, correction: str, confidence: float
 ) -> pd.DataFrame:
     """The comparisons of each metric's groups (consecutive, or each against the reference), Holm-adjusted."""
-    from iaa_engine.analysis._scorecard import _holm
-
     a_idx: np.ndarray
     b_idx: np.ndarray
     if test == "consecutive":
@@ -561,7 +560,7 @@ def _tests(
                     "upper": hi,
                     "z": z,
                     "p_value": p,
-                    "p_adjusted": _holm(p) if correction == "holm" else p,
+                    "p_adjusted": holm(p) if correction == "holm" else p,
                 }
             )
         )

@@ -11,7 +11,6 @@ import pandas as pd
 
 from iaa_engine.analysis._bradley_terry import fit_preferences
 from iaa_engine.analysis._models import ModelAgreement, model_agreement
-from iaa_engine.analysis._scorecard import _holm
 from iaa_engine.base._params import ANY, PARAMS, NoneOr, Real, Text, validate
 from iaa_engine.base._policy import UndefinedMetricWarning
 from iaa_engine.base._results import Result, nan_to_none, printable
@@ -19,6 +18,7 @@ from iaa_engine.data._preferences import JUDGE_COLUMNS, PROMPT_COLUMNS, find_col
 from iaa_engine.metrics._agreement import joint_probability
 from iaa_engine.metrics._alpha import krippendorff_alpha
 from iaa_engine.metrics._kappa import cohen_kappa, fleiss_kappa, gwet_ac1
+from iaa_engine.stats._multiple import holm
 
 __all__ = ["PreferenceAgreement", "preference_agreement", "preference_model_agreement"]
 
@@ -339,7 +339,7 @@ def preference_agreement(
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(n_dec > 0, k / np.maximum(n_dec, 1), np.nan)
     p = _binom_two_sided(k, n_dec)
-    p_holm = _holm(p)
+    p_holm = holm(p)
 
     # majority per pair
     sign = combined[one]

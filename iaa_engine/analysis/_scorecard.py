@@ -23,6 +23,7 @@ from iaa_engine.stats._homogeneity import (
     two_sample_chi2,
     wilson_interval,
 )
+from iaa_engine.stats._multiple import holm
 
 __all__ = ["AnnotatorReport", "annotator_report", "alpha_without_each"]  # flag_legend: for the text surfaces
 
@@ -583,19 +584,6 @@ def _chance_moments(pt: _Patterns, row: np.ndarray, col: np.ndarray) -> tuple[np
     return np.where(n > 0, e0, np.nan), var
 
 
-def _holm(p: np.ndarray) -> np.ndarray:
-    """Holm's (1979) step-down adjusted p-values of the finite entries of ``p`` (NaN stays NaN): the family-wise
-    error rate of rejecting every hypothesis whose adjusted p-value is below a level is at most that level."""
-    p = np.asarray(p, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    if ok.size:
-        order = ok[np.argsort(p[ok], kind="stable")]
-        steps = (ok.size - np.arange(ok.size)) * p[order]
-        out[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
-    return out
-
-
 def _p(v: float) -> str:
     return f"{v:.2g}" if np.isfinite(v) else "undefined"
 
@@ -1093,8 +1081,8 @@ def annotator_report(
     with np.errstate(divide="ignore", invalid="ignore"):
         below = normal_cdf((kappa - kappa0) / kappa_se0)
     below = np.where(degenerate & np.isfinite(kappa), (kappa >= kappa0).astype(float), below)
-    random_p = _holm(np.where(enough & np.isfinite(kappa0), below, np.nan))
-    biased_p = _holm(np.where(enough, chi2_p, np.nan))
+    random_p = holm(np.where(enough & np.isfinite(kappa0), below, np.nan))
+    biased_p = holm(np.where(enough, chi2_p, np.nan))
     random_flag = enough & (random_p < random_level) & (chance_p >= random_level)
     bias_flag = enough & (tvd >= bias_threshold) & (biased_p < bias_p)
     flag = np.where(

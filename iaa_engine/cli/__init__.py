@@ -227,13 +227,41 @@ def _long_columns(args: argparse.Namespace) -> dict:
     }
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
-    from iaa_engine.reporting._report import report
+def _prefetch(args: argparse.Namespace) -> None:
+    """Start reading ``args.path`` (and encoding its item, annotator and label columns) in a thread while the core
+    is imported; :func:`load` then takes what it read (``iaa_engine/data/_files.py``)."""
+    from iaa_engine.data._files import prefetch
 
+    if args.layout in ("auto", "long"):
+        prefetch(args.path, ids=(args.item_col, args.annotator_col), labels=(args.label_col,))
+    else:
+        prefetch(args.path)
+
+
+#: What ``--html`` and ``--ci`` import once the data is read (inside their functions), imported while it is read.
+_PAGE_MODULES = (
+    "scipy.sparse",
+    "iaa_engine.analysis._gold",
+    "iaa_engine.analysis._scorecard",
+    "iaa_engine.analysis._disagreements",
+    "iaa_engine.reporting._draw",
+    "iaa_engine.reporting._html",
+)
+_INTERVAL_MODULES = ("scipy.sparse", "scipy.special", "iaa_engine.metrics._icc", "iaa_engine.inference._inference")
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
     if args.by and args.time:
         raise CliError("give --by COLUMN or --time COLUMN, not both")
     if args.csv and not (args.by or args.time):
         raise CliError("--csv prints the table per group: it needs --by COLUMN or --time COLUMN")
+    if args.engine == "memory":
+        if args.scheduler:
+            raise CliError("--scheduler needs --engine dask")
+        _prefetch(args)  # the file is read while the report's modules are imported
+
+    from iaa_engine.reporting._report import report
+
     by_result = strata_result = None
     if args.engine == "dask":
         from iaa_engine.reporting._report import AUTO_KAPPA_WEIGHTS
@@ -262,8 +290,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     elif args.engine == "duckdb":
         data = _load_duckdb(args)
     else:
-        if args.scheduler:
-            raise CliError("--scheduler needs --engine dask")
+        for name in (_PAGE_MODULES if args.html else ()) + (_INTERVAL_MODULES if args.ci else ()):
+            importlib.import_module(name)  # imported anyway later: meanwhile the read goes on in its thread
         data = load(args)
     pairwise: bool | Literal["auto"] = "auto" if args.pairwise == "auto" else args.pairwise == "yes"
     rep = report(

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_engine.base._policy import external_stacklevel
+from iaa_engine.data._files import arrow_codes, sort_order, take_codes
 
 __all__ = [
     "NALikeLabelWarning",
@@ -206,27 +207,39 @@ def _encode(arr: Any) -> tuple[np.ndarray, Any]:
             codes = lookup[codes]
             trimmed = np.asarray(trimmed, dtype=object)
         return codes, trimmed
-    pa, pc = _pa()  # type: ignore[misc]
-    enc = arr.dictionary_encode()
-    dictionary = enc.dictionary
-    idx = enc.indices
-    codes = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else idx.fill_null(-1).to_numpy()
-    trimmed = pc.utf8_trim_whitespace(dictionary)
-    if len(dictionary) and not pc.all(pc.equal(trimmed, dictionary)).as_py():
-        merged = trimmed.dictionary_encode()
-        lookup = np.append(merged.indices.to_numpy(zero_copy_only=False).astype(np.int64), -1)
-        codes = lookup[codes]
-        trimmed = merged.dictionary
-    return codes, trimmed
+    return arrow_codes(arr)
+
+
+def _text_codes(values: Any) -> tuple[np.ndarray, Any, bool, np.ndarray | None] | None:
+    """``(codes, dictionary, has_null, order)`` of a text column (``order``: the dictionary's sort order when a read
+    started early computed it, else ``None``), or ``None`` when the column is not text."""
+    early = take_codes(values)
+    if early is not None:
+        return early
+    arr = arrow_text(values)
+    if arr is None:
+        return None
+    codes, dictionary = _encode(arr)
+    return codes, dictionary, _has_null(arr, codes), None
+
+
+def _has_null(arr: Any, codes: np.ndarray) -> bool:
+    """Whether the column holds a null (code ``-1``): Arrow counts them as it reads; without pyarrow, one pass."""
+    if isinstance(arr, np.ndarray):
+        return bool(codes.size) and bool(codes.min() < 0)
+    return arr.null_count > 0
+
+
+def _sort_order(dictionary: Any) -> np.ndarray:
+    """The dictionary's entries' positions in sorted order."""
+    if isinstance(dictionary, np.ndarray):  # code point order = Arrow's UTF-8 byte order
+        return np.argsort(dictionary, kind="stable").astype(np.int64)
+    return sort_order(dictionary)
 
 
 def _sorted_rank(dictionary: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(order, rank)``: the dictionary's sort order and each entry's position in it."""
-    if isinstance(dictionary, np.ndarray):  # code point order = Arrow's UTF-8 byte order
-        order = np.argsort(dictionary, kind="stable").astype(np.int64)
-    else:
-        _, pc = _pa()  # type: ignore[misc]
-        order = pc.sort_indices(dictionary).to_numpy(zero_copy_only=False).astype(np.int64)
+    order = _sort_order(dictionary)
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size, dtype=np.int64)
     return order, rank
@@ -252,26 +265,34 @@ def encode_id_column(values: Any, what: str, keep: np.ndarray | None = None) -> 
     ValueError
         If a kept row has a blank or null id.
     """
-    arr = arrow_text(values)
-    if arr is None:
+    text = _text_codes(values)
+    if text is None:
         return None
-    codes, dictionary = _encode(arr)
-    if keep is not None and not keep.all():  # every row labelled (the usual case): no copy of the codes
+    codes, dictionary, has_null, order = text
+    blank = _dict_equals(dictionary, "")
+    if keep is None or keep.all():
+        # every row labelled (the usual case): no copy of the codes, and no pass over the rows, since every entry of
+        # the dictionary occurs on some row (an encoding lists only the values it met; trimming merges entries)
+        bad = bool(blank.any()) or has_null
+        present = None
+    else:
         codes = codes[keep]
-    blank = np.append(_dict_equals(dictionary, ""), True)  # last: null
-    if blank[codes].any():
-        row = int(np.flatnonzero(blank[codes])[0])
+        # one pass over the kept rows: how often each entry occurs (slot 0: null), for the blank check and for the
+        # ids seen only on rows without a label
+        seen = np.bincount(codes + 1, minlength=len(dictionary) + 1)
+        bad = bool(seen[0]) or bool(seen[1:][blank].any())
+        present = seen[1:] > 0
+    if bad:  # the error path: the first row holding a blank or null id
+        row = int(np.flatnonzero(np.append(blank, True)[codes])[0])
         raise ValueError(
             f"the {what} column has a blank or missing value (annotation {row + 1}); every annotation needs an {what}"
         )
-    present = np.bincount(codes, minlength=len(dictionary)) > 0
-    if not present.all():  # ids seen only on rows without a label: not items / annotators
-        used = np.flatnonzero(present)
-        remap = np.full(len(dictionary), -1, dtype=np.int64)
-        remap[used] = np.arange(used.size)
-        codes = remap[codes]
-        dictionary = _dict_take(dictionary, used)
-    order, rank = _sorted_rank(dictionary)
+    if order is None:
+        order = _sort_order(dictionary)
+    if present is not None and not present.all():  # ids seen only on rows without a label: not items / annotators
+        order = order[present[order]]  # the sorted entries that occur on a labelled row
+    rank = np.empty(len(dictionary), dtype=np.int64)  # entries left out are never looked up
+    rank[order] = np.arange(order.size, dtype=np.int64)
     return rank[codes], _text_index(dictionary, order, arrow_backed=True)
 
 
@@ -345,18 +366,21 @@ def encode_text_labels(
     ``keep`` marks the rows with a label; ``codes`` index ``categories`` for those rows. See the module docstring
     for what is missing and when labels are numbers. ``where(row)`` names a row in a message.
     """
-    arr = arrow_text(values)
-    if arr is None:
+    text = _text_codes(values)
+    if text is None:
         return None
-    codes, dictionary = _encode(arr)
+    codes, dictionary, has_null, _ = text
     missing = _dict_equals(dictionary, "")
     na = [str(v).strip() for v in na_values]
     if na and len(dictionary):
         missing |= _dict_isin(dictionary, na)
-    missing = np.append(missing, True)  # the null slot
-    row_missing = missing[codes]
-    keep = ~row_missing
-    present = np.bincount(codes[keep] if row_missing.any() else codes, minlength=len(dictionary)) > 0
+    if not missing.any() and not has_null:
+        # every row has a label (the usual case): no pass over the rows; every entry of the dictionary occurs
+        keep = np.ones(len(codes), dtype=bool)
+        present = np.ones(len(dictionary), dtype=bool)
+    else:
+        keep = ~np.append(missing, True)[codes]  # the last slot: null
+        present = (np.bincount(codes + 1, minlength=len(dictionary) + 1)[1:] > 0) & ~missing  # on a kept row
     if needs_numbers(level, categories):
         # parse each distinct value once; the first row holding a bad value is named
         used = np.flatnonzero(present)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import iaa_engine as ie
-from iaa_engine.excel import DOC_CONFIDENCE, DOC_DATA, DOC_WEIGHTS_EST, worksheet
 from iaa_engine.excel._range import PAIR_METRICS, ExcelError, cell, confidence_option, option, passed_on, read, scalar
+from iaa_engine.excel._worksheet import DOC_CONFIDENCE, DOC_DATA, DOC_WEIGHTS_EST, worksheet
 
 __all__ = ["IAA_COMPARE"]
 

@@ -15,7 +15,6 @@ from typing import Any
 import pandas as pd
 
 import iaa_engine as ie
-from iaa_engine.excel import DOC_CONFIDENCE, DOC_DATA, worksheet
 from iaa_engine.excel._range import (
     ExcelError,
     cell,
@@ -29,6 +28,7 @@ from iaa_engine.excel._range import (
     read,
     whole,
 )
+from iaa_engine.excel._worksheet import DOC_CONFIDENCE, DOC_DATA, worksheet
 
 __all__ = ["ALT_TEST", "JUDGE_ACCURACY"]
 

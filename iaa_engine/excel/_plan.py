@@ -14,8 +14,8 @@ from typing import Any
 
 import iaa_engine as ie
 from iaa_engine.analysis._plan import SIMULATION_METRICS
-from iaa_engine.excel import DOC_CONFIDENCE, DOC_DATA, DOC_SCHEME, worksheet
 from iaa_engine.excel._range import ExcelError, cell, confidence_option, is_error, option, passed_on, read, whole
+from iaa_engine.excel._worksheet import DOC_CONFIDENCE, DOC_DATA, DOC_SCHEME, worksheet
 
 __all__ = ["IAA_SAMPLE_SIZE", "IAA_SAMPLE_SIZE_SIM"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import iaa_engine as ie
-from iaa_engine.excel import worksheet
 from iaa_engine.excel._range import ExcelError, cell, out, passed_on, read, scalar
+from iaa_engine.excel._worksheet import worksheet
 
 __all__ = ["KENDALL_W", "KENDALL_W_TEST"]
 

@@ -14,8 +14,8 @@ import warnings
 from typing import Any
 
 import iaa_engine as ie
-from iaa_engine.excel import worksheet
 from iaa_engine.excel._range import ExcelError, cell, grid, log, name, passed_on, scalar
+from iaa_engine.excel._worksheet import worksheet
 
 __all__ = ["UALPHA"]
 

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
 
 from iaa_engine.base._params import AnyOf, Choice, Function, NoneOr, validate
 from iaa_engine.base._policy import EPS, check_replacement, safe_ratio, undefined
@@ -15,6 +14,9 @@ from iaa_engine.base._results import PairwiseMatrix
 from iaa_engine.data._model import Annotations, as_annotations
 from iaa_engine.metrics._distance import ALPHA_DISTANCES, check_distance, distance_name, distance_table
 from iaa_engine.stats import _differences as diff
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["krippendorff_alpha", "krippendorff_alpha_matrix", "coincidence_matrix"]
 
@@ -521,6 +523,8 @@ def krippendorff_alpha_matrix(
         table, pos = _used_table(data, used, distance)
         delta = table[pos[ps.k], pos[ps.l]]
         # t[pair, k]: both annotators' labels k on their shared items (sparse: many labels, few per pair)
+        import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
+
         t = sp.csr_matrix(
             (
                 np.concatenate([ps.count, ps.count]).astype(float),

@@ -25,7 +25,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from iaa_engine.base._policy import check_choice
 
@@ -104,6 +103,8 @@ def _set_table(labels: Sequence[Any], kind: str) -> np.ndarray:
     cols = [index.setdefault(e, len(index)) for s in sets for e in s]
     sizes = np.array([len(s) for s in sets], dtype=np.int64)
     rows = np.repeat(np.arange(len(sets)), sizes)
+    import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
+
     b = sp.csr_matrix(
         (np.ones(len(cols), dtype=np.int64), (rows, np.asarray(cols, dtype=np.int64))),
         shape=(len(sets), max(len(index), 1)),

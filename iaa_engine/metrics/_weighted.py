@@ -34,11 +34,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from iaa_engine.base._params import AnyOf, Choice, SquareArray
 from iaa_engine.base._policy import EPS, undefined
@@ -46,6 +45,9 @@ from iaa_engine.data._errors import InputError
 from iaa_engine.data._model import Annotations
 from iaa_engine.stats._weight_sums import DenseWeights, FamilyWeights, Weights, as_weights
 from iaa_engine.stats._weights import AGREEMENT_WEIGHTS, check_weight_matrix
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "GWET_KINDS",
@@ -168,6 +170,8 @@ def gwet_parts(data: Annotations, w: Weights | np.ndarray) -> GwetParts:
 def _gwet_parts(data: Annotations, w: Weights) -> GwetParts:
     c = data.counts
     n_all = c.n_items
+    import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
+
     table = sp.csr_matrix((c.count.astype(float), (c.item, c.category)), shape=(n_all, data.n_categories))
     r_all = np.asarray(table.sum(axis=1)).ravel()
     rows = np.flatnonzero(r_all > 0)

@@ -1,14 +1,15 @@
-r"""Small tests on batches of summaries: the one-sided one-sample t-test and the Benjamini–Yekutieli step-up.
+r"""Small tests on batches of summaries: the one-sided one-sample t-test, the Benjamini–Yekutieli step-up, and
+Holm's step-down adjustment (the family-wise counterpart, shared by the scorecard's flags, the agreement-by
+comparisons and the judges' position-bias tests).
 
-Both work on arrays (one entry per hypothesis), so a test of every annotator is one call. Holm's step-down method,
-the family-wise counterpart, is :func:`iaa_engine.analysis._scorecard._holm`.
+They work on arrays (one entry per hypothesis), so a test of every annotator is one call.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["t_test_less", "benjamini_yekutieli", "benjamini_yekutieli_reject"]
+__all__ = ["t_test_less", "benjamini_yekutieli", "benjamini_yekutieli_reject", "holm"]
 
 
 def t_test_less(mean: np.ndarray, ss: np.ndarray, n: np.ndarray, mu: float) -> tuple[np.ndarray, np.ndarray]:
@@ -135,4 +136,29 @@ def benjamini_yekutieli_reject(p: np.ndarray, q: float, m: int | None = None) ->
     below = np.flatnonzero(p[order] <= (np.arange(1, ok.size + 1) / total) * (q / c))
     if below.size:
         out[order[: below[-1] + 1]] = True
+    return out
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    r"""Holm's step-down adjusted p-values of the finite entries of ``p`` (NaN stays NaN).
+
+    With the finite p-values sorted, :math:`p_{(1)} \le \dots \le p_{(m)}`, the adjusted values are
+
+    .. math:: \tilde p_{(i)} = \min\Bigl(1, \max_{j \le i} (m - j + 1)\, p_{(j)}\Bigr),
+
+    so that rejecting every hypothesis whose adjusted p-value is below a level keeps the family-wise error rate at
+    most that level.
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of Statistics*,
+    6(2), 65-70.
+    """
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    if ok.size:
+        order = ok[np.argsort(p[ok], kind="stable")]
+        steps = (ok.size - np.arange(ok.size)) * p[order]
+        out[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
     return out

@@ -265,8 +265,6 @@ class ExactSums:
 
     @classmethod
     def from_counts(cls, c: ItemCounts) -> ExactSums:
-        import scipy.sparse as sp
-
         n = int_bincount(c.item, c.count, c.n_items)
         n_values, col = distinct_values(n)
         size = n_values.size
@@ -291,6 +289,8 @@ class ExactSums:
                 parts_val.append(mat[row, other])
             del table
         else:
+            import scipy.sparse as sp  # imported when needed: a plain report on few labels never loads SciPy
+
             n_of = n[c.item]
             for m in np.unique(n[ok]):
                 keep = n_of == m

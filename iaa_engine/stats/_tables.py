@@ -21,9 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["ItemCounts", "AnnotatorStats", "PairStats", "pair_cells", "check_parts"]
 
@@ -39,6 +42,8 @@ def _grouped_by_item(item: np.ndarray, v: np.ndarray, n_items: int):
     """Yield ``(n, g)``: for each annotation count n >= 2, the codes of items with n annotations as a (items, n)
     block, a bounded number of items at a time."""
     # a stable counting sort of the annotations by item, done in C: one column per annotation, so nothing is summed
+    import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
+
     order = sp.coo_matrix(
         (np.ones(item.size, dtype=np.int8), (item, np.arange(item.size))), shape=(n_items, item.size)
     ).tocsr()
@@ -173,6 +178,8 @@ class ItemCounts:
 
     def to_sparse(self) -> sp.csr_matrix:
         """As a SciPy CSR matrix."""
+        import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
+
         return sp.csr_matrix((self.count, (self.item, self.category)), shape=(self.n_items, self.n_categories))
 
     @cached_property
@@ -221,6 +228,8 @@ class ItemCounts:
         ok = self.pairable
         w[ok] = 1.0 / (self.n_i[ok] - 1.0)
         n = self.to_sparse().astype(float)
+        import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
+
         o = (n.T @ sp.diags(w) @ n).tocoo()
         diag = np.bincount(self.category, weights=self.count * w[self.item], minlength=self.n_categories)
         o = (o - sp.diags(diag)).tocoo()
@@ -415,6 +424,8 @@ class PairStats:
         keys, row = self.pairs
         shape = (keys.size, max(self.n_categories, 1))
         w = self.count.astype(float)
+        import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
+
         return (sp.csr_matrix((w, (row, self.k)), shape=shape), sp.csr_matrix((w, (row, self.l)), shape=shape))
 
     def pair_label_totals(self) -> sp.csr_matrix:

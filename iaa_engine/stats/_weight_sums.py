@@ -54,13 +54,16 @@ Trefethen, L. N., & Weideman, J. A. C. (2014). The exponentially convergent trap
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from iaa_engine.base._choices import AGREEMENT_WEIGHTS
 from iaa_engine.stats._differences import ratio_row_sums, ratio_uses_quadrature
 from iaa_engine.stats._weights import weight_matrix
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "Weights",
@@ -156,6 +159,8 @@ class DenseWeights(Weights):
         if not group.size:
             return out
         n_groups = int(group.max()) + 1
+        import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
+
         table = sp.csr_matrix((np.asarray(a, dtype=float), (group, code)), shape=(n_groups, self.q))
         order: np.ndarray = (
             np.arange(group.size)  # already by group (a sparse table's rows, an annotator's categories)
