@@ -309,6 +309,9 @@ NOT_METRICS = {
     "UnitizingFamily",
     "gamma_agreement",
     "GammaAgreement",
+    # pairwise span F1 reads a span table: bratiaa's values and set-based properties in tests/test_span_f1.py
+    "span_f1",
+    "SpanF1",
     # questions about a study (two data sets, groups, windows, repeats, planning): tests/test_compare.py,
     # tests/test_agreement_by.py, tests/test_retest.py, tests/test_plan.py
     "compare",
@@ -385,6 +388,8 @@ NOT_METRICS = {
     # converters for cluster-sized data: tests/test_distributed.py
     "read_dask",
     "summarize_dask",
+    # the out-of-core engine: equal to the in-memory path (with a hypothesis property) in tests/test_duckdb.py
+    "read_duckdb",
 }
 
 ALL_METRICS = (

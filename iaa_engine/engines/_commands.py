@@ -359,7 +359,8 @@ def frequency_strata_dask(
         for s in _run(client, [dask.delayed(_label_part)(p, cols, level, cats, duplicates) for p in parts], progress)
         if s is not None
     ]
-    per_label = label_table(*(np.sum([s[k] for s in sums], axis=0) for k in range(3)), cats)
+    within, n_l, totals = (np.sum([s[k] for s in sums], axis=0) for k in range(3))
+    per_label = label_table(within, n_l, totals, cats)
     per_label, stratum = assign_strata(per_label, names)
     results = _run(
         client, [dask.delayed(_strata_part)(p, cols, level, cats, duplicates, stratum) for p in parts], progress
@@ -640,7 +641,7 @@ def _dawid_skene_dask(
     n_annotations = counts.sum()
 
     def m_step(m: np.ndarray) -> np.ndarray:
-        e = m.reshape(n_ann, q, q)
+        e: np.ndarray = m.reshape(n_ann, q, q)
         e = np.where(used, np.maximum(e, eps), 0.0)
         with np.errstate(invalid="ignore"):
             return e / e.sum(axis=1, keepdims=True)
