@@ -45,24 +45,9 @@ TOGETHER = (
 )
 
 
-#: The longest tests of a long group form a second group of their own, on another worker (which starts its own
-#: module-scoped server: module fixtures are per worker), so that one file is not the whole suite's critical path.
-SPLIT = {
-    "tests/test_label_studio.py": (
-        "test_a_re_sync_reads_only_what_changed",
-        "test_server_stopped_mid_sync",
-        "test_gold_never_counts_toward_the_overlap",
-    ),
-}
-
-
 def _group(nodeid: str) -> str | None:
-    module, _, name = nodeid.partition("::")
-    if not module.startswith(TOGETHER):
-        return None
-    if name.startswith(SPLIT.get(module, ())):
-        return module + "::long"
-    return module
+    module = nodeid.split("::", 1)[0]
+    return module if module.startswith(TOGETHER) else None
 
 
 def pytest_xdist_make_scheduler(config, log):
