@@ -412,6 +412,7 @@ def _alpha_without(
     def numbers() -> np.ndarray:
         got = cast(Annotations, data).category_values(level) if numeric is None else numeric
         return np.asarray(got, dtype=float)
+
     m, v = pt.m, pt.vec
     n_pat = m.size
     w_old = np.where(m >= 2, 1.0 / np.maximum(m - 1.0, 1.0), 0.0)
@@ -1093,9 +1094,7 @@ def annotator_report(
     elif dense_tables:
         g = gold_cat[data.item]
         has = g >= 0
-        gold_table = (
-            np.bincount(((ann * c + lab) * c + g)[has], minlength=a_n * c * c).reshape(a_n, c, c).astype(float)
-        )
+        gold_table = np.bincount(((ann * c + lab) * c + g)[has], minlength=a_n * c * c).reshape(a_n, c, c).astype(float)
     else:
         g = gold_cat[data.item]
         has = g >= 0

@@ -306,7 +306,7 @@ def _annotator_report_dask(
     import dask
 
     from iaa_engine.analysis._gold import _EPS
-    from iaa_engine.analysis._scorecard import PAIRWISE_LIMIT, TABLE_CELLS, _gold_parts, _mace_em, scorecard
+    from iaa_engine.analysis._scorecard import PAIRWISE_LIMIT, _mace_em
     from iaa_engine.engines._commands import _by_item, _categories, _dawid_skene_dask, _gather
     from iaa_engine.engines._distributed import _is_tty, show_progress
 
@@ -373,6 +373,42 @@ def _annotator_report_dask(
             client.cancel(mace)
     finally:
         client.cancel(coded)
+    return _combine(
+        parts,
+        names,
+        c,
+        level,
+        gold if isinstance(gold, str) else "known",
+        theta,
+        numeric,
+        time is not None,
+        confidence=confidence,
+        random_fraction=random_fraction,
+        random_level=random_level,
+        bias_threshold=bias_threshold,
+        bias_p=bias_p,
+        min_items=min_items,
+        pairwise=pairwise,
+    )
+
+
+def _combine(
+    parts: list,
+    names: pd.Index,
+    c: int,
+    level: str,
+    gold_name: str,
+    theta: np.ndarray | None,
+    numeric: np.ndarray | None,
+    drift: bool,
+    **options: Any,
+) -> tuple[Any, np.ndarray, int]:
+    """The scorecard from the partitions' sums (:func:`_card_part`), each partition's items whole: the patterns
+    merged, the gold cells added, then the in-memory finish; with each annotator's right answers and the known
+    labels found."""
+    from iaa_engine.analysis._scorecard import TABLE_CELLS, _gold_parts, drift_table, scorecard
+
+    a_n = len(names)
     pt = _merge_patterns(parts, a_n, c)
     cells = np.concatenate([p["gold"][0] for p in parts]) if parts else np.zeros(0, np.int64)
     counts = np.concatenate([p["gold"][1] for p in parts]) if parts else np.zeros(0, np.int64)
@@ -392,32 +428,15 @@ def _annotator_report_dask(
             return tuple(np.zeros(0, np.int64) for _ in range(5))
         return tuple(np.concatenate([g[k] for g in got]) for k in range(5))
 
-    drift = None
-    if time is not None:
-        from iaa_engine.analysis._scorecard import drift_table
-
+    drift_frame = None
+    if drift:
         sums = [p["drift"] for p in parts if p["drift"] is not None and len(p["drift"])]
         empty = pd.DataFrame({"a": [], "start": [], "window": [], "agree": [], "n": []}).astype(
             {"a": np.int64, "start": np.int64, "window": object, "agree": float, "n": np.int64}
         )
-        drift = drift_table(pd.concat(sums, ignore_index=True) if sums else empty, names, confidence)
+        drift_frame = drift_table(pd.concat(sums, ignore_index=True) if sums else empty, names, options["confidence"])
     report = scorecard(
-        pt,
-        names,
-        level,
-        gold_table,
-        gold if isinstance(gold, str) else "known",
-        theta,
-        pair_source,
-        drift,
-        numeric=numeric,
-        confidence=confidence,
-        random_fraction=random_fraction,
-        random_level=random_level,
-        bias_threshold=bias_threshold,
-        bias_p=bias_p,
-        min_items=min_items,
-        pairwise=pairwise,
+        pt, names, level, gold_table, gold_name, theta, pair_source, drift_frame, numeric=numeric, **options
     )
     correct = np.bincount(
         (cells // (c * c))[(cells // c) % c == cells % c], weights=counts[(cells // c) % c == cells % c], minlength=a_n
