@@ -118,10 +118,10 @@ def columns(*extra):
 def test_scorecard_on_the_cluster_equals_in_memory(client, dataset, gold, level):
     frame, root, known = dataset
     gold_arg = dict(zip(known["item"], known["label"].astype(int))) if gold == "known" else gold
-    got = ie.annotator_report_dask(
-        open_dask(str(root / "ds"), columns()), gold=gold_arg, level=level, pairwise=True, client=client, progress=False
-    )
-    want = annotator_report(ie.Annotations.from_long(frame, level=level), gold=gold_arg, pairwise=True, progress=False)
+    options = dict(gold=gold_arg, pairwise=True, competence=level == "nominal", progress=False)  # MACE: nominal
+    got = ie.annotator_report_dask(open_dask(str(root / "ds"), columns()), level=level, client=client, **options)
+    want = annotator_report(ie.Annotations.from_long(frame, level=level), **options)
+    assert np.isfinite(want.table["competence"]).all() == (level == "nominal")
     assert_same_card(got, want, iterative=ITERATIVE + (GOLD_COLUMNS if gold == "dawid_skene" else []))
     assert set(want.flagged()) == {"spam", "tilt"}  # both flags are exercised
     assert "biased" in want.table.set_index("annotator").loc["tilt", "flag"]
@@ -206,8 +206,8 @@ def run_both(capsys, address, root, *flags):
 
 @pytest.mark.parametrize(
     "flags",
-    [[], ["--gold", "dawid-skene"], ["--time", "created_at", "--freq", "M"], ["--gold", "KNOWN"]],
-    ids=["majority", "dawid-skene", "time", "known"],
+    [["--gold", "dawid-skene"], ["--time", "created_at", "--freq", "M"], ["--gold", "KNOWN"]],
+    ids=["dawid-skene", "time", "known"],
 )
 def test_cli_json_and_table_on_dask_equal_in_memory(address, dataset, capsys, flags):
     _, root, _ = dataset
@@ -226,8 +226,9 @@ def test_cli_json_and_table_on_dask_equal_in_memory(address, dataset, capsys, fl
             assert_close(g[col], w[col], col, tol=1e-9 if col in loose else 1e-12)
     if "--gold" in flags and "dawid-skene" not in flags:  # the gold questions' verdict beside the scorecard
         assert got["threshold"] == 0.8 and {"passed", "status"} <= set(got["annotators"][0])
-    got, want = run_both(capsys, address, root, *flags)
-    assert got == want and "flagged: spam, tilt" in got
+    if "dawid-skene" not in flags:  # the text table (the drift's and the gold questions' columns in it)
+        got, want = run_both(capsys, address, root, *flags)
+        assert got == want and "flagged: spam, tilt" in got
 
 
 @pytest.mark.parametrize("flags", [[], ["--pairs"], ["--time", "created_at"]], ids=["table", "pairs", "drift"])
@@ -238,6 +239,8 @@ def test_cli_csv_on_dask_equals_in_memory(address, dataset, capsys, flags, tmp_p
     got, want = run_both(capsys, address, root, *flags, "--format", "csv")
     g, w = pd.read_csv(io.StringIO(got)), pd.read_csv(io.StringIO(want))
     pd.testing.assert_frame_equal(g, w, check_exact=False, atol=1e-9, rtol=0)
+    if flags:
+        return
     out = tmp_path / "card.csv"
     assert main(["annotators", str(root / "ds"), *flags, "--format", "csv", "--engine", "dask",
                  "--scheduler", address, "-o", str(out)]) == 0  # fmt: skip
