@@ -1271,7 +1271,7 @@ def scorecard(
     want_pairs = pairwise is True or (pairwise == "auto" and a_n <= PAIRWISE_LIMIT)
     if pairwise == "auto" and not want_pairs:
         notes.append(f"pairwise marginal-homogeneity tests left out above {PAIRWISE_LIMIT} annotators (pairwise=True)")
-    pairs = pair_tests(*pair_source(), names, c, pairwise is True, notes) if want_pairs else None
+    pairs = pair_tests(pair_source(), names, c, pairwise is True, notes) if want_pairs else None
     settings = {
         "random_fraction": float(random_fraction),
         "random_level": float(random_level),
@@ -1355,7 +1355,7 @@ def _pair_tests(data: Annotations, required: bool, notes: list) -> pd.DataFrame 
     The (pairs, K, K) tables and a (K - 1)-square inverse per pair: left out with a note above
     :data:`PAIRWISE_CELLS` cells unless ``required`` (``pairwise=True``), which is refused before allocating when
     about six such stacks of float64 would not fit in the memory available."""
-    return pair_tests(*pair_cells(data), cast(pd.Index, data.annotators), max(data.n_categories, 1), required, notes)
+    return pair_tests(pair_cells(data), cast(pd.Index, data.annotators), max(data.n_categories, 1), required, notes)
 
 
 def pair_cells(data: Annotations, ann_codes: np.ndarray | None = None) -> tuple:
@@ -1370,19 +1370,11 @@ def pair_cells(data: Annotations, ann_codes: np.ndarray | None = None) -> tuple:
     return a[keep], b[keep], ps.k[keep], ps.l[keep], ps.count[keep]
 
 
-def pair_tests(
-    a: np.ndarray,
-    b: np.ndarray,
-    k: np.ndarray,
-    lab: np.ndarray,
-    count: np.ndarray,
-    names: pd.Index,
-    c: int,
-    required: bool,
-    notes: list,
-) -> pd.DataFrame | None:
+def pair_tests(source: tuple, names: pd.Index, c: int, required: bool, notes: list) -> pd.DataFrame | None:
     """:func:`_pair_tests` from the cells of :func:`pair_cells` (of the whole data, or of partitions concatenated)."""
     from iaa_engine.base._policy import check_memory
+
+    a, b, k, lab, count = source
 
     a_n = len(names)
     key = a * a_n + b
