@@ -282,3 +282,20 @@ def test_bad_options_are_refused_before_the_cluster_is_used(client, dataset):
         ie.annotator_report_dask(source, time="created_at", freq="Y", client=client)
     with pytest.raises(ValueError, match="not one of the data's categories"):
         ie.annotator_report_dask(source, gold={"doc0004": 9}, competence=False, client=client, progress=False)
+
+
+def test_blank_labels_and_annotators_without_a_label_are_left_out_as_in_memory(client, tmp_path):
+    """A blank label is no annotation (``Annotations.from_long``): annotator "c" (only a blank) and "d" (only a
+    missing label) have no row on the cluster either; item ids with leading zeros stay text."""
+    frame = pd.DataFrame(
+        {
+            "item": ["001", "001", "002", "002", "003", "003", "004", "005", "005"],
+            "annotator": ["a", "b", "a", "b", "c", "a", "d", "b", "a"],
+            "label": ["x", "y", "x", "x", "", "y", None, "y", "y"],
+        }
+    )
+    dd.from_pandas(frame, npartitions=3).to_parquet(tmp_path / "ds")
+    got = ie.annotator_report_dask(open_dask(str(tmp_path / "ds"), columns()), client=client, progress=False)
+    want = annotator_report(ie.Annotations.from_long(frame), progress=False)
+    assert got.table["annotator"].tolist() == ["a", "b"]
+    assert_same_card(got, want, iterative=ITERATIVE)

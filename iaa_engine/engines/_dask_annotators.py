@@ -139,15 +139,22 @@ def _merge_patterns(parts: list, a_n: int, c: int) -> Any:
     return _Patterns.build(vec[first], k_al, np.rint(size).astype(np.int64))
 
 
+def _labelled_annotators(part: pd.DataFrame, annotator: str, label: str) -> np.ndarray:
+    from iaa_engine.data._model import is_missing_mask
+
+    labelled = ~is_missing_mask(part[label].to_numpy(dtype=object))
+    return pd.unique(part.loc[labelled, annotator].dropna().to_numpy())
+
+
 def _annotators(frame: Any, annotator: str, label: str) -> pd.Index:
-    """The data's annotators in the in-memory order (those with a label)."""
+    """The data's annotators in the in-memory order: those with a label (a blank label is no annotation)."""
     import dask
 
     from iaa_engine.engines._distributed import _sort_key
 
-    labelled = frame[frame[label].notnull()]
-    (values,) = dask.compute(labelled[annotator].dropna().unique())
-    return pd.Index(sorted(pd.unique(np.asarray(values)).tolist(), key=_sort_key))
+    got = dask.compute(*[dask.delayed(_labelled_annotators)(p, annotator, label) for p in frame.to_delayed()])
+    values = pd.unique(np.concatenate([np.asarray(g, dtype=object) for g in got])) if got else []
+    return pd.Index(sorted(list(values), key=_sort_key))
 
 
 @validate(
