@@ -88,7 +88,7 @@ GROUPS = {
         "ALPHA_DISTANCES",
     ],
     "Gold labels": ["gold_standard", "GoldStandard", "GOLD_RULES", "bcr_weights", "gold_accuracy", "GoldAccuracy"],
-    "Annotator scorecard": ["annotator_report", "AnnotatorReport"],
+    "Annotator scorecard": ["annotator_report", "annotator_report_dask", "AnnotatorReport"],
     "Agreement by group and over time": ["agreement_by", "AgreementBy"],
     "Comparing two data sets; test-retest": ["compare", "Comparison", "retest", "Retest"],
     "Planning a study": ["plan", "plan_simulation", "StudyPlan"],

@@ -113,6 +113,7 @@ _EXPORTS = {
     "RegionMatch": ".data._regions",
     "REGION_KINDS": ".data._regions",
     "read_dask": ".engines._distributed",
+    "annotator_report_dask": ".engines._dask_annotators",
     "read_duckdb": ".engines._duckdb",
     "render_html_report": ".reporting._html",
     "report": ".reporting._report",
@@ -209,6 +210,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.data._regions import REGION_KINDS, RegionMatch, match_regions
     from iaa_engine.data._spans import AbsentAnnotatorsWarning
+    from iaa_engine.engines._dask_annotators import annotator_report_dask
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.engines._duckdb import read_duckdb
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
@@ -364,6 +366,7 @@ __all__ = [
     "percent_agreement_matrix",
     "read",
     "read_dask",
+    "annotator_report_dask",
     "read_duckdb",
     "render_html_report",
     "report",

@@ -388,6 +388,8 @@ NOT_METRICS = {
     # converters for cluster-sized data: tests/test_distributed.py
     "read_dask",
     "summarize_dask",
+    # the scorecard on a Dask cluster: equal to the in-memory one in tests/test_dask_annotators.py
+    "annotator_report_dask",
     # the out-of-core engine: equal to the in-memory path (with a hypothesis property) in tests/test_duckdb.py
     "read_duckdb",
 }

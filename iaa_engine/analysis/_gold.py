@@ -798,8 +798,6 @@ def gold_accuracy(
     0          0       3          3     1.000  0.439  1.000    True  undecided
     1          1       3          2     0.667  0.208  0.939   False  undecided
     """
-    from iaa_engine.stats._homogeneity import wilson_interval
-
     data = as_annotations(data)
     data.require_annotators("gold accuracy")
     if data.label is None:
@@ -813,6 +811,25 @@ def gold_accuracy(
     ann = cast(np.ndarray, data.annotator)
     n_gold = np.bincount(ann[has], minlength=n_ann)
     n_correct = np.bincount(ann[has & (data.label == g)], minlength=n_ann)
+    return accuracy_verdict(
+        cast(pd.Index, data.annotators), n_gold, n_correct, threshold, confidence, min_gold, int(k_item.size), unmatched
+    )
+
+
+def accuracy_verdict(
+    names: pd.Index,
+    n_gold: np.ndarray,
+    n_correct: np.ndarray,
+    threshold: float,
+    confidence: float,
+    min_gold: int,
+    n_known: int,
+    unmatched: int,
+) -> GoldAccuracy:
+    """:func:`gold_accuracy` from each annotator's answered and right gold questions (whose sums over partitions
+    of whole items the Dask engine adds up)."""
+    from iaa_engine.stats._homogeneity import wilson_interval
+
     with np.errstate(divide="ignore", invalid="ignore"):
         acc = np.where(n_gold > 0, n_correct / np.maximum(n_gold, 1), np.nan)
     lo, hi = wilson_interval(n_correct, n_gold, confidence)
@@ -827,7 +844,7 @@ def gold_accuracy(
     )
     table = pd.DataFrame(
         {
-            "annotator": cast(pd.Index, data.annotators).to_numpy(),
+            "annotator": names.to_numpy(),
             "n_gold": n_gold,
             "n_correct": n_correct,
             "accuracy": acc,
@@ -837,4 +854,4 @@ def gold_accuracy(
             "status": status,
         }
     )
-    return GoldAccuracy(table, float(threshold), float(confidence), int(k_item.size), unmatched, int(min_gold))
+    return GoldAccuracy(table, float(threshold), float(confidence), int(n_known), int(unmatched), int(min_gold))

@@ -243,14 +243,18 @@ class _Patterns:
     k_al: Any  # (A*C, n_pat) annotations by (annotator, label) and pattern
     k_a: Any  # (A, n_pat) annotations by annotator and pattern
     first: np.ndarray  # (n_pat,) an item of each pattern
+    size: np.ndarray  # (n_pat,) items of each pattern
 
     @classmethod
-    def of(cls, data: Annotations) -> _Patterns:
+    def of(cls, data: Annotations, ann: np.ndarray | None = None, n_annotators: int | None = None) -> _Patterns:
+        """The patterns of ``data``; ``ann`` and ``n_annotators``: the annotations' annotator codes among more
+        annotators than the data's own (a partition's codes in the whole data's annotators)."""
         import scipy.sparse as sp
 
         cnt = data.counts
         c = max(data.n_categories, 1)
-        a_n = cast(int, data.n_annotators)
+        a_n = cast(int, data.n_annotators if n_annotators is None else n_annotators)
+        ann = cast(np.ndarray, data.annotator if ann is None else ann)
         base = int(cnt.count.max()) + 1 if cnt.count.size else 1
         starts = np.flatnonzero(np.r_[True, cnt.item[1:] != cnt.item[:-1]]) if cnt.item.size else np.zeros(0, int)
         if c * np.log2(max(base, 2)) <= 62:  # exact: the count vector as a number in base (max count + 1)
@@ -279,13 +283,35 @@ class _Patterns:
         n_pat = first.size
         rep = first[pat[cnt.item]] == cnt.item  # the entries of one item per pattern
         vec = sp.csr_matrix((cnt.count[rep].astype(float), (pat[cnt.item[rep]], cnt.category[rep])), shape=(n_pat, c))
-        ann_label = np.multiply(cast(np.ndarray, data.annotator), c, dtype=np.int64)
+        ann_label = np.multiply(ann, c, dtype=np.int64)
         ann_label += data.label
         k_al = _group_counts(ann_label, a_n * c, pat[data.item], n_pat)
         del ann_label
+        return cls.build(vec, k_al, np.bincount(pat, minlength=n_pat), pat, np.asarray(first, dtype=np.int64))
+
+    @classmethod
+    def build(
+        cls, vec: Any, k_al: Any, size: np.ndarray, pat: np.ndarray | None = None, first: np.ndarray | None = None
+    ) -> _Patterns:
+        """The patterns from their count vectors (``vec``, patterns × labels), the (annotator, label) × pattern
+        counts ``k_al`` and the items per pattern (``size``): what the Dask engine adds up over partitions of whole
+        items (``pat`` and ``first``, per item, only in memory)."""
+        import scipy.sparse as sp
+
+        a_c, c = k_al.shape[0], max(vec.shape[1], 1)
+        a_n = a_c // c
         rows = np.arange(a_n * c)  # k_a: k_al's rows summed over the labels (no second pass over the annotations)
         k_a = (sp.csr_matrix((np.ones(a_n * c), (rows // c, rows)), shape=(a_n, a_n * c)) @ k_al).tocsr()
-        return cls(pat, vec, np.asarray(vec.sum(axis=1)).ravel(), k_al, k_a, np.asarray(first, dtype=np.int64))
+        empty = np.zeros(0, dtype=np.int64)
+        return cls(
+            empty if pat is None else pat,
+            vec,
+            np.asarray(vec.sum(axis=1)).ravel(),
+            k_al,
+            k_a,
+            empty if first is None else first,
+            np.asarray(size, dtype=np.int64),
+        )
 
     def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The non-zero cells of ``k_al`` as (annotator, label, pattern, count), sorted by annotator."""
@@ -335,7 +361,7 @@ def coincidences_by_pattern(data: Annotations) -> np.ndarray:
     p with :math:`N_p` items of count vector :math:`v_p` and :math:`w_p = 1/(m_p - 1)` (0 for one annotation): the
     sum over items of :func:`coincidence_matrix` grouped by pattern (patterns × labels work, not items × labels)."""
     pt = _patterns(data)
-    w = np.where(pt.m >= 2, 1.0 / np.maximum(pt.m - 1.0, 1.0), 0.0) * np.bincount(pt.pat, minlength=pt.m.size)
+    w = np.where(pt.m >= 2, 1.0 / np.maximum(pt.m - 1.0, 1.0), 0.0) * pt.size
     o = _dense(pt.vec.T @ (_diag(w) @ pt.vec))
     o[np.diag_indices_from(o)] -= np.asarray(pt.vec.T @ w).ravel()
     return o
@@ -376,14 +402,23 @@ def alpha_without_each(data: Any, *, level: str | None = None) -> tuple[float, n
     return _alpha_without(data, data.level if level is None else level, _Patterns.of(data))
 
 
-def _alpha_without(data: Annotations, level: str, pt: _Patterns) -> tuple[float, np.ndarray]:
-    a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
+def _alpha_without(
+    data: Annotations | None, level: str, pt: _Patterns, numeric: np.ndarray | None = None
+) -> tuple[float, np.ndarray]:
+    """Alpha and alpha without each annotator from the patterns; ``numeric``: the categories' numbers at the
+    interval and ratio levels (default: ``data.category_values(level)``)."""
+    a_n, c = pt.k_a.shape[0], max(pt.vec.shape[1], 1)
+
+    def numbers() -> np.ndarray:
+        got = cast(Annotations, data).category_values(level) if numeric is None else numeric
+        return np.asarray(got, dtype=float)
+
     m, v = pt.m, pt.vec
     n_pat = m.size
     w_old = np.where(m >= 2, 1.0 / np.maximum(m - 1.0, 1.0), 0.0)
     h = np.where(m >= 3, 1.0 / np.maximum(m - 2.0, 1.0), 0.0)
     g = h - w_old
-    base_w = np.bincount(pt.pat, minlength=n_pat) * w_old  # each pattern's items in the full coincidences
+    base_w = pt.size * w_old  # each pattern's items in the full coincidences
     ea, el, ep, ev = pt.entries()  # (annotator, label, pattern, count) of a's labels
     ka = pt.k_a.tocoo()
     ra, pa, va = ka.row.astype(np.int64), ka.col.astype(np.int64), ka.data
@@ -422,14 +457,14 @@ def _alpha_without(data: Annotations, level: str, pt: _Patterns) -> tuple[float,
             u = m[ep] - pt.at(ep, el)
             values = np.arange(c, dtype=float)
         elif level == "interval":
-            values = np.asarray(data.category_values(level), dtype=float)
+            values = numbers()
             values = values - np.sum(totals[0] * values) / max(n[0], 1.0)  # centred: accurate moments
             q1, q2 = v @ values, v @ (values * values)
             s = 2.0 * (m * q2 - q1 * q1)
             xl = values[el]
             u = q2[ep] - 2.0 * xl * q1[ep] + xl * xl * m[ep]
         else:
-            values = np.asarray(data.category_values(level), dtype=float)
+            values = numbers()
             s, u = _ratio_terms(v, values, ep, el)
         num[0] = base_w @ s
         num[1:] = num[0] + np.bincount(ra, weights=va * g[pa] * s[pa], minlength=a_n)
@@ -473,10 +508,10 @@ def _diag(w: np.ndarray) -> Any:
     return sp.diags(w, format="csr")
 
 
-def _soft_table(data: Annotations, pt: _Patterns) -> np.ndarray:
+def _soft_table(data: Annotations | None, pt: _Patterns) -> np.ndarray:
     r"""``T[a, k, l] = sum over a's items with label k of (n_il - [k = l]) / (m_i - 1)``: annotator a against the
-    pooled others, each item weighing 1."""
-    a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
+    pooled others, each item weighing 1 (``data`` is not read: the sizes are the patterns')."""
+    a_n, c = pt.k_a.shape[0], max(pt.vec.shape[1], 1)
     w = np.where(pt.m >= 2, 1.0 / np.maximum(pt.m - 1.0, 1.0), 0.0)
     t = (pt.k_al @ (w[:, None] * pt.vec.toarray())).reshape(a_n, c, c)
     idx = np.arange(c)
@@ -484,7 +519,7 @@ def _soft_table(data: Annotations, pt: _Patterns) -> np.ndarray:
     return t
 
 
-def _soft_parts(data: Annotations, pt: _Patterns) -> tuple[np.ndarray, ...]:
+def _soft_parts(data: Annotations | None, pt: _Patterns) -> tuple[np.ndarray, ...]:
     r"""What kappa needs of the soft tables :math:`T^{(a)}` without forming them (annotators × labels memory):
     totals n, diagonal, row and column margins, and :math:`\sum_{kl} p_{kl}\, p_{\cdot k}\, p_{l \cdot}`.
 
@@ -492,7 +527,7 @@ def _soft_parts(data: Annotations, pt: _Patterns) -> tuple[np.ndarray, ...]:
     margins a's pairable label counts, the column margins :math:`\sum_{i \ni a} w_i n_i` minus a's own
     :math:`\sum w_i e_l`, and the bilinear term :math:`\sum w_i\, p_{\cdot k} (n_i \cdot r - r_k)/n` with
     :math:`r` the row margins, over a's labels k (the patterns times a block of annotators' margins at a time)."""
-    a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
+    a_n, c = pt.k_a.shape[0], max(pt.vec.shape[1], 1)
     m = pt.m
     w = np.where(m >= 2, 1.0 / np.maximum(m - 1.0, 1.0), 0.0)
     ea, el, ep, ev = pt.entries()
@@ -535,15 +570,19 @@ def _kappa_parts(
     return kappa, np.where(np.isfinite(kappa), se, np.nan)
 
 
-def _gold_parts(ann: np.ndarray, lab: np.ndarray, gold: np.ndarray, a_n: int, c: int) -> tuple[np.ndarray, ...]:
-    """The parts of :func:`_kappa_parts` for each annotator's label × gold table, from the annotations."""
-    n = np.bincount(ann, minlength=a_n).astype(float)
-    diag = np.bincount(ann * c + lab, weights=(lab == gold).astype(float), minlength=a_n * c).reshape(a_n, c)
-    row = np.bincount(ann * c + lab, minlength=a_n * c).reshape(a_n, c).astype(float)
-    col = np.bincount(ann * c + gold, minlength=a_n * c).reshape(a_n, c).astype(float)
+def _gold_parts(
+    ann: np.ndarray, lab: np.ndarray, gold: np.ndarray, a_n: int, c: int, count: np.ndarray | None = None
+) -> tuple[np.ndarray, ...]:
+    """The parts of :func:`_kappa_parts` for each annotator's label × gold table, from the annotations (or from
+    the distinct (annotator, label, gold) cells and their ``count``)."""
+    w = np.ones(ann.size) if count is None else np.asarray(count, dtype=float)
+    n = np.bincount(ann, weights=w, minlength=a_n).astype(float)
+    diag = np.bincount(ann * c + lab, weights=w * (lab == gold), minlength=a_n * c).reshape(a_n, c)
+    row = np.bincount(ann * c + lab, weights=w, minlength=a_n * c).reshape(a_n, c).astype(float)
+    col = np.bincount(ann * c + gold, weights=w, minlength=a_n * c).reshape(a_n, c).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         rn, cn = np.nan_to_num(row / n[:, None]), np.nan_to_num(col / n[:, None])
-        cross = np.bincount(ann, weights=cn[ann, lab] * rn[ann, gold], minlength=a_n) / n
+        cross = np.bincount(ann, weights=w * cn[ann, lab] * rn[ann, gold], minlength=a_n) / n
     return n, diag, row, col, cross
 
 
@@ -645,63 +684,108 @@ def _mace(data: Annotations, max_iter: int, tol: float, progress: bool | None) -
     labels enter only the normalisation, counted :math:`K - d_i` times (:math:`d_i` the item's distinct labels).
     Memory: annotations and annotators × labels, not items × labels.
     """
+    a_n = cast(int, data.n_annotators)
+    part = _MacePart(data, cast(np.ndarray, data.annotator), a_n)
+    return _mace_em(part.label_counts(), a_n, max(data.n_categories, 1), part.step, max_iter, tol, progress)
+
+
+class _MacePart:
+    """One (partition of whole items of the) data's side of MACE's EM: the E step on its items and its share of the
+    M step's sums, with the annotators coded by ``ann`` among ``a_n`` (the Dask engine's partitions use the whole
+    data's codes)."""
+
+    def __init__(self, data: Annotations, ann: np.ndarray, a_n: int) -> None:
+        c, i_n = max(data.n_categories, 1), data.n_items
+        lab, item = data.label, data.item
+        cnt = data.counts
+        e_item = cnt.item
+        n_e = e_item.size
+        # each annotation's count entry: a dense (item, label) -> entry table while it is small, else the rank of its
+        # key among the sorted entry keys (binary searches of 10^7 unsorted keys cost ~8 s; the table, ~0.1 s)
+        keys = item.astype(np.int64) * c + lab
+        if i_n * c <= _ENTRY_TABLE_CELLS:
+            where = np.empty(i_n * c, dtype=np.int64)
+            where[e_item.astype(np.int64) * c + cnt.category] = np.arange(n_e)
+            self.entry = where[keys]
+        else:
+            self.entry = np.searchsorted(e_item.astype(np.int64) * c + cnt.category, keys)
+        self.rest = (c - np.bincount(e_item, minlength=i_n)).astype(float)  # labels nobody gave the item
+        self.starts = np.flatnonzero(np.r_[True, e_item[1:] != e_item[:-1]]) if n_e else np.zeros(0, np.int64)
+        self.start = cnt.count / np.maximum(cnt.n_i[e_item], 1.0)  # majority-vote proportions, per count entry
+        self.al = ann * c + lab  # every per-annotation quantity is a function of (annotator, label): gather from tables
+        self.e_item, self.item, self.n_e, self.i_n, self.a_n, self.c = e_item, item, n_e, i_n, a_n, c
+
+    def label_counts(self) -> np.ndarray:
+        """Annotations per (annotator, label), flattened."""
+        return np.bincount(self.al, minlength=self.a_n * self.c).astype(float)
+
+    def step(self, theta: np.ndarray, xi: np.ndarray, first: bool) -> np.ndarray:
+        """The expected "knowing" counts per (annotator, label) given the posteriors of the E step with
+        ``theta`` and ``xi`` (``first``: the majority-vote proportions instead)."""
+        post = self.start if first else self.posteriors(theta, xi)
+        q = post[self.entry]  # P(T_i = the annotation's label)
+        know_given = theta[:, None] / np.maximum(theta[:, None] + (1.0 - theta[:, None]) * xi, _TINY)
+        know = q * know_given.ravel()[self.al]
+        return np.bincount(self.al, weights=know, minlength=self.a_n * self.c).reshape(self.a_n, self.c)
+
+    def posteriors(self, theta: np.ndarray, xi: np.ndarray) -> np.ndarray:
+        """The E step: each count entry's posterior probability of being its item's true label."""
+        e_item, i_n, al = self.e_item, self.i_n, self.al
+        spam_t = np.maximum((1.0 - theta[:, None]) * xi, _TINY)
+        base_t = np.log(spam_t)
+        bonus_t = np.log(theta[:, None] + spam_t) - base_t
+        ll_rest = np.bincount(self.item, weights=base_t.ravel()[al], minlength=i_n)
+        ll = ll_rest[e_item] + np.bincount(self.entry, weights=bonus_t.ravel()[al], minlength=self.n_e)
+        top = np.zeros(i_n)
+        if self.n_e:
+            top[e_item[self.starts]] = np.maximum.reduceat(ll, self.starts)  # the bonus is positive: a given label
+        post = np.exp(ll - top[e_item])
+        z = np.bincount(e_item, weights=post, minlength=i_n) + self.rest * np.exp(ll_rest - top)
+        post /= z[e_item]
+        return post
+
+
+def _mace_em(
+    n_al: np.ndarray, a_n: int, c: int, step: Any, max_iter: int, tol: float, progress: bool | None
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """MACE's iterations from the (annotator, label) counts ``n_al`` and ``step(theta, xi, first)``, the expected
+    "knowing" counts of an E step (summed over the partitions on the Dask engine): competence, spamming
+    distributions and the iterations run."""
     from iaa_engine.base._progress import Progress
 
-    a_n, c, i_n = cast(int, data.n_annotators), max(data.n_categories, 1), data.n_items
-    ann, lab, item = cast(np.ndarray, data.annotator), data.label, data.item
     smooth = 0.01 / c
-    cnt = data.counts
-    e_item = cnt.item
-    n_e = e_item.size
-    # each annotation's count entry: a dense (item, label) -> entry table while it is small, else the rank of its
-    # key among the sorted entry keys (binary searches of 10^7 unsorted keys cost ~8 s; the table, ~0.1 s)
-    keys = item.astype(np.int64) * c + lab
-    if i_n * c <= _ENTRY_TABLE_CELLS:
-        where = np.empty(i_n * c, dtype=np.int64)
-        where[e_item.astype(np.int64) * c + cnt.category] = np.arange(n_e)
-        entry = where[keys]
-    else:
-        entry = np.searchsorted(e_item.astype(np.int64) * c + cnt.category, keys)
-    rest = (c - np.bincount(e_item, minlength=i_n)).astype(float)  # labels nobody gave the item
-    starts = np.flatnonzero(np.r_[True, e_item[1:] != e_item[:-1]]) if n_e else np.zeros(0, np.int64)
-    post = cnt.count / np.maximum(cnt.n_i[e_item], 1.0)  # majority-vote proportions, per count entry
-    n_a = np.bincount(ann, minlength=a_n).astype(float)
-    al = ann * c + lab  # every per-annotation quantity is a function of (annotator, label): gather from tables
+    n_a = n_al.reshape(a_n, c).sum(axis=1)
 
-    def m_step(post: np.ndarray, theta: np.ndarray, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        q = post[entry]  # P(T_i = the annotation's label)
-        know_given = theta[:, None] / np.maximum(theta[:, None] + (1.0 - theta[:, None]) * xi, _TINY)
-        know = q * know_given.ravel()[al]
-        k_al = np.bincount(al, weights=know, minlength=a_n * c).reshape(a_n, c)
+    def m_step(k_al: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         new_theta = (k_al.sum(axis=1) + smooth) / (n_a + 2.0 * smooth)
         spam = n_al.reshape(a_n, c) - k_al + smooth
         return new_theta, spam / spam.sum(axis=1, keepdims=True)
 
-    n_al = np.bincount(al, minlength=a_n * c).astype(float)
     theta = np.full(a_n, 0.5)
     xi = np.full((a_n, c), 1.0 / c)
-    theta, xi = m_step(post, theta, xi)
+    theta, xi = m_step(step(theta, xi, True))
     n_iter = 0
     with Progress(max_iter, "MACE EM", show=progress) as bar:
         for n_iter in range(1, max_iter + 1):
-            spam_t = np.maximum((1.0 - theta[:, None]) * xi, _TINY)
-            base_t = np.log(spam_t)
-            bonus_t = np.log(theta[:, None] + spam_t) - base_t
-            ll_rest = np.bincount(item, weights=base_t.ravel()[al], minlength=i_n)
-            ll = ll_rest[e_item] + np.bincount(entry, weights=bonus_t.ravel()[al], minlength=n_e)
-            top = np.zeros(i_n)
-            if n_e:
-                top[e_item[starts]] = np.maximum.reduceat(ll, starts)  # the bonus is positive: a given label
-            post = np.exp(ll - top[e_item])
-            z = np.bincount(e_item, weights=post, minlength=i_n) + rest * np.exp(ll_rest - top)
-            post /= z[e_item]
-            new_theta, xi = m_step(post, theta, xi)
+            new_theta, xi = m_step(step(theta, xi, False))
             bar.update()
             moved = float(np.max(np.abs(new_theta - theta))) if a_n else 0.0
             theta = new_theta
             if moved < tol:
                 break
     return theta, xi, n_iter
+
+
+def posterior_codes(p: np.ndarray, n_i: np.ndarray) -> np.ndarray:
+    """Per item the category of the largest posterior (items × categories ``p``), -1 where it is tied (within
+    1e-9) or the item has fewer than two annotations (``n_i``): Dawid-Skene gold codes."""
+    out = np.full(p.shape[0], -1, dtype=np.int64)
+    if p.size == 0:
+        return out
+    best = p.max(axis=1, keepdims=True)
+    unique = (np.sum(p >= best - 1e-9, axis=1) == 1) & (n_i >= 2)
+    out[unique] = np.argmax(p, axis=1)[unique]
+    return out
 
 
 def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | None) -> tuple[np.ndarray, str]:
@@ -728,11 +812,7 @@ def _gold_codes(data: Annotations, gold: Any, max_iter: int, progress: bool | No
         post = cast(
             pd.DataFrame, gold_standard(data, rule="dawid_skene", max_iter=max_iter, progress=progress).posteriors
         )
-        p = post.to_numpy()
-        best = p.max(axis=1, keepdims=True)
-        unique = (np.sum(p >= best - 1e-9, axis=1) == 1) & (data.counts.n_i >= 2)
-        out[unique] = np.argmax(p, axis=1)[unique]
-        return out, gold
+        return posterior_codes(post.to_numpy(), data.counts.n_i), gold
     from iaa_engine.analysis._gold import known_codes
 
     k_item, k_cat, _ = known_codes(data, gold)
@@ -998,21 +1078,88 @@ def annotator_report(
     level = data.level if level is None else level
     a_n, c = cast(int, data.n_annotators), max(data.n_categories, 1)
     ann, lab = cast(np.ndarray, data.annotator), data.label
-    names = cast(pd.Index, data.annotators)
+    pt = _patterns(data)
+    dense_tables = a_n * c * c <= TABLE_CELLS and pt.m.size * c <= TABLE_CELLS
+
+    # accuracy and kappa against gold: the label × gold table of each annotator (or its parts)
+    gold_cat, gold_name = _gold_codes(data, "majority" if gold is None else gold, max_iter, progress)
+    gold_table: Any
+    if dense_tables and gold_name == "majority":  # majority gold is a function of an item's counts: by pattern
+        import scipy.sparse as sp
+
+        g_pat = gold_cat[pt.first]
+        keep = np.flatnonzero(g_pat >= 0)
+        to_gold = sp.csr_matrix((np.ones(keep.size), (keep, g_pat[keep])), shape=(pt.m.size, c))
+        gold_table = _dense(pt.k_al @ to_gold).reshape(a_n, c, c)
+    elif dense_tables:
+        g = gold_cat[data.item]
+        has = g >= 0
+        gold_table = np.bincount(((ann * c + lab) * c + g)[has], minlength=a_n * c * c).reshape(a_n, c, c).astype(float)
+    else:
+        g = gold_cat[data.item]
+        has = g >= 0
+        gold_table = _gold_parts(ann[has], lab[has], g[has], a_n, c)
+    numeric = data.category_values(level) if level in ("interval", "ratio") else None
+    # competence (MACE): shown beside the flags, no longer behind them
+    theta = _mace(data, max_iter, tol, progress)[0] if competence else None
+    drift = _drift(data, time, freq, confidence) if time is not None else None
+    return scorecard(
+        pt,
+        cast(pd.Index, data.annotators),
+        level,
+        gold_table,
+        gold_name,
+        theta,
+        lambda: pair_cells(data),
+        drift,
+        numeric=numeric,
+        confidence=confidence,
+        random_fraction=random_fraction,
+        random_level=random_level,
+        bias_threshold=bias_threshold,
+        bias_p=bias_p,
+        min_items=min_items,
+        pairwise=pairwise,
+    )
+
+
+def scorecard(
+    pt: _Patterns,
+    names: pd.Index,
+    level: str,
+    gold_table: Any,
+    gold_name: str,
+    theta: np.ndarray | None,
+    pair_source: Any,
+    drift: pd.DataFrame | None,
+    *,
+    numeric: np.ndarray | None,
+    confidence: float,
+    random_fraction: float,
+    random_level: float,
+    bias_threshold: float,
+    bias_p: float,
+    min_items: int,
+    pairwise: Any,
+) -> AnnotatorReport:
+    """The scorecard from what it needs of the data, which adds up over partitions of whole items: the count
+    patterns ``pt``, each annotator's label × gold table (annotators × labels × labels, or :func:`_gold_parts`
+    above ``TABLE_CELLS``), MACE's competence (None: not computed), ``pair_source()`` the pairs' cells
+    (:func:`pair_cells`) and the drift table. :func:`annotator_report` and the Dask engine both finish here."""
+    a_n, c = len(names), max(pt.vec.shape[1], 1)
     z = normal_quantile(confidence)
     notes: list[str] = []
 
     # agreement and kappa with the pooled others
-    pt = _patterns(data)
     n_items = np.rint(np.asarray(pt.k_a.sum(axis=1)).ravel()).astype(np.int64)
     n_pair = np.asarray(pt.k_a @ (pt.m >= 2).astype(float)).ravel()  # annotations on items someone else labelled
     dense_tables = a_n * c * c <= TABLE_CELLS and pt.m.size * c <= TABLE_CELLS
     if dense_tables:
-        soft = _soft_table(data, pt)
+        soft = _soft_table(None, pt)
         agree_sum = np.einsum("aii->a", soft)
         kappa, kappa_se, _, _ = kappa_from_tables(soft)
     else:  # many labels: kappa and its standard error from the diagonal, margins and one bilinear sum
-        soft_parts = _soft_parts(data, pt)
+        soft_parts = _soft_parts(None, pt)
         agree_sum = soft_parts[1].sum(axis=1)
         kappa, kappa_se = _kappa_parts(*soft_parts)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1020,36 +1167,19 @@ def annotator_report(
     ag_lo, ag_hi = wilson_interval(agree_sum, n_pair, confidence)
 
     # accuracy and kappa against gold
-    gold_cat, gold_name = _gold_codes(data, "majority" if gold is None else gold, max_iter, progress)
-    if dense_tables and gold_name == "majority":  # majority gold is a function of an item's counts: by pattern
-        import scipy.sparse as sp
-
-        g_pat = gold_cat[pt.first]
-        keep = np.flatnonzero(g_pat >= 0)
-        to_gold = sp.csr_matrix((np.ones(keep.size), (keep, g_pat[keep])), shape=(pt.m.size, c))
-        gt = _dense(pt.k_al @ to_gold).reshape(a_n, c, c)
-        n_gold = gt.sum(axis=(1, 2))
-        correct = np.einsum("aii->a", gt)
-        gkappa, gkappa_se, _, _ = kappa_from_tables(gt)
-    elif dense_tables:
-        g = gold_cat[data.item]
-        has = g >= 0
-        gt = np.bincount(((ann * c + lab) * c + g)[has], minlength=a_n * c * c).reshape(a_n, c, c).astype(float)
-        n_gold = gt.sum(axis=(1, 2))
-        correct = np.einsum("aii->a", gt)
-        gkappa, gkappa_se, _, _ = kappa_from_tables(gt)
+    if isinstance(gold_table, np.ndarray):
+        n_gold = gold_table.sum(axis=(1, 2))
+        correct = np.einsum("aii->a", gold_table)
+        gkappa, gkappa_se, _, _ = kappa_from_tables(gold_table)
     else:
-        g = gold_cat[data.item]
-        has = g >= 0
-        gold_parts = _gold_parts(ann[has], lab[has], g[has], a_n, c)
-        n_gold, correct = gold_parts[0], gold_parts[1].sum(axis=1)
-        gkappa, gkappa_se = _kappa_parts(*gold_parts)
+        n_gold, correct = gold_table[0], gold_table[1].sum(axis=1)
+        gkappa, gkappa_se = _kappa_parts(*gold_table)
     with np.errstate(divide="ignore", invalid="ignore"):
         accuracy = np.where(n_gold > 0, correct / n_gold, np.nan)
     acc_lo, acc_hi = wilson_interval(correct, n_gold, confidence)
 
     # alpha without each annotator
-    alpha, alpha_wo = _alpha_without(data, level, pt)
+    alpha, alpha_wo = _alpha_without(None, level, pt, numeric)
 
     # label distribution against the others on the same items
     pair_p = (pt.m >= 2).astype(float)
@@ -1097,12 +1227,8 @@ def annotator_report(
             f"{int((~enough).sum())} annotator(s) with fewer than {min_items} pairable items are never flagged"
         )
 
-    # competence (MACE): shown beside the flags, no longer behind them
-    if competence:
-        theta, _, _ = _mace(data, max_iter, tol, progress)
-        theta = np.where(n_pair > 0, theta, np.nan)  # nobody to compare with: not identified
-    else:
-        theta = np.full(a_n, np.nan)
+    # competence (MACE): nobody to compare with, not identified
+    theta = np.full(a_n, np.nan) if theta is None else np.where(n_pair > 0, theta, np.nan)
 
     def ci(est: np.ndarray, se: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.clip(est - z * se, -1.0, 1.0), np.clip(est + z * se, -1.0, 1.0)
@@ -1145,7 +1271,7 @@ def annotator_report(
     want_pairs = pairwise is True or (pairwise == "auto" and a_n <= PAIRWISE_LIMIT)
     if pairwise == "auto" and not want_pairs:
         notes.append(f"pairwise marginal-homogeneity tests left out above {PAIRWISE_LIMIT} annotators (pairwise=True)")
-    pairs = _pair_tests(data, pairwise is True, notes) if want_pairs else None
+    pairs = pair_tests(pair_source(), names, c, pairwise is True, notes) if want_pairs else None
     settings = {
         "random_fraction": float(random_fraction),
         "random_level": float(random_level),
@@ -1156,7 +1282,6 @@ def annotator_report(
         "min_items": int(min_items),
         "correction": "holm",
     }
-    drift = _drift(data, time, freq, confidence) if time is not None else None
     return AnnotatorReport(table, pairs, alpha, level, gold_name, float(confidence), settings, notes, drift)
 
 
@@ -1164,6 +1289,15 @@ def _drift(data: Annotations, time: str, freq: str, confidence: float) -> pd.Dat
     r"""Each annotator's agreement with the pooled others per time window: on annotator a's pairable annotations
     of the window's items, the mean of :math:`(n_{il} - 1)/(m_i - 1)` (l: a's label), the ``agreement`` column
     computed per window (one pass over the annotations: a look-up of each annotation's count and one bincount)."""
+    sums = drift_sums(data, cast(np.ndarray, data.annotator), cast(int, data.n_annotators), time, freq)
+    return drift_table(sums, cast(pd.Index, data.annotators), confidence)
+
+
+def drift_sums(data: Annotations, ann: np.ndarray, a_n: int, time: str, freq: str) -> pd.DataFrame:
+    """The sums behind :func:`drift_table`, one row per (annotator, window) with a pairable annotation:
+    ``a`` (the annotator's code in ``ann``'s coding among ``a_n``), ``start`` (the window's start, ns since the
+    epoch), ``window`` (its label), ``agree`` (the sum of the others' shares of a's labels) and ``n``. Each item's
+    window is that of its first annotation, so the sums of partitions of whole items add up."""
     from iaa_engine.analysis._by import item_windows
 
     window, windows = item_windows(data, time, freq)
@@ -1172,21 +1306,43 @@ def _drift(data: Annotations, time: str, freq: str, confidence: float) -> pd.Dat
     m = np.bincount(counts.item, weights=counts.count, minlength=data.n_items)[data.item]
     w = window[data.item]
     ok = (m >= 2) & (w >= 0)
-    n_w, a_n = len(windows), cast(int, data.n_annotators)
-    cell = cast(np.ndarray, data.annotator)[ok] * n_w + w[ok]
+    n_w = len(windows)
+    cell = ann[ok] * n_w + w[ok]
     share = (counts.count[entry[ok]] - 1.0) / (m[ok] - 1.0)
     agree = np.bincount(cell, weights=share, minlength=a_n * n_w)
     n = np.bincount(cell, minlength=a_n * n_w)
     cells = np.flatnonzero(n)
-    lower, upper = wilson_interval(agree[cells], n[cells].astype(float), confidence)
     a, k = np.divmod(cells, n_w)
     return pd.DataFrame(
         {
-            "annotator": cast(pd.Index, data.annotators).to_numpy()[a],
+            "a": a.astype(np.int64),
+            "start": windows["start"].to_numpy().astype("datetime64[ns]").view(np.int64)[k],
             "window": windows["group"].to_numpy()[k],
-            "start": windows["start"].to_numpy()[k],
-            "n_pairable": n[cells].astype(np.int64),
-            "agreement": agree[cells] / n[cells],
+            "agree": agree[cells],
+            "n": n[cells].astype(np.int64),
+        }
+    )
+
+
+def drift_table(sums: pd.DataFrame, names: pd.Index, confidence: float) -> pd.DataFrame:
+    """The ``drift`` table of :attr:`AnnotatorReport.drift` from :func:`drift_sums` (of the whole data, or of
+    partitions of whole items concatenated): by annotator, then window in time order, with Wilson's interval."""
+    if sums.duplicated(["a", "start"]).any():  # partitions' sums of the same cell
+        sums = (
+            sums.groupby(["a", "start"], sort=False)
+            .agg(window=("window", "first"), agree=("agree", "sum"), n=("n", "sum"))
+            .reset_index()
+        )
+    sums = sums.sort_values(["a", "start"], kind="stable")
+    agree, n = sums["agree"].to_numpy(float), sums["n"].to_numpy(np.int64)
+    lower, upper = wilson_interval(agree, n.astype(float), confidence)
+    return pd.DataFrame(
+        {
+            "annotator": names.to_numpy()[sums["a"].to_numpy(np.int64)],
+            "window": sums["window"].to_numpy(dtype=object),
+            "start": sums["start"].to_numpy(np.int64).view("datetime64[ns]"),
+            "n_pairable": n,
+            "agreement": agree / n,
             "lower": lower,
             "upper": upper,
         }
@@ -1199,14 +1355,29 @@ def _pair_tests(data: Annotations, required: bool, notes: list) -> pd.DataFrame 
     The (pairs, K, K) tables and a (K - 1)-square inverse per pair: left out with a note above
     :data:`PAIRWISE_CELLS` cells unless ``required`` (``pairwise=True``), which is refused before allocating when
     about six such stacks of float64 would not fit in the memory available."""
+    return pair_tests(pair_cells(data), cast(pd.Index, data.annotators), max(data.n_categories, 1), required, notes)
+
+
+def pair_cells(data: Annotations, ann_codes: np.ndarray | None = None) -> tuple:
+    """The cells of every pair's table, pair by pair a < b: ``(a, b, k, l, count)`` (a's label k, b's label l);
+    ``ann_codes``: each of the data's annotators' code among more annotators (a partition's annotators in the whole
+    data's), whose cells add up over partitions of whole items."""
+    ps = data.pair_stats
+    a, b = ps.a, ps.b
+    if ann_codes is not None:
+        a, b = ann_codes[a], ann_codes[b]
+    keep = a < b
+    return a[keep], b[keep], ps.k[keep], ps.l[keep], ps.count[keep]
+
+
+def pair_tests(source: tuple, names: pd.Index, c: int, required: bool, notes: list) -> pd.DataFrame | None:
+    """:func:`_pair_tests` from the cells of :func:`pair_cells` (of the whole data, or of partitions concatenated)."""
     from iaa_engine.base._policy import check_memory
 
-    ps = data.pair_stats
-    c = max(data.n_categories, 1)
-    a_n = cast(int, data.n_annotators)
-    names = cast(pd.Index, data.annotators)
-    keep = ps.a < ps.b
-    key = ps.a[keep] * a_n + ps.b[keep]
+    a, b, k, lab, count = source
+
+    a_n = len(names)
+    key = a * a_n + b
     uniq, row = np.unique(key, return_inverse=True)
     cells = float(uniq.size) * c * c
     if required:
@@ -1222,15 +1393,15 @@ def _pair_tests(data: Annotations, required: bool, notes: list) -> pd.DataFrame 
         )
         return None
     tables = np.bincount(
-        (row.ravel() * c + ps.k[keep]) * c + ps.l[keep], weights=ps.count[keep], minlength=uniq.size * c * c
+        (row.ravel() * c + k) * c + lab, weights=np.asarray(count, dtype=float), minlength=uniq.size * c * c
     ).reshape(uniq.size, c, c)
     sm, df, sm_p = marginal_homogeneity_tables(tables, "stuart_maxwell")
     bh, _, bh_p = marginal_homogeneity_tables(tables, "bhapkar")
-    a, b = np.divmod(uniq, a_n)
+    pa, pb = np.divmod(uniq, a_n)
     return pd.DataFrame(
         {
-            "annotator_a": names.take(a).to_numpy(),
-            "annotator_b": names.take(b).to_numpy(),
+            "annotator_a": names.take(pa).to_numpy(),
+            "annotator_b": names.take(pb).to_numpy(),
             "n_shared": tables.sum(axis=(1, 2)).astype(np.int64),
             "stuart_maxwell": sm,
             "bhapkar": bh,

@@ -462,20 +462,42 @@ def _cmd_annotators(args: argparse.Namespace) -> int:
     from iaa_engine.analysis._gold import gold_accuracy
     from iaa_engine.analysis._scorecard import annotator_report
 
-    data = load(args)
     gold_opt = args.gold.replace("-", "_")
     known = None if gold_opt in ("majority", "dawid_skene") else _read_known(args.gold)
-    result = annotator_report(
-        data,
-        gold=gold_opt if known is None else known,
-        pairwise=True if args.pairs else "auto",
-        max_iter=args.max_iter,
+    options = {
+        "gold": gold_opt if known is None else known,
+        "pairwise": True if args.pairs else "auto",
+        "max_iter": args.max_iter,
         **({"time": args.time, "freq": args.freq} if args.time else {}),
-    )
+    }
+    refused = [
+        ("--layout", args.layout not in ("auto", "long")),
+        ("--annotators-as", args.annotators_as is not None),
+        ("--na-values", bool(args.na_values)),
+    ]
+    if _dask_only(args, refused):  # a Parquet dataset of the long table: the wide layout's options do not apply
+        from iaa_engine.analysis._gold import accuracy_verdict
+        from iaa_engine.engines._dask_annotators import _annotator_report_dask
+
+        with _dask_session(args) as client:
+            frame = _dask_frame(args, *([args.time] if args.time else []))
+            result, correct, found = _annotator_report_dask(frame, client=client, **options, **_long_columns(args))
+        if known is not None:  # the pass/fail verdict of gold_accuracy from the scorecard's counts
+            import pandas as pd
+
+            n_known = len(known)
+            acc = accuracy_verdict(
+                pd.Index(result.table["annotator"]), result.table["n_gold"].to_numpy(), correct.astype("int64"),
+                args.threshold, 0.95, 5, found, n_known - found,
+            )  # fmt: skip
+    else:
+        data = load(args)
+        result = annotator_report(data, **options)
+        if known is not None:
+            acc = gold_accuracy(data, known, threshold=args.threshold)
     table = result.table
     if known is not None:
-        verdict = gold_accuracy(data, known, threshold=args.threshold).table[["annotator", "passed", "status"]]
-        table = table.merge(verdict, on="annotator", how="left")
+        table = table.merge(acc.table[["annotator", "passed", "status"]], on="annotator", how="left")
     if args.format == "json":
         out = result.to_dict()
         if known is not None:
@@ -802,6 +824,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the windows of --time: days, weeks (Monday to Sunday; default) or calendar months",
     )
     ann.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    add_engine_options(ann)
     ann.set_defaults(func=_cmd_annotators)
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
