@@ -72,7 +72,9 @@ def _union(spans: Any, continuum: pd.DataFrame | None, participants: pd.DataFram
         if table is None or not len(table):
             continue
         rows = _rows(meta, table, kind)
-        parts.append(dd.from_pandas(rows[_COLUMNS], npartitions=max(1, min(spans.npartitions, len(rows) // 50_000 + 1))))
+        parts.append(
+            dd.from_pandas(rows[_COLUMNS], npartitions=max(1, min(spans.npartitions, len(rows) // 50_000 + 1)))
+        )
     if len(parts) == 1:
         return spans
     for k in range(1, len(parts)):  # one dtype per column across the pieces
@@ -87,6 +89,15 @@ def _gaps(doc: np.ndarray, rater: np.ndarray, cat: np.ndarray, b: np.ndarray, e:
     """The gaps of each (document, category, rater) with units, as :func:`unitizing_sums` forms them (inner gaps
     from the document's begin, trailing gaps to its end), split for INCEpTION's pooling into the gaps inside a run
     (between two units) and each run's first start and last end."""
+    if doc.size == 0:
+        none, empty = np.zeros(0, np.int64), np.zeros(0)
+        return {
+            "gap_length": empty,
+            "gap_cat": none,
+            "run_gap_length": empty,
+            "run_gap_cat": none,
+            "first": (none, none, none, empty, empty),
+        }
     order = np.lexsort((e, b, rater, cat, doc))
     d, c, r, b, e = doc[order], cat[order], rater[order], b[order], e[order]
     new = np.concatenate([[True], (d[1:] != d[:-1]) | (c[1:] != c[:-1]) | (r[1:] != r[:-1])])
@@ -156,7 +167,11 @@ def _part_sums(
                 "annotator": who_rows["annotator"].to_numpy(dtype=object),
             }
         )
-    if not len(spans) and (not len(cont_rows) or continuum != "file") and (participants is None or not len(participants)):
+    if (
+        not len(spans)
+        and (not len(cont_rows) or continuum != "file")
+        and (participants is None or not len(participants))
+    ):
         return None
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="no continuum given", category=UserWarning)
@@ -498,9 +513,7 @@ def _alpha_dask(
     documents_estimate = _ratio(cat_o, cat_e)
 
     flags = [r["same_raters"] for r in results]
-    same = all(f is True for f in flags) or (
-        all(isinstance(f, tuple) for f in flags) and len({f for f in flags}) == 1
-    )
+    same = all(f is True for f in flags) or (all(isinstance(f, tuple) for f in flags) and len({f for f in flags}) == 1)
     if pooling == "inception" and not same:
         raise ValueError(
             "pooling='inception' lays the documents end to end as one study of the same raters (as INCEpTION and "
