@@ -262,3 +262,25 @@ def test_cli_scheduler_needs_engine_dask(address, crowd, capsys):
     root, *_ = crowd
     code, _, err = _cli(["spans", str(root / "all.parquet"), "--scheduler", address], capsys)
     assert code != 0 and "--scheduler needs --engine dask" in err
+
+
+@pytest.mark.parametrize("shape", ["one annotator", "zero-length units"])
+def test_undefined_follows_the_policy_and_names_the_callers_line(client, shape):
+    """As tests/test_params.py holds every in-memory coefficient: the replacement, and one UndefinedMetricWarning
+    pointing at the caller's line."""
+    rows = (
+        {"document": ["d"], "annotator": ["a"], "start": [0], "end": [2], "label": ["x"]}
+        if shape == "one annotator"
+        else {"document": ["d", "d"], "annotator": ["a", "b"], "start": [1, 1], "end": [1, 1], "label": ["x", "x"]}
+    )
+    spans = pd.DataFrame(rows)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        memory = ie.unitizing_alpha(spans, continuum=5, replace_undefined_by=-7.0)
+        cluster = ie.unitizing_alpha_dask(
+            dd.from_pandas(spans, npartitions=1), client=client, continuum=5, replace_undefined_by=-7.0
+        )
+    assert memory.estimate == cluster.estimate == -7.0
+    said = [w for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
+    assert len(said) == 2 and said[0].message.args == said[1].message.args
+    assert all(w.filename == __file__ for w in said)

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iaa_engine.base._params import ANY, Choice, validate
+
 __all__ = ["unitizing_alpha_dask"]
 
 _SPAN, _CONTINUUM, _PARTICIPANT = 0, 1, 2
@@ -220,7 +222,7 @@ def _part_sums(
     span_docs = set(pd.unique(spans["document"])) if len(spans) else set()
     part_docs = set(pd.unique(participants["document"])) if participants is not None and len(participants) else set()
     rank = np.array([0 if d in span_docs else 1 if d in part_docs else 2 for d in docs], np.int64)
-    order = np.full(len(docs), -1, np.int64)
+    order: np.ndarray = np.full(len(docs), -1, np.int64)
     if continuum == "file" and len(cont_rows):
         position = dict(zip(cont_rows["document"], cont_rows["_order"]))
         order = np.array([position.get(d, -1) for d in docs], np.int64)
@@ -322,6 +324,7 @@ def _document_order(table: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["_rank", "_order"])
 
 
+@validate(client=ANY, pooling=Choice("documents", "inception"))
 def unitizing_alpha_dask(
     spans: Any,
     *,
@@ -421,7 +424,6 @@ def _alpha_dask(
     """:func:`unitizing_alpha_dask`'s result and the number of span rows read."""
     import dask
 
-    from iaa_engine.base._params import Choice
     from iaa_engine.data._spans import _FEW_DOCUMENTS, AbsentAnnotatorsWarning
     from iaa_engine.engines._commands import _by_item, _run
     from iaa_engine.engines._distributed import _sort_key
@@ -499,7 +501,7 @@ def _alpha_dask(
     gap_all = tuple(np.concatenate([a, b]) for a, b in zip(gaps, every_cat))
     used_units = add("used_units")
     used_cubes = add("used_cubes")
-    expected = (used_units - 1.0) * used_cubes + _cross(unit_hist, gap_all, C)  # type: ignore[arg-type]
+    expected = (used_units - 1.0) * used_cubes + _cross(unit_hist, gap_all, C)
     counts = np.unique(np.concatenate([r["raters"] for r in results]))
     if counts.size <= 1:
         r_ = float(counts[0]) if counts.size else float(R)
@@ -555,7 +557,7 @@ def _alpha_dask(
             inception = _ratio(inc_o, inc_e)
         else:
             inception = documents_estimate
-    if pooling == "inception" and inc_o is not None:
+    if pooling == "inception" and inc_o is not None and inc_e is not None:
         cat_o, cat_e = inc_o, inc_e
     value = inception if pooling == "inception" else documents_estimate
     n_units = int(sum(r["n_units"] for r in results))
