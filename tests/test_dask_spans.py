@@ -47,7 +47,7 @@ def address(cluster):
 
 def make_spans(seed=0, documents=40, annotators=30, per_document=3, crowd=True):
     """Spans around a few true units per document, each marked by ~80 % of the document's annotators with jittered
-    boundaries; 20 % of participants mark nothing. ``crowd``: each document seen by ``per_document`` of
+    boundaries (half of them exact); 20 % of participants mark nothing. ``crowd``: each document seen by ``per_document`` of
     ``annotators``; else by all of them. Returns (spans, participants, continuum); the continuum also names a
     document without spans (``999``), and the participants a document whose annotators all marked nothing."""
     rng = np.random.default_rng(seed)
@@ -66,9 +66,10 @@ def make_spans(seed=0, documents=40, annotators=30, per_document=3, crowd=True):
             if rng.random() < 0.2 or d == 5:  # marked nothing (document 005: nobody marked anything)
                 continue
             for s, e, label in truth:
-                if rng.random() < 0.8:
-                    s2 = max(0, s + int(rng.integers(-2, 3)))
-                    rows.append((doc, f"w{a:02d}", s2, min(length, max(s2, e + int(rng.integers(-2, 3)))), label))
+                if rng.random() < 0.8:  # half of the marks on the true boundaries, half jittered by up to 2
+                    shift = rng.integers(-2, 3, size=2) * (rng.random() < 0.5)
+                    s2 = max(0, s + int(shift[0]))
+                    rows.append((doc, f"w{a:02d}", s2, min(length, max(s2, e + int(shift[1]))), label))
     lengths.append(("999", 0, 70))
     spans = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
     return (
@@ -191,6 +192,26 @@ def test_absent_annotators_warning_without_participants(client, crowd):
     assert said[0] == said[1] and len(said[0]) == 1
 
 
+@pytest.mark.parametrize("match", ["exact", "overlap"])
+@pytest.mark.parametrize("who", ["participants", "without"])
+def test_span_f1_on_the_cluster_equals_in_memory(client, crowd, team, match, who):
+    """Pairwise F1 adds per-pair counts over documents: pairs, per label, per document and the matrix."""
+    root, spans, *rest = crowd if who == "participants" else team
+    kw = {"match": match, "threshold": 0.3, "participants": rest[0] if who == "participants" else None}
+    memory = ie.span_f1(spans, **kw)
+    cluster = ie.span_f1_dask(dd.read_parquet(root / "spans"), client=client, **kw)
+    for name in ("estimate", "sd", "pooled"):
+        assert getattr(cluster, name) == pytest.approx(getattr(memory, name), rel=1e-12, abs=1e-15), name
+    for name in ("n_pairs", "n_spans", "n_duplicates", "n_annotators", "n_documents", "n_labels", "match"):
+        assert getattr(cluster, name) == getattr(memory, name), name
+    for name in ("pairs", "per_label", "per_document"):
+        pd.testing.assert_frame_equal(getattr(memory, name), getattr(cluster, name), rtol=1e-12, check_dtype=False)
+    np.testing.assert_array_equal(memory.matrix.values, cluster.matrix.values)
+    np.testing.assert_array_equal(memory.matrix.n_shared, cluster.matrix.n_shared)
+    assert list(memory.matrix.annotators) == list(cluster.matrix.annotators)
+    assert memory.n_pairs > 3 and 0 < memory.estimate < 1
+
+
 def _cli(args, capsys):
     code = main(args)
     out, err = capsys.readouterr()
@@ -202,7 +223,7 @@ def test_cli_crowd_on_dask_prints_what_memory_prints(address, crowd, fmt, capsys
     root, *_ = crowd
     common = [
         "--participants", str(root / "participants.csv"), "--continuum", str(root / "continuum.csv"),
-        "--overlaps", "merge", "--per-document", "--format", fmt,
+        "--overlaps", "merge", "--per-document", "--f1", "--f1-match", "overlap", "--format", fmt,
     ]  # fmt: skip
     code, memory, memory_err = _cli(["spans", str(root / "all.parquet"), *common], capsys)
     assert code == 0
@@ -238,7 +259,7 @@ def _json_close(a, b, path=""):
 
 def test_cli_inception_pooling_and_output_file(address, team, tmp_path, capsys):
     root, *_ = team
-    common = ["--continuum", str(root / "continuum.csv"), "--overlaps", "merge", "--pooling", "inception"]
+    common = ["--continuum", str(root / "continuum.csv"), "--overlaps", "merge", "--pooling", "inception", "--f1"]
     memory_csv, cluster_csv = tmp_path / "memory.csv", tmp_path / "cluster.csv"
     flags = ["--per-document", "--format", "csv", "-o"]
     assert main(["spans", str(root / "all.parquet"), *common, *flags, str(memory_csv)]) == 0
@@ -250,7 +271,7 @@ def test_cli_inception_pooling_and_output_file(address, team, tmp_path, capsys):
     assert set(memory["scope"]) >= {"pooled", "category", "document"}
 
 
-@pytest.mark.parametrize("flag", [["--f1"], ["--gamma"], ["--family"], ["--per-annotator"], ["--html", "x.html"]])
+@pytest.mark.parametrize("flag", [["--gamma"], ["--family"], ["--per-annotator"], ["--html", "x.html"]])
 def test_cli_refuses_what_it_does_not_distribute_in_one_line(address, crowd, flag, capsys):
     root, *_ = crowd
     code, out, err = _cli(["spans", str(root / "spans"), *flag, "--engine", "dask", "--scheduler", address], capsys)

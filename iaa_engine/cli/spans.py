@@ -788,13 +788,12 @@ def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tup
     return doc
 
 
-#: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables.
-#: These need every span of an annotator, or the page's spans, in one process, and are refused with it.
+#: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables, and
+#: ``--f1``. These are not distributed yet, and are refused with it.
 DASK_REFUSED = (
     ("--per-annotator", "per_annotator"),
     ("--family", "family"),
     ("--gamma", "gamma"),
-    ("--f1", "f1"),
     ("--html", "html"),
 )
 
@@ -841,6 +840,7 @@ def _run_dask(args: argparse.Namespace) -> int:
             args, {"document": _ids(frame, "document"), "annotator": _ids(frame, "annotator")}, True
         )
     key, title, _ = MEASURES[0]
+    extras: list[tuple[Extra, Any]] = []
     with _dask_session(args) as client:
         result, n_rows = _alpha_dask(
             frame,
@@ -850,6 +850,11 @@ def _run_dask(args: argparse.Namespace) -> int:
             pooling=args.pooling,
             overlaps=args.overlaps,
         )
+        if args.f1:
+            from iaa_engine.engines._dask_spans import span_f1_dask
+
+            spec = next(s for s in ON_REQUEST if s.flag == "f1")
+            extras.append((spec, span_f1_dask(frame, client=client, participants=participants, **spec.options(args))))
     print(
         printable(
             f"iaa: read {n_rows} spans by {result.n_annotators} annotators in {result.n_documents} documents from "
@@ -857,7 +862,7 @@ def _run_dask(args: argparse.Namespace) -> int:
         ),
         file=sys.stderr,
     )
-    return _emit(args, key, title, result, [])
+    return _emit(args, key, title, result, extras)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import ANY, Choice, validate
+from iaa_engine.base._params import ANY, Choice, Real, validate
 
-__all__ = ["unitizing_alpha_dask"]
+__all__ = ["unitizing_alpha_dask", "span_f1_dask"]
 
 _SPAN, _CONTINUUM, _PARTICIPANT = 0, 1, 2
 _COLUMNS = ["document", "annotator", "start", "end", "label", "_kind", "_begin", "_length", "_order"]
@@ -128,6 +128,22 @@ def _histogram(key: np.ndarray, value: np.ndarray, weight: np.ndarray) -> tuple[
         sums.index.get_level_values(1).to_numpy(float),
         sums.to_numpy(float),
     )
+
+
+def _split(part: pd.DataFrame, has_participants: bool) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A partition's span rows and (with participants) its participant rows, in their files' order."""
+    kind = part["_kind"].to_numpy()
+    spans = part.loc[kind == _SPAN, ["document", "annotator", "start", "end", "label"]].reset_index(drop=True)
+    participants = None
+    if has_participants:
+        who_rows = part.loc[kind == _PARTICIPANT].sort_values("_order")
+        participants = pd.DataFrame(
+            {
+                "document": who_rows["document"].to_numpy(dtype=object),
+                "annotator": who_rows["annotator"].to_numpy(dtype=object),
+            }
+        )
+    return spans, participants
 
 
 def _part_sums(
@@ -614,4 +630,222 @@ def _warn_absent(results: list, annotators: list, few: int, category: type) -> N
         "iaa spans --participants FILE)",
         category,
         stacklevel=3,
+    )
+
+
+# ------------------------------------------------------------------------------------------------ pairwise span F1
+def _f1_part(part: pd.DataFrame, has_participants: bool, match: str, threshold: float) -> dict | None:
+    """One partition's whole documents through the in-memory :func:`iaa_engine.span_f1`: its per-document rows, and
+    per pair (and per pair and label) the counts that add over documents."""
+    from iaa_engine.metrics._span_f1 import span_f1
+
+    spans, participants = _split(part, has_participants)
+    if not len(spans) and (participants is None or not len(participants)):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a partition without a pair: said once, by the client, for the whole
+        result = span_f1(spans, match=match, threshold=threshold, participants=participants)
+    counts = result.counts.assign(total=result.counts["n_a"] + result.counts["n_b"])
+    names = list(result.matrix.annotators)
+    n = np.asarray(result.matrix.n_shared)
+    values = np.asarray(result.matrix.values)
+    return {
+        "pairs": result.pairs[["annotator_a", "annotator_b", "n_documents", "n_a", "n_b", "tp"]],
+        "pair_label": counts.groupby(["annotator_a", "annotator_b", "label"], sort=False)[["tp", "total"]]
+        .sum()
+        .reset_index(),
+        "per_document": result.per_document,
+        "label_spans": result.per_label[["label", "n_spans"]],
+        "present": pd.Series(np.diag(n).astype(np.int64), index=pd.Index(names, dtype=object)),
+        "has": pd.Series(np.diag(values) == 1.0, index=pd.Index(names, dtype=object)),
+        "n_spans": result.n_spans,
+        "n_duplicates": result.n_duplicates,
+        "n_documents": result.n_documents,
+    }
+
+
+@validate(client=ANY, match=Choice("exact", "overlap"), threshold=Real(0, 1, low_open=True))
+def span_f1_dask(
+    spans: Any,
+    *,
+    client: Any,
+    match: str = "exact",
+    threshold: float = 0.5,
+    participants: pd.DataFrame | None = None,
+    replace_undefined_by: float = np.nan,
+    progress: bool | None = None,
+) -> Any:
+    r""":func:`iaa_engine.span_f1` of a Dask DataFrame of spans, computed document by document.
+
+    The spans and the participants are shuffled by document; each partition runs the in-memory :func:`span_f1` on
+    its whole documents. A pair's F1 on the documents both took part in is :math:`F_{ab} = 2 t / (n_a + n_b)` with
+    :math:`t, n_a, n_b` sums over documents, so the partitions' per-pair (and per-pair-and-label) counts are added
+    up and the client finishes as in memory (the mean and population SD over pairs, per label; each document's
+    rows come from its partition).
+
+    Parameters
+    ----------
+    spans : dask.dataframe.DataFrame
+        One row per span: ``document``, ``annotator``, ``start``, ``end`` (exclusive), ``label``.
+    client : distributed.Client
+        The cluster.
+    match : {'exact', 'overlap'}
+        When two spans match (as :func:`iaa_engine.span_f1`).
+    threshold : float
+        With ``match='overlap'``: the IoU, in (0, 1], two spans need.
+    participants : DataFrame, optional
+        Who took part in which document (columns ``document``, ``annotator``).
+    replace_undefined_by : float
+        Returned (with a warning) when no pair has a span.
+    progress : bool, optional
+        Dask's progress bar on standard error (default: on a terminal).
+
+    Returns
+    -------
+    SpanF1
+        As :func:`iaa_engine.span_f1` returns it, but for ``counts`` (the (pair, document, label) rows stay on the
+        cluster: an empty table).
+
+    Raises
+    ------
+    ValueError
+        As :func:`iaa_engine.span_f1` (a malformed span table, an annotator with spans who is not a participant),
+        or a failure on the cluster (one line).
+
+    References
+    ----------
+    Hripcsak, G., & Rothschild, A. S. (2005). Agreement, the F-measure, and reliability in information retrieval.
+    Journal of the American Medical Informatics Association 12(3), 296-298.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, distributed, pandas as pd
+    >>> import iaa_engine as ie
+    >>> spans = pd.DataFrame({"document": ["d1", "d1", "d2", "d2"], "annotator": ["a", "b", "a", "b"],
+    ...                       "start": [0, 0, 5, 6], "end": [10, 10, 9, 9], "label": "x"})
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:  # doctest: +SKIP
+    ...     result = ie.span_f1_dask(dd.from_pandas(spans, npartitions=2), client=client)
+    >>> result.estimate == ie.span_f1(spans).estimate  # doctest: +SKIP
+    True
+    """
+    import dask
+
+    from iaa_engine.base._policy import undefined
+    from iaa_engine.base._results import PairwiseMatrix
+    from iaa_engine.engines._commands import _by_item, _run
+    from iaa_engine.metrics._span_f1 import _METRIC, SpanF1, _summary
+
+    missing = [c for c in ("document", "annotator", "start", "end", "label") if c not in spans.columns]
+    if missing:
+        raise ValueError(
+            f"the span table needs the columns document, annotator, start, end, label; missing: {', '.join(missing)}"
+        )
+    if participants is not None:
+        from iaa_engine.data._spans import _participant_table
+
+        participants = _participant_table(participants, True)
+    (labels,) = dask.compute(spans["label"].dropna().unique())
+    try:
+        categories = pd.Index(pd.factorize(pd.Series(np.asarray(labels, dtype=object)), sort=True)[1])
+    except TypeError:
+        categories = pd.Index(pd.factorize(pd.Series(np.asarray(labels, dtype=object)).astype(str), sort=True)[1])
+    shuffled = _by_item(_union(spans, None, participants), "document")
+    tasks = [dask.delayed(_f1_part)(p, participants is not None, match, threshold) for p in shuffled.to_delayed()]
+    results = [r for r in _run(client, tasks, progress) if r is not None]
+    if not results:
+        raise ValueError("the span table holds no document")
+
+    present = pd.concat([r["present"] for r in results]).groupby(level=0).sum()
+    has = pd.concat([r["has"] for r in results]).groupby(level=0).any()
+    try:
+        codes, names = pd.factorize(pd.Series(present.index.to_numpy(dtype=object)), sort=True)
+    except TypeError:
+        codes, names = pd.factorize(pd.Series(present.index.to_numpy(dtype=object)).astype(str), sort=True)
+    names = pd.Index(names)
+    present, has = present.reindex(names, fill_value=0), has.reindex(names, fill_value=False)
+    pairs = (
+        pd.concat([r["pairs"] for r in results], ignore_index=True)
+        .assign(a=lambda t: names.get_indexer(t["annotator_a"]), b=lambda t: names.get_indexer(t["annotator_b"]))
+        .groupby(["a", "b"], sort=True)[["n_documents", "n_a", "n_b", "tp"]]
+        .sum()
+        .reset_index()
+    )
+    for col in ("n_documents", "n_a", "n_b", "tp"):
+        pairs[col] = pairs[col].astype(np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = pairs["n_a"] + pairs["n_b"]
+        pairs["fp"] = pairs["n_b"] - pairs["tp"]
+        pairs["fn"] = pairs["n_a"] - pairs["tp"]
+        pairs["precision"] = np.where(pairs["n_b"] > 0, pairs["tp"] / pairs["n_b"].where(pairs["n_b"] > 0, 1), np.nan)
+        pairs["recall"] = np.where(pairs["n_a"] > 0, pairs["tp"] / pairs["n_a"].where(pairs["n_a"] > 0, 1), np.nan)
+        pairs["f1"] = np.where(total > 0, 2.0 * pairs["tp"] / total.where(total > 0, 1), np.nan)
+    defined = pairs["f1"].dropna()
+    n_pairs = int(defined.size)
+    all_tp, all_total = float(pairs["tp"].sum()), float((pairs["n_a"] + pairs["n_b"]).sum())
+    pooled = 2.0 * all_tp / all_total if all_total > 0 else float("nan")
+    if n_pairs:
+        estimate, sd = float(defined.mean()), float(defined.std(ddof=0))
+    else:
+        reason = "no pair of annotators has a span on a document both took part in"
+        estimate, sd = undefined(_METRIC, reason, replace_undefined_by), float("nan")
+
+    by_label = (
+        pd.concat([r["pair_label"] for r in results], ignore_index=True)
+        .assign(
+            a=lambda t: names.get_indexer(t["annotator_a"]),
+            b=lambda t: names.get_indexer(t["annotator_b"]),
+            c=lambda t: categories.get_indexer(t["label"]),
+        )
+        .groupby(["a", "b", "c"], sort=True)[["tp", "total"]]
+        .sum()
+        .reset_index()
+    )
+    by_label["f1"] = 2.0 * by_label["tp"] / by_label["total"]
+    per_label = _summary(by_label["f1"], by_label["c"], by_label["tp"], by_label["total"], categories, "label")
+    label_spans = pd.concat([r["label_spans"] for r in results]).groupby("label")["n_spans"].sum()
+    per_label["n_spans"] = label_spans.reindex(categories, fill_value=0).to_numpy(np.int64)
+    per_document = pd.concat([r["per_document"] for r in results], ignore_index=True)
+    if len(per_document):
+        try:
+            order, _ = pd.factorize(per_document["document"], sort=True)
+        except TypeError:
+            order = np.arange(len(per_document))
+        per_document = per_document.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
+
+    out_pairs = pd.DataFrame(
+        {"annotator_a": names.take(pairs["a"].to_numpy()), "annotator_b": names.take(pairs["b"].to_numpy())}
+    )
+    for col in ("n_documents", "n_a", "n_b", "tp", "fp", "fn", "precision", "recall", "f1"):
+        out_pairs[col] = pairs[col].to_numpy()
+    k = len(names)
+    values = np.full((k, k), np.nan)
+    n_shared = np.zeros((k, k), np.int64)
+    pa, pb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
+    values[pa, pb] = values[pb, pa] = pairs["f1"].to_numpy()
+    n_shared[pa, pb] = n_shared[pb, pa] = pairs["n_documents"].to_numpy()
+    values[np.diag_indices(k)] = np.where(has.to_numpy(bool), 1.0, np.nan)
+    n_shared[np.diag_indices(k)] = present.to_numpy(np.int64)
+    label = "exact" if match == "exact" else f"IoU >= {threshold:g}"
+    counts = pd.DataFrame(
+        {c: pd.Series(dtype=object) for c in ("annotator_a", "annotator_b", "document", "label")}
+        | {c: pd.Series(dtype=np.int64) for c in ("n_a", "n_b", "tp", "fp", "fn")}
+    )
+    return SpanF1(
+        metric="span_f1",
+        estimate=estimate,
+        sd=sd,
+        pooled=pooled,
+        n_pairs=n_pairs,
+        match=match,
+        threshold=1.0 if match == "exact" else float(threshold),
+        n_spans=int(sum(r["n_spans"] for r in results)),
+        n_duplicates=int(sum(r["n_duplicates"] for r in results)),
+        n_annotators=k,
+        n_documents=int(sum(r["n_documents"] for r in results)),
+        n_labels=len(categories),
+        pairs=out_pairs,
+        per_document=per_document,
+        per_label=per_label,
+        counts=counts,
+        matrix=PairwiseMatrix(f"span F1 ({label} match)", list(names), values, n_shared),
     )
