@@ -48,8 +48,9 @@ def address(cluster):
 def make_spans(seed=0, documents=40, annotators=30, per_document=3, crowd=True):
     """Spans around a few true units per document, each marked by ~80 % of the document's annotators, half of them
     with boundaries jittered by up to 2; 20 % of participants mark nothing. ``crowd``: each document seen by
-    ``per_document`` of ``annotators``; else by all of them. Returns (spans, participants, continuum); the continuum also names a
-    document without spans (``999``), and the participants a document whose annotators all marked nothing."""
+    ``per_document`` of ``annotators``; else by all of them. Returns (spans, participants, continuum); the
+    continuum also names a document without spans (``999``), and the participants a document whose annotators all
+    marked nothing."""
     rng = np.random.default_rng(seed)
     rows, who_rows, lengths = [], [], []
     for d in range(documents):
