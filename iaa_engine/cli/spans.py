@@ -842,19 +842,18 @@ def _run_dask(args: argparse.Namespace) -> int:
     key, title, _ = MEASURES[0]
     extras: list[tuple[Extra, Any]] = []
     with _dask_session(args) as client:
-        result, n_rows = _alpha_dask(
+        spec = next(s for s in ON_REQUEST if s.flag == "f1")
+        result, n_rows, f1 = _alpha_dask(
             frame,
             client=client,
             continuum=continuum,
             participants=participants,
             pooling=args.pooling,
             overlaps=args.overlaps,
+            f1=(args.f1_match, args.f1_threshold) if args.f1 else None,  # on the same shuffle
         )
-        if args.f1:
-            from iaa_engine.engines._dask_spans import span_f1_dask
-
-            spec = next(s for s in ON_REQUEST if s.flag == "f1")
-            extras.append((spec, span_f1_dask(frame, client=client, participants=participants, **spec.options(args))))
+    if f1 is not None:
+        extras.append((spec, f1))
     print(
         printable(
             f"iaa: read {n_rows} spans by {result.n_annotators} annotators in {result.n_documents} documents from "

@@ -154,8 +154,10 @@ def _part_sums(
     categories: pd.Index,
     overlaps: str,
     inception: bool,
+    f1: tuple[str, float] | None = None,
 ) -> dict | None:
-    """One partition's whole documents: their per-document rows and the sums the pooled α_U needs."""
+    """One partition's whole documents: their per-document rows and the sums the pooled α_U needs (and with
+    ``f1``, (match, threshold), pairwise F1's counts of :func:`_f1_part` from the same shuffle)."""
     from iaa_engine.data._spans import span_units
     from iaa_engine.metrics._unitizing import _compute
 
@@ -265,6 +267,7 @@ def _part_sums(
         "whole": (all_value, all_weight),
         "same_raters": None,
         "spans_by_annotator": None,
+        "f1": None if f1 is None else _f1_part(part, has_participants, *f1),
     }
     if annotators is not None and len(spans):
         # how many of the documents with spans each annotator marked (AbsentAnnotatorsWarning)
@@ -436,8 +439,10 @@ def _alpha_dask(
     overlaps: str = "raise",
     replace_undefined_by: float = np.nan,
     progress: bool | None = None,
-) -> tuple[Any, int]:
-    """:func:`unitizing_alpha_dask`'s result and the number of span rows read."""
+    f1: tuple[str, float] | None = None,
+) -> tuple[Any, int, Any]:
+    """:func:`unitizing_alpha_dask`'s result, the number of span rows read, and with ``f1`` (match, threshold) the
+    pairwise span F1 computed on the same shuffle (else None)."""
     import dask
 
     from iaa_engine.data._spans import _FEW_DOCUMENTS, AbsentAnnotatorsWarning
@@ -447,6 +452,9 @@ def _alpha_dask(
 
     Choice("documents", "inception").check("pooling", pooling)
     Choice("raise", "merge").check("overlaps", overlaps)
+    if f1 is not None:
+        Choice("exact", "overlap").check("match", f1[0])
+        Real(0, 1, low_open=True).check("threshold", f1[1])
     missing = [c for c in ("document", "annotator", "start", "end", "label") if c not in spans.columns]
     if missing:
         raise ValueError(
@@ -492,7 +500,7 @@ def _alpha_dask(
     tasks = [
         dask.delayed(_part_sums)(
             p, mode, participants is not None, None if participants is not None else annotators, categories,
-            overlaps, True,
+            overlaps, True, f1,
         )
         for p in shuffled.to_delayed()
     ]  # fmt: skip
@@ -601,7 +609,11 @@ def _alpha_dask(
         n_participants=int(sum(r["n_participants"] for r in results)),
         per_annotator=None,
     )
-    return result, int(sum(r["n_rows"] for r in results))
+    f1_result = None
+    if f1 is not None:
+        f1_parts = [r["f1"] for r in results if r["f1"] is not None]
+        f1_result = _f1_finish(f1_parts, categories, f1[0], f1[1], replace_undefined_by) if f1_parts else None
+    return result, int(sum(r["n_rows"] for r in results)), f1_result
 
 
 def _warn_absent(results: list, annotators: list, few: int, category: type) -> None:
@@ -730,10 +742,7 @@ def span_f1_dask(
     """
     import dask
 
-    from iaa_engine.base._policy import undefined
-    from iaa_engine.base._results import PairwiseMatrix
     from iaa_engine.engines._commands import _by_item, _run
-    from iaa_engine.metrics._span_f1 import _METRIC, SpanF1, _summary
 
     missing = [c for c in ("document", "annotator", "start", "end", "label") if c not in spans.columns]
     if missing:
@@ -754,6 +763,14 @@ def span_f1_dask(
     results = [r for r in _run(client, tasks, progress) if r is not None]
     if not results:
         raise ValueError("the span table holds no document")
+    return _f1_finish(results, categories, match, threshold, replace_undefined_by)
+
+
+def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float, replace_undefined_by: float) -> Any:
+    """The partitions' counts added up and finished as :func:`iaa_engine.span_f1` finishes them."""
+    from iaa_engine.base._policy import undefined
+    from iaa_engine.base._results import PairwiseMatrix
+    from iaa_engine.metrics._span_f1 import _METRIC, SpanF1, _summary
 
     present = pd.concat([r["present"] for r in results]).groupby(level=0).sum()
     has = pd.concat([r["has"] for r in results]).groupby(level=0).any()
