@@ -113,6 +113,22 @@ def team(tmp_path_factory):
     return root, spans, lengths
 
 
+@pytest.fixture(scope="module")
+def numbered(tmp_path_factory):
+    """Documents numbered in Parquet (7, not '007'); the continuum and participants files are text, so their ids are
+    matched to the numbers, and those that name no document with spans (999, and the documents where nobody marked
+    anything) stay text, as the in-memory command reads them."""
+    root = tmp_path_factory.mktemp("numbered")
+    spans, who, lengths = make_spans(seed=11, documents=30, annotators=20)
+    for table in (spans, who, lengths):
+        table["document"] = table["document"].astype(int)
+    write_files(spans, root / "spans", seed=5)
+    spans.to_parquet(root / "all.parquet", index=False)
+    who.to_csv(root / "participants.csv", index=False)
+    lengths.to_csv(root / "continuum.csv", index=False)
+    return root
+
+
 def assert_same(memory, cluster):
     """Scalars to 1e-12 (counts exactly) and the per-category and per-document tables."""
     for name in memory.keys():
@@ -242,6 +258,25 @@ def test_cli_crowd_on_dask_prints_what_memory_prints(address, crowd, fmt, capsys
     assert memory_err.splitlines()[0].replace("'all.parquet'", "X") == cluster_err.splitlines()[0].replace(
         "'spans'", "X"
     )
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_cli_numbered_documents_on_dask_print_what_memory_prints(address, numbered, fmt, capsys):
+    files = ["--participants", str(numbered / "participants.csv"), "--continuum", str(numbered / "continuum.csv")]
+    common = [*files, "--overlaps", "merge", "--per-document", "--f1", "--format", fmt]
+    code, memory, _ = _cli(["spans", str(numbered / "all.parquet"), *common], capsys)
+    assert code == 0
+    dask_args = ["spans", str(numbered / "spans"), *common, "--engine", "dask", "--scheduler", address]
+    code, cluster, err = _cli(dask_args, capsys)
+    assert code == 0, err
+    if fmt == "json":
+        memory_doc, cluster_doc = json.loads(memory), json.loads(cluster)
+        memory_doc.pop("file"), cluster_doc.pop("file")
+        assert _json_close(memory_doc, cluster_doc)
+        documents = [row["document"] for row in cluster_doc["unitizing_alpha"]["per_document"]]
+        assert 7 in documents and "999" in documents  # a number, and text that names no numbered document
+    else:
+        assert cluster == memory
 
 
 def _json_close(a, b, path=""):

@@ -47,6 +47,12 @@ def _rows(meta: pd.DataFrame, table: pd.DataFrame, kind: int) -> pd.DataFrame:
             values = pd.Series(np.asarray(table[name], dtype=object))
         else:
             values = pd.Series([None] * n, dtype=object)
+        if name in ("document", "annotator") and not pd.api.types.is_string_dtype(meta[name].dtype):
+            # numbered ids, and ids as text that name none of them (text, as in memory): as text for the shuffle,
+            # with whether each was a number (_restore turns them back)
+            data[f"_number_{name}"] = values.map(lambda v: not isinstance(v, str)).to_numpy(bool)
+            data[name] = values.map(str).astype("string")
+            continue
         try:
             data[name] = values.astype(meta[name].dtype)
         except (TypeError, ValueError):
@@ -55,7 +61,7 @@ def _rows(meta: pd.DataFrame, table: pd.DataFrame, kind: int) -> pd.DataFrame:
     data["_begin"] = np.asarray(table["begin"], float) if kind == _CONTINUUM else np.full(n, np.nan)
     data["_length"] = np.asarray(table["length"], float) if kind == _CONTINUUM else np.full(n, np.nan)
     data["_order"] = np.arange(n, dtype=np.int64)
-    return pd.DataFrame(data)[_COLUMNS]
+    return pd.DataFrame(data)[_COLUMNS + [c for c in data if c.startswith("_number_")]]
 
 
 def _union(spans: Any, continuum: pd.DataFrame | None, participants: pd.DataFrame | None) -> Any:
@@ -74,17 +80,49 @@ def _union(spans: Any, continuum: pd.DataFrame | None, participants: pd.DataFram
         if table is None or not len(table):
             continue
         rows = _rows(meta, table, kind)
-        parts.append(
-            dd.from_pandas(rows[_COLUMNS], npartitions=max(1, min(spans.npartitions, len(rows) // 50_000 + 1)))
-        )
+        parts.append(dd.from_pandas(rows, npartitions=max(1, min(spans.npartitions, len(rows) // 50_000 + 1))))
     if len(parts) == 1:
         return spans
+    for name in ("document", "annotator"):
+        flag = f"_number_{name}"
+        if any(flag in p.columns for p in parts[1:]):  # the span table's numbers as text too (see _rows)
+            parts = [
+                p.assign(**{flag: True, name: p[name].map(str, meta=(name, object)).astype("string")})
+                if flag not in p.columns
+                else p
+                for p in parts
+            ]
+    parts = [p[parts[-1].columns.tolist()] for p in parts]
+    meta = parts[0]._meta
     for k in range(1, len(parts)):  # one dtype per column across the pieces
-        for name in _COLUMNS:
+        for name in parts[0].columns:
             if parts[k][name].dtype != meta[name].dtype:
                 parts = [p.assign(**{name: p[name].astype(object)}) for p in parts]
                 meta = parts[0]._meta
     return dd.concat(parts, interleave_partitions=True)
+
+
+def _numbers(spans: Any) -> dict:
+    """The id columns of the span table that hold numbers, and their dtypes (for :func:`_restore`)."""
+    return {
+        name: str(spans[name].dtype)
+        for name in ("document", "annotator")
+        if not pd.api.types.is_string_dtype(spans[name].dtype)
+    }
+
+
+def _restore(part: pd.DataFrame, numbers: dict) -> pd.DataFrame:
+    """Ids :func:`_union` wrote as text for the shuffle back as the numbers they were (``numbers``: column -> dtype)."""
+    for name, dtype in numbers.items():
+        flag = f"_number_{name}"
+        if flag not in part.columns:
+            continue
+        values = part[name].to_numpy(dtype=object).copy()
+        number = part[flag].to_numpy(bool)
+        values[number] = [np.dtype(dtype).type(v) for v in values[number]]
+        values[number] = [v.item() for v in values[number]]
+        part = part.assign(**{name: values})
+    return part
 
 
 def _gaps(doc: np.ndarray, rater: np.ndarray, cat: np.ndarray, b: np.ndarray, e: np.ndarray, Ld: np.ndarray) -> dict:
@@ -141,6 +179,7 @@ def _split(part: pd.DataFrame, has_participants: bool) -> tuple[pd.DataFrame, pd
             {
                 "document": who_rows["document"].to_numpy(dtype=object),
                 "annotator": who_rows["annotator"].to_numpy(dtype=object),
+                "_order": who_rows["_order"].to_numpy(np.int64),
             }
         )
     return spans, participants
@@ -155,12 +194,14 @@ def _part_sums(
     overlaps: str,
     inception: bool,
     f1: tuple[str, float] | None = None,
+    numbers: dict | None = None,
 ) -> dict | None:
     """One partition's whole documents: their per-document rows and the sums the pooled α_U needs (and with
     ``f1``, (match, threshold), pairwise F1's counts of :func:`_f1_part` from the same shuffle)."""
     from iaa_engine.data._spans import span_units
     from iaa_engine.metrics._unitizing import _compute
 
+    part = _restore(part, numbers or {})
     kind = part["_kind"].to_numpy()
     if not len(part):
         return None
@@ -500,7 +541,7 @@ def _alpha_dask(
     tasks = [
         dask.delayed(_part_sums)(
             p, mode, participants is not None, None if participants is not None else annotators, categories,
-            overlaps, True, f1,
+            overlaps, True, f1, _numbers(spans),
         )
         for p in shuffled.to_delayed()
     ]  # fmt: skip
@@ -646,11 +687,14 @@ def _warn_absent(results: list, annotators: list, few: int, category: type) -> N
 
 
 # ------------------------------------------------------------------------------------------------ pairwise span F1
-def _f1_part(part: pd.DataFrame, has_participants: bool, match: str, threshold: float) -> dict | None:
+def _f1_part(
+    part: pd.DataFrame, has_participants: bool, match: str, threshold: float, numbers: dict | None = None
+) -> dict | None:
     """One partition's whole documents through the in-memory :func:`iaa_engine.span_f1`: its per-document rows, and
     per pair (and per pair and label) the counts that add over documents."""
     from iaa_engine.metrics._span_f1 import span_f1
 
+    part = _restore(part, numbers or {})
     spans, participants = _split(part, has_participants)
     if not len(spans) and (participants is None or not len(participants)):
         return None
@@ -661,12 +705,22 @@ def _f1_part(part: pd.DataFrame, has_participants: bool, match: str, threshold: 
     names = list(result.matrix.annotators)
     n = np.asarray(result.matrix.n_shared)
     values = np.asarray(result.matrix.values)
+    # where memory puts each document when the ids do not sort together: the span table's first, then the
+    # participants' others in the order they first appear
+    span_docs = set(pd.unique(spans["document"])) if len(spans) else set()
+    first: dict = {}
+    if participants is not None and len(participants):
+        first = participants.groupby("document", sort=False)["_order"].min().to_dict()
+    per_document = result.per_document.assign(
+        _span=[d in span_docs for d in result.per_document["document"]],
+        _first=[first.get(d, -1) for d in result.per_document["document"]],
+    )
     return {
         "pairs": result.pairs[["annotator_a", "annotator_b", "n_documents", "n_a", "n_b", "tp"]],
         "pair_label": counts.groupby(["annotator_a", "annotator_b", "label"], sort=False)[["tp", "total"]]
         .sum()
         .reset_index(),
-        "per_document": result.per_document,
+        "per_document": per_document,
         "label_spans": result.per_label[["label", "n_spans"]],
         "present": pd.Series(np.diag(n).astype(np.int64), index=pd.Index(names, dtype=object)),
         "has": pd.Series(np.diag(values) == 1.0, index=pd.Index(names, dtype=object)),
@@ -759,7 +813,10 @@ def span_f1_dask(
     except TypeError:
         categories = pd.Index(pd.factorize(pd.Series(np.asarray(labels, dtype=object)).astype(str), sort=True)[1])
     shuffled = _by_item(_union(spans, None, participants), "document")
-    tasks = [dask.delayed(_f1_part)(p, participants is not None, match, threshold) for p in shuffled.to_delayed()]
+    numbers = _numbers(spans)
+    tasks = [
+        dask.delayed(_f1_part)(p, participants is not None, match, threshold, numbers) for p in shuffled.to_delayed()
+    ]
     results = [r for r in _run(client, tasks, progress) if r is not None]
     if not results:
         raise ValueError("the span table holds no document")
@@ -823,11 +880,15 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
     per_label["n_spans"] = label_spans.reindex(categories, fill_value=0).to_numpy(np.int64)
     per_document = pd.concat([r["per_document"] for r in results], ignore_index=True)
     if len(per_document):
-        try:
-            order, _ = pd.factorize(per_document["document"], sort=True)
-        except TypeError:
-            order = np.arange(len(per_document))
-        per_document = per_document.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
+        try:  # as memory's sorted union of the documents (an Index's sort: ids that do not sort together raise)
+            _, order = pd.Index(per_document["document"].to_numpy(dtype=object)).sort_values(return_indexer=True)
+            per_document = per_document.iloc[order]
+        except TypeError:  # ids that do not sort together: the span table's (sorted), then the participants' others
+            spans_first = per_document[per_document["_span"]]
+            codes, _ = pd.factorize(spans_first["document"], sort=True)
+            others = per_document[~per_document["_span"]].sort_values("_first", kind="stable")
+            per_document = pd.concat([spans_first.iloc[np.argsort(codes, kind="stable")], others])
+    per_document = per_document.drop(columns=["_span", "_first"]).reset_index(drop=True)
 
     out_pairs = pd.DataFrame(
         {"annotator_a": names.take(pairs["a"].to_numpy()), "annotator_b": names.take(pairs["b"].to_numpy())}
