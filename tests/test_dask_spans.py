@@ -341,3 +341,12 @@ def test_undefined_follows_the_policy_and_names_the_callers_line(client, shape):
     said = [w for w in caught if issubclass(w.category, ie.UndefinedMetricWarning)]
     assert len(said) == 2 and said[0].message.args == said[1].message.args
     assert all(w.filename == __file__ for w in said)
+
+
+def test_cli_a_missing_dataset_or_document_column_is_one_line(address, team, tmp_path, capsys):
+    root, spans, _ = team
+    code, out, err = _cli(["spans", str(tmp_path / "nowhere"), "--engine", "dask", "--scheduler", address], capsys)
+    assert code != 0 and out == "" and len(err.strip().splitlines()) == 1 and "nowhere" in err
+    spans.drop(columns="document").to_parquet(tmp_path / "one.parquet", index=False)
+    code, out, err = _cli(["spans", str(tmp_path / "one.parquet"), "--engine", "dask", "--scheduler", address], capsys)
+    assert code != 0 and out == "" and len(err.strip().splitlines()) == 1 and "document" in err
