@@ -17,6 +17,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import iaa_engine as ie
 from iaa_engine.cli import main
@@ -350,3 +352,65 @@ def test_cli_a_missing_dataset_or_document_column_is_one_line(address, team, tmp
     spans.drop(columns="document").to_parquet(tmp_path / "one.parquet", index=False)
     code, out, err = _cli(["spans", str(tmp_path / "one.parquet"), "--engine", "dask", "--scheduler", address], capsys)
     assert code != 0 and out == "" and len(err.strip().splitlines()) == 1 and "document" in err
+
+
+def _as_rows(spans, lengths, who):
+    """The frame :func:`_union` builds (span rows, continuum rows, participant rows), in pandas."""
+    from iaa_engine.engines._dask_spans import _COLUMNS, _CONTINUUM, _PARTICIPANT, _SPAN
+
+    pieces = [spans.assign(start=spans["start"].astype(float), end=spans["end"].astype(float), _kind=_SPAN)]
+    pieces.append(lengths.assign(_kind=_CONTINUUM, _begin=lengths["begin"], _length=lengths["length"]))
+    if who is not None:
+        pieces.append(who.assign(_kind=_PARTICIPANT))
+    for piece in pieces[1:]:
+        piece["_order"] = np.arange(len(piece))
+    rows = pd.concat(pieces, ignore_index=True)
+    return rows.reindex(columns=_COLUMNS).astype({"_kind": np.int8})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    marks=st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 30), st.integers(0, 8), st.integers(0, 2)),
+        min_size=1,
+        max_size=40,
+    ),
+    lengths=st.lists(st.integers(0, 45), min_size=6, max_size=6),
+    seen=st.lists(st.lists(st.booleans(), min_size=4, max_size=4), min_size=6, max_size=6),
+    split=st.lists(st.integers(0, 2), min_size=6, max_size=6),
+    crowd=st.booleans(),
+    pooling=st.sampled_from(["documents", "inception"]),
+)
+def test_any_split_of_whole_documents_gives_the_in_memory_alpha(marks, lengths, seen, split, crowd, pooling):
+    """:func:`_finish_alpha` of :func:`_part_sums` over any assignment of whole documents to partitions equals
+    :func:`iaa_engine.unitizing_alpha` (no cluster: the partitions' functions called directly): zero-length units and
+    documents, documents without spans, annotators who marked nothing, both poolings."""
+    from iaa_engine.engines._dask_spans import _finish_alpha, _part_sums
+
+    docs = [f"d{k}" for k in range(6)]
+    rows = [(docs[d], f"a{a}", min(s, lengths[d]), min(s + n, lengths[d]), "xyz"[c]) for d, a, s, n, c in marks]
+    spans = pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "label"])
+    table = pd.DataFrame({"document": docs, "begin": 0.0, "length": np.asarray(lengths, float)})
+    who = None
+    if crowd:  # each document's participants: those marked seen, and everyone with a span there
+        pairs = {(docs[d], f"a{a}") for d in range(6) for a in range(4) if seen[d][a]}
+        pairs |= set(zip(spans["document"], spans["annotator"]))
+        who = pd.DataFrame(sorted(pairs), columns=["document", "annotator"])
+    kw = {"continuum": table, "participants": who, "overlaps": "merge"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            memory = ie.unitizing_alpha(spans, pooling=pooling, **kw)
+        except ValueError as exc:  # inception with different participants: refused on both paths
+            assert "pooling='inception'" in str(exc)
+            return
+        annotators = sorted(set(spans["annotator"]) | (set(who["annotator"]) if who is not None else set()))
+        categories = pd.Index(sorted(set(spans["label"])))
+        rows = _as_rows(spans, table, who)
+        where = rows["document"].map(lambda d: split[docs.index(d)])
+        parts = [
+            _part_sums(rows[where == k], "file", crowd, None if crowd else annotators, categories, "merge", True)
+            for k in range(3)
+        ]
+        cluster = _finish_alpha([p for p in parts if p is not None], annotators, categories, crowd, pooling, np.nan)
+    assert_same(memory, cluster)

@@ -486,10 +486,8 @@ def _alpha_dask(
     pairwise span F1 computed on the same shuffle (else None)."""
     import dask
 
-    from iaa_engine.data._spans import _FEW_DOCUMENTS, AbsentAnnotatorsWarning
     from iaa_engine.engines._commands import _by_item, _run
     from iaa_engine.engines._distributed import _sort_key
-    from iaa_engine.metrics._unitizing import UnitizingAlpha, _alpha, _disagreements, _headline, _ratio
 
     Choice("documents", "inception").check("pooling", pooling)
     Choice("raise", "merge").check("overlaps", overlaps)
@@ -535,8 +533,6 @@ def _alpha_dask(
     if participants is not None:
         every = list(pd.unique(np.asarray(every + list(participants["annotator"]), dtype=object)))
     annotators = sorted(every, key=_sort_key)
-    R = len(annotators)
-    C = len(categories)
     shuffled = _by_item(_union(spans, table, participants), "document")
     tasks = [
         dask.delayed(_part_sums)(
@@ -549,6 +545,29 @@ def _alpha_dask(
     if not results:
         raise ValueError("the span table holds no document")
 
+    result = _finish_alpha(results, annotators, categories, participants is not None, pooling, replace_undefined_by)
+    f1_result = None
+    if f1 is not None:
+        f1_parts = [r["f1"] for r in results if r["f1"] is not None]
+        f1_result = _f1_finish(f1_parts, categories, f1[0], f1[1], replace_undefined_by) if f1_parts else None
+    return result, int(sum(r["n_rows"] for r in results)), f1_result
+
+
+def _finish_alpha(
+    results: list[dict],
+    annotators: list,
+    categories: pd.Index,
+    has_participants: bool,
+    pooling: str,
+    replace_undefined_by: float,
+) -> Any:
+    """The partitions' sums (:func:`_part_sums`) added up and finished as :func:`iaa_engine.unitizing_alpha`
+    finishes its own."""
+    from iaa_engine.data._spans import _FEW_DOCUMENTS, AbsentAnnotatorsWarning
+    from iaa_engine.metrics._unitizing import UnitizingAlpha, _alpha, _disagreements, _headline, _ratio
+
+    R = len(annotators)
+    C = len(categories)
     per_document = _document_order(pd.concat([r["per_document"] for r in results], ignore_index=True))
     D = len(per_document)
     Rd = per_document["n_annotators"].to_numpy(float)
@@ -626,7 +645,7 @@ def _alpha_dask(
         cat_o, cat_e = inc_o, inc_e
     value = inception if pooling == "inception" else documents_estimate
     n_units = int(sum(r["n_units"] for r in results))
-    if participants is None:
+    if not has_participants:
         _warn_absent(results, annotators, _FEW_DOCUMENTS, AbsentAnnotatorsWarning)
     estimate = _headline(value, n_units, R, used, L, replace_undefined_by)
     per_category = pd.DataFrame(
@@ -650,11 +669,7 @@ def _alpha_dask(
         n_participants=int(sum(r["n_participants"] for r in results)),
         per_annotator=None,
     )
-    f1_result = None
-    if f1 is not None:
-        f1_parts = [r["f1"] for r in results if r["f1"] is not None]
-        f1_result = _f1_finish(f1_parts, categories, f1[0], f1[1], replace_undefined_by) if f1_parts else None
-    return result, int(sum(r["n_rows"] for r in results)), f1_result
+    return result
 
 
 def _warn_absent(results: list, annotators: list, few: int, category: type) -> None:
