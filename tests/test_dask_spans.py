@@ -368,7 +368,7 @@ def _as_rows(spans, lengths, who):
     return rows.reindex(columns=_COLUMNS).astype({"_kind": np.int8})
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     marks=st.lists(
         st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 30), st.integers(0, 8), st.integers(0, 2)),
