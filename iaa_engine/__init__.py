@@ -125,6 +125,8 @@ _EXPORTS = {
     "spa_standard_error": ".inference._inference",
     "split_hierarchy": ".analysis._facets",
     "summarize_dask": ".engines._distributed",
+    "unitizing_alpha_dask": ".engines._dask_spans",
+    "span_f1_dask": ".engines._dask_spans",
     "write_html_report": ".reporting._html",
     "disagreements": ".analysis._disagreements",
     "Disagreements": ".analysis._disagreements",
@@ -211,6 +213,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._regions import REGION_KINDS, RegionMatch, match_regions
     from iaa_engine.data._spans import AbsentAnnotatorsWarning
     from iaa_engine.engines._dask_annotators import annotator_report_dask
+    from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.engines._duckdb import read_duckdb
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
@@ -378,6 +381,8 @@ __all__ = [
     "spa_standard_error",
     "split_hierarchy",
     "summarize_dask",
+    "unitizing_alpha_dask",
+    "span_f1_dask",
     "write_html_report",
     "disagreements",
     "Disagreements",

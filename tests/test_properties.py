@@ -390,6 +390,9 @@ NOT_METRICS = {
     "summarize_dask",
     # the scorecard on a Dask cluster: equal to the in-memory one in tests/test_dask_annotators.py
     "annotator_report_dask",
+    # α_U and span F1 per document on a cluster, equal to the in-memory path: tests/test_dask_spans.py
+    "unitizing_alpha_dask",
+    "span_f1_dask",
     # the out-of-core engine: equal to the in-memory path (with a hypothesis property) in tests/test_duckdb.py
     "read_duckdb",
 }

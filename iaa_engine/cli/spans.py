@@ -369,6 +369,9 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help=f"with --html: draw the N documents with the lowest α_U (default {PAGE_DOCUMENTS})",
     )
+    from iaa_engine.cli import add_engine_options
+
+    add_engine_options(p)
     p.set_defaults(func=run)
 
 
@@ -785,11 +788,91 @@ def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tup
     return doc
 
 
+#: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables, and
+#: ``--f1``. These are not distributed yet, and are refused with it.
+DASK_REFUSED = (
+    ("--per-annotator", "per_annotator"),
+    ("--family", "family"),
+    ("--gamma", "gamma"),
+    ("--html", "html"),
+)
+
+
+def _ids(frame: Any, name: str) -> Any:
+    """A Dask column's distinct values when they are not text (ids numbered in Parquet: the continuum and
+    participants files' text is matched to them), else an empty text column (text matches as written)."""
+    import pandas as pd
+
+    column = frame[name]
+    if pd.api.types.is_string_dtype(column.dtype):
+        return pd.Series([], dtype=column.dtype)
+    import dask
+
+    (values,) = dask.compute(column.dropna().unique())
+    return pd.Series(pd.unique(values.to_numpy() if hasattr(values, "to_numpy") else values))
+
+
+def _run_dask(args: argparse.Namespace) -> int:
+    """``iaa spans --engine dask``: the span table is a Parquet dataset; each document is computed where its spans,
+    its continuum and its participants meet (:func:`iaa_engine.unitizing_alpha_dask`)."""
+    from iaa_engine.base._results import printable
+    from iaa_engine.cli import _dask_only, _dask_session
+    from iaa_engine.engines._commands import open_dask
+    from iaa_engine.engines._dask_spans import _alpha_dask
+
+    _dask_only(args, [(flag, bool(getattr(args, name, False))) for flag, name in DASK_REFUSED])
+    roles = {
+        args.document_col: "document",
+        args.annotator_col: "annotator",
+        args.start_col: "start",
+        args.end_col: "end",
+        args.label_col: "label",
+    }
+    if len(roles) != 5:
+        raise CliError("--engine dask: the document, annotator, start, end and label columns must be five columns")
+    frame = open_dask(args.path, list(roles)).rename(columns=roles)
+    continuum = read_continuum(args.continuum, True, args.document_col)
+    if continuum is not None and not isinstance(continuum, tuple):
+        continuum = _match_documents(continuum, _ids(frame, "document"))
+    participants = None
+    if args.participants:
+        participants = read_participants(
+            args, {"document": _ids(frame, "document"), "annotator": _ids(frame, "annotator")}, True
+        )
+    key, title, _ = MEASURES[0]
+    extras: list[tuple[Extra, Any]] = []
+    with _dask_session(args) as client:
+        spec = next(s for s in ON_REQUEST if s.flag == "f1")
+        result, n_rows, f1 = _alpha_dask(
+            frame,
+            client=client,
+            continuum=continuum,
+            participants=participants,
+            pooling=args.pooling,
+            overlaps=args.overlaps,
+            f1=(args.f1_match, args.f1_threshold) if args.f1 else None,  # on the same shuffle
+        )
+    if f1 is not None:
+        extras.append((spec, f1))
+    print(
+        printable(
+            f"iaa: read {n_rows} spans by {result.n_annotators} annotators in {result.n_documents} documents from "
+            f"{Path(args.path).name!r}"
+        ),
+        file=sys.stderr,
+    )
+    return _emit(args, key, title, result, extras)
+
+
 def run(args: argparse.Namespace) -> int:
     """``iaa spans``: read, compute, print or write."""
     import iaa_engine as ie
     from iaa_engine.base._results import printable
 
+    if getattr(args, "engine", "memory") == "dask":
+        return _run_dask(args)
+    if getattr(args, "scheduler", None):
+        raise CliError("--scheduler needs --engine dask")
     frame, has_documents = read_spans(args)
     continuum = read_continuum(args.continuum, has_documents, args.document_col)
     if has_documents:
@@ -832,6 +915,13 @@ def run(args: argparse.Namespace) -> int:
             participants=participants,
         )
         print(f"iaa: wrote {out}", file=sys.stderr)
+    return _emit(args, key, title, result, extras)
+
+
+def _emit(args: argparse.Namespace, key: str, title: str, result: Any, extras: list[tuple[Extra, Any]]) -> int:
+    """The table, CSV or JSON of the result, printed or written to ``-o``."""
+    from iaa_engine.base._results import printable
+
     file = Path(args.path).name
     if args.format == "json":
         text = json.dumps(_json(key, result, args.per_document, file, extras), indent=2 if args.indent else None)

@@ -327,22 +327,7 @@ def unitizing_alpha(
     parts = _compute(units, pooling, involving=per_annotator and pooling == "documents")
     n_units = int(units.begin.size)
     R = len(units.annotators)
-    if n_units == 0:
-        estimate = undefined(_METRIC, "the study holds no unit", replace_undefined_by)
-    elif R < 2:
-        estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
-    elif not parts["used"]:
-        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
-    elif not parts["length"] > 0:
-        estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
-    elif not parts["estimate"] == parts["estimate"]:
-        estimate = undefined(
-            _METRIC,
-            "the expected disagreement is 0 (e.g. every unit has length 0), so the coefficient is 0/0",
-            replace_undefined_by,
-        )
-    else:
-        estimate = parts["estimate"]
+    estimate = _headline(parts["estimate"], n_units, R, parts["used"], parts["length"], replace_undefined_by)
     table = None
     if per_annotator:
         table = _per_annotator(units, pooling, parts["sums"] if pooling == "documents" else None)
@@ -364,6 +349,25 @@ def unitizing_alpha(
         n_participants=0 if units.participant_document is None else int(units.participant_document.size),
         per_annotator=table,
     )
+
+
+def _headline(value: float, n_units: int, R: int, used: bool, length: float, replace_undefined_by: float) -> float:
+    """The pooled α_U, or ``replace_undefined_by`` with the reason it is undefined (shared with the Dask engine)."""
+    if n_units == 0:
+        return undefined(_METRIC, "the study holds no unit", replace_undefined_by)
+    if R < 2:
+        return undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
+    if not used:
+        return undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
+    if not length > 0:
+        return undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
+    if not value == value:
+        return undefined(
+            _METRIC,
+            "the expected disagreement is 0 (e.g. every unit has length 0), so the coefficient is 0/0",
+            replace_undefined_by,
+        )
+    return value
 
 
 def _ratio(cat_o: np.ndarray, cat_e: np.ndarray) -> float:
