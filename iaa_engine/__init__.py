@@ -126,6 +126,7 @@ _EXPORTS = {
     "split_hierarchy": ".analysis._facets",
     "summarize_dask": ".engines._distributed",
     "write_html_report": ".reporting._html",
+    "write_html_report_dask": ".engines._dask_html",
     "disagreements": ".analysis._disagreements",
     "Disagreements": ".analysis._disagreements",
     "benchmark_reading": ".inference._benchmark",
@@ -211,6 +212,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._regions import REGION_KINDS, RegionMatch, match_regions
     from iaa_engine.data._spans import AbsentAnnotatorsWarning
     from iaa_engine.engines._dask_annotators import annotator_report_dask
+    from iaa_engine.engines._dask_html import write_html_report_dask
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.engines._duckdb import read_duckdb
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
@@ -379,6 +381,7 @@ __all__ = [
     "split_hierarchy",
     "summarize_dask",
     "write_html_report",
+    "write_html_report_dask",
     "disagreements",
     "Disagreements",
     "benchmark_reading",

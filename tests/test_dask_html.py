@@ -50,8 +50,9 @@ def dataset(tmp_path_factory):
 # ------------------------------------------------------------------------------------------ the tally's finishing
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(2, 6), st.sampled_from([0.0, 1 / 3, 0.1, 0.5, 2 / 3, 0.7, 1.0])), min_size=1,
-             max_size=60),  # fmt: skip
+    st.lists(
+        st.tuples(st.integers(2, 6), st.sampled_from([0.0, 1 / 3, 0.1, 0.5, 2 / 3, 0.7, 1.0])), min_size=1, max_size=60
+    ),  # fmt: skip
     st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]),
 )
 def test_tally_statistics_equal_numpy_on_the_repeated_values(pairs, q):
@@ -87,8 +88,9 @@ def test_item_summary_on_the_cluster_equals_in_memory(cluster, dataset, level):
     mem = ie.Annotations.from_long(frame, level=level)
     want = item_summary(mem)
     got = item_summary_dask(
-        open_dask(str(root / "ds"), ["item", "annotator", "label"]), item="item", annotator="annotator", label="label", level=level,
-        categories=pd.Index(mem.categories), duplicates="error", client=cluster[1], progress=False,
+        open_dask(str(root / "ds"), ["item", "annotator", "label"]), item="item", annotator="annotator",
+        label="label", level=level, categories=pd.Index(mem.categories), duplicates="error", client=cluster[1],
+        progress=False,
     )  # fmt: skip
     for a, b in zip((got.n, got.p, got.count), (want.n, want.p, want.count)):
         np.testing.assert_array_equal(a, b)  # exactly: the same (n, agreement) pairs, the same counts
@@ -120,8 +122,8 @@ def test_page_on_the_cluster_equals_in_memory(cluster, dataset, tmp_path, level)
     card = annotator_report(mem, competence=False)
     want = render_html_report(mem, report=rep)
     out = write_html_report_dask(
-        open_dask(str(root / "ds"), ["item", "annotator", "label"]), tmp_path / "p.html", client=cluster[1], report=rep, scorecard=card,
-        level=level, progress=False,
+        open_dask(str(root / "ds"), ["item", "annotator", "label"]), tmp_path / "p.html", client=cluster[1],
+        report=rep, scorecard=card, level=level, progress=False,
     )  # fmt: skip
     got = out.read_text(encoding="utf-8")
     assert got.count("<svg") == want.count("<svg") >= 5

@@ -390,6 +390,8 @@ NOT_METRICS = {
     "summarize_dask",
     # the scorecard on a Dask cluster: equal to the in-memory one in tests/test_dask_annotators.py
     "annotator_report_dask",
+    # the HTML page of the Dask engine: equal to the in-memory page in tests/test_dask_html.py
+    "write_html_report_dask",
     # the out-of-core engine: equal to the in-memory path (with a hypothesis property) in tests/test_duckdb.py
     "read_duckdb",
 }

@@ -30,7 +30,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iaa_engine.analysis._scorecard import AnnotatorReport
+from iaa_engine.base._params import ANY, Choice, Instance, NoneOr, validate
+from iaa_engine.data._model import LEVELS, Annotations
 from iaa_engine.engines._commands import _annotations, _by_item, _run
+from iaa_engine.reporting._report import Report
 
 __all__ = ["write_html_report_dask"]
 
@@ -89,6 +93,13 @@ def item_summary_dask(
     return ItemSummary(*merged, sum(r[1] for r in parts), o)
 
 
+@validate(
+    client=ANY,
+    level=Choice(*LEVELS),
+    report=NoneOr(Instance(Report, "an iaa_engine.Report (from iaa_engine.report)")),
+    data=NoneOr(Instance(Annotations, "iaa_engine.Annotations (from summarize_dask or read_dask)")),
+    scorecard=NoneOr(Instance(AnnotatorReport, "an iaa_engine.AnnotatorReport (from the Dask scorecard)")),
+)
 def write_html_report_dask(
     frame: Any,
     path: str | PathLike,
@@ -148,6 +159,10 @@ def write_html_report_dask(
 
     Raises
     ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    TypeError
+        ``frame`` is not a Dask DataFrame.
     ValueError
         A named column is missing; the labels do not fit ``level``; an annotator labelled an item twice with
         ``duplicates='error'``; or the cluster failed (the worker's error in one line).
@@ -184,7 +199,6 @@ def write_html_report_dask(
     >>> text.count("<svg"), "Distribution of item agreement" in text
     (4, True)
     """
-    from iaa_engine.analysis._scorecard import AnnotatorReport
     from iaa_engine.engines._commands import disagreements_dask
     from iaa_engine.engines._distributed import _need_dask, summarize_dask
     from iaa_engine.reporting._html import (
@@ -194,18 +208,11 @@ def write_html_report_dask(
         PAIR_ITEMS_SHOWN,
         render_page,
     )
-    from iaa_engine.reporting._report import Report
     from iaa_engine.reporting._report import report as _report
 
     _, dd, _ = _need_dask()
     if not isinstance(frame, dd.DataFrame):
         raise TypeError(f"expected a dask DataFrame; got {type(frame).__name__}")
-    if report is not None and not isinstance(report, Report):
-        raise TypeError(f"report must be an iaa_engine.Report (from iaa_engine.report); got {type(report).__name__}")
-    if scorecard is not None and not isinstance(scorecard, AnnotatorReport):
-        raise TypeError(
-            f"scorecard must be an iaa_engine.AnnotatorReport (from the Dask scorecard); got {type(scorecard).__name__}"
-        )
     long = {"item": item, "annotator": annotator, "label": label}
     missing = [c for c in long.values() if c not in frame.columns]
     if missing:

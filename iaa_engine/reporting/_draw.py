@@ -747,7 +747,9 @@ def histogram(
         anchor, dx = ("end", -5) if (marker - lo_x) / (hi_x - lo_x) > 0.62 else ("start", 5)
         label = _esc(f"{marker_label} {marker:.3f}")
         body.append(_text(mx + dx, y0 + 11, label, size=11.5, anchor=anchor, fill=_ACCENT, weight="600"))
-    left_out = [f"{int(k)} {what}" for k, what in ((w[nan].sum(), "missing"), (w[outside].sum(), "outside the range")) if k]
+    left_out = [
+        f"{int(k)} {what}" for k, what in ((w[nan].sum(), "missing"), (w[outside].sum(), "outside the range")) if k
+    ]
     if left_out:
         body.append(_text(x0 + pw, y0 - 6, _esc(", ".join(left_out)), size=11, anchor="end", fill=MISSING))
     body.append(_text(x0 + pw / 2, height - 18, _esc(x_title), size=12.5, anchor="middle", weight="600"))

@@ -698,8 +698,8 @@ def _histogram(items: ItemSummary, mean: float, fig_id: str) -> tuple[str, str]:
         weights=items.count,
     )
     caption = (
-        f"How the {int(items.count.sum())} items with two or more annotations spread: 0 means no two annotations of the item "
-        "agree, 1 means all agree. Bins are 0.1 wide (the last includes 1). The dashed line is the mean, the "
+        f"How the {int(items.count.sum())} items with two or more annotations spread: 0 means no two annotations of "
+        "the item agree, 1 means all agree. Bins are 0.1 wide (the last includes 1). The dashed line is the mean, the "
         "joint probability of agreement."
     )
     return svg, caption
