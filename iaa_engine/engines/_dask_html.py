@@ -213,7 +213,7 @@ def write_html_report_dask(
     _, dd, _ = _need_dask()
     if not isinstance(frame, dd.DataFrame):
         raise TypeError(f"expected a dask DataFrame; got {type(frame).__name__}")
-    long = {"item": item, "annotator": annotator, "label": label}
+    long: dict[str, Any] = {"item": item, "annotator": annotator, "label": label}
     missing = [c for c in long.values() if c not in frame.columns]
     if missing:
         raise ValueError(f"column(s) {missing!r} not found; the data has columns {list(frame.columns)!r}")
