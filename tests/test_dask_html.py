@@ -182,3 +182,94 @@ def test_cli_html_still_refuses_what_needs_the_items_in_memory(cluster, dataset,
                  "--html", str(tmp_path / "x.html")]) != 0  # fmt: skip
     err = capsys.readouterr().err
     assert "--hierarchy" in err and "--html" not in err.split("need")[0]
+
+
+# ------------------------------------------------------------------------------------------ the ICC on the cluster
+@pytest.fixture(scope="module")
+def ratings(tmp_path_factory):
+    """Real-valued ratings: 300 items, 4 raters with offsets, each rating 80 % of the items (so items of 2, 3 and 4
+    ratings, and complete cases for the two-way forms), rows shuffled into 3 Parquet files."""
+    rng = np.random.default_rng(3)
+    rows = [
+        (f"i{i:03d}", f"r{a}", round(abs(t + 0.3 * a + rng.normal(0, 1)), 1))  # ratio: non-negative
+        for i, t in enumerate(rng.normal(5, 2, 300))
+        for a in range(4)
+        if rng.random() < 0.8
+    ]
+    frame = pd.DataFrame(rows, columns=["item", "annotator", "label"]).sample(frac=1.0, random_state=1)
+    root = tmp_path_factory.mktemp("dask-icc")
+    dd.from_pandas(frame.reset_index(drop=True), npartitions=3).to_parquet(root / "ds")
+    frame.to_parquet(root / "all.parquet")
+    return frame, root
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_icc_forms_on_the_cluster_equal_in_memory(cluster, ratings, dataset, sparse):
+    """The six forms, their intervals, F tests and mean squares from sums over partitions, against
+    :func:`icc_forms` on the items × ratings table (Shrout & Fleiss 1979); the sparse data has no complete case for
+    the two-way forms (undefined on both sides)."""
+    from iaa_engine.engines._dask_icc import icc_forms_dask
+    from iaa_engine.metrics._icc import ICC_FORMS, icc_forms
+
+    frame, root = dataset if sparse else ratings
+    mem = ie.Annotations.from_long(frame, level="interval")
+    with pytest.warns() if sparse else _no_warning():
+        want = icc_forms(mem)
+    source = open_dask(str(root / "ds"), ["item", "annotator", "label"])
+    with pytest.warns() if sparse else _no_warning():
+        got = icc_forms_dask(
+            source, ICC_FORMS, annotators=pd.Index(mem.annotators), categories=pd.Index(mem.categories),
+            level="interval", client=cluster[1],
+        )  # fmt: skip
+    for form in ICC_FORMS:
+        a, b = got[form], want[form]
+        for field in ("estimate", "se", "lower", "upper", "p_value"):
+            assert getattr(a, field) == pytest.approx(getattr(b, field), abs=1e-12, nan_ok=True), (form, field)
+        assert set(a.details) == set(b.details)
+        for key, value in b.details.items():
+            if isinstance(value, float):
+                assert a.details[key] == pytest.approx(value, rel=1e-12, abs=1e-12, nan_ok=True), (form, key)
+            else:
+                assert a.details[key] == value, (form, key)
+    if not sparse:
+        assert all(np.isfinite(got[f].estimate) for f in ICC_FORMS)
+
+
+def _no_warning():
+    import contextlib
+    import warnings
+
+    @contextlib.contextmanager
+    def guard():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ie.UndefinedMetricWarning)
+            yield
+
+    return guard()
+
+
+@pytest.mark.parametrize("level", ["interval", "ratio"])
+def test_cli_report_icc_on_the_cluster_equals_in_memory(cluster, ratings, tmp_path, capsys, level):
+    """`iaa report --engine dask --level interval --json`: the ICC forms and their notes as in memory (the report
+    said before that the ICC needs per-item counts); with --html, the page's rows of the ICC forms."""
+    import json
+
+    _, root = ratings
+    assert main(["report", str(root / "all.parquet"), "--level", level, "--json"]) == 0
+    want = json.loads(capsys.readouterr().out)
+    dsk = tmp_path / "d.html"
+    assert main(["report", str(root / "ds"), "--engine", "dask", "--scheduler", cluster[0], "--level", level,
+                 "--json", "--html", str(dsk)]) == 0  # fmt: skip
+    got = json.loads(capsys.readouterr().out)
+    icc = [k for k in want["estimates"] if k.startswith("ICC(")]
+    assert len(icc) == 6
+    for key in icc:
+        for field, value in want["estimates"][key].items():
+            if isinstance(value, float):
+                assert got["estimates"][key][field] == pytest.approx(value, rel=1e-12, abs=1e-12), (key, field)
+            elif field != "details":
+                assert got["estimates"][key][field] == value, (key, field)
+    assert [n for n in want["notes"] if "ICC" in n] == [n for n in got["notes"] if "ICC" in n and "per-item" not in n]
+    assert not any("the ICC need" in n for n in got["notes"])
+    page = dsk.read_text(encoding="utf-8")
+    assert all(f"Intraclass correlation {k}" in page for k in icc)

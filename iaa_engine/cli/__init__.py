@@ -312,6 +312,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
                     _dask_frame(args), n_strata=args.strata, client=client, **_long_columns(args)
                 )
             rep = make_report(data, by_result, strata_result)
+            if rep.level in ("interval", "ratio"):  # the ICC's mean squares, summed over partitions of whole items
+                from iaa_engine.engines._dask_icc import with_icc_dask
+
+                rep = with_icc_dask(rep, _dask_frame(args), data, client=client, **_long_columns(args))
             if args.html:  # the page's per-item parts are summed on the cluster
                 from iaa_engine.engines._dask_html import dask_scorecard, write_html_report_dask
 
