@@ -156,8 +156,9 @@ def _sections(page: str) -> dict[str, str]:
 )
 def test_cli_html_on_the_cluster_equals_in_memory(cluster, dataset, tmp_path, capsys, extra):
     """`iaa report --engine dask --scheduler ADDRESS --html` against `iaa report FILE --html`: every section of the
-    page the same (the data-value cells to 1e-9), but the annotator scorecard, which the page leaves to the Dask
-    scorecard (`iaa annotators --engine dask`) and says so in its notes."""
+    page the same (the data-value cells to 1e-9). The annotator scorecard comes from the Dask scorecard
+    (``annotator_report_dask``, branch dann: with it the whole page is compared); where it is missing the page says so
+    in its notes, and the rest is compared."""
     _, root = dataset
     mem, dsk = tmp_path / "mem.html", tmp_path / "dask.html"
     assert main(["report", str(root / "all.parquet"), "--html", str(mem), *extra]) == 0
