@@ -82,13 +82,23 @@ def test_weighted_histogram_is_the_histogram_of_the_repeated_values():
 
 
 # ------------------------------------------------------------------------------------------ on the cluster
+@pytest.mark.parametrize("missing", [False, True], ids=["labelled", "missing-labels"])
 @pytest.mark.parametrize("level", ["nominal", "ordinal"])
-def test_item_summary_on_the_cluster_equals_in_memory(cluster, dataset, level):
+def test_item_summary_on_the_cluster_equals_in_memory(cluster, dataset, tmp_path, level, missing):
+    """The tally, the items with one annotation and the coincidences; with missing labels (an item whose every label
+    is missing is no item, in memory as on the cluster)."""
     frame, root = dataset
+    source = str(root / "ds")
+    if missing:
+        frame = frame.astype({"label": "float64"})
+        frame.loc[frame.index[::9], "label"] = np.nan
+        frame.loc[frame["item"] == frame["item"].iloc[0], "label"] = np.nan
+        dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "ds")
+        source = str(tmp_path / "ds")
     mem = ie.Annotations.from_long(frame, level=level)
     want = item_summary(mem)
     got = item_summary_dask(
-        open_dask(str(root / "ds"), ["item", "annotator", "label"]), item="item", annotator="annotator",
+        open_dask(source, ["item", "annotator", "label"]), item="item", annotator="annotator",
         label="label", level=level, categories=pd.Index(mem.categories), duplicates="error", client=cluster[1],
         progress=False,
     )  # fmt: skip
@@ -284,3 +294,20 @@ def test_cli_report_icc_on_the_cluster_equals_in_memory(cluster, ratings, tmp_pa
     assert not any("the ICC need" in n for n in got["notes"])
     page = dsk.read_text(encoding="utf-8")
     assert all(f"Intraclass correlation {k}" in page for k in icc)
+
+
+def test_python_page_of_interval_ratings_has_the_icc_forms(cluster, ratings, tmp_path):
+    """``write_html_report_dask`` without a report computes it, with the ICC forms summed on the cluster: the
+    page's rows of the six forms carry the in-memory values."""
+    from iaa_engine.metrics._icc import ICC_FORMS, icc_forms
+
+    frame, root = ratings
+    want = icc_forms(ie.Annotations.from_long(frame, level="interval"))
+    out = write_html_report_dask(
+        open_dask(str(root / "ds"), ["item", "annotator", "label"]), tmp_path / "p.html", client=cluster[1],
+        level="interval", progress=False,
+    )  # fmt: skip
+    page = out.read_text(encoding="utf-8")
+    for form in ICC_FORMS:
+        row = page.split(f"Intraclass correlation {form}")[1].split("</tr>")[0]
+        assert f'data-value="{want[form].estimate!r}"' in row or f"{want[form].estimate:.4f}" in row

@@ -227,7 +227,11 @@ def write_html_report_dask(
             scheduler=client,
             progress=progress,
         )
-    rep = _report(data) if report is None else report
+    rep = report
+    if rep is None:  # the report of the statistics, with the ICC forms summed on the cluster (interval, ratio)
+        from iaa_engine.engines._dask_icc import with_icc_dask
+
+        rep = with_icc_dask(_report(data), frame, data, **long, duplicates=duplicates, client=client)
     cats = pd.Index(data.categories)
     items = item_summary_dask(
         frame,
