@@ -317,17 +317,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
                 rep = with_icc_dask(rep, _dask_frame(args), data, client=client, **_long_columns(args))
             if args.html:  # the page's per-item parts are summed on the cluster
-                from iaa_engine.engines._dask_html import dask_scorecard, write_html_report_dask
+                from iaa_engine.engines._dask_html import write_html_report_dask
 
-                frame, long = _dask_frame(args, *([args.time] if args.time else [])), _long_columns(args)
+                frame = _dask_frame(args, *([args.time] if args.time else []))  # the scorecard's drift: --time
                 out = write_html_report_dask(
-                    frame,
-                    args.html,
-                    client=client,
-                    report=rep,
-                    data=data,
-                    scorecard=dask_scorecard(frame, rep, client=client, **long),
-                    **long,
+                    frame, args.html, client=client, report=rep, data=data, **_long_columns(args)
                 )
                 print(f"iaa: wrote {out}", file=sys.stderr)
     elif args.engine == "duckdb":

@@ -13,8 +13,8 @@ What the page reads of the items, and how each is computed on the cluster:
   are its own);
 - the items to adjudicate and the confused label pairs: :func:`~iaa_engine.engines._commands.disagreements_dask`
   (each partition's top items, merged);
-- the annotator scorecard and its drift: an :class:`~iaa_engine.analysis._scorecard.AnnotatorReport` given by the
-  caller (the Dask scorecard computes it); without one the page says where it is;
+- the annotator scorecard and its drift: :func:`~iaa_engine.engines._dask_annotators.annotator_report_dask` (per-
+  partition count patterns, pair cells and drift sums), without MACE's competence as in memory;
 - agreement by group or over time, frequency strata, intervals: as the given report holds them.
 
 Then :func:`~iaa_engine.reporting._html.render_page` draws the page with the same code as in memory.
@@ -143,8 +143,8 @@ def write_html_report_dask(
     data : Annotations, optional
         The statistics of ``frame`` (:func:`summarize_dask`); default: summarised here.
     scorecard : AnnotatorReport, optional
-        The annotator scorecard to show (computed on the cluster by the Dask scorecard, with the report's ``time``
-        and ``freq`` for its drift); without one the page names the command that computes it.
+        The annotator scorecard to show; default: computed here by :func:`annotator_report_dask` (its drift over the
+        report's time windows when ``frame`` has the time column), as the in-memory page computes it.
     title : str, optional
         Page title (default "Inter-annotator agreement report").
     item, annotator, label, level, categories, duplicates
@@ -255,16 +255,10 @@ def write_html_report_dask(
         progress=progress,
     )
     if scorecard is None and data.annotators is not None and (data.n_annotators or 0) >= 2:
-        import dataclasses
-
-        rep = dataclasses.replace(
-            rep,
-            notes=[
-                *rep.notes,
-                "the annotator scorecard is not on this page: it was not computed on the cluster "
-                "(iaa annotators --engine dask computes it)",
-            ],
-        )
+        scorecard = dask_scorecard(
+            frame, rep, **long, level=data.level, categories=list(cats), duplicates=duplicates, client=client,
+            progress=progress,
+        )  # fmt: skip
     page = render_page(data, rep, rep.intervals, items, dis, scorecard, title)
     out = Path(path)
     out.write_text(page, encoding="utf-8")
@@ -284,17 +278,13 @@ def dask_scorecard(
     duplicates: str,
     progress: bool | None = None,
 ) -> Any:
-    """The page's annotator scorecard (no MACE competence, as in memory; with the report's time windows for the
-    drift) from the Dask scorecard, ``annotator_report_dask`` of :mod:`iaa_engine.engines._dask_annotators`; None
-    while that module is not installed (the page then says so)."""
-    try:
-        from iaa_engine.engines._dask_annotators import (  # type: ignore[import-not-found,unused-ignore]
-            annotator_report_dask,
-        )
-    except ImportError:
-        return None
+    """The page's annotator scorecard on the cluster (:func:`annotator_report_dask` without MACE's competence, as
+    the in-memory page; with the report's time windows for the drift when ``frame`` has the time column)."""
+    from iaa_engine.engines._dask_annotators import annotator_report_dask
+
     by = report.by
-    drift = {"time": by.column, "freq": by.freq} if by is not None and by.kind == "time" else {}
+    timed = by is not None and by.kind == "time" and by.column in frame.columns
+    drift = {"time": by.column, "freq": by.freq} if timed else {}
     return annotator_report_dask(
         frame,
         competence=False,
