@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -291,7 +291,7 @@ def dask_scorecard(
         item=item,
         annotator=annotator,
         label=label,
-        level=level,
+        level=cast(Any, level),
         categories=categories,
         duplicates=duplicates,
         client=client,
