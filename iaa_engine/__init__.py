@@ -128,6 +128,7 @@ _EXPORTS = {
     "unitizing_alpha_dask": ".engines._dask_spans",
     "span_f1_dask": ".engines._dask_spans",
     "write_html_report": ".reporting._html",
+    "write_html_report_dask": ".engines._dask_html",
     "disagreements": ".analysis._disagreements",
     "Disagreements": ".analysis._disagreements",
     "benchmark_reading": ".inference._benchmark",
@@ -214,6 +215,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._spans import AbsentAnnotatorsWarning
     from iaa_engine.engines._dask_annotators import annotator_report_dask
     from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask
+    from iaa_engine.engines._dask_html import write_html_report_dask
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.engines._duckdb import read_duckdb
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
@@ -384,6 +386,7 @@ __all__ = [
     "unitizing_alpha_dask",
     "span_f1_dask",
     "write_html_report",
+    "write_html_report_dask",
     "disagreements",
     "Disagreements",
     "benchmark_reading",

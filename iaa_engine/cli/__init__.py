@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from iaa_engine.base._choices import AGREEMENT_WEIGHTS, DUPLICATE_RULES, LAYOUTS, LEVELS, SPA_WEIGHTS
 from iaa_engine.base._csv import safe_csv
@@ -140,7 +140,6 @@ def _load_dask(args: argparse.Namespace, client=None):
         for flag, given in (
             ("--ci", args.ci),
             ("--hierarchy", args.hierarchy is not None),
-            ("--html", bool(args.html)),
             ("--layout", args.layout not in ("auto", "long")),
         )
         if given
@@ -262,6 +261,31 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     from iaa_engine.reporting._report import report
 
+    pairwise: bool | Literal["auto"] = "auto" if args.pairwise == "auto" else args.pairwise == "yes"
+
+    def make_report(data: Any, by_result: Any = None, strata_result: Any = None) -> Any:
+        rep = report(
+            data,
+            level=args.level,
+            weights=args.weights,
+            pairwise=pairwise,
+            ci=args.ci,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            hierarchy=args.hierarchy,
+            strata=None if strata_result is not None else args.strata,
+            kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
+            benchmark=args.benchmark,
+            by=None if by_result is not None else args.by,
+            time=None if by_result is not None else args.time,
+            freq=args.freq,
+        )
+        if args.engine == "dask":  # computed on the cluster, group by group, stratum by stratum
+            import dataclasses
+
+            rep = dataclasses.replace(rep, by=by_result or rep.by, strata=strata_result or rep.strata)
+        return rep
+
     by_result = strata_result = None
     if args.engine == "dask":
         from iaa_engine.reporting._report import AUTO_KAPPA_WEIGHTS
@@ -287,34 +311,28 @@ def _cmd_report(args: argparse.Namespace) -> int:
                 strata_result = frequency_strata_dask(
                     _dask_frame(args), n_strata=args.strata, client=client, **_long_columns(args)
                 )
+            rep = make_report(data, by_result, strata_result)
+            if rep.level in ("interval", "ratio"):  # the ICC's mean squares, summed over partitions of whole items
+                from iaa_engine.engines._dask_icc import with_icc_dask
+
+                rep = with_icc_dask(rep, _dask_frame(args), data, client=client, **_long_columns(args))
+            if args.html:  # the page's per-item parts are summed on the cluster
+                from iaa_engine.engines._dask_html import write_html_report_dask
+
+                frame = _dask_frame(args, *([args.time] if args.time else []))  # the scorecard's drift: --time
+                out = write_html_report_dask(
+                    frame, args.html, client=client, report=rep, data=data, **_long_columns(args)
+                )
+                print(f"iaa: wrote {out}", file=sys.stderr)
     elif args.engine == "duckdb":
         data = _load_duckdb(args)
     else:
         for name in (_PAGE_MODULES if args.html else ()) + (_INTERVAL_MODULES if args.ci else ()):
             importlib.import_module(name)  # imported anyway later: meanwhile the read goes on in its thread
         data = load(args)
-    pairwise: bool | Literal["auto"] = "auto" if args.pairwise == "auto" else args.pairwise == "yes"
-    rep = report(
-        data,
-        level=args.level,
-        weights=args.weights,
-        pairwise=pairwise,
-        ci=args.ci,
-        n_boot=args.n_boot,
-        seed=args.seed,
-        hierarchy=args.hierarchy,
-        strata=None if strata_result is not None else args.strata,
-        kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
-        benchmark=args.benchmark,
-        by=None if by_result is not None else args.by,
-        time=None if by_result is not None else args.time,
-        freq=args.freq,
-    )
-    if args.engine == "dask":  # computed on the cluster, group by group, stratum by stratum
-        import dataclasses
-
-        rep = dataclasses.replace(rep, by=by_result or rep.by, strata=strata_result or rep.strata)
-    if args.html:
+    if args.engine != "dask":
+        rep = make_report(data)
+    if args.html and args.engine != "dask":
         from iaa_engine.reporting._html import write_html_report
 
         out = write_html_report(data, args.html, report=rep)  # draws the report (and --ci's intervals) as computed

@@ -286,9 +286,26 @@ def _icc_of(
     form: str, mat: np.ndarray, dropped: int, n_annotators: int | None, confidence: float, replace_undefined_by: float
 ) -> Estimate:
     """:func:`icc` of one form on its items × ratings table (``dropped``: the rated items left out of it)."""
+    n, k = mat.shape if mat.ndim == 2 else (0, 0)
+    ms = _mean_squares(mat) if n >= 2 and k >= 2 else None
+    return icc_of_mean_squares(form, ms, n, k, dropped, n_annotators, confidence, replace_undefined_by)
+
+
+def icc_of_mean_squares(
+    form: str,
+    ms: dict[str, float] | None,
+    n: int,
+    k: int,
+    dropped: int,
+    n_annotators: int | None,
+    confidence: float,
+    replace_undefined_by: float = float("nan"),
+) -> Estimate:
+    """:func:`icc` of one form from the mean squares of its n × k items × ratings table (``ms``: MS_R, MS_C, MS_E,
+    MS_W as ``msr``, ``msc``, ``mse``, ``msw``; None when n or k is below 2), however they were summed (in memory
+    from the table, or over partitions of whole items on a cluster)."""
     from scipy import special  # the F distribution without importing scipy.stats (~1.5 s)
 
-    n, k = mat.shape if mat.ndim == 2 else (0, 0)
     nan = float("nan")
     total = n + dropped
     kept = {
@@ -297,10 +314,9 @@ def _icc_of(
         "items_dropped": dropped,
         "note": _note(form, n, total, k, n_annotators),
     }
-    if n < 2 or k < 2:
+    if n < 2 or k < 2 or ms is None:
         value = undefined(form, f"it needs two items with two ratings each; {n} × {k} remain", replace_undefined_by)
         return Estimate(form, value, nan, nan, nan, nan, float(confidence), n, METHOD, kept)
-    ms = _mean_squares(mat)
     msr, msc, mse, msw = ms["msr"], ms["msc"], ms["mse"], ms["msw"]
     one, single = form.startswith("ICC(1"), form.endswith(",1)")
     if one:

@@ -631,6 +631,7 @@ def histogram(
     x_title: str = "value",
     y_title: str = "count",
     bar_tip: str = "{count} value(s) in {interval}",
+    weights: Any = None,
 ) -> str:
     """A histogram of ``values`` in ``bins`` equal bins over ``range``, with an optional marked value.
 
@@ -660,6 +661,9 @@ def histogram(
     bar_tip : str
         Tooltip of a bar, a :meth:`str.format` template with the fields ``count`` and ``interval`` (e.g.
         ``[0.1, 0.2)``).
+    weights : array-like of int, optional
+        How many times each value occurs (one whole number per value; default: once each): a tally of distinct
+        values, e.g. summed over the partitions of a cluster, draws the same histogram as the values repeated.
 
     Returns
     -------
@@ -684,6 +688,9 @@ def histogram(
     p = _vector("values", values)
     if p.size == 0:
         raise ValueError("histogram needs at least one value; got none")
+    w = np.ones(p.size, dtype=np.int64) if weights is None else np.asarray(weights)
+    if w.shape != p.shape or (w.size and not (np.issubdtype(w.dtype, np.integer) and w.min() >= 0)):
+        raise ValueError(f"weights must be one non-negative whole number per value; got {weights!r}")
     if int(bins) != bins or bins < 1:
         raise ValueError(f"bins must be a positive integer; got {bins!r}")
     lo_x, hi_x = (float(v) for v in range)
@@ -694,7 +701,7 @@ def histogram(
     edges = np.linspace(lo_x, hi_x, int(bins) + 1)
     nan = np.isnan(p)
     outside = ~nan & ((p < lo_x) | (p > hi_x))
-    counts, _ = np.histogram(p[~nan], bins=edges)
+    counts, _ = np.histogram(p[~nan], bins=edges, weights=w[~nan].astype(np.int64))
     ymax = max(int(counts.max(initial=0)), 1)
     yt = _nice_ticks(0, ymax, 5)
     top = max(yt[-1], ymax)
@@ -740,7 +747,9 @@ def histogram(
         anchor, dx = ("end", -5) if (marker - lo_x) / (hi_x - lo_x) > 0.62 else ("start", 5)
         label = _esc(f"{marker_label} {marker:.3f}")
         body.append(_text(mx + dx, y0 + 11, label, size=11.5, anchor=anchor, fill=_ACCENT, weight="600"))
-    left_out = [f"{int(k)} {what}" for k, what in ((nan.sum(), "missing"), (outside.sum(), "outside the range")) if k]
+    left_out = [
+        f"{int(k)} {what}" for k, what in ((w[nan].sum(), "missing"), (w[outside].sum(), "outside the range")) if k
+    ]
     if left_out:
         body.append(_text(x0 + pw, y0 - 6, _esc(", ".join(left_out)), size=11, anchor="end", fill=MISSING))
     body.append(_text(x0 + pw / 2, height - 18, _esc(x_title), size=12.5, anchor="middle", weight="600"))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -83,6 +84,8 @@ PAIR_ITEMS_SHOWN = 12
 HTML_DAWID_SKENE_MAX = 200_000
 #: The annotator scorecard's chart and table show this many annotators (flagged first, then the lowest kappa).
 SCORECARD_ROWS = 40
+#: Above this many categories the coincidence matrix (picture d) is not drawn.
+COINCIDENCES_MAX_CATEGORIES = 80
 
 
 _GROUP_TITLES = {"raw": "Raw agreement", "chance": "Chance-corrected agreement", "bias": "Annotator bias"}
@@ -680,9 +683,9 @@ def _kappa_heatmap(matrix: PairwiseMatrix, fig_id: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- b. distribution of item agreement
 
 
-def _histogram(p: np.ndarray, mean: float, fig_id: str) -> tuple[str, str]:
+def _histogram(items: ItemSummary, mean: float, fig_id: str) -> tuple[str, str]:
     svg = histogram(
-        p,
+        items.p,
         id_prefix=fig_id,
         title="Distribution of item agreement",
         bins=10,
@@ -692,10 +695,11 @@ def _histogram(p: np.ndarray, mean: float, fig_id: str) -> tuple[str, str]:
         x_title="item agreement (share of agreeing pairs of annotations)",
         y_title="items",
         bar_tip="{count} item(s) with agreement in {interval}",
+        weights=items.count,
     )
     caption = (
-        f"How the {p.size} items with two or more annotations spread: 0 means no two annotations of the item "
-        "agree, 1 means all agree. Bins are 0.1 wide (the last includes 1). The dashed line is the mean, the "
+        f"How the {int(items.count.sum())} items with two or more annotations spread: 0 means no two annotations of "
+        "the item agree, 1 means all agree. Bins are 0.1 wide (the last includes 1). The dashed line is the mean, the "
         "joint probability of agreement."
     )
     return svg, caption
@@ -704,26 +708,72 @@ def _histogram(p: np.ndarray, mean: float, fig_id: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- c. agreement by annotations per item
 
 
-def _group_stats(key: np.ndarray, value: np.ndarray) -> pd.DataFrame:
+def item_tally(n: Any, p: Any, counts: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (annotations per item, item agreement) pairs of items, sorted by n then by agreement, with how
+    many items have each: a tally whose sums over disjoint sets of items (``counts``: the sets' tallies
+    concatenated) are the tally of their union. Pictures b and c are drawn from it, so items summarised on a cluster
+    partition by partition draw the same pictures as in memory. Hashing (:func:`pandas.factorize`), no sort of the
+    items."""
+    key_n = np.asarray(n, dtype=np.int64)
+    value = np.asarray(p, dtype=float)
+    if key_n.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64)
+    p_codes, p_values = pd.factorize(value)
+    key = key_n * len(p_values) + p_codes
+    k_codes, keys = pd.factorize(key)
+    tally = np.bincount(k_codes, weights=None if counts is None else np.asarray(counts, dtype=float))
+    n_of, p_code = np.divmod(np.asarray(keys, dtype=np.int64), len(p_values))
+    p_of = np.asarray(p_values, dtype=float)[p_code]
+    order = np.lexsort((p_of, n_of))
+    return n_of[order], p_of[order], tally[order].astype(np.int64)
+
+
+def tally_quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """The ``q`` quantile of ``values`` (sorted, distinct) each repeated ``counts`` times, exactly as
+    :func:`numpy.quantile` (method 'linear', numpy >= 1.22: index (N - 1) q, the two neighbours interpolated by
+    numpy's ``_lerp``) computes it on the repeated values, without repeating them."""
+    total = int(counts.sum())
+    virtual = (total - 1) * np.float64(q)
+    below = np.floor(virtual)
+    if virtual >= total - 1:
+        lo = hi = total - 1
+    else:
+        lo, hi = int(below), int(below) + 1
+    cum = np.cumsum(counts)
+    a, b = values[np.searchsorted(cum, lo, side="right")], values[np.searchsorted(cum, hi, side="right")]
+    t = virtual - (below if virtual < total - 1 else np.float64(-1.0))
+    d = b - a
+    return float(b - d * (1 - t)) if t >= 0.5 else float(a + d * t)
+
+
+def _group_stats(key: np.ndarray, value: np.ndarray, counts: Any = None) -> pd.DataFrame:
     """Per distinct ``key`` (non-negative integers, sorted): mean, quartiles (linear interpolation, as pandas' and
-    numpy's default), min, max and count of ``value``. One selection per distinct key (the numbers of annotations per
-    item: a handful), and the quartiles by partial sorting (no sort of every item)."""
-    tally = np.bincount(key)  # keys are small counts (annotations per item): no sort
-    keys = np.flatnonzero(tally)
-    count = tally[keys]
+    numpy's default), min, max and count of ``value`` (each occurring ``counts`` times; default once): from the
+    tally of :func:`item_tally` (the numbers of annotations per item are a handful; the distinct values per number
+    few), so the same values summed by partition give the same numbers."""
+    n_of, p_of, tally = item_tally(key, value, counts)
+    starts = np.flatnonzero(np.r_[True, n_of[1:] != n_of[:-1]]) if n_of.size else np.zeros(0, np.int64)
+    ends = np.r_[starts[1:], n_of.size].astype(np.int64)
     rows = []
-    for k in keys:
-        v = value[key == k]
-        q25, q75 = np.quantile(v, [0.25, 0.75])
-        rows.append((v.mean(), q25, q75, v.min(), v.max()))
+    for s, e in zip(starts, ends):
+        v, c = p_of[s:e], tally[s:e]
+        rows.append(
+            (
+                float(np.sum(v * c) / c.sum()),
+                tally_quantile(v, c, 0.25),
+                tally_quantile(v, c, 0.75),
+                v[0],
+                v[-1],
+            )
+        )
     stats = np.array(rows, dtype=float).reshape(-1, 5)
-    frame = pd.DataFrame(stats, columns=["mean", "q25", "q75", "min", "max"], index=pd.Index(keys, name="n"))
-    frame["count"] = count
+    frame = pd.DataFrame(stats, columns=["mean", "q25", "q75", "min", "max"], index=pd.Index(n_of[starts], name="n"))
+    frame["count"] = np.add.reduceat(tally, starts) if starts.size else np.zeros(0, np.int64)
     return frame
 
 
-def _by_n(p: np.ndarray, n: np.ndarray, overall: float, n_single: int, fig_id: str) -> tuple[str, str]:
-    stats = _group_stats(n.astype(np.int64), p)
+def _by_n(items: ItemSummary, overall: float, fig_id: str) -> tuple[str, str]:
+    stats, n_single = _group_stats(items.n, items.p, items.count), items.n_single
     tips = [
         f"n = {nv}: {int(s['count'])} item(s), mean agreement {s['mean']:.3f}, middle half "
         f"{s['q25']:.3f}-{s['q75']:.3f}, range {s['min']:.3f}-{s['max']:.3f}"
@@ -865,11 +915,37 @@ def _summary(data: Annotations, rep: Report) -> str:
     return "".join(out)
 
 
+@dataclass(frozen=True)
+class ItemSummary:
+    """What pictures b-d need of the items, all sums over items: the tally of :func:`item_tally` of the items with
+    two or more annotations, how many items have fewer, and Krippendorff's coincidence matrix (None when not drawn:
+    no pairable item, or more than 80 categories)."""
+
+    n: np.ndarray
+    p: np.ndarray
+    count: np.ndarray
+    n_single: int
+    coincidences: np.ndarray | None
+
+
+def item_summary(data: Annotations, card: AnnotatorReport | None = None) -> ItemSummary:
+    """:class:`ItemSummary` of in-memory annotations (the coincidences from the scorecard's count patterns when it
+    was computed: the same sums, grouped by pattern)."""
+    p = item_agreement(data).to_numpy(dtype=float)
+    n = np.asarray(data.counts.n_i, dtype=float)
+    ok = n >= 2
+    o = None
+    if ok.any() and data.n_categories <= COINCIDENCES_MAX_CATEGORIES:
+        o = coincidences_by_pattern(data) if card is not None else coincidence_matrix(data)
+    return ItemSummary(*item_tally(n[ok], p[ok]), int(np.sum(~ok)), o)
+
+
 def _pictures(
     data: Annotations,
     rep: Report,
     rows: list[dict[str, Any]],
     boot: BootstrapResult | None,
+    items: ItemSummary,
     dis: Disagreements | None = None,
     card: AnnotatorReport | None = None,
 ) -> str:
@@ -894,36 +970,33 @@ def _pictures(
         parts.append(_figure("fig-kappa", head_a, *_kappa_heatmap(rep.matrices["cohen_kappa"], "fig-kappa")))
 
     # b. and c.
-    p = item_agreement(data).to_numpy(dtype=float)
-    n = np.asarray(data.counts.n_i, dtype=float)
-    ok = n >= 2
     overall = rep.values.get("joint_probability", np.nan)
     head_b, head_c = "b. Distribution of item agreement", "c. Agreement and annotations per item"
-    if not ok.any():
+    pairable = bool(items.count.size)
+    if not pairable:
         why = "no item has two or more annotations, so no item has an agreement."
         pair = [_skipped("fig-items", head_b, why), _skipped("fig-by-n", head_c, why)]
     else:
         pair = [
-            _figure("fig-items", head_b, *_histogram(p[ok], overall, "fig-items")),
-            _figure("fig-by-n", head_c, *_by_n(p[ok], n[ok], overall, int(np.sum(~ok)), "fig-by-n")),
+            _figure("fig-items", head_b, *_histogram(items, overall, "fig-items")),
+            _figure("fig-by-n", head_c, *_by_n(items, overall, "fig-by-n")),
         ]
     parts.append('<div class="pair">' + "".join(pair) + "</div>")
 
     # d. coincidences
     head_d = "d. Which categories are confused"
-    if not ok.any():
+    if not pairable:
         parts.append(
             _skipped(
                 "fig-coincidence", head_d, "no item has two or more annotations, so no two annotations can be compared."
             )
         )
-    elif rep.n_categories > 80:
+    elif rep.n_categories > COINCIDENCES_MAX_CATEGORIES or items.coincidences is None:
         parts.append(
             _skipped("fig-coincidence", head_d, f"{rep.n_categories} categories are too many for a legible matrix.")
         )
     else:
-        # from the scorecard's count patterns when it was computed (the same sums, grouped by pattern)
-        o = coincidences_by_pattern(data) if card is not None else coincidence_matrix(data)
+        o = items.coincidences
         cats = list(data.categories)
         parts.append(
             _figure("fig-coincidence", head_d, *_coincidence(o, cats, "fig-coincidence", _pair_links(dis, cats)))
@@ -1074,7 +1147,6 @@ def render_html_report(
             from iaa_engine.inference._inference import bootstrap
 
             boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, weights=weights, progress=progress)
-    rows = _metric_rows(rep, boot)
     want_dis = data.has_item_counts and not data.fractional  # fractional weights: nothing to adjudicate
     want_card = (
         data.has_item_counts
@@ -1110,8 +1182,24 @@ def render_html_report(
         dis = _dis()
     elif want_card:
         card = _card()
+    return render_page(data, rep, boot, item_summary(data, card), dis, card, title)
 
+
+def render_page(
+    data: Annotations,
+    rep: Report,
+    boot: BootstrapResult | None,
+    items: ItemSummary,
+    dis: Disagreements | None,
+    card: AnnotatorReport | None,
+    title: str | None,
+) -> str:
+    """The page from its parts, however they were computed (in memory by :func:`render_html_report`, or on a Dask
+    cluster by :mod:`iaa_engine.engines._dask_html`): ``data`` gives the summary (categories, annotators; statistics
+    only will do), ``items`` the pictures b-d."""
     from iaa_engine.base._version import __version__
+
+    rows = _metric_rows(rep, boot)
 
     title = "Inter-annotator agreement report" if title is None else str(title)
     if boot is not None:
@@ -1150,7 +1238,7 @@ def render_html_report(
         _annotators_section(card) if card is not None else "",
         _by_section(rep, card),
         '<h2 id="pictures">Pictures</h2>',
-        _pictures(data, rep, rows, boot, dis, card),
+        _pictures(data, rep, rows, boot, items, dis, card),
         notes,
         f"<footer>iaa-engine {_esc(__version__)} · {rep.n_items:,} items, {_esc(ann)} annotators, "
         f"{rep.n_annotations:,} annotations · SPA headline weights: {_esc(rep.spa_weights)} · "

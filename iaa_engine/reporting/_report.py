@@ -325,10 +325,16 @@ class Report(Result):
         return "\n".join(lines)
 
 
-def _icc_forms(data: Any, has_ann: bool, notes: list[str], reasons: dict[str, str]) -> dict[str, Estimate]:
+def _icc_forms(
+    data: Any, has_ann: bool, notes: list[str], reasons: dict[str, str], compute: Any = None
+) -> dict[str, Estimate]:
     """The six Shrout & Fleiss forms (the one-way two without annotator identities), each with its interval; what
-    several forms share (the items they rest on, why an interval is undefined) is one note naming them."""
+    several forms share (the items they rest on, why an interval is undefined) is one note naming them.
+    ``compute(data, forms)`` computes them (default :func:`~iaa_engine.metrics._icc.icc_forms`; on a cluster, the
+    Dask engine's sums)."""
     from iaa_engine.metrics._icc import ICC_FORMS, icc_forms
+
+    compute = icc_forms if compute is None else compute
 
     out: dict[str, Estimate] = {}
     said: list[str] = []
@@ -337,7 +343,7 @@ def _icc_forms(data: Any, has_ann: bool, notes: list[str], reasons: dict[str, st
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
             try:
-                out.update(icc_forms(data, design))
+                out.update(compute(data, design))
             except NotEnoughMemoryError as exc:
                 notes.append(f"{', '.join(design)} not computed: {exc}")
         for w in caught:
