@@ -10,11 +10,7 @@ no human annotation may change by a byte, and a re-sync writes nothing.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +23,6 @@ from iaa_label_studio.plan import AGREEMENT_TAB, DISAGREEMENT_TAB, REVIEW_TAB, c
 
 pytestmark = pytest.mark.slow  # each test syncs projects on a real server (tens of seconds)
 
-IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 CONFIG = (
     '<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
     '<Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>'
@@ -39,9 +34,9 @@ def res(label: str) -> list:
     return [{"from_name": "sentiment", "to_name": "text", "type": "choices", "value": {"choices": [label]}}]
 
 
-def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
-    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=timeout)
+def run(*args: str) -> subprocess.CompletedProcess:
+    """``iaa label-studio *args``, run by the command line's own main in this process (lst.run_cli)."""
+    return lst.run_cli("label-studio", *args)
 
 
 @pytest.fixture(scope="module")
