@@ -34,7 +34,7 @@ MATRICES = ["cohen_kappa", "percent_agreement_matrix", "krippendorff_alpha_matri
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(
-        n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
     )
     with distributed.Client(cluster) as c:
         yield c
