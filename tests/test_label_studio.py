@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -1357,6 +1358,27 @@ def test_by_options_are_checked_before_connecting(tmp_path):
     (tmp_path / "g.csv").write_text("a@x,A\nb@x\n")
     out = run("report", "-p", "1", "--by", "group", "--groups", str(tmp_path / "g.csv"))
     assert out.returncode == 2 and "line 2: expected two columns" in out.stderr
+
+
+def test_an_in_process_run_sees_what_a_new_process_would(monkeypatch):
+    """lst.run_cli, which most of these tests use: a developer's LABEL_STUDIO_URL is not inherited (as with the
+    console script), ``env`` is, a usage error is status 2 on standard error, and the test's own environment and
+    warning filters are as they were afterwards."""
+    monkeypatch.setenv("LABEL_STUDIO_URL", "http://127.0.0.1:9")
+    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    filters = list(warnings.filters)
+    out = lst.run_cli("label-studio", "report", "-p", "1")
+    assert out.returncode == 2 and "LABEL_STUDIO_URL" in out.stderr and out.stdout == "", out.stderr
+    assert process_like(out) == process_like(run("report", "-p", "1", process=True))
+    given = lst.run_cli("label-studio", "report", "-p", "1", "--by", "annotator", env={"LABEL_STUDIO_API_KEY": "k"})
+    assert given.returncode == 2 and "--by must be group, project or data.FIELD" in given.stderr
+    assert lst.run_cli("label-studio", "--no-such-option").returncode == 2
+    assert os.environ["LABEL_STUDIO_URL"] == "http://127.0.0.1:9" and "LABEL_STUDIO_API_KEY" not in os.environ
+    assert warnings.filters == filters
+
+
+def process_like(out: subprocess.CompletedProcess) -> tuple:
+    return out.returncode, out.stdout, out.stderr
 
 
 def test_report_of_a_tab_or_a_task_list_is_the_report_of_those_tasks(server, api, timed, tmp_path):

@@ -326,7 +326,8 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
     from iaa_engine.cli import main as iaa_main
 
-    saved = dict(os.environ)
+    changed = {*NOT_INHERITED, *(env or {})}
+    saved = {name: os.environ.get(name) for name in changed}
     out, err = io.StringIO(), io.StringIO()
     try:
         for name in NOT_INHERITED:
@@ -341,8 +342,11 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
             except SystemExit as exc:  # argparse: a usage error (2) or --help (0)
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     return subprocess.CompletedProcess(["iaa", *args], code, out.getvalue(), err.getvalue())
 
 
