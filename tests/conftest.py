@@ -32,15 +32,18 @@ def _label_studio_state_in_a_temporary_directory(tmp_path_factory):
 # HTML page): each such file's tests are one group, run on one worker, so the fixture is built once; every other
 # test is scheduled on its own. (xdist's own `xdist_group` marks do not reach its scheduler under pytest 9.2, which
 # no longer reads the node id xdist rewrites; the scheduler below groups by file instead.) The groups are started
-# first, the Label Studio files (the longest) before the rest, then the slow tests, so that no long group starts
-# last while the other workers idle. Without xdist the order changes nothing a test can see.
+# first, then the slow tests, so that no long group starts last while the other workers idle: xdist (3.8, its
+# default --loadscope-reorder) queues the groups by their number of tests, most first, and keeps the order below for
+# groups of equal size and for the single tests; each worker takes the next group when it has 2 tests left. Without
+# xdist the order changes nothing a test can see.
 
 TOGETHER = (
     "tests/test_label_studio",
     "tests/test_excel_template.py",
     "tests/test_class_workbook.py",
     "tests/test_excel_lite.py",
-    "tests/test_distributed.py",
+    "tests/test_distributed",  # test_distributed.py, test_distributed_commands.py: a cluster and datasets per file
+    "tests/test_dask_",  # the Dask engine's files: each file's cluster and Parquet datasets built once
     "tests/test_html_report.py",
 )
 

@@ -34,7 +34,7 @@ MATRICES = ["cohen_kappa", "percent_agreement_matrix", "krippendorff_alpha_matri
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(
-        n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
     )
     with distributed.Client(cluster) as c:
         yield c
@@ -159,14 +159,33 @@ def test_cli_engine_dask_starts_its_own_local_cluster(dataset):
     )
     assert out.returncode == 0, out.stderr
     assert_reports_equal(json.loads(out.stdout), ie.report(ie.Annotations.from_long(frame)).to_dict())
-    bad = subprocess.run(
-        [sys.executable, "-m", "iaa_engine", "report", str(path), "--engine", "dask", "--ci"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+
+
+def test_cli_engine_dask_refuses_what_it_cannot_run(dataset, capsys):
+    from iaa_engine.cli import main
+
+    assert main(["report", str(dataset[1]), "--engine", "dask", "--ci"]) == 2
+    assert "cannot run with --engine dask" in capsys.readouterr().err
+
+
+def test_cli_gold_dawid_skene_on_worker_processes_equals_in_memory(client, dataset, tmp_path):
+    """`iaa gold PATH --engine dask --rule dawid-skene` on the module's cluster of worker processes: the EM's steps
+    travel between processes, and the labels are the in-memory ones exactly, the posteriors to 1e-9. (The command's
+    own local cluster, `--workers N` without `--scheduler`, is the session every command opens: the test above.)"""
+    from iaa_engine.cli import main
+
+    frame, path = dataset
+    out = tmp_path / "gold.csv"
+    address = client.scheduler.address
+    assert (
+        main(["gold", str(path), "--engine", "dask", "--scheduler", address, "--rule", "dawid-skene", "-o", str(out)])
+        == 0
     )
-    assert bad.returncode == 2 and "cannot run with --engine dask" in bad.stderr
+    got = pd.read_csv(out, dtype={"gold": str}).astype({"gold": str}).sort_values("item").reset_index(drop=True)
+    want = ie.gold_standard(ie.Annotations.from_long(frame), rule="dawid_skene", progress=False).per_item()
+    want = want.astype({"gold": str}).sort_values("item").reset_index(drop=True)
+    assert got["item"].tolist() == want["item"].tolist() and got["gold"].tolist() == want["gold"].tolist()
+    np.testing.assert_allclose(got["score"], want["score"], atol=1e-9, rtol=0)
 
 
 def _iaa(*args, timeout=120):

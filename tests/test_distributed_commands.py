@@ -256,38 +256,8 @@ def test_cli_disagreements_on_dask(address, dataset, capsys):
 
 
 # ------------------------------------------------------------------------------- a real cluster, and its failures
-@pytest.mark.slow
-def test_cli_gold_and_disagreements_on_a_local_two_worker_cluster(dataset, tmp_path):
-    """`iaa ... --engine dask --workers 2` starts its own cluster of two worker processes (the EM's steps travel
-    between processes), then closes it."""
-    import os
-    import subprocess
-    import sys
-
-    frame, root = dataset
-    env = {k: v for k, v in os.environ.items() if k != "IAA_DEBUG"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "iaa_engine",
-        "gold",
-        str(root / "ds"),
-        "--engine",
-        "dask",
-        "--workers",
-        "2",
-        "--memory-limit",
-        "1GiB",
-        "--rule",
-        "dawid-skene",
-        "-o",
-        str(tmp_path / "gold.csv"),
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    assert out.returncode == 0, out.stderr
-    got, want = _read_gold(tmp_path / "gold.csv"), _gold_in_memory(frame, "dawid_skene")
-    assert got["gold"].tolist() == want["gold"].tolist()
-    np.testing.assert_allclose(got["score"], want["score"], atol=1e-9, rtol=0)
+# (`iaa gold --engine dask --rule dawid-skene` on worker processes: tests/test_distributed.py, on that file's cluster of
+# processes, which it starts anyway)
 
 
 def test_a_missing_dataset_or_column_is_one_line(address, dataset, tmp_path, capsys):

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -31,8 +32,14 @@ IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which
 TOKEN = lst.TOKEN
 
 
-def run(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
+def run(
+    *args: str, env: dict | None = None, timeout: float = 300, process: bool = False
+) -> subprocess.CompletedProcess:
+    """``iaa label-studio *args``: in this process (the command line's own main, lst.run_cli), or with ``process``
+    as a new process of the console script (what a user's terminal shows, start-up included)."""
+    if not process:
+        return lst.run_cli("label-studio", *args, env=env)
+    base = {k: v for k, v in os.environ.items() if k not in lst.NOT_INHERITED}
     return subprocess.run(
         [IAA, "label-studio", *args], capture_output=True, text=True, env={**base, **(env or {})}, timeout=timeout
     )
@@ -572,10 +579,12 @@ def test_report_text_and_iou_and_environment(server, every_tag):
 def test_errors_are_one_line_and_never_show_the_token(server, every_tag):
     pid, _ = every_tag
     cases = {
-        "token": run("report", "--url", server.url, "--token", "wrong-token-123456", "-p", str(pid)),
-        "project": run("report", "--url", server.url, "--token", TOKEN, "-p", "987654"),
-        "unreachable": run("report", "--url", f"http://127.0.0.1:{lst.free_port()}", "--token", TOKEN, "-p", "1"),
-        "no url": run("report", "--token", TOKEN, "-p", "1"),
+        "token": run("report", "--url", server.url, "--token", "wrong-token-123456", "-p", str(pid), process=True),
+        "project": run("report", "--url", server.url, "--token", TOKEN, "-p", "987654", process=True),
+        "unreachable": run(
+            "report", "--url", f"http://127.0.0.1:{lst.free_port()}", "--token", TOKEN, "-p", "1", process=True
+        ),
+        "no url": run("report", "--token", TOKEN, "-p", "1", process=True),
     }
     for what, out in cases.items():
         assert out.returncode != 0, what
@@ -1024,6 +1033,18 @@ def test_task_data_is_written_from_the_servers_current_data_never_from_the_saved
             assert t["data"]["iaa_agreement"] in (1.0, 0.333) and t["data"]["text"].startswith("t")
 
 
+#: tasks of the project whose server is stopped under a running sync: tens are enough for the sync to be stopped
+#: well inside its writes (after 10 tasks' data) with most of them still to write
+N_CRASH = 60
+
+
+def _with_agreement(api, pid: int) -> int:
+    """How many of the project's tasks have the connector's score in their data (one light page: ids and data)."""
+    page = api.request("GET", "api/tasks", params={"project": pid, "include": "id,data", "page_size": N_CRASH})
+    assert page["total"] == len(page["tasks"]) == N_CRASH
+    return sum("iaa_agreement" in t["data"] for t in page["tasks"])
+
+
 def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_duplicates(server, api, tmp_path):
     """Runs last in this module: it stops and restarts the module's server. The second sync starts from the saved
     state of the interrupted one: what the interrupted run wrote must be read again, not assumed."""
@@ -1040,7 +1061,7 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
                 for e in ANNOTATORS
             ],
         }
-        for i in range(150)
+        for i in range(N_CRASH)
     ]
     pid = lst.make_project(api, "crash", CONFIG, tasks)
     _, _, human0 = _state(api, pid)
@@ -1057,9 +1078,9 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
         )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # wait until the writes are well under way, then pull the plug
-            # the predictions go in one import first, then (--no-bulk) the task data one task at a time: stop once 20
+            # the predictions go in one import first, then (--no-bulk) the task data one task at a time: stop once 10
             # tasks have theirs; the progress bar's refresh is too coarse to time this
-            if sum("iaa_agreement" in t["data"] for t in api.tasks(pid)) >= 20 or proc.poll() is not None:
+            if _with_agreement(api, pid) >= 10 or proc.poll() is not None:
                 break
             time.sleep(0.1)
         server.stop()
@@ -1068,8 +1089,8 @@ def test_server_stopped_mid_sync_then_restarted_a_new_sync_completes_without_dup
     last = err.read_text().replace("\r", "\n").strip().splitlines()[-1]
     assert last.startswith("iaa: error: ") and TOKEN not in err.read_text()
     server.run()
-    partial = sum("iaa_agreement" in t["data"] for t in api.tasks(pid))
-    assert 0 < partial < 150  # it really stopped in the middle
+    partial = _with_agreement(api, pid)
+    assert 0 < partial < N_CRASH  # it really stopped in the middle
     again = run("sync", *args, "--json")
     assert again.returncode == 0, again.stderr
     tasks_after, bot_id, human_after = _state(api, pid)
@@ -1337,6 +1358,27 @@ def test_by_options_are_checked_before_connecting(tmp_path):
     (tmp_path / "g.csv").write_text("a@x,A\nb@x\n")
     out = run("report", "-p", "1", "--by", "group", "--groups", str(tmp_path / "g.csv"))
     assert out.returncode == 2 and "line 2: expected two columns" in out.stderr
+
+
+def test_an_in_process_run_sees_what_a_new_process_would(monkeypatch):
+    """lst.run_cli, which most of these tests use: a developer's LABEL_STUDIO_URL is not inherited (as with the
+    console script), ``env`` is, a usage error is status 2 on standard error, and the test's own environment and
+    warning filters are as they were afterwards."""
+    monkeypatch.setenv("LABEL_STUDIO_URL", "http://127.0.0.1:9")
+    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    filters = list(warnings.filters)
+    out = lst.run_cli("label-studio", "report", "-p", "1")
+    assert out.returncode == 2 and "LABEL_STUDIO_URL" in out.stderr and out.stdout == "", out.stderr
+    assert process_like(out) == process_like(run("report", "-p", "1", process=True))
+    given = lst.run_cli("label-studio", "report", "-p", "1", "--by", "annotator", env={"LABEL_STUDIO_API_KEY": "k"})
+    assert given.returncode == 2 and "--by must be group, project or data.FIELD" in given.stderr
+    assert lst.run_cli("label-studio", "--no-such-option").returncode == 2
+    assert os.environ["LABEL_STUDIO_URL"] == "http://127.0.0.1:9" and "LABEL_STUDIO_API_KEY" not in os.environ
+    assert warnings.filters == filters
+
+
+def process_like(out: subprocess.CompletedProcess) -> tuple:
+    return out.returncode, out.stdout, out.stderr
 
 
 def test_report_of_a_tab_or_a_task_list_is_the_report_of_those_tasks(server, api, timed, tmp_path):

@@ -10,11 +10,7 @@ no human annotation may change by a byte, and a re-sync writes nothing.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +23,6 @@ from iaa_label_studio.plan import AGREEMENT_TAB, DISAGREEMENT_TAB, REVIEW_TAB, c
 
 pytestmark = pytest.mark.slow  # each test syncs projects on a real server (tens of seconds)
 
-IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
 CONFIG = (
     '<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
     '<Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>'
@@ -39,9 +34,9 @@ def res(label: str) -> list:
     return [{"from_name": "sentiment", "to_name": "text", "type": "choices", "value": {"choices": [label]}}]
 
 
-def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
-    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=timeout)
+def run(*args: str) -> subprocess.CompletedProcess:
+    """``iaa label-studio *args``, run by the command line's own main in this process (lst.run_cli)."""
+    return lst.run_cli("label-studio", *args)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +58,7 @@ def service_token(server, api):
     return server.service_account(PLUGIN_EMAIL, "a-long-service-password-42")
 
 
-def _tasks(api, n: int = 60, seed: int = 7) -> list[dict]:
+def _tasks(api, n: int, seed: int = 7) -> list[dict]:
     """n tasks; every third has two annotations (below the overlap of 3), the others three; ties happen."""
     users = list(lst.make_users(api, ANNOTATORS).values())
     rng = np.random.default_rng(seed)
@@ -114,7 +109,7 @@ def _written(tasks: list[dict], bot_id: int) -> list:
 def test_the_first_sync_in_bulk_is_the_service_accounts_and_equals_the_per_request_path(
     server, api, service_token, tmp_path
 ):
-    tasks = _tasks(api)
+    tasks = _tasks(api, n=30)  # tens of tasks: ties, and every third task below the overlap
     bulk_pid = _project(api, "bulk", tasks)
     slow_pid = _project(api, "per request", tasks)
     bot = Api(Connection(server.url, service_token))
@@ -128,7 +123,7 @@ def test_the_first_sync_in_bulk_is_the_service_accounts_and_equals_the_per_reque
     s = json.loads(out.stdout)
     assert s["writes"]["service_account"] is True and "annotations" not in s["writes"]
     assert s["writes"]["data"].startswith("add_data_field ("), s["writes"]
-    assert "create_annotation" not in s["done"] and s["done"]["create_prediction"] >= 40
+    assert "create_annotation" not in s["done"] and s["done"]["create_prediction"] > len(tasks)
     assert s["done"] == s["planned"]
     after = _snapshot(api, bulk_pid, bot_id)
     assert after["human"] == before["human"]  # every human annotation byte for byte

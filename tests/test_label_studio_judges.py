@@ -12,12 +12,8 @@ returns them; nothing the report reads is changed (every annotation and the proj
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,8 +27,6 @@ from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import Api  # noqa: E402
 from iaa_label_studio.names import GOLD_VERSION, SCORE_VERSION  # noqa: E402
 
-IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
-
 CONFIG = """<View><Text name="text" value="$text"/>
 <Choices name="sent" toName="text"><Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices>
 <Choices name="ok" toName="text"><Choice value="yes"/><Choice value="no"/></Choices></View>"""
@@ -42,8 +36,8 @@ N_HUMAN, N_MODEL_ONLY = 60, 20
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
-    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=300)
+    """``iaa label-studio *args``, run by the command line's own main in this process (lst.run_cli)."""
+    return lst.run_cli("label-studio", *args)
 
 
 def res(sent: str, ok: str) -> list[dict]:

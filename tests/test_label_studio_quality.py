@@ -8,11 +8,7 @@ Against a real Label Studio server (the module's fixture starts one); every numb
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -26,16 +22,14 @@ from iaa_label_studio.api import PLUGIN_EMAIL, Api  # noqa: E402
 from iaa_label_studio.names import CONFUSED, NEEDS_REVIEW  # noqa: E402
 from iaa_label_studio.plan import DISAGREEMENT_TAB  # noqa: E402
 
-IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
-
 CONFIG = """<View><Text name="text" value="$text"/>
 <Choices name="sent" toName="text"><Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>"""
 PEOPLE = ["qa@example.com", "qb@example.com", "qc@example.com", "qd@example.com"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
-    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=300)
+    """``iaa label-studio *args``, run by the command line's own main in this process (lst.run_cli)."""
+    return lst.run_cli("label-studio", *args)
 
 
 def res(label: str) -> list[dict]:

@@ -9,12 +9,8 @@ Studio server (an NER project and an image project) through `iaa label-studio re
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,12 +26,10 @@ from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import Api  # noqa: E402
 from iaa_label_studio.convert import NO_REGION, convert, parse_config  # noqa: E402
 
-IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
-
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
-    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=300)
+    """``iaa label-studio *args``, run by the command line's own main in this process (lst.run_cli)."""
+    return lst.run_cli("label-studio", *args)
 
 
 def res(name: str, kind: str, value: dict, to: str = "text", **extra) -> dict:

@@ -14,11 +14,7 @@ Numbers are compared with the core (:mod:`iaa_engine`) on tables built here by h
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -30,8 +26,6 @@ pytest.importorskip("iaa_label_studio", reason="the plugin is not installed (mak
 from iaa_label_studio import testing as lst  # noqa: E402
 from iaa_label_studio.api import Api  # noqa: E402
 
-IAA = shutil.which("iaa", path=str(Path(sys.executable).parent)) or shutil.which("iaa")
-
 CHOICES = """<View><Text name="text" value="$text"/>
 <Choices name="sent" toName="text"><Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>"""
 NER = """<View><Text name="text" value="$text"/>
@@ -42,8 +36,8 @@ FIVE = [f"r{i}@example.com" for i in range(5)]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("IAA_DEBUG", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY")}
-    return subprocess.run([IAA, "label-studio", *args], capture_output=True, text=True, env=env, timeout=300)
+    """``iaa label-studio *args``, run by the command line's own main in this process (lst.run_cli)."""
+    return lst.run_cli("label-studio", *args)
 
 
 def choice(label: str) -> list[dict]:
