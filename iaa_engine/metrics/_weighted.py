@@ -153,6 +153,9 @@ class GwetParts:
     n: int
     n2: int
     rows: np.ndarray  # the data's item code of each row
+    #: How many items each row stands for: None (one item per row), or, for data summarised on a cluster, the
+    #: multiplicities of its distinct count vectors (each row one pattern; every sum over items is weighted by them)
+    weight: np.ndarray | None = None
 
 
 def gwet_parts(data: Annotations, w: Weights | np.ndarray) -> GwetParts:
@@ -168,6 +171,8 @@ def gwet_parts(data: Annotations, w: Weights | np.ndarray) -> GwetParts:
 
 
 def _gwet_parts(data: Annotations, w: Weights) -> GwetParts:
+    if not data.has_item_counts and getattr(data, "_patterns", None) is not None:
+        return _pattern_parts(data, w)
     c = data.counts
     n_all = c.n_items
     import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
@@ -186,6 +191,26 @@ def _gwet_parts(data: Annotations, w: Weights) -> GwetParts:
     pa = float(pa_i[two].sum() / n2) if n2 else float("nan")
     pi = np.asarray(table.multiply(1.0 / r[:, None]).sum(axis=0)).ravel() / n if n else np.zeros(q)
     return GwetParts(table.tocsr(), r, pa_i, pa, pi, n, n2, rows)
+
+
+def _pattern_parts(data: Annotations, w: Weights) -> GwetParts:
+    """:class:`GwetParts` from the items' distinct count vectors and their multiplicities (data summarised on a
+    cluster): one row per pattern, every sum over items a sum over patterns weighted by the multiplicities."""
+    import scipy.sparse as sp
+
+    patterns, mult = data._patterns  # type: ignore[attr-defined]
+    table = sp.csr_matrix(np.asarray(patterns, dtype=float))
+    m = np.asarray(mult, dtype=float)
+    r = np.asarray(table.sum(axis=1)).ravel()
+    quad = w.row_forms(table)
+    two = r >= 2
+    pa_i = np.zeros(r.size)
+    pa_i[two] = (quad[two] - r[two]) / (r[two] * (r[two] - 1.0))
+    n, n2 = int(m.sum()), int(m[two].sum())
+    pa = float(m[two] @ pa_i[two] / n2) if n2 else float("nan")
+    share = np.asarray(table.multiply(1.0 / r[:, None]).todense())
+    pi = (m @ share) / n if n else np.zeros(data.n_categories)
+    return GwetParts(table, r, pa_i, pa, np.asarray(pi).ravel(), n, n2, np.arange(r.size), m)
 
 
 def _conger_parts(data: Annotations, w: Weights, parts: GwetParts) -> tuple[float, np.ndarray]:
@@ -260,6 +285,11 @@ def gwet_coefficient(
     elif kind == "brennan_prediger":
         pe = op.total() / q**2 if q >= 2 else float("nan")
     elif kind == "multi_kappa":
+        if parts.weight is not None:
+            raise ValueError(
+                "Conger's kappa's standard error needs who labelled each item (its chance terms are per annotation); "
+                "this data holds sums over items (summarised on a cluster)"
+            )
         pe, pe_i = _conger_parts(data, op, parts)
     else:  # pragma: no cover - the public functions name only GWET_KINDS
         raise ValueError(f"unknown coefficient {kind!r}")
@@ -278,7 +308,8 @@ def gwet_coefficient(
             k_i = n / parts.n2 * (parts.pa_i - pe * two) / (1.0 - pe)
             x = k_i if pe_i is None else k_i - 2.0 * (1.0 - est) * (pe_i - pe) / (1.0 - pe)
         f = 0.0 if population is None else n / population
-        se = float(np.sqrt((1.0 - f) / (n * (n - 1.0)) * np.sum((x - est) ** 2)))
+        dev = (x - est) ** 2
+        se = float(np.sqrt((1.0 - f) / (n * (n - 1.0)) * (np.sum(dev) if parts.weight is None else parts.weight @ dev)))
         return GwetEstimate(float(est), float(pa), float(pe), se, n, x)
     return GwetEstimate(float(est), float(pa), float(pe), se, n)
 

@@ -597,7 +597,8 @@ def report(
     chosen = AUTO_KAPPA_WEIGHTS.get(data.level) if kappa_weights == "auto" else kappa_weights
     estimates: dict[str, Estimate] = {}
     wanted = chosen is not None or ci or benchmark is not None or data.level in ("interval", "ratio")
-    if wanted and not data.has_item_counts:
+    patterns_only = not data.has_item_counts  # summarised on a cluster: the items' count patterns, if carried
+    if wanted and patterns_only and getattr(data, "_patterns", None) is None:
         notes.append(
             "the analytic standard errors, the weighted coefficients and the ICC need per-item counts; this data "
             "holds sums over items (summarised on a cluster)"
@@ -612,7 +613,7 @@ def report(
             block: dict[str, Estimate] = {}
             try:  # an optional block: what cannot run is a note, never the report's end
                 for name in ANALYTIC_IN_REPORT:
-                    if (name == "multi_kappa" and not has_ann) or (
+                    if (name == "multi_kappa" and (not has_ann or patterns_only)) or (
                         name == "percent_agreement_weighted" and family == "identity"
                     ):
                         continue
@@ -627,6 +628,13 @@ def report(
             estimates[e.metric] = e
         if data.level in ("interval", "ratio") and data.label is not None:
             estimates.update(_icc_forms(data, has_ann, notes, reasons))
+        if patterns_only:
+            notes.append(
+                "summarised on a cluster: Conger's kappa (multi_kappa) "
+                + ("and the ICC have " if data.level in ("interval", "ratio") else "has ")
+                + "no analytic standard error here (they need who labelled each item); the bootstrap's interval "
+                "(ci=True) covers multi_kappa"
+            )
     if benchmark is not None:
         from iaa_engine.inference._benchmark import benchmark_reading
 
