@@ -218,7 +218,7 @@ ANNOTATOR_CELLS = 1 << 21
 
 def unit_sums(data: Annotations, blocks: int) -> Any:
     """The :class:`~iaa_engine.inference._resampling.UnitSums` that data summarised on a cluster carries."""
-    carried = getattr(data, "_unit_sums", None)
+    carried: Any = getattr(data, "_unit_sums", None)
     if carried is None:
         data.counts  # raises: per-item counts are not available
     if carried.blocks != blocks:
@@ -287,11 +287,11 @@ class _AnnotatorUnits:
         self.table: Any
         if g * ac <= 1 << 25:
             if counts is None:
-                dense = np.bincount(key, minlength=g * ac).reshape(g, ac)
+                flat = np.bincount(key, minlength=g * ac)
             else:
-                dense = np.zeros(g * ac, dtype=np.int64)
-                dense[key] = counts
-                dense = dense.reshape(g, ac)
+                flat = np.zeros(g * ac, dtype=np.int64)
+                flat[key] = counts
+            dense = flat.reshape(g, ac)
             self.total = dense.sum(axis=0).astype(float)
             # a replicate's cell is at most g × the largest unit cell (weights sum to g): float32 is exact below 2**24
             self.table = dense.astype(np.float32 if g * int(dense.max(initial=0)) < 1 << 24 else float)

@@ -172,7 +172,6 @@ class UnitSums:
             )
         return cls(first.blocks, n_items, first.n_ann, first.n_cat, cells, pairs, per_item)
 
-
     def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The (n, block) sums as :func:`pair_tables` gives them."""
         keys, n_ok, agree = self.pairs
