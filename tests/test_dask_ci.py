@@ -65,14 +65,14 @@ def large(tmp_path_factory):
     return (frame, *_write(frame, tmp_path_factory.mktemp("dask-ci-large"), "ds"))
 
 
-def _without_conger_se(rep: dict) -> dict:
-    """The in-memory report less what the cluster's report leaves out: Conger's kappa's analytic standard error
-    (it needs who labelled each item) and the notes."""
+def _without_icc(rep: dict) -> dict:
+    """The in-memory report less what the cluster's report leaves out: the ICC (it needs each annotation's value
+    by annotator, not tallied) and the note saying so."""
     out = dict(rep)
-    out["estimates"] = {k: v for k, v in rep["estimates"].items() if not k.startswith("multi_kappa")}
+    out["estimates"] = {k: v for k, v in rep["estimates"].items() if not k.startswith("ICC(")}
     if "readings" in rep:
-        out["readings"] = {k: v for k, v in rep["readings"].items() if not k.startswith("multi_kappa")}
-    out.pop("notes")
+        out["readings"] = {k: v for k, v in rep["readings"].items() if not k.startswith("ICC(")}
+    out["notes"] = [n for n in rep["notes"] if not n.startswith("ICC")]
     return out
 
 
@@ -85,7 +85,7 @@ def _assert_intervals_equal(got: pd.DataFrame, want: pd.DataFrame) -> None:
     np.testing.assert_allclose(got[INTERVAL_COLUMNS], want[INTERVAL_COLUMNS], rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("level", ["nominal", "ordinal"])
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
 def test_report_ci_on_the_cluster_equals_in_memory(client, dataset, level):
     frame, ds, _ = dataset
     on_cluster = ie.read_dask(str(ds), level=level, scheduler=client, progress=False)
@@ -94,14 +94,19 @@ def test_report_ci_on_the_cluster_equals_in_memory(client, dataset, level):
     want = ie.report(in_memory, ci=True, n_boot=300, seed=7, benchmark="landis_koch")
     _assert_intervals_equal(got.intervals.table, want.intervals.table)
     assert {"multi_kappa", "bias"} <= set(got.intervals.table.index)
-    expected = ["brennan_prediger", "fleiss_kappa", "gwet_ac1", f"krippendorff_alpha[{level}]"]
-    if level == "ordinal":  # the weighted kappa family the in-memory report shows by default (AUTO_KAPPA_WEIGHTS)
+    family = ["brennan_prediger", "fleiss_kappa", "gwet_ac1", "multi_kappa"]
+    expected = [*family, f"krippendorff_alpha[{level}]"]
+    if level != "nominal":  # the weighted kappa family the in-memory report shows by default (AUTO_KAPPA_WEIGHTS)
         assert got.kappa_weights == want.kappa_weights == "quadratic"
-        expected += [f"{m}[quadratic]" for m in ("brennan_prediger", "fleiss_kappa", "gwet_ac1")]
-        expected += ["percent_agreement_weighted[quadratic]"]
-    assert sorted(got.estimates) == sorted(expected)
-    assert_close(got.to_dict(), _without_conger_se(want.to_dict()) | {"notes": got.notes})
-    assert any("Conger's kappa (multi_kappa) has no analytic standard error" in n for n in got.notes)
+        expected += [f"{m}[quadratic]" for m in [*family, "percent_agreement_weighted"]]
+    assert sorted(got.estimates) == sorted(expected)  # Conger's kappa's analytic SE included
+    if level == "interval":
+        assert any(
+            n.startswith("summarised on a cluster: the intraclass correlations (ICC) are not") for n in got.notes
+        )
+        assert_close(got.to_dict(), _without_icc(want.to_dict()) | {"notes": got.notes})
+    else:
+        assert_close(got.to_dict(), want.to_dict())
 
 
 def test_weighted_family_without_ci_on_the_cluster(client, dataset):
@@ -109,8 +114,8 @@ def test_weighted_family_without_ci_on_the_cluster(client, dataset):
     frame, ds, _ = dataset
     got = ie.report(ie.read_dask(str(ds), level="ordinal", scheduler=client, progress=False))
     want = ie.report(ie.Annotations.from_long(frame[["item", "annotator", "label"]], level="ordinal"))
-    assert "fleiss_kappa[quadratic]" in got.estimates
-    assert_close(got.to_dict(), _without_conger_se(want.to_dict()) | {"notes": got.notes})
+    assert "fleiss_kappa[quadratic]" in got.estimates and "multi_kappa[quadratic]" in got.estimates
+    assert_close(got.to_dict(), want.to_dict())
 
 
 def test_blocks_of_items_on_the_cluster_equal_in_memory(client, large):
@@ -134,7 +139,7 @@ def test_cli_report_ci_on_dask(cluster, dataset, flags, capsys):
     assert main(["report", str(file), *common]) == 0
     want = json.loads(capsys.readouterr().out)
     assert got["intervals"]["n_boot"] == 200 and got["intervals"]["seed"] == 5
-    assert_close(got, _without_conger_se(want) | {"notes": got["notes"]})
+    assert_close(got, want)
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -1002,6 +1002,7 @@ class Annotations:
         n_annotations=NoneOr(Whole(0)),
         patterns=ANY,
         unit_sums=ANY,
+        entry_patterns=ANY,
     )
     def from_stats(
         cls,
@@ -1017,6 +1018,7 @@ class Annotations:
         n_annotations: int | None = None,
         patterns: tuple[np.ndarray, np.ndarray] | None = None,
         unit_sums: Any = None,
+        entry_patterns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ) -> Annotations:
         """Build from sufficient statistics alone (e.g. combined from partitions on a cluster).
 
@@ -1030,7 +1032,8 @@ class Annotations:
         items' distinct count vectors and their multiplicities, ``patterns`` (as
         :func:`~iaa_engine.inference._inference.count_patterns` gives them), and the annotator metrics' bootstrap
         the sums per resampling unit, ``unit_sums``
-        (:class:`~iaa_engine.inference._resampling.UnitSums`).
+        (:class:`~iaa_engine.inference._resampling.UnitSums`); Conger's kappa's standard error, per annotation cell
+        (annotator · C + label) and pattern, the items with that pattern carrying it, ``entry_patterns``.
         """
         if (counts is None) == (count_sums is None):
             raise ValueError("give exactly one of counts (per item) or count_sums (summed over items)")
@@ -1060,6 +1063,7 @@ class Annotations:
             obj.__dict__["pair_stats"] = pair_stats
         obj._patterns = patterns  # type: ignore[attr-defined]
         obj._unit_sums = unit_sums  # type: ignore[attr-defined]
+        obj._entry_patterns = entry_patterns  # type: ignore[attr-defined]
         return obj
 
     def _stats_with_categories(self, position: np.ndarray, new: pd.Index, level: str) -> Annotations:

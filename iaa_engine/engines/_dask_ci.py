@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -29,6 +29,9 @@ class Resampling:
     patterns: tuple[np.ndarray, np.ndarray] | None
     units: Any
     reason: str | None = None
+    #: per (annotator · C + label, pattern): the items with that pattern carrying that annotation (Conger's kappa's
+    #: standard error); None when too many
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def partition_resampling(
@@ -42,40 +45,49 @@ def partition_resampling(
 ) -> Resampling:
     """A partition's share (``items``: its item ids, in the order of its item codes)."""
     from iaa_engine.inference._inference import annotator_blocks
-    from iaa_engine.inference._resampling import UnitSums, item_keys, pattern_tally
+    from iaa_engine.inference._resampling import UnitSums, entry_patterns, item_keys
 
+    patterns: tuple[np.ndarray, np.ndarray] | None = None
+    entries = reason = None
     try:
-        patterns: tuple[np.ndarray, np.ndarray] | None = pattern_tally(counts)
-        reason = None
+        patterns, entries = entry_patterns(counts, item_codes, ann_codes * n_cat + lab_codes)
     except ValueError as exc:
-        patterns, reason = None, str(exc)
+        reason = str(exc)
     units = UnitSums.from_codes(
         item_keys(items), item_codes, ann_codes, lab_codes, counts, n_ann, n_cat, annotator_blocks(n_ann, n_cat)
     )
-    return Resampling(patterns, units, reason)
+    return Resampling(patterns, units, reason, entries)
 
 
 def combine_resampling(parts: Sequence[Resampling | None]) -> Resampling | None:
     """The sum of disjoint partitions' shares."""
-    from iaa_engine.inference._resampling import UnitSums, merge_patterns
+    from iaa_engine.inference._resampling import UnitSums, merge_entry_patterns
 
     held = [p for p in parts if p is not None]
     if not held:
         return None
     reason = next((p.reason for p in held if p.reason), None)
-    patterns = None if reason else merge_patterns([p.patterns for p in held])
-    return Resampling(patterns, UnitSums.combine([p.units for p in held]), reason)
+    patterns = entries = None
+    if not reason:
+        patterns, entries = merge_entry_patterns([(cast(Any, p.patterns), p.entries) for p in held])
+    return Resampling(patterns, UnitSums.combine([p.units for p in held]), reason, entries)
 
 
 def resampling_fields(total: Resampling | None) -> dict[str, Any]:
     """``patterns`` (in :func:`count_patterns`' order) and ``unit_sums`` for :meth:`Annotations.from_stats`."""
-    from iaa_engine.inference._resampling import PATTERN_CELLS, order_patterns
+    from iaa_engine.inference._resampling import PATTERN_CELLS, pattern_order
 
     if total is None:
         return {}
-    patterns = None
+    patterns = entries = None
     if total.patterns is not None:
         rows, mult = total.patterns
         if rows.size <= PATTERN_CELLS:
-            patterns = order_patterns(rows, mult)
-    return {"patterns": patterns, "unit_sums": total.units}
+            order = pattern_order(rows)
+            patterns = (rows[order], mult[order])
+            if total.entries is not None:
+                rank = np.empty(order.size, dtype=np.int64)
+                rank[order] = np.arange(order.size)
+                e, pat, n = total.entries
+                entries = (e, rank[pat], n)
+    return {"patterns": patterns, "unit_sums": total.units, "entry_patterns": entries}

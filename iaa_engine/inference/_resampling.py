@@ -64,6 +64,65 @@ def pattern_tally(counts: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
     return uniq_rows, mult
 
 
+#: The tally of (annotation cell, count pattern) pairs behind Conger's kappa's standard error holds at most this many.
+ENTRY_PATTERN_CELLS = 1 << 22
+
+
+def entry_patterns(
+    counts: ItemCounts, item: np.ndarray, cell: np.ndarray
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
+    """A partition's count patterns (rows, multiplicities) and, per annotation cell (``cell``: annotator · C +
+    label) and pattern, how many of its items with that pattern carry that annotation: ``(cells, patterns,
+    counts)`` (None above :data:`ENTRY_PATTERN_CELLS` entries)."""
+    if counts.n_items * max(counts.n_categories, 1) > PATTERN_CELLS:
+        raise ValueError(
+            f"the bootstrap builds a dense items × categories table; {counts.n_items} × {counts.n_categories} is "
+            "too large (more than 50 million cells)"
+        )
+    c = counts.n_categories
+    base = int(counts.count.max(initial=0)) + 1
+    if c * np.log2(max(base, 2)) < 52:
+        powers = base ** np.arange(c, dtype=np.int64)
+        keys = np.bincount(
+            counts.item, weights=counts.count * powers[counts.category], minlength=counts.n_items
+        ).astype(np.int64)
+        uniq, inverse, mult = np.unique(keys, return_inverse=True, return_counts=True)
+        rows = (uniq[:, None] // powers) % base
+    else:
+        rows, inverse, mult = np.unique(counts.to_dense(), axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    n_pat = rows.shape[0]
+    tally = None
+    if cell.size:
+        key, n = np.unique(cell.astype(np.int64) * n_pat + inverse[item], return_counts=True)
+        if key.size <= ENTRY_PATTERN_CELLS:
+            e, pat = np.divmod(key, n_pat)
+            tally = (e, pat, n.astype(np.int64))
+    return (rows.astype(np.int64), mult.astype(np.int64)), tally
+
+
+def merge_entry_patterns(
+    parts: Sequence[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray] | None]],
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
+    """Add the shares of :func:`entry_patterns` (patterns merged by row; the cells' pattern codes follow)."""
+    rows = np.concatenate([p[0][0] for p in parts])
+    mult = np.concatenate([p[0][1] for p in parts])
+    uniq, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    merged = (uniq, np.bincount(inverse, weights=mult, minlength=uniq.shape[0]).astype(np.int64))
+    if any(p[1] is None for p in parts):
+        return merged, None
+    offsets = np.cumsum([0] + [p[0][0].shape[0] for p in parts[:-1]])
+    e = np.concatenate([p[1][0] for p in parts])  # type: ignore[index]
+    pat = np.concatenate([inverse[p[1][1] + o] for p, o in zip(parts, offsets)])  # type: ignore[index]
+    n = np.concatenate([p[1][2] for p in parts])  # type: ignore[index]
+    key, back = np.unique(e * uniq.shape[0] + pat, return_inverse=True)
+    if key.size > ENTRY_PATTERN_CELLS:
+        return merged, None
+    e, pat = np.divmod(key, uniq.shape[0])
+    return merged, (e, pat, np.bincount(back.ravel(), weights=n, minlength=key.size).astype(np.int64))
+
+
 def merge_patterns(parts: Sequence[tuple[np.ndarray, np.ndarray] | None]) -> tuple[np.ndarray, np.ndarray] | None:
     """Add tallies of disjoint item sets (None: a share that could not be tallied, which makes the sum None)."""
     if any(p is None for p in parts):
@@ -81,13 +140,17 @@ def order_patterns(rows: np.ndarray, mult: np.ndarray) -> tuple[np.ndarray, np.n
     """The tally in :func:`count_patterns`' order: by the base-b number whose digit k is category k's count
     (b = the largest count + 1; the last category most significant) while that number fits in 52 bits, else rows
     in lexicographic order (first category first)."""
+    order = pattern_order(rows)
+    return rows[order], mult[order]
+
+
+def pattern_order(rows: np.ndarray) -> np.ndarray:
+    """The permutation that puts distinct count vectors in :func:`count_patterns`' order (:func:`order_patterns`)."""
     c = rows.shape[1]
     base = int(rows.max(initial=0)) + 1
     if c * np.log2(max(base, 2)) < 52:
-        order = np.lexsort(rows.T)  # the last key (category c - 1) primary: the order of the base-b numbers
-    else:
-        order = np.lexsort(rows.T[::-1])
-    return rows[order], mult[order]
+        return np.lexsort(rows.T)  # the last key (category c - 1) primary: the order of the base-b numbers
+    return np.lexsort(rows.T[::-1])
 
 
 @dataclass

@@ -598,6 +598,7 @@ def report(
     estimates: dict[str, Estimate] = {}
     wanted = chosen is not None or ci or benchmark is not None or data.level in ("interval", "ratio")
     patterns_only = not data.has_item_counts  # summarised on a cluster: the items' count patterns, if carried
+    no_conger = patterns_only and getattr(data, "_entry_patterns", None) is None
     if wanted and patterns_only and getattr(data, "_patterns", None) is None:
         notes.append(
             "the analytic standard errors, the weighted coefficients and the ICC need per-item counts; this data "
@@ -613,7 +614,7 @@ def report(
             block: dict[str, Estimate] = {}
             try:  # an optional block: what cannot run is a note, never the report's end
                 for name in ANALYTIC_IN_REPORT:
-                    if (name == "multi_kappa" and (not has_ann or patterns_only)) or (
+                    if (name == "multi_kappa" and (not has_ann or no_conger)) or (
                         name == "percent_agreement_weighted" and family == "identity"
                     ):
                         continue
@@ -628,12 +629,15 @@ def report(
             estimates[e.metric] = e
         if data.level in ("interval", "ratio") and data.label is not None:
             estimates.update(_icc_forms(data, has_ann, notes, reasons))
-        if patterns_only:
+        if no_conger and has_ann:
             notes.append(
-                "summarised on a cluster: Conger's kappa (multi_kappa) "
-                + ("and the ICC have " if data.level in ("interval", "ratio") else "has ")
-                + "no analytic standard error here (they need who labelled each item); the bootstrap's interval "
-                "(ci=True) covers multi_kappa"
+                "summarised on a cluster: Conger's kappa (multi_kappa) has no analytic standard error here (its "
+                "tally of annotations by count pattern was too large to gather); --ci gives it a bootstrap interval"
+            )
+        if patterns_only and data.level in ("interval", "ratio"):
+            notes.append(
+                "summarised on a cluster: the intraclass correlations (ICC) are not computed (they need every "
+                "annotation's value by annotator); run with the data in memory for them"
             )
     if benchmark is not None:
         from iaa_engine.inference._benchmark import benchmark_reading
