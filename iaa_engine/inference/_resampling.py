@@ -94,7 +94,7 @@ def entry_patterns(
     n_pat = rows.shape[0]
     tally = None
     if cell.size:
-        key, n = np.unique(cell.astype(np.int64) * n_pat + inverse[item], return_counts=True)
+        key, n = _tally(cell.astype(np.int64) * n_pat + inverse[item], (int(cell.max()) + 1) * n_pat)
         if key.size <= ENTRY_PATTERN_CELLS:
             e, pat = np.divmod(key, n_pat)
             tally = (e, pat, n.astype(np.int64))
@@ -190,7 +190,7 @@ class UnitSums:
         n_items = counts.n_items
         block = (keys % np.uint64(blocks)).astype(np.int64)
         ac = n_ann * n_cat
-        cells = np.unique(block[item] * ac + annotator * n_cat + label, return_counts=True)
+        cells = _tally(block[item] * ac + annotator * n_cat + label, blocks * ac)
         n_i = counts.n_i
         sq = counts.sumsq_i
         ok = n_i >= 2
@@ -245,6 +245,16 @@ class UnitSums:
         items[row, block] = n_ok
         sums[row, block] = agree
         return values, items, sums
+
+
+def _tally(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (in ``[0, size)``) in ascending order and how often each occurs: counted (no sort)
+    while ``size`` is at most the number of keys (then a count beats numpy's sort), else sorted."""
+    if size <= max(keys.size, 1 << 16):
+        tally = np.bincount(keys, minlength=size)
+        uniq = np.flatnonzero(tally)
+        return uniq, tally[uniq]
+    return np.unique(keys, return_counts=True)
 
 
 def _add_keyed(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
