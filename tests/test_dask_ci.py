@@ -153,3 +153,5 @@ def test_intervals_do_not_depend_on_the_partitioning(client, seed, npartitions):
     a = ie.bootstrap(reference, n_boot=100, seed=1, progress=False).table
     b = ie.bootstrap(other, n_boot=100, seed=1, progress=False).table
     _assert_intervals_equal(b, a)
+    for metric in ("multi_kappa", "fleiss_kappa"):  # Conger's analytic SE from the partitions' tallies too
+        assert_close(ie.estimate(other, metric).to_dict(), ie.estimate(reference, metric).to_dict())
