@@ -283,8 +283,8 @@ def summarize_dask(
     -------
     Annotations
         Built with :meth:`Annotations.from_stats`: every count-based metric,
-        multi-coder kappa, bias and the pairwise matrices work on it;
-        per-item results (item agreement, gold labels, bootstrap, facets) do not.
+        multi-coder kappa, bias, the pairwise matrices, the bootstrap and the analytic standard errors
+        work on it (engines/_dask_ci.py); per-item results (item agreement, gold labels, facets) do not.
 
     Raises
     ------

@@ -239,11 +239,13 @@ class _AnnotatorUnits:
 
     Both metrics are functions of sums over items: ``sum ok_i``, ``sum P_i`` (observed agreement) and the
     annotators × categories counts ``n_ak``. With at most ``blocks`` items (default :func:`annotator_blocks`: 1,024
-    to 4,096, fewer the more annotators × categories) each item is a unit and the replicates are the items
-    bootstrap exactly. With more, the items are dealt at random (a seeded permutation) into
-    ``blocks`` blocks of equal size (±1), each block's sums are computed once, and blocks are resampled: the sum of
-    a replicate then has the items bootstrap's mean and variance (the blocks are i.i.d. because the items are),
-    while each replicate costs O(blocks × annotators × categories) instead of O(annotations). The replicates'
+    to 4,096, fewer the more annotators × categories) each item is a unit (the units: the items in the order of
+    :func:`~iaa_engine.inference._resampling.item_keys`, a hash of the id) and the replicates are the items
+    bootstrap exactly. With more, item i goes to block ``item_keys(id_i) % blocks`` (sizes vary about items /
+    blocks), each block's sums are computed once, and blocks are resampled: for these ratios of sums a replicate
+    has the items bootstrap's spread to first order (the blocks are i.i.d. because the items are), while each
+    replicate costs O(blocks × annotators × categories) instead of O(annotations). The units depend on the ids
+    alone, never on the items' order, so partitions of the data add up to the same units (the Dask engine). The replicates'
     counts are one matrix product, weights (replicates × units) @ table (units × annotators·categories), dense in
     float32 when every sum it forms is an integer below 2**24 (exact), else sparse or float64.
     """
@@ -589,10 +591,11 @@ def bootstrap(
     is a function of sums of per-pattern features (:mod:`iaa_engine.stats._sums`).
     Multi-coder kappa and bias depend on who labelled what; they are
     bootstrapped by resampling items up to 1,024-4,096 items (:func:`annotator_blocks`: the fewer, the more
-    annotators × categories) and, above, by resampling that many random blocks of equal size into which the
-    items are dealt once per call (a seeded permutation): each metric is a
+    annotators × categories) and, above, by resampling that many blocks into which the
+    items are dealt by a hash of their ids (the same blocks however the data are ordered or partitioned, so the
+    same intervals in memory and on a Dask cluster): each metric is a
     function of sums over items, and a sum over resampled i.i.d. blocks has
-    the mean and variance of the sum over resampled items, at a cost per
+    the spread of the sum over resampled items, at a cost per
     replicate independent of the number of annotations (one matrix product of
     the replicates' weights and the blocks' annotator × category counts). Their
     jackknife leaves out the same units (an item or a block; above 1,024 units, random groups of them).
@@ -604,7 +607,8 @@ def bootstrap(
     Parameters
     ----------
     data : Annotations or convertible (see :func:`as_annotations`)
-        The annotations, with per-item counts (not only sums over items).
+        The annotations, or data summarised on a Dask cluster (:func:`read_dask`, :func:`summarize_dask`: the
+        same intervals, seed for seed).
     n_boot : int, default 1000
         Number of replicates B, from 2 to 100,000.
     confidence : float, default 0.95
@@ -639,8 +643,8 @@ def bootstrap(
         ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
         array-like of labels.
     ValueError
-        ``data`` holds only sums over items (e.g. from :func:`summarize_dask`);
-        its items × categories table has more than 50 million cells; the
+        ``data`` holds only sums over items without the items' count patterns (:func:`summarize_dask` and
+        :func:`read_dask` carry them); its items × categories table has more than 50 million cells; the
         interval or ratio level meets labels that are not numbers.
 
     See Also
@@ -832,8 +836,8 @@ def alpha_variance(
         ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
         array-like of labels.
     ValueError
-        ``data`` holds only sums over items (e.g. from :func:`summarize_dask`);
-        its items × categories table has more than 50 million cells; the
+        ``data`` holds only sums over items without the items' count patterns (:func:`summarize_dask` and
+        :func:`read_dask` carry them); its items × categories table has more than 50 million cells; the
         interval or ratio level meets labels that are not numbers.
 
     Warns
