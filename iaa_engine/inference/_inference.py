@@ -245,8 +245,8 @@ class _AnnotatorUnits:
     blocks), each block's sums are computed once, and blocks are resampled: for these ratios of sums a replicate
     has the items bootstrap's spread to first order (the blocks are i.i.d. because the items are), while each
     replicate costs O(blocks × annotators × categories) instead of O(annotations). The units depend on the ids
-    alone, never on the items' order, so partitions of the data add up to the same units (the Dask engine). The replicates'
-    counts are one matrix product, weights (replicates × units) @ table (units × annotators·categories), dense in
+    alone, never on the items' order, so partitions of the data add up to the same units (the Dask engine).
+    The replicates' counts are one matrix product, weights (replicates × units) @ table (units × annotators·categories), dense in
     float32 when every sum it forms is an integer below 2**24 (exact), else sparse or float64.
     """
 
