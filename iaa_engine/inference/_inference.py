@@ -246,8 +246,9 @@ class _AnnotatorUnits:
     has the items bootstrap's spread to first order (the blocks are i.i.d. because the items are), while each
     replicate costs O(blocks × annotators × categories) instead of O(annotations). The units depend on the ids
     alone, never on the items' order, so partitions of the data add up to the same units (the Dask engine).
-    The replicates' counts are one matrix product, weights (replicates × units) @ table (units × annotators·categories), dense in
-    float32 when every sum it forms is an integer below 2**24 (exact), else sparse or float64.
+    The replicates' counts are one matrix product, weights (replicates × units) @ table (units ×
+    annotators·categories), dense in float32 when every sum it forms is an integer below 2**24 (exact), else sparse
+    or float64.
     """
 
     def __init__(self, data: Annotations, rng: np.random.Generator | None = None, blocks: int | None = None) -> None:
