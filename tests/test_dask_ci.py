@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import iaa_engine as ie
 from iaa_engine.cli import main
 from iaa_engine.inference._inference import COUNT_METRICS
+from iaa_engine.reporting._report import ICC_NOT_COMPUTED
 
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
@@ -101,9 +102,10 @@ def test_report_ci_on_the_cluster_equals_in_memory(client, dataset, level):
         expected += [f"{m}[quadratic]" for m in [*family, "percent_agreement_weighted"]]
     assert sorted(got.estimates) == sorted(expected)  # Conger's kappa's analytic SE included
     if level == "interval":
-        assert any(
-            n.startswith("summarised on a cluster: the intraclass correlations (ICC) are not") for n in got.notes
-        )
+        assert any(n.startswith(ICC_NOT_COMPUTED) for n in got.notes)
+        assert set(want.estimates) - set(got.estimates) == {
+            f"ICC({f})" for f in ("1,1", "2,1", "3,1", "1,k", "2,k", "3,k")
+        }
         assert_close(got.to_dict(), _without_icc(want.to_dict()) | {"notes": got.notes})
     else:
         assert_close(got.to_dict(), want.to_dict())
@@ -129,7 +131,9 @@ def test_blocks_of_items_on_the_cluster_equal_in_memory(client, large):
     np.testing.assert_allclose(got.replicates, want.replicates, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("flags", [[], ["--level", "ordinal"], ["--by", "batch"], ["--strata", "3"]], ids=str)
+@pytest.mark.parametrize(
+    "flags", [[], ["--level", "ordinal"], ["--level", "interval", "--by", "batch"], ["--strata", "3"]], ids=str
+)
 def test_cli_report_ci_on_dask(cluster, dataset, flags, capsys):
     _, ds, file = dataset
     address = cluster[0].scheduler_address

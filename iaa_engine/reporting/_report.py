@@ -367,6 +367,9 @@ def _icc_forms(
     return out
 
 
+#: The start of the note that data summarised on a cluster has no ICC in :func:`report` (the CLI adds them).
+ICC_NOT_COMPUTED = "summarised on a cluster: the intraclass correlations (ICC) are not computed here"
+
 #: The weights ``kappa_weights='auto'`` picks for each level (nominal: none).
 AUTO_KAPPA_WEIGHTS = {"ordinal": "quadratic", "interval": "quadratic", "ratio": "ratio"}
 
@@ -636,8 +639,8 @@ def report(
             )
         if patterns_only and data.level in ("interval", "ratio"):
             notes.append(
-                "summarised on a cluster: the intraclass correlations (ICC) are not computed (they need every "
-                "annotation's value by annotator); run with the data in memory for them"
+                ICC_NOT_COMPUTED + " (they need every annotation's value by annotator; `iaa report --engine dask` "
+                "computes them on the cluster, engines/_dask_icc.py)"
             )
     if benchmark is not None:
         from iaa_engine.inference._benchmark import benchmark_reading
