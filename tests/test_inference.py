@@ -88,6 +88,7 @@ def test_annotator_replicates_match_recomputation():
     """Multi-coder kappa of one bootstrap replicate equals multi_kappa on the resampled items."""
     from iaa_engine.base._progress import Progress
     from iaa_engine.inference._inference import _annotator_replicates
+    from iaa_engine.inference._resampling import item_keys
 
     frame = crowd(4, n_items=40)
     data = ie.Annotations.from_long(frame)
@@ -95,24 +96,27 @@ def test_annotator_replicates_match_recomputation():
     with Progress(1, "x", show=False) as bar:
         out = _annotator_replicates(data, 1, np.random.default_rng(9), bar, chunk=1)
     idx = rng.integers(0, data.n_items, size=(1, data.n_items))[0]
-    parts = [frame[frame["item"] == data.items[i]].assign(item=k) for k, i in enumerate(idx)]
+    order = np.argsort(item_keys(data.items), kind="stable")  # the units: the items in the order of their keys
+    parts = [frame[frame["item"] == data.items[order[i]]].assign(item=k) for k, i in enumerate(idx)]
     resampled = ie.Annotations.from_long(pd.concat(parts))
     assert out["multi_kappa"][0] == pytest.approx(ie.multi_kappa(resampled), abs=1e-12)
     assert out["bias"][0] == pytest.approx(ie.annotator_bias(resampled), abs=1e-12)
 
 
 def test_block_replicates_match_recomputation():
-    """Above ANNOTATOR_BLOCKS items, one replicate is multi_kappa on the items of the resampled random blocks."""
+    """Above ANNOTATOR_BLOCKS items, one replicate is multi_kappa on the items of the resampled blocks (an item's
+    block: a hash of its id, modulo the blocks)."""
     from iaa_engine.base._progress import Progress
     from iaa_engine.inference._inference import _annotator_replicates
+    from iaa_engine.inference._resampling import item_keys
 
     frame = crowd(5, n_items=60)
     data = ie.Annotations.from_long(frame)
     with Progress(1, "x", show=False) as bar:
         out = _annotator_replicates(data, 1, np.random.default_rng(3), bar, chunk=1, blocks=7)
     rng = np.random.default_rng(3)
-    block = rng.permutation(data.n_items) % 7
-    assert np.bincount(block).max() - np.bincount(block).min() <= 1  # equal sizes
+    block = (item_keys(data.items) % np.uint64(7)).astype(np.int64)
+    assert np.bincount(block, minlength=7).min() > 0  # every block holds items here (60 items, 7 blocks)
     drawn = rng.integers(0, 7, size=(1, 7))[0]
     parts = [
         frame[frame["item"].isin(data.items[block == g])].assign(item=lambda f, r=r: f["item"].astype(str) + f"#{r}")
@@ -319,11 +323,13 @@ def test_count_jackknife_against_brute_force():
 
 def test_annotator_jackknife_against_brute_force():
     from iaa_engine.inference._inference import _AnnotatorUnits
+    from iaa_engine.inference._resampling import item_keys
 
     frame = crowd(13, n_items=30)
     data = ie.Annotations.from_long(frame)
     jack = _AnnotatorUnits(data, np.random.default_rng(0)).jackknife(np.random.default_rng(0))
-    for i, item in enumerate(data.items):
+    order = np.argsort(item_keys(data.items), kind="stable")  # unit i: the item with the i-th smallest key
+    for i, item in enumerate(data.items[order]):
         rest = ie.Annotations.from_long(frame[frame["item"] != item])
         assert jack["multi_kappa"][i] == pytest.approx(ie.multi_kappa(rest), abs=1e-12)
         assert jack["bias"][i] == pytest.approx(ie.annotator_bias(rest), abs=1e-12)

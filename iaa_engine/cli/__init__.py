@@ -138,7 +138,6 @@ def _load_dask(args: argparse.Namespace, client=None):
     unsupported = [
         flag
         for flag, given in (
-            ("--ci", args.ci),
             ("--hierarchy", args.hierarchy is not None),
             ("--layout", args.layout not in ("auto", "long")),
         )

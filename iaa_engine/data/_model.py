@@ -1000,6 +1000,9 @@ class Annotations:
         pair_stats=ANY,
         count_sums=ANY,
         n_annotations=NoneOr(Whole(0)),
+        patterns=ANY,
+        unit_sums=ANY,
+        entry_patterns=ANY,
     )
     def from_stats(
         cls,
@@ -1013,6 +1016,9 @@ class Annotations:
         pair_stats: PairStats | None = None,
         count_sums: CountSums | None = None,
         n_annotations: int | None = None,
+        patterns: tuple[np.ndarray, np.ndarray] | None = None,
+        unit_sums: Any = None,
+        entry_patterns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ) -> Annotations:
         """Build from sufficient statistics alone (e.g. combined from partitions on a cluster).
 
@@ -1022,7 +1028,12 @@ class Annotations:
         sums over items, ``count_sums`` (then ``items`` may be the number of
         items, and per-item results such as :func:`item_agreement` are not
         available). Metrics that need annotators need ``annotators`` and the two
-        annotator tables.
+        annotator tables. The bootstrap (:func:`iaa_engine.bootstrap`) and the analytic standard errors need the
+        items' distinct count vectors and their multiplicities, ``patterns`` (as
+        :func:`~iaa_engine.inference._inference.count_patterns` gives them), and the annotator metrics' bootstrap
+        the sums per resampling unit, ``unit_sums``
+        (:class:`~iaa_engine.inference._resampling.UnitSums`); Conger's kappa's standard error, per annotation cell
+        (annotator · C + label) and pattern, the items with that pattern carrying it, ``entry_patterns``.
         """
         if (counts is None) == (count_sums is None):
             raise ValueError("give exactly one of counts (per item) or count_sums (summed over items)")
@@ -1050,6 +1061,9 @@ class Annotations:
             obj.__dict__["annotator_stats"] = annotator_stats
         if pair_stats is not None:
             obj.__dict__["pair_stats"] = pair_stats
+        obj._patterns = patterns  # type: ignore[attr-defined]
+        obj._unit_sums = unit_sums  # type: ignore[attr-defined]
+        obj._entry_patterns = entry_patterns  # type: ignore[attr-defined]
         return obj
 
     def _stats_with_categories(self, position: np.ndarray, new: pd.Index, level: str) -> Annotations:

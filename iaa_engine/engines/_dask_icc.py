@@ -169,13 +169,13 @@ def with_icc_dask(
     in-memory report has, computed on the cluster, and their notes (as :func:`iaa_engine.report` words them)."""
     import dataclasses
 
-    from iaa_engine.reporting._report import _icc_forms
+    from iaa_engine.reporting._report import ICC_NOT_COMPUTED, _icc_forms
 
     if report.level not in ("interval", "ratio"):
         return report
     del categories  # the data's own (global) categories code every partition
     notes = [n.replace(", the weighted coefficients and the ICC need", " and the weighted coefficients need") for n in
-             report.notes]  # fmt: skip
+             report.notes if not n.startswith(ICC_NOT_COMPUTED)]  # fmt: skip
     reasons = dict(report.reasons)
 
     def compute(_: Any, forms: Sequence[str]) -> dict:

@@ -24,6 +24,7 @@ import pandas as pd
 from iaa_engine.base._params import ANY, PARAMS, Choice, Instance, NoneOr, validate
 from iaa_engine.base._policy import invalid
 from iaa_engine.data._model import LEVELS, Annotations, encode_labels, is_missing_mask, resolve_duplicates
+from iaa_engine.engines._dask_ci import combine_resampling, partition_resampling, resampling_fields
 from iaa_engine.stats._sums import ExactSums
 from iaa_engine.stats._tables import AnnotatorStats, ItemCounts, PairStats, pair_cells
 
@@ -59,6 +60,7 @@ class _Partial:
     sums: ExactSums | None
     annotators: AnnotatorStats | None
     pairs: np.ndarray | PairStats | None
+    resampling: Any = None  # the bootstrap's tallies (engines/_dask_ci.py)
 
 
 def _partition_stats(
@@ -94,6 +96,7 @@ def _partition_stats(
         ExactSums.from_counts(counts),
         AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat),
         pairs,
+        partition_resampling(items, item_codes, ann_codes, lab_codes, counts, n_ann, n_cat),
     )
 
 
@@ -115,6 +118,7 @@ def _combine(parts: Sequence[_Partial]) -> _Partial:
         ExactSums.combine([cast(ExactSums, p.sums) for p in parts]),
         AnnotatorStats.combine([cast(AnnotatorStats, p.annotators) for p in parts]),
         pairs,
+        combine_resampling([p.resampling for p in parts]),
     )
 
 
@@ -279,8 +283,8 @@ def summarize_dask(
     -------
     Annotations
         Built with :meth:`Annotations.from_stats`: every count-based metric,
-        multi-coder kappa, bias and the pairwise matrices work on it;
-        per-item results (item agreement, gold labels, bootstrap, facets) do not.
+        multi-coder kappa, bias, the pairwise matrices, the bootstrap and the analytic standard errors
+        work on it (engines/_dask_ci.py); per-item results (item agreement, gold labels, facets) do not.
 
     Raises
     ------
@@ -381,6 +385,7 @@ def summarize_dask(
         pair_stats=total.pairs,
         count_sums=total.sums.finish(),
         n_annotations=total.n_annotations,
+        **resampling_fields(total.resampling),
     )
 
 

@@ -232,7 +232,7 @@ def _alpha_estimate(
     data: Annotations, weights: Any, confidence: float, population: float | None, replace_undefined_by: float
 ) -> Estimate:
     """Krippendorff's alpha at the data's level with its delete-one-item jackknife SE (:func:`alpha_variance`)."""
-    from iaa_engine.inference._inference import alpha_variance
+    from iaa_engine.inference._inference import alpha_variance, count_patterns
 
     if not (isinstance(weights, str) and weights == "identity"):
         raise invalid(
@@ -240,7 +240,10 @@ def _alpha_estimate(
         )
     name = f"krippendorff_alpha[{data.level}]"
     av = alpha_variance(data, replace_undefined_by=replace_undefined_by)
-    n = int(np.count_nonzero(data.counts.n_i))
+    if data.has_item_counts:
+        n = int(np.count_nonzero(data.counts.n_i))
+    else:  # summarised on a cluster: the items of the count patterns (each has an annotation)
+        n = int(np.sum(count_patterns(data)[1]))
     se = float(av.se_jackknife) if np.isfinite(av.d_e) and av.d_e > 0 else float("nan")
     if population is not None and np.isfinite(se):
         se = float(se * np.sqrt(max(0.0, 1.0 - n / population)))

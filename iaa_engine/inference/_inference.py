@@ -103,29 +103,17 @@ class BootstrapResult(Result):
 
 
 def count_patterns(data: Annotations) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct count vectors of the items and how many items share each (items are interchangeable within one)."""
-    counts = data.counts
-    if counts.n_items * max(counts.n_categories, 1) > 50_000_000:
-        raise ValueError(
-            f"the bootstrap builds a dense items × categories table; {counts.n_items} × {counts.n_categories} is "
-            "too large (more than 50 million cells)"
-        )
-    c = counts.n_categories
-    base = int(counts.count.max(initial=0)) + 1
-    if c * np.log2(max(base, 2)) < 52:  # each item's counts as one base-`base` number, exact in float64 sums
-        powers = base ** np.arange(c, dtype=np.int64)
-        keys = np.bincount(
-            counts.item, weights=counts.count * powers[counts.category], minlength=counts.n_items
-        ).astype(np.int64)
-        if base**c <= 1 << 24:  # a tally instead of a sort (same order: by key)
-            tally = np.bincount(keys)
-            uniq = np.flatnonzero(tally)
-            mult = tally[uniq]
-        else:
-            uniq, mult = np.unique(keys, return_counts=True)
-        return (uniq[:, None] // powers) % base, mult
-    uniq_rows, mult = np.unique(counts.to_dense(), axis=0, return_counts=True)
-    return uniq_rows, mult
+    """Distinct count vectors of the items and how many items share each (items are interchangeable within one).
+
+    Data summarised on a cluster carries them (the partitions' tallies, added and put in this order)."""
+    if not data.has_item_counts:
+        carried = getattr(data, "_patterns", None)
+        if carried is None:
+            data.counts  # raises: per-item counts are not available
+        return cast(tuple[np.ndarray, np.ndarray], carried)
+    from iaa_engine.inference._resampling import pattern_tally
+
+    return pattern_tally(data.counts)
 
 
 def _point_estimates(
@@ -228,6 +216,19 @@ MIN_ANNOTATOR_BLOCKS = 1024
 ANNOTATOR_CELLS = 1 << 21
 
 
+def unit_sums(data: Annotations, blocks: int) -> Any:
+    """The :class:`~iaa_engine.inference._resampling.UnitSums` that data summarised on a cluster carries."""
+    carried: Any = getattr(data, "_unit_sums", None)
+    if carried is None:
+        data.counts  # raises: per-item counts are not available
+    if carried.blocks != blocks:
+        raise ValueError(
+            f"the data was summarised into {carried.blocks} resampling blocks, not {blocks}: the annotator "
+            "metrics' units are fixed when the data is summarised"
+        )
+    return carried
+
+
 def annotator_blocks(n_annotators: int, n_categories: int) -> int:
     """How many resampling units the annotator metrics' bootstrap uses at most (see :class:`_AnnotatorUnits`)."""
     return int(np.clip(ANNOTATOR_CELLS // max(1, n_annotators * n_categories), MIN_ANNOTATOR_BLOCKS, ANNOTATOR_BLOCKS))
@@ -238,50 +239,92 @@ class _AnnotatorUnits:
 
     Both metrics are functions of sums over items: ``sum ok_i``, ``sum P_i`` (observed agreement) and the
     annotators × categories counts ``n_ak``. With at most ``blocks`` items (default :func:`annotator_blocks`: 1,024
-    to 4,096, fewer the more annotators × categories) each item is a unit and the replicates are the items
-    bootstrap exactly. With more, the items are dealt at random (a seeded permutation) into
-    ``blocks`` blocks of equal size (±1), each block's sums are computed once, and blocks are resampled: the sum of
-    a replicate then has the items bootstrap's mean and variance (the blocks are i.i.d. because the items are),
-    while each replicate costs O(blocks × annotators × categories) instead of O(annotations). The replicates'
-    counts are one matrix product, weights (replicates × units) @ table (units × annotators·categories), dense in
-    float32 when every sum it forms is an integer below 2**24 (exact), else sparse or float64.
+    to 4,096, fewer the more annotators × categories) each item is a unit (the units: the items in the order of
+    :func:`~iaa_engine.inference._resampling.item_keys`, a hash of the id) and the replicates are the items
+    bootstrap exactly. With more, item i goes to block ``item_keys(id_i) % blocks`` (sizes vary about items /
+    blocks), each block's sums are computed once, and blocks are resampled: for these ratios of sums a replicate
+    has the items bootstrap's spread to first order (the blocks are i.i.d. because the items are), while each
+    replicate costs O(blocks × annotators × categories) instead of O(annotations). The units depend on the ids
+    alone, never on the items' order, so partitions of the data add up to the same units (the Dask engine).
+    The replicates' counts are one matrix product, weights (replicates × units) @ table (units ×
+    annotators·categories), dense in float32 when every sum it forms is an integer below 2**24 (exact), else sparse
+    or float64.
     """
 
-    def __init__(self, data: Annotations, rng: np.random.Generator, blocks: int | None = None) -> None:
+    def __init__(self, data: Annotations, rng: np.random.Generator | None = None, blocks: int | None = None) -> None:
+        from iaa_engine.inference._resampling import block_features, item_keys, item_p, pair_tables
+
         n_items, n_ann, n_cat = data.n_items, cast(int, data.n_annotators), data.n_categories
         blocks = blocks or annotator_blocks(n_ann, n_cat)
         self.n_ann, self.n_cat = n_ann, n_cat
         ac = n_ann * n_cat
-        block: np.ndarray
-        if n_items <= blocks:
-            block, g = np.arange(n_items), n_items
-        else:
-            block, g = rng.permutation(n_items) % blocks, blocks
-        self.g = g
+        if not data.has_item_counts:  # summarised on a cluster: the partitions' sums, added
+            self._from_sums(unit_sums(data, blocks))
+            return
+        keys = item_keys(data.items)  # a function of each item's id: the units do not depend on the items' order
         sums = data.counts
-        ok = sums.pairable
-        p = np.zeros(n_items)
-        p[ok] = (sums.sumsq_i[ok] - sums.n_i[ok]) / (sums.n_i[ok] * (sums.n_i[ok] - 1.0))
-        self.feats = np.stack(
-            [np.bincount(block, weights=ok.astype(float), minlength=g), np.bincount(block, weights=p, minlength=g)],
-            axis=1,
-        )  # (g, 2)
+        n_i = np.asarray(sums.n_i)
+        sumsq = np.asarray(sums.sumsq_i)
+        block: np.ndarray
+        if n_items <= blocks:  # each item a unit, ordered by its key
+            block = np.empty(n_items, dtype=np.int64)
+            block[np.argsort(keys, kind="stable")] = np.arange(n_items)
+            g = n_items
+            ok, p = item_p(n_i, sumsq)
+            self.feats = np.stack([np.bincount(block, weights=ok, minlength=g), np.bincount(block, weights=p,
+                                  minlength=g)], axis=1)  # fmt: skip
+        else:
+            block, g = (keys % np.uint64(blocks)).astype(np.int64), blocks
+            self.feats = block_features(*pair_tables(n_i, sumsq - n_i, block, g))  # (g, 2)
+        self.g = g
         key = block[data.item]  # in place from here: 10**7 annotations make every temporary 80 MB
         key *= ac
         key += cast(np.ndarray, data.annotator) * n_cat
         key += data.label
+        self._set_table(key, g, ac)
+        self.step = max(1, min(1024, (1 << 21) // max(ac, 1)))
+
+    def _set_table(self, key: np.ndarray, g: int, ac: int, counts: np.ndarray | None = None) -> None:
+        """The (units, annotators · categories) table from each annotation's cell ``key`` (or from distinct keys
+        and their ``counts``): dense when small, else sparse."""
         self.table: Any
         if g * ac <= 1 << 25:
-            dense = np.bincount(key, minlength=g * ac).reshape(g, ac)
+            if counts is None:
+                flat = np.bincount(key, minlength=g * ac)
+            else:
+                flat = np.zeros(g * ac, dtype=np.int64)
+                flat[key] = counts
+            dense = flat.reshape(g, ac)
             self.total = dense.sum(axis=0).astype(float)
             # a replicate's cell is at most g × the largest unit cell (weights sum to g): float32 is exact below 2**24
             self.table = dense.astype(np.float32 if g * int(dense.max(initial=0)) < 1 << 24 else float)
         else:
             import scipy.sparse as sp
 
-            cells, counts = np.unique(key, return_counts=True)
-            self.table = sp.csr_matrix((counts.astype(float), np.divmod(cells, ac)), shape=(g, ac))
+            if counts is None:
+                key, counts = np.unique(key, return_counts=True)
+            self.table = sp.csr_matrix((counts.astype(float), np.divmod(key, ac)), shape=(g, ac))
             self.total = np.asarray(self.table.sum(axis=0)).ravel()
+
+    def _from_sums(self, sums: Any) -> None:
+        """The units from :class:`~iaa_engine.inference._resampling.UnitSums` (the same as from the annotations)."""
+        from iaa_engine.inference._resampling import block_features, item_p
+
+        ac = self.n_ann * self.n_cat
+        if sums.items is not None:  # each item a unit, ordered by its key
+            keys, n_i, sumsq, item, entry = sums.items
+            g = int(sums.n_items)
+            unit = np.empty(g, dtype=np.int64)
+            unit[np.argsort(keys, kind="stable")] = np.arange(g)
+            ok, p = item_p(n_i, sumsq)
+            self.feats = np.stack([np.bincount(unit, weights=ok, minlength=g), np.bincount(unit, weights=p,
+                                  minlength=g)], axis=1)  # fmt: skip
+            self._set_table(unit[item] * ac + entry, g, ac)
+        else:
+            g = int(sums.blocks)
+            self.feats = block_features(*sums.tables())
+            self._set_table(sums.cells[0], g, ac, sums.cells[1])
+        self.g = g
         self.step = max(1, min(1024, (1 << 21) // max(ac, 1)))
 
     def _counts(self, w: np.ndarray) -> np.ndarray:
@@ -549,10 +592,11 @@ def bootstrap(
     is a function of sums of per-pattern features (:mod:`iaa_engine.stats._sums`).
     Multi-coder kappa and bias depend on who labelled what; they are
     bootstrapped by resampling items up to 1,024-4,096 items (:func:`annotator_blocks`: the fewer, the more
-    annotators × categories) and, above, by resampling that many random blocks of equal size into which the
-    items are dealt once per call (a seeded permutation): each metric is a
+    annotators × categories) and, above, by resampling that many blocks into which the
+    items are dealt by a hash of their ids (the same blocks however the data are ordered or partitioned, so the
+    same intervals in memory and on a Dask cluster): each metric is a
     function of sums over items, and a sum over resampled i.i.d. blocks has
-    the mean and variance of the sum over resampled items, at a cost per
+    the spread of the sum over resampled items, at a cost per
     replicate independent of the number of annotations (one matrix product of
     the replicates' weights and the blocks' annotator × category counts). Their
     jackknife leaves out the same units (an item or a block; above 1,024 units, random groups of them).
@@ -564,7 +608,8 @@ def bootstrap(
     Parameters
     ----------
     data : Annotations or convertible (see :func:`as_annotations`)
-        The annotations, with per-item counts (not only sums over items).
+        The annotations, or data summarised on a Dask cluster (:func:`read_dask`, :func:`summarize_dask`: the
+        same intervals, seed for seed).
     n_boot : int, default 1000
         Number of replicates B, from 2 to 100,000.
     confidence : float, default 0.95
@@ -599,8 +644,8 @@ def bootstrap(
         ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
         array-like of labels.
     ValueError
-        ``data`` holds only sums over items (e.g. from :func:`summarize_dask`);
-        its items × categories table has more than 50 million cells; the
+        ``data`` holds only sums over items without the items' count patterns (:func:`summarize_dask` and
+        :func:`read_dask` carry them); its items × categories table has more than 50 million cells; the
         interval or ratio level meets labels that are not numbers.
 
     See Also
@@ -641,7 +686,11 @@ def bootstrap(
     level = data.level
     values = data.category_values(level) if level in ("interval", "ratio") else None
     rng = np.random.default_rng(seed)
-    with_annotators = annotator_metrics and data.annotators is not None and data.label is not None
+    with_annotators = (
+        annotator_metrics
+        and data.annotators is not None
+        and (data.label is not None or getattr(data, "_unit_sums", None) is not None)
+    )
     est = dict(estimates) if estimates is not None else _point_estimates(data, level, values, weights, with_annotators)
     patterns = count_patterns(data)
     total = n_boot * (2 if with_annotators else 1)
@@ -788,8 +837,8 @@ def alpha_variance(
         ``data`` is not :class:`Annotations`, a pandas DataFrame or a 2-D
         array-like of labels.
     ValueError
-        ``data`` holds only sums over items (e.g. from :func:`summarize_dask`);
-        its items × categories table has more than 50 million cells; the
+        ``data`` holds only sums over items without the items' count patterns (:func:`summarize_dask` and
+        :func:`read_dask` carry them); its items × categories table has more than 50 million cells; the
         interval or ratio level meets labels that are not numbers.
 
     Warns

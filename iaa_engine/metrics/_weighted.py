@@ -153,6 +153,9 @@ class GwetParts:
     n: int
     n2: int
     rows: np.ndarray  # the data's item code of each row
+    #: How many items each row stands for: None (one item per row), or, for data summarised on a cluster, the
+    #: multiplicities of its distinct count vectors (each row one pattern; every sum over items is weighted by them)
+    weight: np.ndarray | None = None
 
 
 def gwet_parts(data: Annotations, w: Weights | np.ndarray) -> GwetParts:
@@ -168,6 +171,8 @@ def gwet_parts(data: Annotations, w: Weights | np.ndarray) -> GwetParts:
 
 
 def _gwet_parts(data: Annotations, w: Weights) -> GwetParts:
+    if not data.has_item_counts and getattr(data, "_patterns", None) is not None:
+        return _pattern_parts(data, w)
     c = data.counts
     n_all = c.n_items
     import scipy.sparse as sp  # imported when needed: a plain report never loads SciPy
@@ -186,6 +191,26 @@ def _gwet_parts(data: Annotations, w: Weights) -> GwetParts:
     pa = float(pa_i[two].sum() / n2) if n2 else float("nan")
     pi = np.asarray(table.multiply(1.0 / r[:, None]).sum(axis=0)).ravel() / n if n else np.zeros(q)
     return GwetParts(table.tocsr(), r, pa_i, pa, pi, n, n2, rows)
+
+
+def _pattern_parts(data: Annotations, w: Weights) -> GwetParts:
+    """:class:`GwetParts` from the items' distinct count vectors and their multiplicities (data summarised on a
+    cluster): one row per pattern, every sum over items a sum over patterns weighted by the multiplicities."""
+    import scipy.sparse as sp
+
+    patterns, mult = data._patterns  # type: ignore[attr-defined]
+    table = sp.csr_matrix(np.asarray(patterns, dtype=float))
+    m = np.asarray(mult, dtype=float)
+    r = np.asarray(table.sum(axis=1)).ravel()
+    quad = w.row_forms(table)
+    two = r >= 2
+    pa_i = np.zeros(r.size)
+    pa_i[two] = (quad[two] - r[two]) / (r[two] * (r[two] - 1.0))
+    n, n2 = int(m.sum()), int(m[two].sum())
+    pa = float(m[two] @ pa_i[two] / n2) if n2 else float("nan")
+    share = np.asarray(table.multiply(1.0 / r[:, None]).todense())
+    pi = (m @ share) / n if n else np.zeros(data.n_categories)
+    return GwetParts(table, r, pa_i, pa, np.asarray(pi).ravel(), n, n2, np.arange(r.size), m)
 
 
 def _conger_parts(data: Annotations, w: Weights, parts: GwetParts) -> tuple[float, np.ndarray]:
@@ -221,6 +246,77 @@ def _conger_parts(data: Annotations, w: Weights, parts: GwetParts) -> tuple[floa
     lam = np.bincount(pos[data.item], weights=term, minlength=parts.n) + b.sum()
     pe_i = lam / (n_r * (n_r - 1.0)) if n_r > 1 else np.full(parts.n, np.nan)
     return pe, pe_i
+
+
+def _conger_entry_terms(data: Annotations, w: Weights, n: int) -> tuple[float, np.ndarray, float, int]:
+    r"""Conger's chance agreement :math:`p_e` and, per annotation cell (annotator g, label l), the term
+    :math:`t_{gl} = \frac{n}{n_g}(c_{gl} - b_g)` that an annotation adds to its item's :math:`\lambda_i`
+    (:func:`_conger_parts`), as a dense annotators × categories array; also :math:`\sum_g b_g` and the number of
+    annotators with an annotation."""
+    stats = data.annotator_stats
+    n_all = stats.n_a.astype(float)
+    present = n_all > 0
+    g_index = np.cumsum(present) - 1
+    g_code, k_of = np.nonzero(stats.counts)
+    g_of = g_index[g_code]
+    p_e = stats.counts[g_code, k_of] / n_all[g_code]
+    n_r = int(present.sum())
+    s = np.bincount(k_of, weights=p_e, minlength=data.n_categories)
+    wt = w.T
+    ws = wt.matvec(s)
+    wtp = wt.group_sums(g_of, k_of, p_e)
+    pe = float((s @ ws - p_e @ wtp) / (n_r * (n_r - 1.0))) if n_r > 1 else float("nan")
+    c_e = ws[k_of] - wtp
+    b = np.bincount(g_of, weights=p_e * c_e, minlength=n_r)
+    t = np.zeros(stats.counts.shape)
+    t[g_code, k_of] = n / n_all[g_code] * (c_e - b[g_of])
+    return pe, t, float(b.sum()), n_r
+
+
+def _conger_from_patterns(
+    data: Annotations, w: Weights, parts: GwetParts, with_variance: bool, population: float | None
+) -> GwetEstimate:
+    r"""Conger's kappa and Gwet's variance from sums (data summarised on a cluster).
+
+        With :math:`D = r(r-1)` (r annotators), :math:`L_i = \sum_{	ext{annotations } (g,l) 	ext{ of } i} t_{gl}`
+        (:func:`_conger_entry_terms`), each item's linearised term is
+        :math:`\kappa^\star_i - \hat\kappa = y_{p(i)} - c L_i` with :math:`y_p` a function of the item's count pattern
+        p and :math:`c = 2(1-\hat\kappa)/((1-p_e)D)`, so
+
+        .. math::
+
+            \sum_i (\kappa^\star_i - \hat\kappa)^2 = \sum_p m_p y_p^2 - 2c \sum_{(g,l),p} T_{gl,p}\, t_{gl}\, y_p
+            + c^2 \Big(\sum_{g,l} n_{gl} t_{gl}^2 + \sum_{a
+    e b} n_{ak,bl}\, t_{ak} t_{bl}\Big)
+
+        with :math:`m_p` the pattern's items, :math:`T_{gl,p}` those of them carrying annotation (g, l), :math:`n_{gl}`
+        the annotator × label counts and :math:`n_{ak,bl}` the annotator pairs' co-annotation counts: every sum is
+        over partitions' sums.
+    """
+    parts_n = parts.n
+    pe, t, b_sum, n_r = _conger_entry_terms(data, w, parts_n)
+    pa = parts.pa
+    est = (pa - pe) / (1.0 - pe) if np.isfinite(pe) and 1.0 - pe > EPS else float("nan")
+    se = float("nan")
+    entries = getattr(data, "_entry_patterns", None)
+    if with_variance and entries is not None and parts_n >= 2 and parts.n2 and np.isfinite(est) and n_r > 1:
+        m = cast(np.ndarray, parts.weight)
+        two = parts.r >= 2
+        d = n_r * (n_r - 1.0)
+        k = parts_n / parts.n2 * (parts.pa_i - pe * two) / (1.0 - pe)
+        y = k - est - 2.0 * (1.0 - est) * (b_sum / d - pe) / (1.0 - pe)
+        c = 2.0 * (1.0 - est) / ((1.0 - pe) * d)
+        e, pat, cnt = entries
+        flat = t.ravel()
+        cross = float(np.sum(cnt * flat[e] * y[pat]))
+        ps = data.pair_stats
+        square = float(np.sum(data.annotator_stats.counts.ravel() * flat**2)) + float(
+            np.sum(ps.count * t[ps.a, ps.k] * t[ps.b, ps.l])
+        )
+        total = float(m @ y**2) - 2.0 * c * cross + c * c * square
+        f = 0.0 if population is None else parts_n / population
+        se = float(np.sqrt(max(total, 0.0) * (1.0 - f) / (parts_n * (parts_n - 1.0))))
+    return GwetEstimate(float(est), float(pa), float(pe), se, parts_n)
 
 
 @dataclass(frozen=True)
@@ -260,6 +356,8 @@ def gwet_coefficient(
     elif kind == "brennan_prediger":
         pe = op.total() / q**2 if q >= 2 else float("nan")
     elif kind == "multi_kappa":
+        if parts.weight is not None:
+            return _conger_from_patterns(data, op, parts, with_variance, population)
         pe, pe_i = _conger_parts(data, op, parts)
     else:  # pragma: no cover - the public functions name only GWET_KINDS
         raise ValueError(f"unknown coefficient {kind!r}")
@@ -278,7 +376,8 @@ def gwet_coefficient(
             k_i = n / parts.n2 * (parts.pa_i - pe * two) / (1.0 - pe)
             x = k_i if pe_i is None else k_i - 2.0 * (1.0 - est) * (pe_i - pe) / (1.0 - pe)
         f = 0.0 if population is None else n / population
-        se = float(np.sqrt((1.0 - f) / (n * (n - 1.0)) * np.sum((x - est) ** 2)))
+        dev = (x - est) ** 2
+        se = float(np.sqrt((1.0 - f) / (n * (n - 1.0)) * (np.sum(dev) if parts.weight is None else parts.weight @ dev)))
         return GwetEstimate(float(est), float(pa), float(pe), se, n, x)
     return GwetEstimate(float(est), float(pa), float(pe), se, n)
 

@@ -367,6 +367,9 @@ def _icc_forms(
     return out
 
 
+#: The start of the note that data summarised on a cluster has no ICC in :func:`report` (the CLI adds them).
+ICC_NOT_COMPUTED = "summarised on a cluster: the intraclass correlations (ICC) are not computed here"
+
 #: The weights ``kappa_weights='auto'`` picks for each level (nominal: none).
 AUTO_KAPPA_WEIGHTS = {"ordinal": "quadratic", "interval": "quadratic", "ratio": "ratio"}
 
@@ -597,7 +600,9 @@ def report(
     chosen = AUTO_KAPPA_WEIGHTS.get(data.level) if kappa_weights == "auto" else kappa_weights
     estimates: dict[str, Estimate] = {}
     wanted = chosen is not None or ci or benchmark is not None or data.level in ("interval", "ratio")
-    if wanted and not data.has_item_counts:
+    patterns_only = not data.has_item_counts  # summarised on a cluster: the items' count patterns, if carried
+    no_conger = patterns_only and getattr(data, "_entry_patterns", None) is None
+    if wanted and patterns_only and getattr(data, "_patterns", None) is None:
         notes.append(
             "the analytic standard errors, the weighted coefficients and the ICC need per-item counts; this data "
             "holds sums over items (summarised on a cluster)"
@@ -612,7 +617,7 @@ def report(
             block: dict[str, Estimate] = {}
             try:  # an optional block: what cannot run is a note, never the report's end
                 for name in ANALYTIC_IN_REPORT:
-                    if (name == "multi_kappa" and not has_ann) or (
+                    if (name == "multi_kappa" and (not has_ann or no_conger)) or (
                         name == "percent_agreement_weighted" and family == "identity"
                     ):
                         continue
@@ -627,6 +632,16 @@ def report(
             estimates[e.metric] = e
         if data.level in ("interval", "ratio") and data.label is not None:
             estimates.update(_icc_forms(data, has_ann, notes, reasons))
+        if no_conger and has_ann:
+            notes.append(
+                "summarised on a cluster: Conger's kappa (multi_kappa) has no analytic standard error here (its "
+                "tally of annotations by count pattern was too large to gather); --ci gives it a bootstrap interval"
+            )
+        if patterns_only and data.level in ("interval", "ratio"):
+            notes.append(
+                ICC_NOT_COMPUTED + " (they need every annotation's value by annotator; `iaa report --engine dask` "
+                "computes them on the cluster, engines/_dask_icc.py)"
+            )
     if benchmark is not None:
         from iaa_engine.inference._benchmark import benchmark_reading
 
