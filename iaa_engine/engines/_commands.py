@@ -47,9 +47,8 @@ def dask_session(scheduler: Any = None, n_workers: int | None = None, memory_lim
 def open_dask(source: Any, columns: Sequence[str], storage_options: dict | None = None) -> Any:
     """The ``columns`` of a Parquet dataset (a path, a glob, a list or an fsspec URL) as a Dask DataFrame; a missing
     file, a missing column or files that disagree on a column's type is one line naming it."""
-    from iaa_engine.engines._distributed import _check_schemas, _need_dask
+    from iaa_engine.engines._distributed import _check_schemas, read_parquet
 
-    _, dd, _ = _need_dask()
     columns = list(dict.fromkeys(columns))
     if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
         import glob
@@ -57,12 +56,7 @@ def open_dask(source: Any, columns: Sequence[str], storage_options: dict | None 
         if not glob.glob(str(source)):
             raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
         _check_schemas(source, columns)
-    try:
-        return dd.read_parquet(source, columns=columns, storage_options=storage_options)
-    except (FileNotFoundError, OSError) as exc:
-        raise FileNotFoundError(f"cannot read the Parquet dataset {source!r}: {exc}") from None
-    except (KeyError, ValueError) as exc:
-        raise ValueError(f"cannot read columns {columns!r} from {source!r}: {exc}") from None
+    return read_parquet(source, columns, storage_options)
 
 
 def _categories(frame: Any, label: str, level: str, categories: Sequence[Any] | None) -> pd.Index:
@@ -206,6 +200,7 @@ def agreement_by_dask(
     from iaa_engine.analysis._by import DEFAULT_METRICS, AgreementBy, _tests
     from iaa_engine.base._policy import invalid
     from iaa_engine.data._model import _group_codes
+    from iaa_engine.engines._distributed import shuffle_by
 
     if (by is None) == (time is None):
         raise invalid("by", "a kept column name, or None with time= a kept column of timestamps (exactly one)", by)
@@ -223,15 +218,15 @@ def agreement_by_dask(
     notes: list[str] = []
     several = 0
     if time is not None:
-        by_item = frame.shuffle(on=item, npartitions=n_parts)
+        by_item = shuffle_by(frame, item, n_parts)
         keyed = by_item.map_partitions(
             _window_keys, cols, level, cats, duplicates, time, freq, meta={**frame.dtypes.to_dict(), "_window": "i8"}
         )
         keyed = keyed[keyed["_window"] >= -1]  # -1: an item without a timestamp (counted, left out); -2: no label
-        grouped = keyed.shuffle(on="_window", npartitions=n_parts)  # every untimed item in one partition
+        grouped = shuffle_by(keyed, "_window", n_parts)  # every untimed item in one partition
         no_time = dask.delayed(0)
     else:
-        grouped = frame.shuffle(on=by, npartitions=n_parts)
+        grouped = shuffle_by(frame, cast(str, by), n_parts)
         # an item with annotations in several groups: the groups are not independent samples on it
         valid = frame[[item, column]].dropna()
         no_time = valid.groupby(item)[column].nunique()
@@ -290,9 +285,12 @@ def agreement_by_dask(
 
 
 # ---------------------------------------------------------------------------------------- frequency strata
-def _by_item(frame: Any, item: str) -> Any:
-    """Every item's annotations in one partition (more, smaller partitions than the input)."""
-    return frame.shuffle(on=item, npartitions=max(1, 2 * frame.npartitions))
+def _by_item(frame: Any, item: str, npartitions: int | None = None) -> Any:
+    """Every item's annotations in one partition (the same columns; an item's rows in their input order), as many
+    partitions as the input's (or ``npartitions``): :func:`iaa_engine.engines._distributed.shuffle_by`."""
+    from iaa_engine.engines._distributed import shuffle_by
+
+    return shuffle_by(frame, item, npartitions)
 
 
 def _label_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str) -> Any:
