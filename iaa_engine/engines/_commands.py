@@ -17,9 +17,13 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from iaa_engine.analysis._by import BY_METRICS
+from iaa_engine.analysis._gold import GOLD_RULES
+from iaa_engine.base._params import ANY, AnyOf, Choice, Flag, Items, NoneOr, Text, Whole, validate
 from iaa_engine.data._model import Annotations, encode_labels, is_missing_mask
+from iaa_engine.metrics._weighted import KAPPA_WEIGHTS
 
-__all__ = ["dask_session", "open_dask", "agreement_by_dask", "gold_dask"]
+__all__ = ["dask_session", "open_dask", "agreement_by_dask", "frequency_strata_dask", "gold_dask", "disagreements_dask"]
 
 
 @contextlib.contextmanager
@@ -165,6 +169,13 @@ def _group_part(
     return res.table, notes, excluded
 
 
+@validate(
+    metrics=NoneOr(Items(Choice(*BY_METRICS), what=f"a non-empty sequence of {', '.join(map(repr, BY_METRICS))}",
+                         non_empty=True)),
+    correction=Choice("holm", "none"),
+    weights=KAPPA_WEIGHTS,
+    client=ANY,
+)  # fmt: skip
 def agreement_by_dask(
     frame: Any,
     by: str | None = None,
@@ -192,10 +203,65 @@ def agreement_by_dask(
     together. The groups' rows (groups × coefficients) come back to the client, which orders them as the in-memory
     path does and tests consecutive groups (Holm). One group (or window) must fit in a worker's memory.
 
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation (long layout) with the ``by`` or ``time`` column; an item's rows may be in several
+        partitions (e.g. from :func:`open_dask` on a Parquet dataset).
+    by : str, optional
+        The group column (exactly one of ``by`` and ``time``).
+    time : str, optional
+        A column of timestamps: windows of ``freq``, each item in the window of its first annotation.
+    freq : str
+        The windows' length: ``"D"``, ``"W"`` or ``"M"``.
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`iaa_engine.Annotations.from_long`.
+    metrics, weights, confidence, correction
+        As in :func:`iaa_engine.agreement_by`.
+    client : distributed.Client
+        The cluster that computes (e.g. from :func:`distributed.Client` or ``LocalCluster``).
+    progress : bool, optional
+        Show Dask's progress bar on standard error (default: when standard error is a terminal).
+
     Returns
     -------
     AgreementBy
-        As :func:`iaa_engine.agreement_by`.
+        As :func:`iaa_engine.agreement_by`: the same table, tests and notes.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    ValueError
+        A named column is missing; every label is missing; the labels do not fit ``level`` or ``categories``; an
+        annotator labelled an item twice with ``duplicates='error'``; or the cluster failed (the worker's error in
+        one line).
+
+    References
+    ----------
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.), §9.3 (comparing independent coefficients).
+    Advanced Analytics.
+
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of Statistics
+    6(2), 65–70.
+
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"], "annotator": ["ann", "bob"] * 4,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg", "pos", "pos"],
+    ...                    "batch": ["a"] * 4 + ["b"] * 4})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with Client(processes=False, dashboard_address=None) as client:
+    ...     by = ie.agreement_by_dask(frame, "batch", client=client, progress=False)
+    >>> by.table.loc[by.table["metric"] == "krippendorff_alpha", ["group", "estimate"]].round(4).to_dict("list")
+    {'group': ['a', 'b'], 'estimate': [0.0, 1.0]}
     """
     from iaa_engine.analysis._by import DEFAULT_METRICS, AgreementBy, _tests
     from iaa_engine.base._policy import invalid
@@ -315,6 +381,7 @@ def _strata_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup
     return out
 
 
+@validate(client=ANY)
 def frequency_strata_dask(
     frame: Any,
     *,
@@ -334,6 +401,56 @@ def frequency_strata_dask(
     A first pass adds up each partition's per-label sums (:func:`iaa_engine.analysis._facets.label_sums`); the
     client assigns the strata; a second pass adds up, per stratum, the integer sums of its items' annotations
     (:class:`~iaa_engine.stats._sums.ExactSums`), whose nominal alpha is the in-memory one.
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation (long layout); an item's rows may be in several partitions.
+    n_strata, names
+        As in :func:`iaa_engine.frequency_strata`.
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`iaa_engine.Annotations.from_long`.
+    client : distributed.Client
+        The cluster that computes (e.g. from :func:`distributed.Client` or ``LocalCluster``).
+    progress : bool, optional
+        Show Dask's progress bar on standard error (default: when standard error is a terminal).
+
+    Returns
+    -------
+    StrataResult
+        As :func:`iaa_engine.frequency_strata`.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    ValueError
+        A named column is missing; every label is missing; the labels do not fit ``level`` or ``categories``; an
+        annotator labelled an item twice with ``duplicates='error'``; or the cluster failed (the worker's error in
+        one line).
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §5.
+
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"], "annotator": ["ann", "bob"] * 4,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg", "pos", "pos"],
+    ...                    "batch": ["a"] * 4 + ["b"] * 4})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with Client(processes=False, dashboard_address=None) as client:
+    ...     strata = ie.frequency_strata_dask(frame, n_strata=2, client=client, progress=False)
+    >>> strata.labels["stratum"].to_dict()
+    {'neg': 'stratum 1', 'pos': 'stratum 2'}
     """
     import dask
 
@@ -484,6 +601,7 @@ def _write_part(frame: pd.DataFrame, path: str, header: bool) -> tuple[int, int]
     return len(frame), int(frame["tie"].sum())
 
 
+@validate(output=Text(), rule=Choice(*GOLD_RULES), client=ANY)
 def gold_dask(
     frame: Any,
     output: str,
@@ -514,10 +632,64 @@ def gold_dask(
     counts :math:`S^\top` post and posterior sums, the evidence lower bound from the same sums and the
     partitions' entropies, so the iterations are the in-memory ones (to rounding).
 
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation (long layout); an item's rows may be in several partitions.
+    output : str
+        ``FILE.csv`` (one CSV file) or a directory (a Parquet dataset, a file per partition), on a file system
+        the workers share with the client.
+    rule : str
+        As in :func:`iaa_engine.gold_standard`: ``"majority"``, ``"dawid_skene"`` or a bias-correcting rule.
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`iaa_engine.Annotations.from_long`.
+    sep : str
+        Joins tied labels in the ``gold`` cell.
+    tie_tolerance, max_iter, tol
+        As in :func:`iaa_engine.gold_standard` (``max_iter`` and ``tol``: Dawid-Skene's EM).
+    client : distributed.Client
+        The cluster that computes (e.g. from :func:`distributed.Client` or ``LocalCluster``).
+    progress : bool, optional
+        Show Dask's progress bar on standard error (default: when standard error is a terminal).
+
     Returns
     -------
     dict
         ``n_items``, ``n_ties``, ``rule``, ``n_iter`` (Dawid-Skene's iterations), ``output``.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    ValueError
+        A named column is missing; every label is missing; the labels do not fit ``level`` or ``categories``; an
+        annotator labelled an item twice with ``duplicates='error'``; or the cluster failed (the worker's error in
+        one line).
+
+    References
+    ----------
+    Dawid, A. P., & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates using the EM
+    algorithm. Applied Statistics 28(1), 20–28.
+
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"], "annotator": ["ann", "bob"] * 4,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg", "pos", "pos"],
+    ...                    "batch": ["a"] * 4 + ["b"] * 4})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with tempfile.TemporaryDirectory() as tmp, Client(processes=False, dashboard_address=None) as client:
+    ...     info = ie.gold_dask(frame, os.path.join(tmp, "gold.csv"), client=client, progress=False)
+    ...     gold = pd.read_csv(os.path.join(tmp, "gold.csv")).sort_values("item")
+    >>> info["n_items"], info["n_ties"], gold["gold"].tolist()
+    (4, 1, ['pos', 'neg|pos', 'neg', 'pos'])
     """
     import dask
 
@@ -698,6 +870,12 @@ def _disagree_part(
     return _disagreements(data, top, items_per_pair, False, 1, False, posteriors=post, per_cat=per_cat, pair_top=None)
 
 
+@validate(
+    top=NoneOr(Whole(0)),
+    items_per_pair=NoneOr(Whole(0)),
+    dawid_skene=AnyOf(Flag(), Choice("auto"), what="True, False or 'auto'"),
+    client=ANY,
+)
 def disagreements_dask(
     frame: Any,
     *,
@@ -722,6 +900,59 @@ def disagreements_dask(
     every label pair that met in it and that pair's ``items_per_pair`` largest items. The client merges: the
     items sorted by the same keys (the item order last), the pairs' coincidences added. Items and annotations of
     the listed items come back; the annotations are in partition order (sort by ``rank`` for the file's).
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation (long layout); an item's rows may be in several partitions.
+    top, items_per_pair, dawid_skene, max_iter
+        As in :func:`iaa_engine.disagreements`.
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`iaa_engine.Annotations.from_long`.
+    client : distributed.Client
+        The cluster that computes (e.g. from :func:`distributed.Client` or ``LocalCluster``).
+    progress : bool, optional
+        Show Dask's progress bar on standard error (default: when standard error is a terminal).
+
+    Returns
+    -------
+    Disagreements
+        As :func:`iaa_engine.disagreements`.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    ValueError
+        A named column is missing; every label is missing; the labels do not fit ``level`` or ``categories``; an
+        annotator labelled an item twice with ``duplicates='error'``; or the cluster failed (the worker's error in
+        one line).
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Dawid, A. P., & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates using the EM
+    algorithm. Applied Statistics 28(1), 20–28.
+
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"], "annotator": ["ann", "bob"] * 4,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg", "pos", "pos"],
+    ...                    "batch": ["a"] * 4 + ["b"] * 4})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with Client(processes=False, dashboard_address=None) as client:
+    ...     found = ie.disagreements_dask(frame, client=client, progress=False)
+    >>> found.items["item"].tolist(), found.n_disagreeing
+    (['t2'], 1)
     """
     import dask
 
