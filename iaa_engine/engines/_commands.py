@@ -21,6 +21,7 @@ from iaa_engine.analysis._by import BY_METRICS
 from iaa_engine.analysis._gold import GOLD_RULES
 from iaa_engine.base._params import ANY, AnyOf, Choice, Flag, Items, NoneOr, Text, Whole, validate
 from iaa_engine.data._model import Annotations, encode_labels, is_missing_mask
+from iaa_engine.engines._distributed import gather
 from iaa_engine.metrics._weighted import KAPPA_WEIGHTS
 
 __all__ = ["dask_session", "open_dask", "agreement_by_dask", "frequency_strata_dask", "gold_dask", "disagreements_dask"]
@@ -32,9 +33,8 @@ def dask_session(scheduler: Any = None, n_workers: int | None = None, memory_lim
     closed at the end when this call started it."""
     import warnings
 
-    from iaa_engine.engines._distributed import _client, _need_dask
+    from iaa_engine.engines._distributed import _client, close_client
 
-    _, _, distributed = _need_dask()
     client, owned = _client(scheduler, n_workers, memory_limit)
     try:
         with warnings.catch_warnings():  # Dask's own use of pandas (e.g. "The inplace keyword ... is deprecated")
@@ -42,37 +42,59 @@ def dask_session(scheduler: Any = None, n_workers: int | None = None, memory_lim
             yield client
     finally:
         if owned:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            close_client(client)
 
 
 def open_dask(source: Any, columns: Sequence[str], storage_options: dict | None = None) -> Any:
     """The ``columns`` of a Parquet dataset (a path, a glob, a list or an fsspec URL) as a Dask DataFrame; a missing
     file, a missing column or files that disagree on a column's type is one line naming it."""
-    from iaa_engine.engines._distributed import _check_schemas, read_parquet
+    from iaa_engine.engines._distributed import open_parquet
 
-    columns = list(dict.fromkeys(columns))
-    if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
-        import glob
+    return open_parquet(source, list(dict.fromkeys(columns)), storage_options)
 
-        if not glob.glob(str(source)):
-            raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
-        _check_schemas(source, columns)
-    return read_parquet(source, columns, storage_options)
+
+def _distinct(frame: Any, *columns: str) -> list[np.ndarray]:
+    """The distinct values of ``columns`` (missing ones left out), from one read: each partition's, then the
+    client's union (small: annotators and labels, never items)."""
+    import dask
+
+    from iaa_engine.engines._distributed import _distinct_part
+
+    parts = [dask.delayed(_distinct_part)(p, list(columns)) for p in frame[list(columns)].to_delayed()]
+    found = dask.compute(*parts)
+    out = []
+    for k in range(len(columns)):
+        values = [f[k] for f in found if len(f[k])]
+        array = np.concatenate(values) if values else np.zeros(0, dtype=object)
+        array = pd.unique(array) if array.dtype != object else np.asarray(pd.unique(array), dtype=object)
+        out.append(array[~pd.isna(array)] if array.size else array)
+    return out
 
 
 def _categories(frame: Any, label: str, level: str, categories: Sequence[Any] | None) -> pd.Index:
     """The data's categories, from the distinct labels (a small global pass): every partition codes with them."""
-    import dask
-
-    (values,) = dask.compute(frame[label].dropna().unique())
-    array = np.asarray(values, dtype=object if np.asarray(values).dtype == object else None)
-    array = array[~is_missing_mask(array)]
+    (array,) = _distinct(frame, label)
+    array = array[~is_missing_mask(array)] if array.size else array
     if array.size == 0:
         raise ValueError("the data holds no annotations (every label is missing)")
     return encode_labels(array, level, categories)[2]
+
+
+def _annotators_and_categories(
+    frame: Any, annotator: str, label: str, level: str, categories: Sequence[Any] | None
+) -> tuple[pd.Index, pd.Index]:
+    """The data's annotators (sorted as in memory) and categories, from one read."""
+    from iaa_engine.engines._distributed import _sort_key
+
+    ann, lab = _distinct(frame, annotator, label)
+    lab = lab[~is_missing_mask(lab)] if lab.size else lab
+    if lab.size == 0:
+        raise ValueError("the data holds no annotations (every label is missing)")
+    return pd.Index(sorted(ann.tolist(), key=_sort_key)), encode_labels(lab, level, categories)[2]
+
+
+#: the one-line failure of a gather (kept under this name for the command modules that import it)
+_gather = gather
 
 
 def _run(client: Any, tasks: Any, progress: bool | None) -> Any:
@@ -83,13 +105,7 @@ def _run(client: Any, tasks: Any, progress: bool | None) -> Any:
     futures = client.compute(tasks)
     if progress or (progress is None and _is_tty()):
         show_progress(futures)
-    try:
-        return client.gather(futures)
-    except (ValueError, TypeError, MemoryError, KeyError):
-        raise
-    except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line, not a traceback
-        first = (str(exc).strip().splitlines() or [""])[0]
-        raise ValueError(f"the cluster failed: {type(exc).__name__}: {first}") from None
+    return gather(client, futures)
 
 
 def _annotations(
@@ -699,11 +715,7 @@ def gold_dask(
     Choice(*GOLD_RULES).check("rule", rule)
     cols = {"item": item, "annotator": annotator, "label": label}
     frame = frame[[item, annotator, label]]
-    cats = _categories(frame, label, level, categories)
-    (ann_values,) = dask.compute(frame[annotator].dropna().unique())
-    from iaa_engine.engines._distributed import _sort_key
-
-    annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
+    annotators, cats = _annotators_and_categories(frame, annotator, label, level, categories)
     n_ann, q = len(annotators), len(cats)
     shuffled = _by_item(frame, item)
     coded = client.compute(
@@ -718,7 +730,7 @@ def gold_dask(
     try:
         if rule in ("diff", "rat", "com", "inv"):
             counts = np.zeros((n_ann, q))
-            for part in _gather(client, [client.submit(_label_counts, c, n_ann, q) for c in coded]):
+            for part in gather(client, [client.submit(_label_counts, c, n_ann, q) for c in coded]):
                 counts += part
             w = bcr_table(counts, rule, annotators, cats).to_numpy()
         elif rule == "dawid_skene":
@@ -744,16 +756,6 @@ def _label_counts(coded: Any, n_ann: int, q: int) -> np.ndarray:
     return out
 
 
-def _gather(client: Any, futures: list) -> list:
-    try:
-        return client.gather(futures)
-    except (ValueError, TypeError, MemoryError, KeyError):
-        raise
-    except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line
-        first = (str(exc).strip().splitlines() or [""])[0]
-        raise ValueError(f"the cluster failed: {type(exc).__name__}: {first}") from None
-
-
 def _write(client: Any, parts: list, output: str) -> list:
     """The workers write the partitions' rows: one CSV file (parts concatenated) or a Parquet dataset."""
     import shutil
@@ -764,7 +766,7 @@ def _write(client: Any, parts: list, output: str) -> list:
         tmp = tempfile.mkdtemp(prefix=".iaa-gold-", dir=os.path.dirname(target) or ".")
         try:
             paths = [os.path.join(tmp, f"part-{k:06d}.csv") for k in range(len(parts))]
-            done = _gather(
+            done = gather(
                 client, [client.submit(_write_part, p, path, k == 0) for k, (p, path) in enumerate(zip(parts, paths))]
             )
             with open(target, "w", encoding="utf-8", newline="") as out:
@@ -775,7 +777,7 @@ def _write(client: Any, parts: list, output: str) -> list:
             shutil.rmtree(tmp, ignore_errors=True)
         return done
     os.makedirs(target, exist_ok=True)
-    return _gather(
+    return gather(
         client,
         [client.submit(_write_parquet, p, os.path.join(target, f"part-{k:06d}.parquet")) for k, p in enumerate(parts)],
     )
@@ -797,14 +799,14 @@ def _dawid_skene_dask(
     def sums(priors: Any, e: Any) -> tuple[np.ndarray, np.ndarray, float]:
         got = [
             g
-            for g in _gather(client, [client.submit(_ds_step, c, priors, e, n_ann, pure=False) for c in coded])
+            for g in gather(client, [client.submit(_ds_step, c, priors, e, n_ann, pure=False) for c in coded])
             if g is not None
         ]
         return sum(g[0] for g in got), sum(g[1] for g in got), sum(g[2] for g in got)
 
     counts = np.zeros((n_ann, q))
     n_items = 0
-    for part in _gather(client, [client.submit(_sizes, c, n_ann, q) for c in coded]):
+    for part in gather(client, [client.submit(_sizes, c, n_ann, q) for c in coded]):
         counts += part[0]
         n_items += part[1]
     used = (counts > 0)[:, :, None]
@@ -958,20 +960,17 @@ def disagreements_dask(
 
     from iaa_engine.analysis._disagreements import DS_CELLS, RANKING, Disagreements
     from iaa_engine.analysis._gold import _EPS
-    from iaa_engine.engines._distributed import _sort_key
 
     cols = {"item": item, "annotator": annotator, "label": label}
     frame = frame[[item, annotator, label]]
-    cats = _categories(frame, label, level, categories)
-    (ann_values,) = dask.compute(frame[annotator].dropna().unique())
-    annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
+    annotators, cats = _annotators_and_categories(frame, annotator, label, level, categories)
     n_ann, q = len(annotators), len(cats)
     use_ds = q >= 2 and (dawid_skene is True or (dawid_skene == "auto" and float(n_ann) * q * q <= DS_CELLS))
     coded = client.compute(
         [dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators) for p in _by_item(frame, item).to_delayed()]
     )
     try:
-        sums = _gather(client, [client.submit(_pairable_part, c, n_ann, q) for c in coded])
+        sums = gather(client, [client.submit(_pairable_part, c, n_ann, q) for c in coded])
         per_cat = np.sum([s[0] for s in sums], axis=0)
         n_pairable = sum(s[1] for s in sums)
         priors = e = None
@@ -979,7 +978,7 @@ def disagreements_dask(
             priors, e, _ = _dawid_skene_dask(client, coded, n_ann, q, max_iter, 1e-5, progress, _EPS)
         parts = [
             r
-            for r in _gather(
+            for r in gather(
                 client,
                 [client.submit(_disagree_part, c, top, items_per_pair, priors, e, n_ann, per_cat) for c in coded],
             )

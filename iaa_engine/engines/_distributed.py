@@ -219,7 +219,7 @@ def _summarize_on(
         show_progress(splits)
     values = gather(client, [client.submit(_values_of, f) for f in splits])
     ann_all = np.concatenate([v[0] for v in values]) if values else np.zeros(0, object)
-    ann_all = ann_all[~is_missing_mask(ann_all)] if ann_all.size else ann_all
+    ann_all = ann_all[~pd.isna(ann_all)] if ann_all.size else ann_all
     annotators = pd.Index(sorted(pd.unique(ann_all).tolist(), key=_sort_key))
     lab_all = np.concatenate([v[1] for v in values]) if values else np.zeros(0, object)
     lab_array = pd.unique(lab_all) if lab_all.dtype != object else np.asarray(pd.unique(lab_all), dtype=object)
@@ -587,17 +587,10 @@ def read_dask(
     0.5
     """
     _check_source(source)
-    _, dd, _ = _need_dask()
-    if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
-        import glob
-
-        if not glob.glob(str(source)):
-            raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
-        _check_schemas(source, [item, annotator, label])
     if not scheduler:
         _check_workers(n_workers)
         _check_memory_limit(memory_limit)
-    frame = read_parquet(source, [item, annotator, label], storage_options)
+    frame = open_parquet(source, [item, annotator, label], storage_options)
     return summarize_dask(
         frame,
         item=item,
@@ -617,6 +610,23 @@ def read_dask(
 #: annotations of short text ids is about 16 MiB in Parquet, 50-80 MB in pandas): a file of many row groups is read
 #: as many partitions, so that the shuffle by item splits the reading, not one task's output.
 PARTITION_BYTES = "16MiB"
+
+
+def open_parquet(source: Any, columns: list[str], storage_options: dict | None = None) -> Any:
+    """``columns`` of a Parquet dataset (a path, a glob, a list or an fsspec URL) as a Dask DataFrame; a missing
+    file, a missing column or files that disagree on a column's type is one line naming it."""
+    if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
+        import glob
+
+        if not glob.glob(str(source)):
+            raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
+        _check_schemas(source, columns)
+    return read_parquet(source, columns, storage_options)
+
+
+def _distinct_part(part: pd.DataFrame, columns: list[str]) -> list[np.ndarray]:
+    """A partition's distinct values of each of ``columns``."""
+    return [np.asarray(pd.unique(part[c].dropna())) for c in columns]
 
 
 def read_parquet(source: Any, columns: list[str], storage_options: dict | None = None) -> Any:
