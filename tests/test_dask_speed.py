@@ -157,3 +157,52 @@ def test_buckets_of_numbers_and_missing_values():
         _buckets(pd.Series(["a", None, "a"], dtype="str"), 3)[[0, 2]].tolist()
         == [_buckets(pd.Series(["a"], dtype=object), 3)[0]] * 2
     )
+
+
+# ------------------------------------------------------------------------------------ progress and failure (item 4)
+def _commands(tmp_path):
+    from iaa_engine.engines import _commands as c
+
+    return {
+        "summarize_dask": lambda f, cl: ie.summarize_dask(f, scheduler=cl, progress=True),
+        "agreement_by_dask": lambda f, cl: c.agreement_by_dask(f, "batch", client=cl, progress=True),
+        "agreement_by_dask(time)": lambda f, cl: c.agreement_by_dask(f, time="when", client=cl, progress=True),
+        "frequency_strata_dask": lambda f, cl: c.frequency_strata_dask(f, client=cl, progress=True),
+        "gold_dask": lambda f, cl: c.gold_dask(f, str(tmp_path / "g.csv"), client=cl, progress=True),
+        "disagreements_dask": lambda f, cl: c.disagreements_dask(f, client=cl, progress=True),
+    }
+
+
+@pytest.fixture(scope="module")
+def grouped(tmp_path_factory):
+    frame = make_frame(seed=4, items=300)
+    frame["batch"] = "b" + (frame["item"].str.slice(3).astype(int) % 3).astype(str)
+    frame["when"] = pd.Timestamp("2025-01-01") + pd.to_timedelta(frame["item"].str.slice(3).astype(int), unit="h")
+    path = tmp_path_factory.mktemp("grouped") / "g.parquet"
+    write_row_groups(frame, path, row_group_size=len(frame) // 3 + 1)
+    return path
+
+
+@pytest.mark.parametrize("name", list(_commands(None)))
+def test_every_command_draws_dasks_progress_bar_on_standard_error(client, grouped, name, tmp_path, capsys):
+    frame = open_dask(str(grouped), ["item", "annotator", "label", "batch", "when"])
+    _commands(tmp_path)[name](frame, client)
+    out, err = capsys.readouterr()
+    assert out == "" and "100% Completed" in err, (out, err)
+
+
+@pytest.mark.parametrize("name", list(_commands(None)))
+def test_a_failure_on_a_worker_is_one_line_for_every_command(client, grouped, name, tmp_path, monkeypatch):
+    import iaa_engine.engines._commands as c
+    import iaa_engine.engines._distributed as dist
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk on fire\nsecond line of a traceback")
+
+    for module, fn in ((dist, "_split_coded"), (dist, "_split_rows"), (c, "_distinct_part")):
+        monkeypatch.setattr(module, fn, boom, raising=False)
+    monkeypatch.setattr(dist, "_distinct_part", boom)
+    frame = open_dask(str(grouped), ["item", "annotator", "label", "batch", "when"])
+    with pytest.raises(ValueError) as info:
+        _commands(tmp_path)[name](frame, client)
+    assert str(info.value) == "the cluster failed: RuntimeError: disk on fire"

@@ -58,10 +58,10 @@ def _distinct(frame: Any, *columns: str) -> list[np.ndarray]:
     client's union (small: annotators and labels, never items)."""
     import dask
 
-    from iaa_engine.engines._distributed import _distinct_part
+    from iaa_engine.engines._distributed import _distinct_part, one_line
 
     parts = [dask.delayed(_distinct_part)(p, list(columns)) for p in frame[list(columns)].to_delayed()]
-    found = dask.compute(*parts)
+    found = one_line(dask.compute, *parts)
     out = []
     for k in range(len(columns)):
         values = [f[k] for f in found if len(f[k])]
@@ -969,6 +969,10 @@ def disagreements_dask(
     coded = client.compute(
         [dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators) for p in _by_item(frame, item).to_delayed()]
     )
+    from iaa_engine.engines._distributed import _is_tty, show_progress
+
+    if progress or (progress is None and _is_tty()):
+        show_progress(coded)
     try:
         sums = gather(client, [client.submit(_pairable_part, c, n_ann, q) for c in coded])
         per_cat = np.sum([s[0] for s in sums], axis=0)

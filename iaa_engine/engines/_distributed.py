@@ -249,8 +249,14 @@ def _summarize_on(
 def gather(client: Any, futures: Any) -> Any:
     """``client.gather(futures)``; a worker's failure is one line (the user's own errors, ValueError and TypeError,
     pass unchanged)."""
+    return one_line(client.gather, futures)
+
+
+def one_line(run: Any, *args: Any) -> Any:
+    """``run(*args)``; a worker's failure is one line (the user's own errors, ValueError and TypeError, pass
+    unchanged)."""
     try:
-        return client.gather(futures)
+        return run(*args)
     except (ValueError, TypeError, MemoryError, KeyError):
         raise
     except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line, not a traceback
