@@ -496,16 +496,17 @@ def summarize_dask(
             close_client(client)
     if total.n_annotations == 0:
         raise ValueError("the data holds no annotations")
+    ann_stats, sums = cast(AnnotatorStats, total.annotators), cast(ExactSums, total.sums)
     if isinstance(total.pairs, np.ndarray):
-        total.pairs = PairStats.from_cells(total.pairs, len(annotators), len(cats), total.annotators.n_a)
+        total.pairs = PairStats.from_cells(total.pairs, len(annotators), len(cats), ann_stats.n_a)
     return Annotations.from_stats(
         items=total.n_items,
         categories=cats,
         level=level,
         annotators=annotators,
-        annotator_stats=total.annotators,
+        annotator_stats=ann_stats,
         pair_stats=total.pairs,
-        count_sums=total.sums.finish(),
+        count_sums=sums.finish(),
         n_annotations=total.n_annotations,
         **resampling_fields(total.resampling),
     )
