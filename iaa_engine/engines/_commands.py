@@ -310,9 +310,9 @@ def agreement_by_dask(
     else:
         grouped = shuffle_by(frame, cast(str, by), n_parts)
         # an item with annotations in several groups: the groups are not independent samples on it
-        valid = frame[[item, column]].dropna()
-        no_time = valid.groupby(item)[column].nunique()
-        no_time = (no_time > 1).sum().to_delayed()
+        # (each partition of whole items counts its own: the one-stage split, not a groupby's own shuffle)
+        whole = shuffle_by(frame[[item, column]], item, n_parts).to_delayed()
+        no_time = dask.delayed(sum)([dask.delayed(_in_several_groups)(p, item, column) for p in whole])
     parts = [
         dask.delayed(_group_part)(p, cols, level, cats, duplicates, by, time, freq, metrics, weights, confidence)
         for p in grouped.to_delayed()
@@ -364,6 +364,12 @@ def agreement_by_dask(
         n_excluded=int(excluded),
         notes=list(dict.fromkeys(notes)),
     )
+
+
+def _in_several_groups(part: pd.DataFrame, item: str, column: str) -> int:
+    """How many of a partition's (whole) items have annotations in more than one group."""
+    valid = part[[item, column]].dropna()
+    return int((valid.groupby(item)[column].nunique() > 1).sum()) if len(valid) else 0
 
 
 # ---------------------------------------------------------------------------------------- frequency strata
