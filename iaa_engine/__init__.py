@@ -217,10 +217,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.data._regions import REGION_KINDS, RegionMatch, match_regions
     from iaa_engine.data._spans import AbsentAnnotatorsWarning
+    from iaa_engine.engines._commands import agreement_by_dask, disagreements_dask, frequency_strata_dask, gold_dask
     from iaa_engine.engines._dask_annotators import annotator_report_dask
     from iaa_engine.engines._dask_html import write_html_report_dask
     from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask
-    from iaa_engine.engines._commands import agreement_by_dask, disagreements_dask, frequency_strata_dask, gold_dask
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.engines._duckdb import read_duckdb
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
