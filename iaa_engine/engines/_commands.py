@@ -444,12 +444,8 @@ def frequency_strata_dask(
 
     Raises
     ------
-    InvalidParameterError
-        An option is not one it accepts (the message says what was expected and what came).
-    ValueError
-        A named column is missing; every label is missing; the labels do not fit ``level`` or ``categories``; an
-        annotator labelled an item twice with ``duplicates='error'``; or the cluster failed (the worker's error in
-        one line).
+    InvalidParameterError, ValueError
+        As in :func:`agreement_by_dask`.
 
     References
     ----------
@@ -681,12 +677,8 @@ def gold_dask(
 
     Raises
     ------
-    InvalidParameterError
-        An option is not one it accepts (the message says what was expected and what came).
-    ValueError
-        A named column is missing; every label is missing; the labels do not fit ``level`` or ``categories``; an
-        annotator labelled an item twice with ``duplicates='error'``; or the cluster failed (the worker's error in
-        one line).
+    InvalidParameterError, ValueError
+        As in :func:`agreement_by_dask`.
 
     References
     ----------
@@ -915,12 +907,8 @@ def disagreements_dask(
         One row per annotation (long layout); an item's rows may be in several partitions.
     top, items_per_pair, dawid_skene, max_iter
         As in :func:`iaa_engine.disagreements`.
-    item, annotator, label, level, categories, duplicates
-        As in :meth:`iaa_engine.Annotations.from_long`.
-    client : distributed.Client
-        The cluster that computes (e.g. from :func:`distributed.Client` or ``LocalCluster``).
-    progress : bool, optional
-        Show Dask's progress bar on standard error (default: when standard error is a terminal).
+    item, annotator, label, level, categories, duplicates, client, progress
+        As in :func:`agreement_by_dask`.
 
     Returns
     -------
@@ -929,12 +917,8 @@ def disagreements_dask(
 
     Raises
     ------
-    InvalidParameterError
-        An option is not one it accepts (the message says what was expected and what came).
-    ValueError
-        A named column is missing; every label is missing; the labels do not fit ``level`` or ``categories``; an
-        annotator labelled an item twice with ``duplicates='error'``; or the cluster failed (the worker's error in
-        one line).
+    InvalidParameterError, ValueError
+        As in :func:`agreement_by_dask`.
 
     References
     ----------
