@@ -127,6 +127,10 @@ _EXPORTS = {
     "summarize_dask": ".engines._distributed",
     "unitizing_alpha_dask": ".engines._dask_spans",
     "span_f1_dask": ".engines._dask_spans",
+    "agreement_by_dask": ".engines._commands",
+    "frequency_strata_dask": ".engines._commands",
+    "gold_dask": ".engines._commands",
+    "disagreements_dask": ".engines._commands",
     "write_html_report": ".reporting._html",
     "write_html_report_dask": ".engines._dask_html",
     "disagreements": ".analysis._disagreements",
@@ -213,6 +217,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._model import Annotations, as_annotations
     from iaa_engine.data._regions import REGION_KINDS, RegionMatch, match_regions
     from iaa_engine.data._spans import AbsentAnnotatorsWarning
+    from iaa_engine.engines._commands import agreement_by_dask, disagreements_dask, frequency_strata_dask, gold_dask
     from iaa_engine.engines._dask_annotators import annotator_report_dask
     from iaa_engine.engines._dask_html import write_html_report_dask
     from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask
@@ -385,6 +390,10 @@ __all__ = [
     "summarize_dask",
     "unitizing_alpha_dask",
     "span_f1_dask",
+    "agreement_by_dask",
+    "frequency_strata_dask",
+    "gold_dask",
+    "disagreements_dask",
     "write_html_report",
     "write_html_report_dask",
     "disagreements",

@@ -395,6 +395,11 @@ NOT_METRICS = {
     "span_f1_dask",
     # the HTML page of the Dask engine: equal to the in-memory page in tests/test_dask_html.py
     "write_html_report_dask",
+    # every command on the cluster equals the in-memory one: tests/test_distributed_commands.py
+    "agreement_by_dask",
+    "frequency_strata_dask",
+    "gold_dask",
+    "disagreements_dask",
     # the out-of-core engine: equal to the in-memory path (with a hypothesis property) in tests/test_duckdb.py
     "read_duckdb",
 }

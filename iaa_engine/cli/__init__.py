@@ -623,7 +623,9 @@ def add_engine_options(parser: argparse.ArgumentParser, *, duckdb: bool = False)
         metavar="SIZE",
         help="dask: memory limit per local worker, e.g. 2GiB"
         + (
-            "; duckdb: DuckDB's memory limit, e.g. 1GB (it spills to a temporary directory beyond it)" if duckdb else ""
+            "; duckdb: DuckDB's memory limit, e.g. 1GB (default 500MB; it spills to a temporary directory beyond it)"
+            if duckdb
+            else ""
         ),
     )
 

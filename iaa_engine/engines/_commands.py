@@ -17,9 +17,14 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from iaa_engine.analysis._by import BY_METRICS
+from iaa_engine.analysis._gold import GOLD_RULES
+from iaa_engine.base._params import ANY, AnyOf, Choice, Flag, Items, NoneOr, Text, Whole, validate
 from iaa_engine.data._model import Annotations, encode_labels, is_missing_mask
+from iaa_engine.engines._distributed import gather
+from iaa_engine.metrics._weighted import KAPPA_WEIGHTS
 
-__all__ = ["dask_session", "open_dask", "agreement_by_dask", "gold_dask"]
+__all__ = ["dask_session", "open_dask", "agreement_by_dask", "frequency_strata_dask", "gold_dask", "disagreements_dask"]
 
 
 @contextlib.contextmanager
@@ -28,9 +33,8 @@ def dask_session(scheduler: Any = None, n_workers: int | None = None, memory_lim
     closed at the end when this call started it."""
     import warnings
 
-    from iaa_engine.engines._distributed import _client, _need_dask
+    from iaa_engine.engines._distributed import _client, close_client
 
-    _, _, distributed = _need_dask()
     client, owned = _client(scheduler, n_workers, memory_limit)
     try:
         with warnings.catch_warnings():  # Dask's own use of pandas (e.g. "The inplace keyword ... is deprecated")
@@ -38,43 +42,59 @@ def dask_session(scheduler: Any = None, n_workers: int | None = None, memory_lim
             yield client
     finally:
         if owned:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            close_client(client)
 
 
 def open_dask(source: Any, columns: Sequence[str], storage_options: dict | None = None) -> Any:
     """The ``columns`` of a Parquet dataset (a path, a glob, a list or an fsspec URL) as a Dask DataFrame; a missing
     file, a missing column or files that disagree on a column's type is one line naming it."""
-    from iaa_engine.engines._distributed import _check_schemas, _need_dask
+    from iaa_engine.engines._distributed import open_parquet
 
-    _, dd, _ = _need_dask()
-    columns = list(dict.fromkeys(columns))
-    if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
-        import glob
+    return open_parquet(source, list(dict.fromkeys(columns)), storage_options)
 
-        if not glob.glob(str(source)):
-            raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
-        _check_schemas(source, columns)
-    try:
-        return dd.read_parquet(source, columns=columns, storage_options=storage_options)
-    except (FileNotFoundError, OSError) as exc:
-        raise FileNotFoundError(f"cannot read the Parquet dataset {source!r}: {exc}") from None
-    except (KeyError, ValueError) as exc:
-        raise ValueError(f"cannot read columns {columns!r} from {source!r}: {exc}") from None
+
+def _distinct(frame: Any, *columns: str) -> list[np.ndarray]:
+    """The distinct values of ``columns`` (missing ones left out), from one read: each partition's, then the
+    client's union (small: annotators and labels, never items)."""
+    import dask
+
+    from iaa_engine.engines._distributed import _distinct_part, one_line
+
+    parts = [dask.delayed(_distinct_part)(p, list(columns)) for p in frame[list(columns)].to_delayed()]
+    found = one_line(dask.compute, *parts)
+    out = []
+    for k in range(len(columns)):
+        values = [f[k] for f in found if len(f[k])]
+        array = np.concatenate(values) if values else np.zeros(0, dtype=object)
+        array = pd.unique(array) if array.dtype != object else np.asarray(pd.unique(array), dtype=object)
+        out.append(array[~pd.isna(array)] if array.size else array)
+    return out
 
 
 def _categories(frame: Any, label: str, level: str, categories: Sequence[Any] | None) -> pd.Index:
     """The data's categories, from the distinct labels (a small global pass): every partition codes with them."""
-    import dask
-
-    (values,) = dask.compute(frame[label].dropna().unique())
-    array = np.asarray(values, dtype=object if np.asarray(values).dtype == object else None)
-    array = array[~is_missing_mask(array)]
+    (array,) = _distinct(frame, label)
+    array = array[~is_missing_mask(array)] if array.size else array
     if array.size == 0:
         raise ValueError("the data holds no annotations (every label is missing)")
     return encode_labels(array, level, categories)[2]
+
+
+def _annotators_and_categories(
+    frame: Any, annotator: str, label: str, level: str, categories: Sequence[Any] | None
+) -> tuple[pd.Index, pd.Index]:
+    """The data's annotators (sorted as in memory) and categories, from one read."""
+    from iaa_engine.engines._distributed import _sort_key
+
+    ann, lab = _distinct(frame, annotator, label)
+    lab = lab[~is_missing_mask(lab)] if lab.size else lab
+    if lab.size == 0:
+        raise ValueError("the data holds no annotations (every label is missing)")
+    return pd.Index(sorted(ann.tolist(), key=_sort_key)), encode_labels(lab, level, categories)[2]
+
+
+#: the one-line failure of a gather (kept under this name for the command modules that import it)
+_gather = gather
 
 
 def _run(client: Any, tasks: Any, progress: bool | None) -> Any:
@@ -85,13 +105,7 @@ def _run(client: Any, tasks: Any, progress: bool | None) -> Any:
     futures = client.compute(tasks)
     if progress or (progress is None and _is_tty()):
         show_progress(futures)
-    try:
-        return client.gather(futures)
-    except (ValueError, TypeError, MemoryError, KeyError):
-        raise
-    except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line, not a traceback
-        first = (str(exc).strip().splitlines() or [""])[0]
-        raise ValueError(f"the cluster failed: {type(exc).__name__}: {first}") from None
+    return gather(client, futures)
 
 
 def _annotations(
@@ -171,6 +185,13 @@ def _group_part(
     return res.table, notes, excluded
 
 
+@validate(
+    metrics=NoneOr(Items(Choice(*BY_METRICS), what=f"a non-empty sequence of {', '.join(map(repr, BY_METRICS))}",
+                         non_empty=True)),
+    correction=Choice("holm", "none"),
+    weights=KAPPA_WEIGHTS,
+    client=ANY,
+)  # fmt: skip
 def agreement_by_dask(
     frame: Any,
     by: str | None = None,
@@ -198,14 +219,70 @@ def agreement_by_dask(
     together. The groups' rows (groups × coefficients) come back to the client, which orders them as the in-memory
     path does and tests consecutive groups (Holm). One group (or window) must fit in a worker's memory.
 
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation (long layout) with the ``by`` or ``time`` column; an item's rows may be in several
+        partitions (e.g. from :func:`open_dask` on a Parquet dataset).
+    by : str, optional
+        The group column (exactly one of ``by`` and ``time``).
+    time : str, optional
+        A column of timestamps: windows of ``freq``, each item in the window of its first annotation.
+    freq : str
+        The windows' length: ``"D"``, ``"W"`` or ``"M"``.
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`iaa_engine.Annotations.from_long`.
+    metrics, weights, confidence, correction
+        As in :func:`iaa_engine.agreement_by`.
+    client : distributed.Client
+        The cluster that computes (e.g. from :func:`distributed.Client` or ``LocalCluster``).
+    progress : bool, optional
+        Show Dask's progress bar on standard error (default: when standard error is a terminal).
+
     Returns
     -------
     AgreementBy
-        As :func:`iaa_engine.agreement_by`.
+        As :func:`iaa_engine.agreement_by`: the same table, tests and notes.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option is not one it accepts (the message says what was expected and what came).
+    ValueError
+        A named column is missing; every label is missing; the labels do not fit ``level`` or ``categories``; an
+        annotator labelled an item twice with ``duplicates='error'``; or the cluster failed (the worker's error in
+        one line).
+
+    References
+    ----------
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.), §9.3 (comparing independent coefficients).
+    Advanced Analytics.
+
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of Statistics
+    6(2), 65–70.
+
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"], "annotator": ["ann", "bob"] * 4,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg", "pos", "pos"],
+    ...                    "batch": ["a"] * 4 + ["b"] * 4})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with Client(processes=False, dashboard_address=None) as client:
+    ...     by = ie.agreement_by_dask(frame, "batch", client=client, progress=False)
+    >>> by.table.loc[by.table["metric"] == "krippendorff_alpha", ["group", "estimate"]].round(4).to_dict("list")
+    {'group': ['a', 'b'], 'estimate': [0.0, 1.0]}
     """
     from iaa_engine.analysis._by import DEFAULT_METRICS, AgreementBy, _tests
     from iaa_engine.base._policy import invalid
     from iaa_engine.data._model import _group_codes
+    from iaa_engine.engines._distributed import shuffle_by
 
     if (by is None) == (time is None):
         raise invalid("by", "a kept column name, or None with time= a kept column of timestamps (exactly one)", by)
@@ -223,19 +300,19 @@ def agreement_by_dask(
     notes: list[str] = []
     several = 0
     if time is not None:
-        by_item = frame.shuffle(on=item, npartitions=n_parts)
+        by_item = shuffle_by(frame, item, n_parts)
         keyed = by_item.map_partitions(
             _window_keys, cols, level, cats, duplicates, time, freq, meta={**frame.dtypes.to_dict(), "_window": "i8"}
         )
         keyed = keyed[keyed["_window"] >= -1]  # -1: an item without a timestamp (counted, left out); -2: no label
-        grouped = keyed.shuffle(on="_window", npartitions=n_parts)  # every untimed item in one partition
+        grouped = shuffle_by(keyed, "_window", n_parts)  # every untimed item in one partition
         no_time = dask.delayed(0)
     else:
-        grouped = frame.shuffle(on=by, npartitions=n_parts)
+        grouped = shuffle_by(frame, cast(str, by), n_parts)
         # an item with annotations in several groups: the groups are not independent samples on it
-        valid = frame[[item, column]].dropna()
-        no_time = valid.groupby(item)[column].nunique()
-        no_time = (no_time > 1).sum().to_delayed()
+        # (each partition of whole items counts its own: the one-stage split, not a groupby's own shuffle)
+        whole = shuffle_by(frame[[item, column]], item, n_parts).to_delayed()
+        no_time = dask.delayed(sum)([dask.delayed(_in_several_groups)(p, item, column) for p in whole])
     parts = [
         dask.delayed(_group_part)(p, cols, level, cats, duplicates, by, time, freq, metrics, weights, confidence)
         for p in grouped.to_delayed()
@@ -289,10 +366,19 @@ def agreement_by_dask(
     )
 
 
+def _in_several_groups(part: pd.DataFrame, item: str, column: str) -> int:
+    """How many of a partition's (whole) items have annotations in more than one group."""
+    valid = part[[item, column]].dropna()
+    return int((valid.groupby(item)[column].nunique() > 1).sum()) if len(valid) else 0
+
+
 # ---------------------------------------------------------------------------------------- frequency strata
-def _by_item(frame: Any, item: str) -> Any:
-    """Every item's annotations in one partition (more, smaller partitions than the input)."""
-    return frame.shuffle(on=item, npartitions=max(1, 2 * frame.npartitions))
+def _by_item(frame: Any, item: str, npartitions: int | None = None) -> Any:
+    """Every item's annotations in one partition (the same columns; an item's rows in their input order), as many
+    partitions as the input's (or ``npartitions``): :func:`iaa_engine.engines._distributed.shuffle_by`."""
+    from iaa_engine.engines._distributed import shuffle_by
+
+    return shuffle_by(frame, item, npartitions)
 
 
 def _label_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str) -> Any:
@@ -317,6 +403,7 @@ def _strata_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup
     return out
 
 
+@validate(client=ANY)
 def frequency_strata_dask(
     frame: Any,
     *,
@@ -336,6 +423,52 @@ def frequency_strata_dask(
     A first pass adds up each partition's per-label sums (:func:`iaa_engine.analysis._facets.label_sums`); the
     client assigns the strata; a second pass adds up, per stratum, the integer sums of its items' annotations
     (:class:`~iaa_engine.stats._sums.ExactSums`), whose nominal alpha is the in-memory one.
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation (long layout); an item's rows may be in several partitions.
+    n_strata, names
+        As in :func:`iaa_engine.frequency_strata`.
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`iaa_engine.Annotations.from_long`.
+    client : distributed.Client
+        The cluster that computes (e.g. from :func:`distributed.Client` or ``LocalCluster``).
+    progress : bool, optional
+        Show Dask's progress bar on standard error (default: when standard error is a terminal).
+
+    Returns
+    -------
+    StrataResult
+        As :func:`iaa_engine.frequency_strata`.
+
+    Raises
+    ------
+    InvalidParameterError, ValueError
+        As in :func:`agreement_by_dask`.
+
+    References
+    ----------
+    Mathematical Foundations of Inter-Annotator Agreement Analysis: Comprehensive Framework for Hierarchical Label
+    Assessment. Technical report, 5 September 2025, §5.
+
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"], "annotator": ["ann", "bob"] * 4,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg", "pos", "pos"],
+    ...                    "batch": ["a"] * 4 + ["b"] * 4})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with Client(processes=False, dashboard_address=None) as client:
+    ...     strata = ie.frequency_strata_dask(frame, n_strata=2, client=client, progress=False)
+    >>> strata.labels["stratum"].to_dict()
+    {'neg': 'stratum 1', 'pos': 'stratum 2'}
     """
     import dask
 
@@ -486,6 +619,7 @@ def _write_part(frame: pd.DataFrame, path: str, header: bool) -> tuple[int, int]
     return len(frame), int(frame["tie"].sum())
 
 
+@validate(output=Text(), rule=Choice(*GOLD_RULES), client=ANY)
 def gold_dask(
     frame: Any,
     output: str,
@@ -516,10 +650,60 @@ def gold_dask(
     counts :math:`S^\top` post and posterior sums, the evidence lower bound from the same sums and the
     partitions' entropies, so the iterations are the in-memory ones (to rounding).
 
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation (long layout); an item's rows may be in several partitions.
+    output : str
+        ``FILE.csv`` (one CSV file) or a directory (a Parquet dataset, a file per partition), on a file system
+        the workers share with the client.
+    rule : str
+        As in :func:`iaa_engine.gold_standard`: ``"majority"``, ``"dawid_skene"`` or a bias-correcting rule.
+    item, annotator, label, level, categories, duplicates
+        As in :meth:`iaa_engine.Annotations.from_long`.
+    sep : str
+        Joins tied labels in the ``gold`` cell.
+    tie_tolerance, max_iter, tol
+        As in :func:`iaa_engine.gold_standard` (``max_iter`` and ``tol``: Dawid-Skene's EM).
+    client : distributed.Client
+        The cluster that computes (e.g. from :func:`distributed.Client` or ``LocalCluster``).
+    progress : bool, optional
+        Show Dask's progress bar on standard error (default: when standard error is a terminal).
+
     Returns
     -------
     dict
         ``n_items``, ``n_ties``, ``rule``, ``n_iter`` (Dawid-Skene's iterations), ``output``.
+
+    Raises
+    ------
+    InvalidParameterError, ValueError
+        As in :func:`agreement_by_dask`.
+
+    References
+    ----------
+    Dawid, A. P., & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates using the EM
+    algorithm. Applied Statistics 28(1), 20–28.
+
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"], "annotator": ["ann", "bob"] * 4,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg", "pos", "pos"],
+    ...                    "batch": ["a"] * 4 + ["b"] * 4})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with tempfile.TemporaryDirectory() as tmp, Client(processes=False, dashboard_address=None) as client:
+    ...     info = ie.gold_dask(frame, os.path.join(tmp, "gold.csv"), client=client, progress=False)
+    ...     gold = pd.read_csv(os.path.join(tmp, "gold.csv")).sort_values("item")
+    >>> info["n_items"], info["n_ties"], gold["gold"].tolist()
+    (4, 1, ['pos', 'neg|pos', 'neg', 'pos'])
     """
     import dask
 
@@ -529,11 +713,7 @@ def gold_dask(
     Choice(*GOLD_RULES).check("rule", rule)
     cols = {"item": item, "annotator": annotator, "label": label}
     frame = frame[[item, annotator, label]]
-    cats = _categories(frame, label, level, categories)
-    (ann_values,) = dask.compute(frame[annotator].dropna().unique())
-    from iaa_engine.engines._distributed import _sort_key
-
-    annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
+    annotators, cats = _annotators_and_categories(frame, annotator, label, level, categories)
     n_ann, q = len(annotators), len(cats)
     shuffled = _by_item(frame, item)
     coded = client.compute(
@@ -548,7 +728,7 @@ def gold_dask(
     try:
         if rule in ("diff", "rat", "com", "inv"):
             counts = np.zeros((n_ann, q))
-            for part in _gather(client, [client.submit(_label_counts, c, n_ann, q) for c in coded]):
+            for part in gather(client, [client.submit(_label_counts, c, n_ann, q) for c in coded]):
                 counts += part
             w = bcr_table(counts, rule, annotators, cats).to_numpy()
         elif rule == "dawid_skene":
@@ -574,16 +754,6 @@ def _label_counts(coded: Any, n_ann: int, q: int) -> np.ndarray:
     return out
 
 
-def _gather(client: Any, futures: list) -> list:
-    try:
-        return client.gather(futures)
-    except (ValueError, TypeError, MemoryError, KeyError):
-        raise
-    except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line
-        first = (str(exc).strip().splitlines() or [""])[0]
-        raise ValueError(f"the cluster failed: {type(exc).__name__}: {first}") from None
-
-
 def _write(client: Any, parts: list, output: str) -> list:
     """The workers write the partitions' rows: one CSV file (parts concatenated) or a Parquet dataset."""
     import shutil
@@ -594,7 +764,7 @@ def _write(client: Any, parts: list, output: str) -> list:
         tmp = tempfile.mkdtemp(prefix=".iaa-gold-", dir=os.path.dirname(target) or ".")
         try:
             paths = [os.path.join(tmp, f"part-{k:06d}.csv") for k in range(len(parts))]
-            done = _gather(
+            done = gather(
                 client, [client.submit(_write_part, p, path, k == 0) for k, (p, path) in enumerate(zip(parts, paths))]
             )
             with open(target, "w", encoding="utf-8", newline="") as out:
@@ -605,7 +775,7 @@ def _write(client: Any, parts: list, output: str) -> list:
             shutil.rmtree(tmp, ignore_errors=True)
         return done
     os.makedirs(target, exist_ok=True)
-    return _gather(
+    return gather(
         client,
         [client.submit(_write_parquet, p, os.path.join(target, f"part-{k:06d}.parquet")) for k, p in enumerate(parts)],
     )
@@ -627,14 +797,14 @@ def _dawid_skene_dask(
     def sums(priors: Any, e: Any) -> tuple[np.ndarray, np.ndarray, float]:
         got = [
             g
-            for g in _gather(client, [client.submit(_ds_step, c, priors, e, n_ann, pure=False) for c in coded])
+            for g in gather(client, [client.submit(_ds_step, c, priors, e, n_ann, pure=False) for c in coded])
             if g is not None
         ]
         return sum(g[0] for g in got), sum(g[1] for g in got), sum(g[2] for g in got)
 
     counts = np.zeros((n_ann, q))
     n_items = 0
-    for part in _gather(client, [client.submit(_sizes, c, n_ann, q) for c in coded]):
+    for part in gather(client, [client.submit(_sizes, c, n_ann, q) for c in coded]):
         counts += part[0]
         n_items += part[1]
     used = (counts > 0)[:, :, None]
@@ -700,6 +870,12 @@ def _disagree_part(
     return _disagreements(data, top, items_per_pair, False, 1, False, posteriors=post, per_cat=per_cat, pair_top=None)
 
 
+@validate(
+    top=NoneOr(Whole(0)),
+    items_per_pair=NoneOr(Whole(0)),
+    dawid_skene=AnyOf(Flag(), Choice("auto"), what="True, False or 'auto'"),
+    client=ANY,
+)
 def disagreements_dask(
     frame: Any,
     *,
@@ -724,25 +900,71 @@ def disagreements_dask(
     every label pair that met in it and that pair's ``items_per_pair`` largest items. The client merges: the
     items sorted by the same keys (the item order last), the pairs' coincidences added. Items and annotations of
     the listed items come back; the annotations are in partition order (sort by ``rank`` for the file's).
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per annotation (long layout); an item's rows may be in several partitions.
+    top, items_per_pair, dawid_skene, max_iter
+        As in :func:`iaa_engine.disagreements`.
+    item, annotator, label, level, categories, duplicates, client, progress
+        As in :func:`agreement_by_dask`.
+
+    Returns
+    -------
+    Disagreements
+        As :func:`iaa_engine.disagreements`.
+
+    Raises
+    ------
+    InvalidParameterError, ValueError
+        As in :func:`agreement_by_dask`.
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication,
+    University of Pennsylvania.
+
+    Dawid, A. P., & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates using the EM
+    algorithm. Applied Statistics 28(1), 20–28.
+
+    Rocklin, M. (2015). Dask: Parallel computation with blocked algorithms and task scheduling. Proceedings of the
+    14th Python in Science Conference (SciPy 2015), 130–136.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client
+    >>> import iaa_engine as ie
+    >>> df = pd.DataFrame({"item": ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"], "annotator": ["ann", "bob"] * 4,
+    ...                    "label": ["pos", "pos", "neg", "pos", "neg", "neg", "pos", "pos"],
+    ...                    "batch": ["a"] * 4 + ["b"] * 4})
+    >>> frame = dd.from_pandas(df, npartitions=2)
+    >>> with Client(processes=False, dashboard_address=None) as client:
+    ...     found = ie.disagreements_dask(frame, client=client, progress=False)
+    >>> found.items["item"].tolist(), found.n_disagreeing
+    (['t2'], 1)
     """
     import dask
 
     from iaa_engine.analysis._disagreements import DS_CELLS, RANKING, Disagreements
     from iaa_engine.analysis._gold import _EPS
-    from iaa_engine.engines._distributed import _sort_key
 
     cols = {"item": item, "annotator": annotator, "label": label}
     frame = frame[[item, annotator, label]]
-    cats = _categories(frame, label, level, categories)
-    (ann_values,) = dask.compute(frame[annotator].dropna().unique())
-    annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
+    annotators, cats = _annotators_and_categories(frame, annotator, label, level, categories)
     n_ann, q = len(annotators), len(cats)
     use_ds = q >= 2 and (dawid_skene is True or (dawid_skene == "auto" and float(n_ann) * q * q <= DS_CELLS))
     coded = client.compute(
         [dask.delayed(_coded)(p, cols, level, cats, duplicates, annotators) for p in _by_item(frame, item).to_delayed()]
     )
+    from iaa_engine.engines._distributed import _is_tty, show_progress
+
+    if progress or (progress is None and _is_tty()):
+        show_progress(coded)
     try:
-        sums = _gather(client, [client.submit(_pairable_part, c, n_ann, q) for c in coded])
+        sums = gather(client, [client.submit(_pairable_part, c, n_ann, q) for c in coded])
         per_cat = np.sum([s[0] for s in sums], axis=0)
         n_pairable = sum(s[1] for s in sums)
         priors = e = None
@@ -750,7 +972,7 @@ def disagreements_dask(
             priors, e, _ = _dawid_skene_dask(client, coded, n_ann, q, max_iter, 1e-5, progress, _EPS)
         parts = [
             r
-            for r in _gather(
+            for r in gather(
                 client,
                 [client.submit(_disagree_part, c, top, items_per_pair, priors, e, n_ann, per_cat) for c in coded],
             )

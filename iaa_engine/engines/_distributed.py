@@ -79,8 +79,23 @@ def _partition_stats(
         return _Partial(0, 0, None, None, None)
     item_codes, items = pd.factorize(frame[item].to_numpy())
     ann_codes = annotators.get_indexer(frame[annotator].to_numpy()).astype(np.int64)
+    return _stats_of_codes(item_codes.astype(np.int64), pd.Index(items), ann_codes, lab_codes, annotators, categories,
+                           duplicates)  # fmt: skip
+
+
+def _stats_of_codes(
+    item_codes: np.ndarray,
+    items: pd.Index,
+    ann_codes: np.ndarray,
+    lab_codes: np.ndarray,
+    annotators: pd.Index,
+    categories: pd.Index,
+    duplicates: str,
+) -> _Partial:
+    """The sufficient statistics of annotations given as codes (items of this partition, global annotators and
+    categories)."""
     item_codes, ann_codes, lab_codes = resolve_duplicates(
-        item_codes.astype(np.int64), ann_codes, lab_codes, len(annotators), duplicates, pd.Index(items), annotators
+        item_codes, ann_codes, lab_codes, len(annotators), duplicates, items, annotators
     )
     n_items, n_ann, n_cat = len(items), len(annotators), len(categories)
     counts = ItemCounts.from_codes(item_codes, lab_codes, n_items, n_cat)
@@ -97,6 +112,58 @@ def _partition_stats(
         AnnotatorStats.from_codes(ann_codes, lab_codes, n_ann, n_cat),
         pairs,
         partition_resampling(items, item_codes, ann_codes, lab_codes, counts, n_ann, n_cat),
+    )
+
+
+def _split_coded(part: pd.DataFrame, item: str, annotator: str, label: str, n: int) -> tuple:
+    """One input partition for :func:`summarize_dask`: its distinct annotators and labels, and its rows in ``n``
+    buckets by item, each ``(item ids, annotator codes, label codes)`` with codes into those distinct values
+    (-1: missing). The ids travel unchanged; annotators and labels as small integers."""
+    ann_codes, ann_values = pd.factorize(part[annotator])
+    lab_codes, lab_values = pd.factorize(part[label])
+    bucket = _buckets(part[item], n)
+    order = np.argsort(bucket, kind="stable")
+    sizes = np.bincount(bucket, minlength=n)
+    ends = np.cumsum(sizes)
+    items = part[item].take(order).reset_index(drop=True)
+    ann = ann_codes[order].astype(np.int32)
+    lab = lab_codes[order].astype(np.int32)
+    pieces = tuple((items.iloc[e - c : e], ann[e - c : e], lab[e - c : e]) for c, e in zip(sizes, ends))
+    return (np.asarray(ann_values, dtype=object), lab_values.to_numpy()), pieces
+
+
+def _values_of(split: tuple) -> tuple:
+    return split[0]
+
+
+def _piece(split: tuple, b: int) -> tuple:
+    return split[1][b]
+
+
+def _coded_stats(pieces: list, maps: list, annotators: pd.Index, categories: pd.Index, duplicates: str) -> _Partial:
+    """The statistics of one bucket (whole items): each input partition's piece, its codes mapped to the global
+    annotators and categories with that partition's ``(annotator map, label map)``."""
+    items, ann, lab = [], [], []
+    for (ids, a, c), (a_map, c_map) in zip(pieces, maps):
+        if not len(ids):
+            continue
+        codes = np.where(c >= 0, c_map[np.maximum(c, 0)], -1) if len(c_map) else np.full(len(c), -1)
+        keep = codes >= 0
+        items.append(ids[keep])
+        ann.append(np.where(a >= 0, a_map[np.maximum(a, 0)], -1)[keep] if len(a_map) else np.full(keep.sum(), -1))
+        lab.append(codes[keep])
+    if not items or not sum(len(i) for i in items):
+        return _Partial(0, 0, None, None, None)
+    ids = pd.concat(items, ignore_index=True) if len(items) > 1 else items[0]
+    item_codes, uniques = pd.factorize(ids)
+    return _stats_of_codes(
+        item_codes.astype(np.int64),
+        pd.Index(uniques),
+        np.concatenate(ann).astype(np.int64),
+        np.concatenate(lab).astype(np.int64),
+        annotators,
+        categories,
+        duplicates,
     )
 
 
@@ -120,6 +187,89 @@ def _combine(parts: Sequence[_Partial]) -> _Partial:
         pairs,
         combine_resampling([p.resampling for p in parts]),
     )
+
+
+def _summarize_on(
+    client: Any,
+    frame: Any,
+    item: str,
+    annotator: str,
+    label: str,
+    level: str,
+    categories: Any,
+    duplicates: str,
+    progress: bool | None,
+) -> tuple[_Partial, pd.Index, pd.Index]:
+    """:func:`summarize_dask`'s work on ``client``: one pass reads each input partition, returns its distinct
+    annotators and labels (small) and leaves its rows on the worker split into buckets by item, with annotators and
+    labels as small integer codes; the client fixes the global annotators and categories from those distinct values;
+    each bucket (whole items) maps its codes to them and computes its statistics, which a binary tree adds up."""
+    dask, _, _ = _need_dask()
+    n_in = max(frame.npartitions, 1)
+    if n_in > MAX_SPLIT_PARTITIONS:  # many partitions: Dask's peer-to-peer shuffle, then the same coding
+        frame = shuffle_by(frame, item)
+        n_in, n_out = frame.npartitions, 1
+    else:
+        n_out = n_in
+    splits = client.compute(
+        [dask.delayed(_split_coded, pure=True)(p, item, annotator, label, n_out) for p in frame.to_delayed()]
+    )
+    show = progress or (progress is None and _is_tty())
+    if show:
+        show_progress(splits)
+    values = gather(client, [client.submit(_values_of, f) for f in splits])
+    ann_all = np.concatenate([v[0] for v in values]) if values else np.zeros(0, object)
+    ann_all = ann_all[~pd.isna(ann_all)] if ann_all.size else ann_all
+    annotators = pd.Index(sorted(pd.unique(ann_all).tolist(), key=_sort_key))
+    lab_all = np.concatenate([v[1] for v in values]) if values else np.zeros(0, object)
+    lab_array = pd.unique(lab_all) if lab_all.dtype != object else np.asarray(pd.unique(lab_all), dtype=object)
+    lab_array = lab_array[~is_missing_mask(lab_array)]
+    if lab_array.size == 0:
+        raise ValueError("the data holds no annotations (every label is missing)")
+    _, _, cats = encode_labels(lab_array, level, categories)
+    maps = []
+    for ann_values, lab_values in values:
+        lab_map = np.full(len(lab_values), -1, dtype=np.int64)
+        if len(lab_values):
+            keep, codes, _ = encode_labels(lab_values, level, cats)
+            lab_map[keep] = codes
+        maps.append((annotators.get_indexer(ann_values).astype(np.int64), lab_map))
+    pieces = [[client.submit(_piece, f, b) for f in splits] for b in range(n_out)]
+    del splits
+    parts = [client.submit(_coded_stats, pieces[b], maps, annotators, cats, duplicates) for b in range(n_out)]
+    del pieces
+    while len(parts) > 1:  # a binary tree: a task holds at most three pair tables
+        parts = [client.submit(_combine, parts[i : i + 2]) for i in range(0, len(parts), 2)]
+    if show:
+        show_progress(parts)
+    (total,) = gather(client, parts)
+    return total, annotators, cats
+
+
+def gather(client: Any, futures: Any) -> Any:
+    """``client.gather(futures)``; a worker's failure is one line (the user's own errors, ValueError and TypeError,
+    pass unchanged)."""
+    return one_line(client.gather, futures)
+
+
+def one_line(run: Any, *args: Any) -> Any:
+    """``run(*args)``; a worker's failure is one line (the user's own errors, ValueError and TypeError, pass
+    unchanged)."""
+    try:
+        return run(*args)
+    except (ValueError, TypeError, MemoryError, KeyError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line, not a traceback
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise ValueError(f"the cluster failed: {type(exc).__name__}: {first}") from None
+
+
+def close_client(client: Any) -> None:
+    """Close a client and the local cluster it started."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 def _client(scheduler: Any, n_workers: int | None, memory_limit: str | None):
@@ -339,51 +489,24 @@ def summarize_dask(
     frame = frame[[item, annotator, label]]
     client, owned = _client(scheduler, n_workers, memory_limit)
     try:
-        # the small global codings: annotators and labels (never the items)
-        ann_values, lab_values = dask.compute(frame[annotator].dropna().unique(), frame[label].dropna().unique())
-        annotators = pd.Index(sorted(pd.unique(np.asarray(ann_values)).tolist(), key=_sort_key))
-        lab_array = np.asarray(lab_values, dtype=object if np.asarray(lab_values).dtype == object else None)
-        lab_array = lab_array[~is_missing_mask(lab_array)]
-        if lab_array.size == 0:
-            raise ValueError("the data holds no annotations (every label is missing)")
-        _, _, cats = encode_labels(lab_array, level, categories)
-        # every item's annotations into one partition, then per-partition statistics and a tree reduction
-        # more, smaller partitions than the input: a worker's memory is bounded by one partition's statistics
-        shuffled = frame.shuffle(on=item, npartitions=4 * frame.npartitions)
-        parts = [
-            dask.delayed(_partition_stats)(p, item, annotator, label, annotators, cats, level, duplicates)
-            for p in shuffled.to_delayed()
-        ]
-        while len(parts) > 1:  # a binary tree: a task holds at most three pair tables
-            parts = [dask.delayed(_combine)(parts[i : i + 2]) for i in range(0, len(parts), 2)]
-        future = client.compute(parts[0])
-        if progress or (progress is None and _is_tty()):
-            show_progress(future)
-        try:
-            total = future.result()
-        except (ValueError, TypeError, MemoryError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - a worker's failure reaches the user as one line, not a traceback
-            first = (str(exc).strip().splitlines() or [""])[0]
-            raise ValueError(f"the cluster could not summarise the data: {type(exc).__name__}: {first}") from None
+        total, annotators, cats = _summarize_on(client, frame, item, annotator, label, level, categories,
+                                                duplicates, progress)  # fmt: skip
     finally:
         if owned:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            close_client(client)
     if total.n_annotations == 0:
         raise ValueError("the data holds no annotations")
+    ann_stats, sums = cast(AnnotatorStats, total.annotators), cast(ExactSums, total.sums)
     if isinstance(total.pairs, np.ndarray):
-        total.pairs = PairStats.from_cells(total.pairs, len(annotators), len(cats), total.annotators.n_a)
+        total.pairs = PairStats.from_cells(total.pairs, len(annotators), len(cats), ann_stats.n_a)
     return Annotations.from_stats(
         items=total.n_items,
         categories=cats,
         level=level,
         annotators=annotators,
-        annotator_stats=total.annotators,
+        annotator_stats=ann_stats,
         pair_stats=total.pairs,
-        count_sums=total.sums.finish(),
+        count_sums=sums.finish(),
         n_annotations=total.n_annotations,
         **resampling_fields(total.resampling),
     )
@@ -471,22 +594,10 @@ def read_dask(
     0.5
     """
     _check_source(source)
-    _, dd, _ = _need_dask()
-    if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
-        import glob
-
-        if not glob.glob(str(source)):
-            raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
-        _check_schemas(source, [item, annotator, label])
     if not scheduler:
         _check_workers(n_workers)
         _check_memory_limit(memory_limit)
-    try:
-        frame = dd.read_parquet(source, columns=[item, annotator, label], storage_options=storage_options)
-    except (FileNotFoundError, OSError) as exc:
-        raise FileNotFoundError(f"cannot read the Parquet dataset {source!r}: {exc}") from None
-    except (KeyError, ValueError) as exc:
-        raise ValueError(f"cannot read columns {[item, annotator, label]!r} from {source!r}: {exc}") from None
+    frame = open_parquet(source, [item, annotator, label], storage_options)
     return summarize_dask(
         frame,
         item=item,
@@ -500,6 +611,47 @@ def read_dask(
         memory_limit=memory_limit,
         progress=progress,
     )
+
+
+#: Row groups are read together into one partition up to this much uncompressed data (a row group of a million
+#: annotations of short text ids is about 16 MiB in Parquet, 50-80 MB in pandas): a file of many row groups is read
+#: as many partitions, so that the shuffle by item splits the reading, not one task's output.
+PARTITION_BYTES = "16MiB"
+
+
+def open_parquet(source: Any, columns: list[str], storage_options: dict | None = None) -> Any:
+    """``columns`` of a Parquet dataset (a path, a glob, a list or an fsspec URL) as a Dask DataFrame; a missing
+    file, a missing column or files that disagree on a column's type is one line naming it."""
+    if isinstance(source, (str, os.PathLike)) and "://" not in str(source):
+        import glob
+
+        if not glob.glob(str(source)):
+            raise FileNotFoundError(f"cannot read the Parquet dataset {str(source)!r}: no such file or directory")
+        _check_schemas(source, columns)
+    return read_parquet(source, columns, storage_options)
+
+
+def _distinct_part(part: pd.DataFrame, columns: list[str]) -> list[np.ndarray]:
+    """A partition's distinct values of each of ``columns``."""
+    return [np.asarray(pd.unique(part[c].dropna())) for c in columns]
+
+
+def read_parquet(source: Any, columns: list[str], storage_options: dict | None = None) -> Any:
+    """``columns`` of a Parquet dataset as a Dask DataFrame, a partition per row group (row groups of less than
+    :data:`PARTITION_BYTES` read together, within a file); errors as one line naming the source."""
+    _, dd, _ = _need_dask()
+    try:
+        return dd.read_parquet(
+            source,
+            columns=columns,
+            storage_options=storage_options,
+            split_row_groups="adaptive",
+            blocksize=PARTITION_BYTES,
+        )
+    except (FileNotFoundError, OSError) as exc:
+        raise FileNotFoundError(f"cannot read the Parquet dataset {source!r}: {exc}") from None
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"cannot read columns {columns!r} from {source!r}: {exc}") from None
 
 
 class _Shown(str):
@@ -547,3 +699,94 @@ def _is_tty() -> bool:
     import sys
 
     return hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+
+
+# ------------------------------------------------------------------------------------------- the shuffle by item
+#: Up to this many input partitions, the shuffle by item is one stage of tasks (each input partition split into the
+#: output partitions' buckets, each output partition the concatenation of its buckets: inputs × outputs small tasks);
+#: beyond it, Dask's peer-to-peer shuffle, made for many partitions.
+MAX_SPLIT_PARTITIONS = 64
+
+
+def _mix64(h: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (Steele, Lea & Flood 2014): spreads every input bit over the output (uint64)."""
+    with np.errstate(over="ignore"):
+        h = h ^ (h >> np.uint64(30))
+        h = h * np.uint64(0xBF58476D1CE4E5B9)
+        h = h ^ (h >> np.uint64(27))
+        h = h * np.uint64(0x94D049BB133111EB)
+        return h ^ (h >> np.uint64(31))
+
+
+def _buckets(values: Any, n: int) -> np.ndarray:
+    """Each value's bucket in ``0..n-1``: equal values (in any partition) in the same bucket.
+
+    Only the bucket comes from a hash; the item ids themselves travel unchanged, so two ids in one bucket stay two
+    items. Text is hashed from its UTF-8 bytes with numpy (a position-weighted sum of the bytes, mixed with
+    SplitMix64): about ten times faster than :func:`pandas.util.hash_array` on text; other types with pandas."""
+    if n <= 1:
+        return np.zeros(len(values), dtype=np.int64)
+    import pyarrow as pa
+
+    arr = None
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        arr = values
+    elif isinstance(values.dtype, pd.StringDtype) or values.dtype == object:
+        try:  # text, whichever pandas dtype holds it: hashed from its bytes (the same bucket in every partition)
+            arr = pa.array(values.array if isinstance(values, pd.Series) else values, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arr = None
+    if arr is None or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        raw = values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else np.asarray(values)
+        h = pd.util.hash_array(np.asarray(raw, dtype=object) if raw.dtype.kind in "OUS" else raw)
+        return (h % np.uint64(n)).astype(np.int64)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    arr = arr.cast(pa.large_string())
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    data = arr.buffers()[2]
+    start, stop = int(offsets[0]), int(offsets[-1])
+    body = np.frombuffer(data, dtype=np.uint8)[start:stop] if data is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(offsets)
+    position = np.arange(stop - start, dtype=np.int64) - np.repeat(offsets[:-1] - start, lengths)
+    weights = _mix64(np.arange(1, int(lengths.max(initial=0)) + 1, dtype=np.uint64))
+    with np.errstate(over="ignore"):
+        total = np.zeros(body.size + 1, dtype=np.uint64)
+        np.cumsum(body.astype(np.uint64) * weights[position], out=total[1:])
+        h = total[offsets[1:] - start] - total[offsets[:-1] - start] + lengths.astype(np.uint64)
+    return (_mix64(h) % np.uint64(n)).astype(np.int64)
+
+
+def _split_rows(part: pd.DataFrame, on: str, n: int) -> tuple:
+    """A partition's rows in ``n`` buckets by the value of ``on`` (each bucket's rows in their order)."""
+    bucket = _buckets(part[on], n)
+    order = np.argsort(bucket, kind="stable")
+    ends = np.cumsum(np.bincount(bucket, minlength=n))
+    rows = part.take(order)
+    return tuple(rows.iloc[e - c : e] for c, e in zip(np.bincount(bucket, minlength=n), ends))
+
+
+def _concat_rows(pieces: list, meta: pd.DataFrame) -> pd.DataFrame:
+    pieces = [p for p in pieces if len(p)]
+    if not pieces:
+        return meta.iloc[:0]
+    return pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0].reset_index(drop=True)
+
+
+def shuffle_by(frame: Any, on: str, npartitions: int | None = None) -> Any:
+    """``frame`` with every row of a value of ``on`` in one partition (its rows in their input order), as a Dask
+    DataFrame of the same columns: a one-stage split of the input partitions (up to :data:`MAX_SPLIT_PARTITIONS`),
+    else Dask's peer-to-peer shuffle."""
+    dask, dd, _ = _need_dask()
+    n_in = max(frame.npartitions, 1)
+    n_out = int(npartitions or n_in)
+    if n_in > MAX_SPLIT_PARTITIONS:
+        return frame.shuffle(on=on, npartitions=n_out, shuffle_method="p2p")
+    meta = frame._meta
+    parts = frame.to_delayed()
+    if n_out == 1:
+        out = [dask.delayed(_concat_rows)(parts, meta)]
+    else:
+        splits = [dask.delayed(_split_rows, nout=n_out, pure=True)(p, on, n_out) for p in parts]
+        out = [dask.delayed(_concat_rows, pure=True)([s[b] for s in splits], meta) for b in range(n_out)]
+    return dd.from_delayed(out, meta=meta, verify_meta=False)

@@ -97,6 +97,11 @@ def _reader(files: list[str]) -> tuple[str, str, str]:
     return relation, "ordinality", "csv"
 
 
+#: DuckDB's memory limit when none is given: what the whole run needs then is about half the in-memory engine's peak
+#: at 10⁷ annotations (benchmarks/bench_engines.py); DuckDB spills the rest to its temporary directory.
+DEFAULT_MEMORY_LIMIT = "500MB"
+
+
 @validate(
     level=Choice(*LEVELS),
     memory_limit=NoneOr(AnyOf(Text(), Whole(1), what="a size such as '1GB' or a number of bytes")),
@@ -143,7 +148,9 @@ def read_duckdb(
         text are labels unless named in ``na_values``. ``duplicates='first'``/``'last'`` keep one label in the
         files' order (file by file, in the order the glob lists them); a query has no such order and is refused.
     memory_limit : str, optional
-        DuckDB's memory limit, e.g. ``"1GB"`` (default: DuckDB's, 80 % of the machine's memory).
+        DuckDB's memory limit, e.g. ``"1GB"`` (default :data:`DEFAULT_MEMORY_LIMIT`, 500 MB: DuckDB spills what
+        does not fit to ``temp_directory``; at 10⁷ annotations the whole run then peaks at about half the memory
+        of the in-memory engine. Give more to spill less).
     temp_directory : str or path, optional
         Where DuckDB spills (default: a new directory under the system's temporary directory, removed after).
     threads : int, optional
@@ -218,6 +225,8 @@ def read_duckdb(
         except duckdb.Error as exc:
             raise ValueError(f"DuckDB could not start: {_first_line(exc)}") from None
         try:
+            if memory_limit is None:
+                memory_limit = DEFAULT_MEMORY_LIMIT
             if memory_limit is not None:
                 try:
                     con.execute(f"SET memory_limit = {text_literal(str(memory_limit))}")
