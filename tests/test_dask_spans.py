@@ -309,12 +309,64 @@ def test_cli_inception_pooling_and_output_file(address, team, tmp_path, capsys):
     assert set(memory["scope"]) >= {"pooled", "category", "document"}
 
 
-@pytest.mark.parametrize("flag", [["--gamma"], ["--family"], ["--per-annotator"], ["--html", "x.html"]])
+@pytest.mark.parametrize("flag", [["--gamma"], ["--family"], ["--html", "x.html"]])
 def test_cli_refuses_what_it_does_not_distribute_in_one_line(address, crowd, flag, capsys):
     root, *_ = crowd
     code, out, err = _cli(["spans", str(root / "spans"), *flag, "--engine", "dask", "--scheduler", address], capsys)
     assert code != 0 and out == ""
     assert len(err.strip().splitlines()) == 1 and flag[0] in err and "--engine dask" in err
+
+
+@pytest.mark.parametrize("who", ["participants", "without"])
+def test_per_annotator_on_the_cluster_equals_in_memory(client, crowd, team, who):
+    """Each annotator's documents, units and lengths add over documents; the pooled α_U without each annotator is
+    finished from every partition's histograms without them (memory: from the sums with everyone,
+    metrics._unitizing._leave_one_out, itself checked against recomputation in tests/test_unitizing.py)."""
+    root, spans, *rest = crowd if who == "participants" else team
+    kw = {"continuum": rest[-1], "participants": rest[0] if who == "participants" else None, "overlaps": "merge"}
+    memory = _quiet(ie.unitizing_alpha, spans, per_annotator=True, **kw)
+    cluster = _quiet(ie.unitizing_alpha_dask, dd.read_parquet(root / "spans"), client=client, per_annotator=True, **kw)
+    assert_same(memory, cluster)
+    table = memory.per_annotator
+    assert len(table) == memory.n_annotators and table["alpha_without"].nunique() == len(table)
+
+
+def test_per_annotator_refusals_are_one_line(client, crowd, team):
+    root, _, who, lengths = crowd
+    frame = dd.read_parquet(root / "spans")
+    with pytest.raises(ValueError, match=r"at most 5 annotators; this study has \d\d") as many:
+        import iaa_engine.engines._dask_spans as module
+
+        bound, module.PER_ANNOTATOR_MAX = module.PER_ANNOTATOR_MAX, 5
+        try:
+            ie.unitizing_alpha_dask(frame, client=client, continuum=lengths, participants=who, per_annotator=True)
+        finally:
+            module.PER_ANNOTATOR_MAX = bound
+    assert "\n" not in str(many.value)
+    with pytest.raises(ValueError, match="per_annotator with pooling='inception' is not distributed"):
+        ie.unitizing_alpha_dask(
+            dd.read_parquet(team[0] / "spans"), client=client, continuum=team[2], pooling="inception",
+            per_annotator=True,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_cli_per_annotator_on_dask_prints_what_memory_prints(address, crowd, fmt, capsys):
+    root, *_ = crowd
+    common = [
+        "--participants", str(root / "participants.csv"), "--continuum", str(root / "continuum.csv"),
+        "--overlaps", "merge", "--per-annotator", "--format", fmt,
+    ]  # fmt: skip
+    code, memory, _ = _cli(["spans", str(root / "all.parquet"), *common], capsys)
+    assert code == 0
+    code, cluster, err = _cli(["spans", str(root / "spans"), *common, "--engine", "dask", "--scheduler", address], capsys)
+    assert code == 0, err
+    if fmt == "json":
+        memory_doc, cluster_doc = json.loads(memory), json.loads(cluster)
+        memory_doc.pop("file"), cluster_doc.pop("file")
+        assert _json_close(memory_doc, cluster_doc) and len(cluster_doc["unitizing_alpha"]["per_annotator"]) > 20
+    else:
+        assert cluster == memory and "w00" in cluster
 
 
 def test_cli_scheduler_needs_engine_dask(address, crowd, capsys):

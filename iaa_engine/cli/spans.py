@@ -788,10 +788,10 @@ def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tup
     return doc
 
 
-#: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables, and
-#: ``--f1``. These are not distributed yet, and are refused with it.
+#: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables,
+#: ``--f1`` and ``--per-annotator`` (pooled by document, up to 64 annotators). These are not distributed yet, and are
+#: refused with it.
 DASK_REFUSED = (
-    ("--per-annotator", "per_annotator"),
     ("--family", "family"),
     ("--gamma", "gamma"),
     ("--html", "html"),
@@ -850,6 +850,7 @@ def _run_dask(args: argparse.Namespace) -> int:
             participants=participants,
             pooling=args.pooling,
             overlaps=args.overlaps,
+            per_annotator=args.per_annotator,
             f1=(args.f1_match, args.f1_threshold) if args.f1 else None,  # on the same shuffle
         )
     if f1 is not None:

@@ -30,11 +30,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import ANY, Choice, Real, validate
+from iaa_engine.base._params import ANY, Choice, Flag, Real, validate
 
 __all__ = ["unitizing_alpha_dask", "span_f1_dask"]
 
 _SPAN, _CONTINUUM, _PARTICIPANT = 0, 1, 2
+
+#: ``per_annotator`` on Dask: each partition computes its documents' sums once per annotator, so the annotators are
+#: bounded (a crowd of hundreds is refused in one line; the in-memory engine computes it from one pass).
+PER_ANNOTATOR_MAX = 64
 _COLUMNS = ["document", "annotator", "start", "end", "label", "_kind", "_begin", "_length", "_order"]
 
 
@@ -185,6 +189,59 @@ def _split(part: pd.DataFrame, has_participants: bool) -> tuple[pd.DataFrame, pd
     return spans, participants
 
 
+def _pieces(units: Any, categories: pd.Index, sums: Any) -> tuple[dict, dict, np.ndarray]:
+    """The additive pieces of the pooled α_U (by document) of one partition's ``units`` (``sums`` its
+    :func:`unitizing_sums`): per category the used units, Σ l(l-1)(2l-1)/3, Σ l(l-1), the observed sums, and the
+    histograms of unit and gap lengths; with the gaps (:func:`_gaps`) and each run's rater code."""
+    C = len(categories)
+    to_global = np.asarray(categories.get_indexer(units.categories), np.int64)
+    Rd = units.raters()
+    Ld = units.document_length
+    use = Rd >= 2
+    codes, _ = units.rater_codes()
+    keep = use[units.document]
+    cat = to_global[units.category] if units.category.size else units.category.astype(np.int64)
+    length = units.end - units.begin
+    cubes = length * (length - 1.0) * (2.0 * length - 1.0) / 3.0
+    squares = length * (length - 1.0)
+    pair_cat = to_global[sums.pair_category] if sums.pair_category.size else sums.pair_category
+    weighted = sums.pair_observed / np.maximum(Rd[sums.pair_document] - 1.0, 1.0)
+
+    # the gaps (documents pooling), as unitizing_sums forms them for the kept units
+    g = _gaps(units.document[keep], codes[keep], cat[keep], units.begin[keep], units.end[keep], Ld)
+    gap_length, gap_cat = g["gap_length"], g["gap_cat"]
+    ok = gap_length > 0
+    # whole-document gaps: R_d per document for every category, less those raters with units of c in d
+    d0, r0, c0, _, _ = g["first"]
+    with_units = pd.DataFrame({"d": d0, "c": c0}).groupby(["d", "c"], sort=True).size()
+    neg_doc = with_units.index.get_level_values(0).to_numpy(np.int64)
+    neg_cat = with_units.index.get_level_values(1).to_numpy(np.int64)
+    gap_key, gap_value, gap_weight = _histogram(
+        np.concatenate([gap_cat[ok], neg_cat]),
+        np.concatenate([gap_length[ok], Ld[neg_doc]]),
+        np.concatenate([np.ones(int(ok.sum())), -with_units.to_numpy(float)]),
+    )
+    all_value, all_weight = _histogram(np.zeros(Ld.size, np.int64), Ld, np.where(use, Rd, 0).astype(float))[1:]
+    unit_key, unit_value, unit_count = _histogram(cat[keep], length[keep], np.ones(int(keep.sum())))
+    pieces = {
+        "_cat": cat,
+        "used_units": np.bincount(cat[keep], minlength=C).astype(float),
+        "used_cubes": np.bincount(cat[keep], weights=cubes[keep], minlength=C),
+        "squares": np.bincount(cat[keep], weights=squares[keep], minlength=C),
+        "observed": np.bincount(pair_cat, weights=sums.pair_observed, minlength=C),
+        "weighted": np.bincount(pair_cat, weights=weighted, minlength=C),
+        "raters": np.unique(Rd[use]),
+        "positions": float(np.sum((Rd * Ld)[use])),
+        "length_used": float(Ld[use].sum()),
+        "length_all": float(Ld.sum()),
+        "used": bool(use.any()),
+        "units": (unit_key, unit_value, unit_count),
+        "gaps": (gap_key, gap_value, gap_weight),
+        "whole": (all_value, all_weight),
+    }
+    return pieces, g, r0
+
+
 def _part_sums(
     part: pd.DataFrame,
     continuum: Any,
@@ -195,9 +252,11 @@ def _part_sums(
     inception: bool,
     f1: tuple[str, float] | None = None,
     numbers: dict | None = None,
+    leave_out: list | None = None,
 ) -> dict | None:
     """One partition's whole documents: their per-document rows and the sums the pooled α_U needs (and with
-    ``f1``, (match, threshold), pairwise F1's counts of :func:`_f1_part` from the same shuffle)."""
+    ``f1``, (match, threshold), pairwise F1's counts of :func:`_f1_part` from the same shuffle; with ``leave_out``,
+    the study's annotators, each one's units and lengths and the pooled sums without them, :func:`_without`)."""
     from iaa_engine.data._spans import span_units
     from iaa_engine.metrics._unitizing import _compute
 
@@ -246,36 +305,10 @@ def _part_sums(
         )
     parts = _compute(units, "documents")
     sums = parts["sums"]
-    C = len(categories)
-    to_global = np.asarray(categories.get_indexer(units.categories), np.int64)
+    pieces, g, r0 = _pieces(units, categories, sums)
     Rd = units.raters()
-    Ld = units.document_length
-    use = Rd >= 2
-    codes, _ = units.rater_codes()
-    keep = use[units.document]
-    cat = to_global[units.category] if units.category.size else units.category.astype(np.int64)
-    length = units.end - units.begin
-    cubes = length * (length - 1.0) * (2.0 * length - 1.0) / 3.0
-    squares = length * (length - 1.0)
-    pair_cat = to_global[sums.pair_category] if sums.pair_category.size else sums.pair_category
-    weighted = sums.pair_observed / np.maximum(Rd[sums.pair_document] - 1.0, 1.0)
-
-    # the gaps (documents pooling), as unitizing_sums forms them for the kept units
-    g = _gaps(units.document[keep], codes[keep], cat[keep], units.begin[keep], units.end[keep], Ld)
-    gap_length, gap_cat = g["gap_length"], g["gap_cat"]
-    ok = gap_length > 0
-    # whole-document gaps: R_d per document for every category, less those raters with units of c in d
-    d0, r0, c0, _, _ = g["first"]
-    with_units = pd.DataFrame({"d": d0, "c": c0}).groupby(["d", "c"], sort=True).size()
-    neg_doc = with_units.index.get_level_values(0).to_numpy(np.int64)
-    neg_cat = with_units.index.get_level_values(1).to_numpy(np.int64)
-    gap_key, gap_value, gap_weight = _histogram(
-        np.concatenate([gap_cat[ok], neg_cat]),
-        np.concatenate([gap_length[ok], Ld[neg_doc]]),
-        np.concatenate([np.ones(int(ok.sum())), -with_units.to_numpy(float)]),
-    )
-    all_value, all_weight = _histogram(np.zeros(Ld.size, np.int64), Ld, np.where(use, Rd, 0).astype(float))[1:]
-    unit_key, unit_value, unit_count = _histogram(cat[keep], length[keep], np.ones(int(keep.sum())))
+    cat = pieces.pop("_cat")
+    C = len(categories)
 
     docs = units.documents
     span_docs = set(pd.unique(spans["document"])) if len(spans) else set()
@@ -293,22 +326,11 @@ def _part_sums(
         "n_units": int(units.begin.size),
         "n_participants": 0 if units.participant_document is None else int(units.participant_document.size),
         "category_units": np.bincount(cat, minlength=C).astype(np.int64),
-        "used_units": np.bincount(cat[keep], minlength=C).astype(float),
-        "used_cubes": np.bincount(cat[keep], weights=cubes[keep], minlength=C),
-        "squares": np.bincount(cat[keep], weights=squares[keep], minlength=C),
-        "observed": np.bincount(pair_cat, weights=sums.pair_observed, minlength=C),
-        "weighted": np.bincount(pair_cat, weights=weighted, minlength=C),
-        "raters": np.unique(Rd[use]),
-        "positions": float(np.sum((Rd * Ld)[use])),
-        "length_used": float(Ld[use].sum()),
-        "length_all": float(Ld.sum()),
-        "used": bool(use.any()),
-        "units": (unit_key, unit_value, unit_count),
-        "gaps": (gap_key, gap_value, gap_weight),
-        "whole": (all_value, all_weight),
+        **pieces,
         "same_raters": None,
         "spans_by_annotator": None,
         "f1": None if f1 is None else _f1_part(part, has_participants, *f1),
+        "without": None if leave_out is None else _without(units, categories, leave_out),
     }
     if annotators is not None and len(spans):
         # how many of the documents with spans each annotator marked (AbsentAnnotatorsWarning)
@@ -344,6 +366,41 @@ def _part_sums(
     elif inception:
         out["same_raters"] = False
     return out
+
+
+def _without(units: Any, categories: pd.Index, annotators: list) -> dict:
+    """Per annotator of the study (``annotators``, in its order): their documents, units and total unit length in
+    this partition, and the additive pieces (:func:`_pieces`) of the pooled α_U with them left out of every document
+    (None where they are not in the partition: the pieces with everyone then stand)."""
+    from iaa_engine.metrics._unitizing import _compute
+
+    A = len(annotators)
+    local = {name: k for k, name in enumerate(units.annotators)}
+    R = len(units.annotators)
+    D = len(units.documents)
+    length = units.end - units.begin
+    n_units = np.bincount(units.annotator, minlength=R).astype(np.int64)
+    total_length = np.bincount(units.annotator, weights=length, minlength=R)
+    if units.participant_annotator is None:
+        n_docs = np.full(R, D, np.int64)
+    else:
+        n_docs = np.bincount(units.participant_annotator, minlength=R).astype(np.int64)
+    where = np.array([local.get(a, -1) for a in annotators], np.int64)
+    found = where >= 0
+    out_docs, out_units, out_length = np.zeros(A, np.int64), np.zeros(A, np.int64), np.zeros(A)
+    out_docs[found], out_units[found], out_length[found] = n_docs[where[found]], n_units[where[found]], total_length[
+        where[found]
+    ]
+    pieces: list[dict | None] = []
+    for k in where:
+        if k < 0:
+            pieces.append(None)
+            continue
+        left = units.without(int(k))
+        piece = _pieces(left, categories, _compute(left, "documents", tables=False)["sums"])[0]
+        piece.pop("_cat")
+        pieces.append(piece)
+    return {"n_documents": out_docs, "n_units": out_units, "total_length": out_length, "pieces": pieces}
 
 
 def _cross(
@@ -384,7 +441,7 @@ def _document_order(table: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["_rank", "_order"])
 
 
-@validate(client=ANY, pooling=Choice("documents", "inception"))
+@validate(client=ANY, pooling=Choice("documents", "inception"), per_annotator=Flag())
 def unitizing_alpha_dask(
     spans: Any,
     *,
@@ -393,6 +450,7 @@ def unitizing_alpha_dask(
     participants: pd.DataFrame | None = None,
     pooling: str = "documents",
     overlaps: str = "raise",
+    per_annotator: bool = False,
     replace_undefined_by: float = np.nan,
     progress: bool | None = None,
 ) -> Any:
@@ -427,6 +485,11 @@ def unitizing_alpha_dask(
         How the headline pools the documents.
     overlaps : {'raise', 'merge'}
         A rater's overlapping units of one label.
+    per_annotator : bool
+        Also the ``per_annotator`` table (with ``pooling='documents'``, for at most :data:`PER_ANNOTATOR_MAX`
+        annotators): each annotator's documents, units and lengths add over documents; the pooled α_U without
+        annotator a needs, per category, the histograms of unit and gap lengths without a, which each partition
+        collects for every annotator of its documents (its documents once per annotator: a loop over annotators).
     replace_undefined_by : float
         Returned (with a warning) where α_U is undefined.
     progress : bool, optional
@@ -435,13 +498,15 @@ def unitizing_alpha_dask(
     Returns
     -------
     UnitizingAlpha
-        As :func:`iaa_engine.unitizing_alpha` returns it (``per_annotator`` None).
+        As :func:`iaa_engine.unitizing_alpha` returns it (``per_annotator`` None unless asked).
 
     Raises
     ------
     ValueError
         As :func:`iaa_engine.unitizing_alpha` (a malformed span table, a document without a continuum,
-        ``pooling='inception'`` with different participants per document), or a failure on the cluster (one line).
+        ``pooling='inception'`` with different participants per document), ``per_annotator`` with
+        ``pooling='inception'`` or more than :data:`PER_ANNOTATOR_MAX` annotators, or a failure on the cluster
+        (one line).
 
     References
     ----------
@@ -465,6 +530,7 @@ def unitizing_alpha_dask(
         participants=participants,
         pooling=pooling,
         overlaps=overlaps,
+        per_annotator=per_annotator,
         replace_undefined_by=replace_undefined_by,
         progress=progress,
     )[0]
@@ -478,6 +544,7 @@ def _alpha_dask(
     participants: pd.DataFrame | None = None,
     pooling: str = "documents",
     overlaps: str = "raise",
+    per_annotator: bool = False,
     replace_undefined_by: float = np.nan,
     progress: bool | None = None,
     f1: tuple[str, float] | None = None,
@@ -533,11 +600,21 @@ def _alpha_dask(
     if participants is not None:
         every = list(pd.unique(np.asarray(every + list(participants["annotator"]), dtype=object)))
     annotators = sorted(every, key=_sort_key)
+    if per_annotator and pooling == "inception":
+        raise ValueError(
+            "per_annotator with pooling='inception' is not distributed (each annotator's concatenated study would be "
+            "recomputed whole); use pooling='documents' or the in-memory engine"
+        )
+    if per_annotator and len(annotators) > PER_ANNOTATOR_MAX:
+        raise ValueError(
+            f"per_annotator on Dask collects every partition's sums once per annotator, at most {PER_ANNOTATOR_MAX} "
+            f"annotators; this study has {len(annotators)} (use the in-memory engine for its per-annotator table)"
+        )
     shuffled = _by_item(_union(spans, table, participants), "document")
     tasks = [
         dask.delayed(_part_sums)(
             p, mode, participants is not None, None if participants is not None else annotators, categories,
-            overlaps, True, f1, _numbers(spans),
+            overlaps, True, f1, _numbers(spans), annotators if per_annotator else None,
         )
         for p in shuffled.to_delayed()
     ]  # fmt: skip
@@ -551,6 +628,39 @@ def _alpha_dask(
         f1_parts = [r["f1"] for r in results if r["f1"] is not None]
         f1_result = _f1_finish(f1_parts, categories, f1[0], f1[1], replace_undefined_by) if f1_parts else None
     return result, int(sum(r["n_rows"] for r in results)), f1_result
+
+
+def _documents_pooled(results: list[dict], C: int, R: int) -> tuple[np.ndarray, np.ndarray, float, dict]:
+    """The per-category D_o and D_e and the pooled α_U (by document) from the partitions' pieces (:func:`_pieces`),
+    as :func:`iaa_engine.metrics._unitizing._compute` finishes its own; with the summed pieces."""
+    from iaa_engine.metrics._unitizing import _disagreements, _ratio
+
+    add = lambda key: np.sum([r[key] for r in results], axis=0)  # noqa: E731
+    used = any(r["used"] for r in results)
+    L = float(sum(r["length_used"] for r in results)) if used else float(sum(r["length_all"] for r in results))
+    squares = add("squares")
+    observed = add("observed")
+    unit_hist = _merge([r["units"] for r in results])
+    whole = _merge([(np.zeros(r["whole"][0].size, np.int64), *r["whole"]) for r in results])
+    gaps = _merge([r["gaps"] for r in results])
+    every_cat = (np.repeat(np.arange(C, dtype=np.int64), whole[1].size), np.tile(whole[1], C), np.tile(whole[2], C))
+    gap_all = tuple(np.concatenate([a, b]) for a, b in zip(gaps, every_cat))
+    used_units = add("used_units")
+    used_cubes = add("used_cubes")
+    expected = (used_units - 1.0) * used_cubes + _cross(unit_hist, gap_all, C)
+    counts = np.unique(np.concatenate([r["raters"] for r in results]))
+    if counts.size <= 1:
+        r_ = float(counts[0]) if counts.size else float(R)
+        cat_o, cat_e = _disagreements(observed, expected, squares, r_, L)
+    else:
+        N = float(sum(r["positions"] for r in results))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cat_o = add("weighted") / (N * L)
+            den_e = L * (N * (N - 1.0) - squares)
+            cat_e = np.where(den_e > 0, 2.0 * expected / np.where(den_e > 0, den_e, 1.0), np.nan)
+    sums = {"used": used, "L": L, "squares": squares, "observed": observed, "used_units": used_units,
+            "used_cubes": used_cubes}  # fmt: skip
+    return cat_o, cat_e, _ratio(cat_o, cat_e), sums
 
 
 def _finish_alpha(
@@ -574,29 +684,9 @@ def _finish_alpha(
     Ld = per_document["length"].to_numpy(float)
     add = lambda key: np.sum([r[key] for r in results], axis=0)  # noqa: E731
     cat_units = add("category_units").astype(np.int64)
-    used = any(r["used"] for r in results)
-    L = float(sum(r["length_used"] for r in results)) if used else float(sum(r["length_all"] for r in results))
-    squares = add("squares")
-    observed = add("observed")
-    unit_hist = _merge([r["units"] for r in results])
-    whole = _merge([(np.zeros(r["whole"][0].size, np.int64), *r["whole"]) for r in results])
-    gaps = _merge([r["gaps"] for r in results])
-    every_cat = (np.repeat(np.arange(C, dtype=np.int64), whole[1].size), np.tile(whole[1], C), np.tile(whole[2], C))
-    gap_all = tuple(np.concatenate([a, b]) for a, b in zip(gaps, every_cat))
-    used_units = add("used_units")
-    used_cubes = add("used_cubes")
-    expected = (used_units - 1.0) * used_cubes + _cross(unit_hist, gap_all, C)
-    counts = np.unique(np.concatenate([r["raters"] for r in results]))
-    if counts.size <= 1:
-        r_ = float(counts[0]) if counts.size else float(R)
-        cat_o, cat_e = _disagreements(observed, expected, squares, r_, L)
-    else:
-        N = float(sum(r["positions"] for r in results))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cat_o = add("weighted") / (N * L)
-            den_e = L * (N * (N - 1.0) - squares)
-            cat_e = np.where(den_e > 0, 2.0 * expected / np.where(den_e > 0, den_e, 1.0), np.nan)
-    documents_estimate = _ratio(cat_o, cat_e)
+    cat_o, cat_e, documents_estimate, sums = _documents_pooled(results, C, R)
+    used, L = sums["used"], sums["L"]
+    squares, observed, used_units, used_cubes = sums["squares"], sums["observed"], sums["used_units"], sums["used_cubes"]
 
     flags = [r["same_raters"] for r in results]
     same = all(f is True for f in flags) or (all(isinstance(f, tuple) for f in flags) and len({f for f in flags}) == 1)
@@ -667,9 +757,45 @@ def _finish_alpha(
         estimate_documents=documents_estimate,
         estimate_inception=inception,
         n_participants=int(sum(r["n_participants"] for r in results)),
-        per_annotator=None,
+        per_annotator=_per_annotator(results, annotators, C) if results[0]["without"] is not None else None,
     )
     return result
+
+
+def _per_annotator(results: list[dict], annotators: list, C: int) -> pd.DataFrame:
+    """The in-memory ``per_annotator`` table from the partitions' :func:`_without`: counts and lengths added up,
+    and each annotator's pooled α_U without them finished on the pieces without them (those with everyone where
+    they are absent)."""
+    R = len(annotators)
+    add = lambda key: np.sum([r["without"][key] for r in results], axis=0)  # noqa: E731
+    n_docs = add("n_documents").astype(float)
+    n_units = add("n_units").astype(float)
+    total_length = add("total_length")
+    without = np.array(
+        [
+            _documents_pooled(
+                [r if r["without"]["pieces"][a] is None else r["without"]["pieces"][a] for r in results], C, R
+            )[2]
+            for a in range(R)
+        ]
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_doc = n_units / n_docs
+        others_per_doc = (n_units.sum() - n_units) / (n_docs.sum() - n_docs)
+        mean_length = total_length / n_units
+        others_mean = (total_length.sum() - total_length) / (n_units.sum() - n_units)
+    return pd.DataFrame(
+        {
+            "annotator": annotators,
+            "n_documents": n_docs.astype(np.int64),
+            "n_units": n_units.astype(np.int64),
+            "units_per_document": per_doc,
+            "others_units_per_document": others_per_doc,
+            "mean_length": mean_length,
+            "others_mean_length": others_mean,
+            "alpha_without": without,
+        }
+    )
 
 
 def _warn_absent(results: list, annotators: list, few: int, category: type) -> None:
