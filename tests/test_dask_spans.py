@@ -309,7 +309,7 @@ def test_cli_inception_pooling_and_output_file(address, team, tmp_path, capsys):
     assert set(memory["scope"]) >= {"pooled", "category", "document"}
 
 
-@pytest.mark.parametrize("flag", [["--gamma"], ["--family"], ["--html", "x.html"]])
+@pytest.mark.parametrize("flag", [["--gamma"], ["--html", "x.html"]])
 def test_cli_refuses_what_it_does_not_distribute_in_one_line(address, crowd, flag, capsys):
     root, *_ = crowd
     code, out, err = _cli(["spans", str(root / "spans"), *flag, "--engine", "dask", "--scheduler", address], capsys)
@@ -367,6 +367,64 @@ def test_cli_per_annotator_on_dask_prints_what_memory_prints(address, crowd, fmt
         assert _json_close(memory_doc, cluster_doc) and len(cluster_doc["unitizing_alpha"]["per_annotator"]) > 20
     else:
         assert cluster == memory and "w00" in cluster
+
+
+def _apart(spans):
+    """The spans without those that overlap an earlier one of the same annotator in the document (the family needs
+    each annotator's units apart, whatever their labels)."""
+    spans = spans.sort_values(["document", "annotator", "start", "end"], kind="stable").reset_index(drop=True)
+    keep = []
+    for _, rows in spans.groupby(["document", "annotator"], sort=False):
+        last = -np.inf
+        for k, start, end in zip(rows.index, rows["start"], rows["end"]):
+            if start >= last:
+                keep.append(k)
+                last = end
+    return spans.loc[sorted(keep)].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("who", ["participants", "without"])
+def test_family_on_the_cluster_equals_in_memory(client, crowd, team, who):
+    """The 2016 family's coincidence matrix, S_c and S*_c are sums over documents (stats/_unitizing_family.py), so
+    uα, |uα, cuα and (k)uα per label are finished from the partitions' sums; each document's row from its
+    partition (memory: ie.unitizing_family, checked against Krippendorff et al. 2016 in its own tests)."""
+    from iaa_engine.engines._dask_spans import _alpha_dask
+
+    root, spans, *rest = crowd if who == "participants" else team
+    with pytest.raises(ValueError, match="the 2016 unitizing family needs each annotator's units apart"):
+        _quiet(_alpha_dask, dd.read_parquet(root / "spans"), client=client, family=True, overlaps="merge")
+    spans = _apart(spans)
+    kw = {"continuum": rest[-1], "participants": rest[0] if who == "participants" else None, "overlaps": "merge"}
+    memory = _quiet(ie.unitizing_family, spans, **kw)
+    cluster = _quiet(_alpha_dask, dd.from_pandas(spans, npartitions=4), client=client, family=True, **kw)[3]
+    for name in ("estimate", "binary", "coding", "coding_coverage", "d_o", "d_e", "length"):
+        a, b = getattr(memory, name), getattr(cluster, name)
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-15), name
+    for name in ("n_units", "n_annotators", "n_documents", "n_categories"):
+        assert getattr(memory, name) == getattr(cluster, name), name
+    for name in ("coincidence", "expected", "per_value", "per_document"):
+        pd.testing.assert_frame_equal(getattr(memory, name), getattr(cluster, name), rtol=1e-12, check_dtype=False)
+    assert 0 < memory.estimate < 1 and memory.per_value["alpha"].notna().all()
+
+
+def test_cli_family_on_dask_prints_what_memory_prints(address, crowd, tmp_path, capsys):
+    root, spans, *_ = crowd
+    spans = _apart(spans)
+    spans.to_parquet(tmp_path / "all.parquet", index=False)
+    write_files(spans, tmp_path / "spans")
+    common = [
+        "--participants", str(root / "participants.csv"), "--continuum", str(root / "continuum.csv"),
+        "--overlaps", "merge", "--family", "--f1", "--per-document", "--format", "json",
+    ]  # fmt: skip
+    code, memory, _ = _cli(["spans", str(tmp_path / "all.parquet"), *common], capsys)
+    assert code == 0
+    dask_args = ["spans", str(tmp_path / "spans"), *common, "--engine", "dask", "--scheduler", address]
+    code, cluster, err = _cli(dask_args, capsys)
+    assert code == 0, err
+    memory_doc, cluster_doc = json.loads(memory), json.loads(cluster)
+    memory_doc.pop("file"), cluster_doc.pop("file")
+    assert _json_close(memory_doc, cluster_doc) and "unitizing_family" in cluster_doc
+    assert list(cluster_doc)[1:] == list(memory_doc)[1:]  # the family before F1, as in memory
 
 
 def test_cli_scheduler_needs_engine_dask(address, crowd, capsys):

@@ -789,10 +789,9 @@ def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tup
 
 
 #: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables,
-#: ``--f1`` and ``--per-annotator`` (pooled by document, up to 64 annotators). These are not distributed yet, and are
-#: refused with it.
+#: ``--f1``, ``--family`` and ``--per-annotator`` (pooled by document, up to 64 annotators). These are not
+#: distributed yet, and are refused with it.
 DASK_REFUSED = (
-    ("--family", "family"),
     ("--gamma", "gamma"),
     ("--html", "html"),
 )
@@ -843,7 +842,7 @@ def _run_dask(args: argparse.Namespace) -> int:
     extras: list[tuple[Extra, Any]] = []
     with _dask_session(args) as client:
         spec = next(s for s in ON_REQUEST if s.flag == "f1")
-        result, n_rows, f1 = _alpha_dask(
+        result, n_rows, f1, family = _alpha_dask(
             frame,
             client=client,
             continuum=continuum,
@@ -852,7 +851,10 @@ def _run_dask(args: argparse.Namespace) -> int:
             overlaps=args.overlaps,
             per_annotator=args.per_annotator,
             f1=(args.f1_match, args.f1_threshold) if args.f1 else None,  # on the same shuffle
+            family=bool(args.family),
         )
+    if family is not None:  # in ON_REQUEST's order
+        extras.append((next(s for s in ON_REQUEST if s.flag == "family"), family))
     if f1 is not None:
         extras.append((spec, f1))
     print(

@@ -253,6 +253,7 @@ def _part_sums(
     f1: tuple[str, float] | None = None,
     numbers: dict | None = None,
     leave_out: list | None = None,
+    family: bool = False,
 ) -> dict | None:
     """One partition's whole documents: their per-document rows and the sums the pooled α_U needs (and with
     ``f1``, (match, threshold), pairwise F1's counts of :func:`_f1_part` from the same shuffle; with ``leave_out``,
@@ -331,6 +332,7 @@ def _part_sums(
         "spans_by_annotator": None,
         "f1": None if f1 is None else _f1_part(part, has_participants, *f1),
         "without": None if leave_out is None else _without(units, categories, leave_out),
+        "family": _family_part(units, categories, per_document[["_rank", "_order"]]) if family else None,
     }
     if annotators is not None and len(spans):
         # how many of the documents with spans each annotator marked (AbsentAnnotatorsWarning)
@@ -401,6 +403,127 @@ def _without(units: Any, categories: pd.Index, annotators: list) -> dict:
         piece.pop("_cat")
         pieces.append(piece)
     return {"n_documents": out_docs, "n_units": out_units, "total_length": out_length, "pieces": pieces}
+
+
+def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
+    """One partition's sums of the 2016 unitizing family (:func:`iaa_engine.unitizing_family`): the observed
+    coincidence matrix, S_c and S*_c (sums over documents, on the study's values) and its documents' rows."""
+    from iaa_engine.metrics._unitizing_family import _refuse_overlaps
+    from iaa_engine.stats._unitizing_family import document_coefficients, family_sums, partition_clashes, pooled_matrix
+
+    C, D = len(categories), len(units.documents)
+    Rd = units.raters()
+    use = Rd >= 2
+    codes, n_codes = units.rater_codes()
+    positive = units.end > units.begin
+    doc, rater = units.document[positive], codes[positive]
+    cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
+    clash = partition_clashes(doc, rater, begin, end)
+    if clash.any():
+        mask = np.zeros(units.begin.size, bool)
+        mask[np.flatnonzero(positive)[clash]] = True
+        _refuse_overlaps(units, mask)
+    counted = use[doc]
+    to_global = np.asarray(categories.get_indexer(units.categories), np.int64)
+    global_cat = to_global[cat] if cat.size else cat.astype(np.int64)
+    sums = family_sums(
+        doc[counted], rater[counted], global_cat[counted], begin[counted], end[counted], units.document_length,
+        n_codes, document_raters=np.where(use, Rd, 0),
+    )  # fmt: skip
+    matrix, self_sums, coded_self = pooled_matrix(sums, C + 1)
+    by_doc = document_coefficients(sums, D)
+    degenerate = (Rd < 2) | (units.document_length <= 0)
+    for key in by_doc:
+        by_doc[key][degenerate] = np.nan
+    per_document = pd.DataFrame(
+        {
+            "document": units.documents,
+            "begin": units.document_begin,
+            "length": units.document_length,
+            "n_units": np.bincount(doc, minlength=D).astype(np.int64),
+            "u_alpha": by_doc["u"],
+            "binary_alpha": by_doc["binary"],
+            "coding_alpha": by_doc["coded"],
+            "coding_coverage": by_doc["coverage"],
+            "n_annotators": Rd.astype(np.int64),
+            "_rank": keys["_rank"].to_numpy(),
+            "_order": keys["_order"].to_numpy(),
+        }
+    )
+    return {
+        "matrix": matrix,
+        "self": self_sums,
+        "coded_self": coded_self,
+        "per_document": per_document,
+        "n_units": int(begin.size),
+        "used": bool(use.any()),
+        "length_used": float(units.document_length[use].sum()),
+        "length_all": float(units.document_length.sum()),
+    }
+
+
+def _family_finish(parts: list[dict], annotators: list, categories: pd.Index, replace_undefined_by: float) -> Any:
+    """The partitions' family sums added up and finished as :func:`iaa_engine.unitizing_family` finishes them."""
+    from iaa_engine.base._policy import undefined
+    from iaa_engine.metrics._unitizing_family import _METRIC, NO_UNIT, UnitizingFamily
+    from iaa_engine.stats._unitizing_family import family_coefficients
+
+    R, C = len(annotators), len(categories)
+    matrix = np.sum([p["matrix"] for p in parts], axis=0)
+    self_sums = np.sum([p["self"] for p in parts], axis=0)
+    coded_self = np.sum([p["coded_self"] for p in parts], axis=0)
+    pooled = family_coefficients(matrix, self_sums, coded_self)
+    names = pd.Index([NO_UNIT, *categories], dtype=object)
+    lengths = matrix.sum(axis=1)
+    per_value = pd.DataFrame(
+        {
+            "value": categories,
+            "length": lengths[1:],
+            "coded_length": pooled["k_length"],
+            "coverage": pooled["k_coverage"],
+            "alpha": pooled["k_alpha"],
+        }
+    )
+    per_document = _document_order(pd.concat([p["per_document"] for p in parts], ignore_index=True))
+    used = any(p["used"] for p in parts)
+    L = float(sum(p["length_used"] for p in parts)) if used else float(sum(p["length_all"] for p in parts))
+    n_units = int(sum(p["n_units"] for p in parts))
+    if n_units == 0:
+        estimate = undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
+    elif R < 2:
+        estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
+    elif not used:
+        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
+    elif not L > 0:
+        estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
+    elif not np.isfinite(pooled["u"]):
+        estimate = undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
+    else:
+        estimate = float(pooled["u"])
+    defined = used and L > 0 and n_units > 0
+    nan = float("nan")
+    return UnitizingFamily(
+        metric="unitizing_family",
+        estimate=estimate,
+        binary=float(pooled["binary"]) if defined else nan,
+        coding=float(pooled["coded"]) if defined else nan,
+        coding_coverage=float(pooled["coverage"]) if defined else nan,
+        d_o=float(pooled["d_o"]) if defined else nan,
+        d_e=float(pooled["d_e"]) if defined else nan,
+        n_units=n_units,
+        n_annotators=R,
+        n_documents=len(per_document),
+        n_categories=C,
+        length=L,
+        coincidence=pd.DataFrame(matrix, index=names, columns=names),
+        expected=pd.DataFrame(pooled["expected"], index=names, columns=names),
+        per_value=per_value,
+        per_document=per_document,
+        document_coincidences=pd.DataFrame(
+            {"document": pd.Series(dtype=object), "value": pd.Series(dtype=object),
+             "other": pd.Series(dtype=object), "length": pd.Series(dtype=float)}
+        ),  # fmt: skip
+    )
 
 
 def _cross(
@@ -548,9 +671,10 @@ def _alpha_dask(
     replace_undefined_by: float = np.nan,
     progress: bool | None = None,
     f1: tuple[str, float] | None = None,
-) -> tuple[Any, int, Any]:
-    """:func:`unitizing_alpha_dask`'s result, the number of span rows read, and with ``f1`` (match, threshold) the
-    pairwise span F1 computed on the same shuffle (else None)."""
+    family: bool = False,
+) -> tuple[Any, int, Any, Any]:
+    """:func:`unitizing_alpha_dask`'s result, the number of span rows read, with ``f1`` (match, threshold) the
+    pairwise span F1 and with ``family`` the 2016 family, computed on the same shuffle (else None)."""
     import dask
 
     from iaa_engine.engines._commands import _by_item, _run
@@ -614,7 +738,7 @@ def _alpha_dask(
     tasks = [
         dask.delayed(_part_sums)(
             p, mode, participants is not None, None if participants is not None else annotators, categories,
-            overlaps, True, f1, _numbers(spans), annotators if per_annotator else None,
+            overlaps, True, f1, _numbers(spans), annotators if per_annotator else None, family,
         )
         for p in shuffled.to_delayed()
     ]  # fmt: skip
@@ -627,7 +751,10 @@ def _alpha_dask(
     if f1 is not None:
         f1_parts = [r["f1"] for r in results if r["f1"] is not None]
         f1_result = _f1_finish(f1_parts, categories, f1[0], f1[1], replace_undefined_by) if f1_parts else None
-    return result, int(sum(r["n_rows"] for r in results)), f1_result
+    family_result = None
+    if family:
+        family_result = _family_finish([r["family"] for r in results], annotators, categories, replace_undefined_by)
+    return result, int(sum(r["n_rows"] for r in results)), f1_result, family_result
 
 
 def _documents_pooled(results: list[dict], C: int, R: int) -> tuple[np.ndarray, np.ndarray, float, dict]:
