@@ -309,7 +309,7 @@ def test_cli_inception_pooling_and_output_file(address, team, tmp_path, capsys):
     assert set(memory["scope"]) >= {"pooled", "category", "document"}
 
 
-@pytest.mark.parametrize("flag", [["--gamma"], ["--html", "x.html"]])
+@pytest.mark.parametrize("flag", [["--gamma"]])
 def test_cli_refuses_what_it_does_not_distribute_in_one_line(address, crowd, flag, capsys):
     root, *_ = crowd
     code, out, err = _cli(["spans", str(root / "spans"), *flag, "--engine", "dask", "--scheduler", address], capsys)
@@ -425,6 +425,28 @@ def test_cli_family_on_dask_prints_what_memory_prints(address, crowd, tmp_path, 
     memory_doc.pop("file"), cluster_doc.pop("file")
     assert _json_close(memory_doc, cluster_doc) and "unitizing_family" in cluster_doc
     assert list(cluster_doc)[1:] == list(memory_doc)[1:]  # the family before F1, as in memory
+
+
+@pytest.mark.parametrize("who", ["participants", "without"])
+def test_cli_html_on_dask_is_the_in_memory_page(address, crowd, tmp_path, who, capsys):
+    """The page is fed from the combined results and the drawn documents' spans alone (brought back by a filter on
+    the dataset): the same page as in memory but for the file's name. Without participants the page keeps the crowd
+    warning (AbsentAnnotatorsWarning), which the partitions' counts give."""
+    root, *_ = crowd
+    common = ["--continuum", str(root / "continuum.csv"), "--overlaps", "merge", "--f1", "--top", "5"]
+    if who == "participants":
+        common += ["--participants", str(root / "participants.csv")]
+    memory_html, cluster_html = tmp_path / "memory.html", tmp_path / "cluster.html"
+    ordered = tmp_path / "ordered.parquet"  # the rows in the dataset's order: the spans are drawn in it
+    pd.concat([pd.read_parquet(f) for f in sorted((root / "spans").iterdir())]).to_parquet(ordered, index=False)
+    code, _, err = _cli(["spans", str(ordered), *common, "--html", str(memory_html)], capsys)
+    assert code == 0, err
+    dask_args = ["--engine", "dask", "--scheduler", address, "--html", str(cluster_html)]
+    code, _, err = _cli(["spans", str(root / "spans"), *common, *dask_args], capsys)
+    assert code == 0, err
+    memory, cluster = memory_html.read_text(encoding="utf-8"), cluster_html.read_text(encoding="utf-8")
+    assert cluster.replace("Span agreement: spans", "X") == memory.replace("Span agreement: ordered.parquet", "X")
+    assert cluster.count("<svg") == 5 and ("absent-annotators" in cluster) == (who == "without")
 
 
 def test_cli_scheduler_needs_engine_dask(address, crowd, capsys):

@@ -672,9 +672,10 @@ def _alpha_dask(
     progress: bool | None = None,
     f1: tuple[str, float] | None = None,
     family: bool = False,
-) -> tuple[Any, int, Any, Any]:
+) -> tuple[Any, int, Any, Any, list]:
     """:func:`unitizing_alpha_dask`'s result, the number of span rows read, with ``f1`` (match, threshold) the
-    pairwise span F1 and with ``family`` the 2016 family, computed on the same shuffle (else None)."""
+    pairwise span F1 and with ``family`` the 2016 family, computed on the same shuffle (else None), and the
+    annotators with spans, sorted."""
     import dask
 
     from iaa_engine.engines._commands import _by_item, _run
@@ -754,7 +755,8 @@ def _alpha_dask(
     family_result = None
     if family:
         family_result = _family_finish([r["family"] for r in results], annotators, categories, replace_undefined_by)
-    return result, int(sum(r["n_rows"] for r in results)), f1_result, family_result
+    with_spans = sorted(pd.unique(np.asarray(names, dtype=object)), key=_sort_key)
+    return result, int(sum(r["n_rows"] for r in results)), f1_result, family_result, with_spans
 
 
 def _documents_pooled(results: list[dict], C: int, R: int) -> tuple[np.ndarray, np.ndarray, float, dict]:
