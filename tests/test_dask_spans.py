@@ -359,7 +359,8 @@ def test_cli_per_annotator_on_dask_prints_what_memory_prints(address, crowd, fmt
     ]  # fmt: skip
     code, memory, _ = _cli(["spans", str(root / "all.parquet"), *common], capsys)
     assert code == 0
-    code, cluster, err = _cli(["spans", str(root / "spans"), *common, "--engine", "dask", "--scheduler", address], capsys)
+    dask_args = ["spans", str(root / "spans"), *common, "--engine", "dask", "--scheduler", address]
+    code, cluster, err = _cli(dask_args, capsys)
     assert code == 0, err
     if fmt == "json":
         memory_doc, cluster_doc = json.loads(memory), json.loads(cluster)

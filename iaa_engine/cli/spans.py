@@ -872,7 +872,7 @@ def _run_dask(args: argparse.Namespace) -> int:
         ),
         file=sys.stderr,
     )
-    if args.html:
+    if shown is not None:
         from iaa_engine.reporting._spans_page import write_spans_page
 
         out = write_spans_page(

@@ -383,16 +383,17 @@ def _without(units: Any, categories: pd.Index, annotators: list) -> dict:
     length = units.end - units.begin
     n_units = np.bincount(units.annotator, minlength=R).astype(np.int64)
     total_length = np.bincount(units.annotator, weights=length, minlength=R)
-    if units.participant_annotator is None:
-        n_docs = np.full(R, D, np.int64)
-    else:
+    n_docs: np.ndarray = np.full(R, D, np.int64)
+    if units.participant_annotator is not None:
         n_docs = np.bincount(units.participant_annotator, minlength=R).astype(np.int64)
     where = np.array([local.get(a, -1) for a in annotators], np.int64)
     found = where >= 0
     out_docs, out_units, out_length = np.zeros(A, np.int64), np.zeros(A, np.int64), np.zeros(A)
-    out_docs[found], out_units[found], out_length[found] = n_docs[where[found]], n_units[where[found]], total_length[
-        where[found]
-    ]
+    out_docs[found], out_units[found], out_length[found] = (
+        n_docs[where[found]],
+        n_units[where[found]],
+        total_length[where[found]],
+    )
     pieces: list[dict | None] = []
     for k in where:
         if k < 0:
@@ -520,8 +521,12 @@ def _family_finish(parts: list[dict], annotators: list, categories: pd.Index, re
         per_value=per_value,
         per_document=per_document,
         document_coincidences=pd.DataFrame(
-            {"document": pd.Series(dtype=object), "value": pd.Series(dtype=object),
-             "other": pd.Series(dtype=object), "length": pd.Series(dtype=float)}
+            {
+                "document": pd.Series(dtype=object),
+                "value": pd.Series(dtype=object),
+                "other": pd.Series(dtype=object),
+                "length": pd.Series(dtype=float),
+            }
         ),  # fmt: skip
     )
 
@@ -815,7 +820,8 @@ def _finish_alpha(
     cat_units = add("category_units").astype(np.int64)
     cat_o, cat_e, documents_estimate, sums = _documents_pooled(results, C, R)
     used, L = sums["used"], sums["L"]
-    squares, observed, used_units, used_cubes = sums["squares"], sums["observed"], sums["used_units"], sums["used_cubes"]
+    squares, observed = sums["squares"], sums["observed"]
+    used_units, used_cubes = sums["used_units"], sums["used_cubes"]
 
     flags = [r["same_raters"] for r in results]
     same = all(f is True for f in flags) or (all(isinstance(f, tuple) for f in flags) and len({f for f in flags}) == 1)
