@@ -343,11 +343,18 @@ def test_per_annotator_refusals_are_one_line(client, crowd, team):
         finally:
             module.PER_ANNOTATOR_MAX = bound
     assert "\n" not in str(many.value)
-    with pytest.raises(ValueError, match="per_annotator with pooling='inception' is not distributed"):
-        ie.unitizing_alpha_dask(
-            dd.read_parquet(team[0] / "spans"), client=client, continuum=team[2], pooling="inception",
-            per_annotator=True,
-        )  # fmt: skip
+
+
+def test_per_annotator_with_inception_pooling_equals_in_memory(client, team):
+    """Memory recomputes each annotator's concatenated study (metrics._unitizing._per_annotator); the cluster
+    finishes it from every partition's runs and histograms without them."""
+    root, spans, lengths = team
+    kw = {"continuum": lengths, "overlaps": "merge", "pooling": "inception", "per_annotator": True}
+    memory = ie.unitizing_alpha(spans, **kw)
+    cluster = ie.unitizing_alpha_dask(dd.read_parquet(root / "spans"), client=client, **kw)
+    assert_same(memory, cluster)
+    documents = ie.unitizing_alpha(spans, **(kw | {"pooling": "documents"})).per_annotator["alpha_without"]
+    assert (memory.per_annotator["alpha_without"] - documents).abs().min() > 1e-6  # the poolings differ here
 
 
 @pytest.mark.parametrize("fmt", ["table", "json"])

@@ -789,7 +789,7 @@ def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tup
 
 
 #: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables,
-#: ``--f1``, ``--family``, ``--per-annotator`` (pooled by document, up to 64 annotators) and ``--html`` (the drawn
+#: ``--f1``, ``--family``, ``--per-annotator`` (up to 64 annotators) and ``--html`` (the drawn
 #: documents' spans alone come back). ``--gamma`` is not distributed, and is refused with it.
 DASK_REFUSED = (("--gamma", "gamma"),)
 

@@ -307,7 +307,6 @@ def _part_sums(
     parts = _compute(units, "documents")
     sums = parts["sums"]
     pieces, g, r0 = _pieces(units, categories, sums)
-    Rd = units.raters()
     cat = pieces.pop("_cat")
     C = len(categories)
 
@@ -331,46 +330,52 @@ def _part_sums(
         "same_raters": None,
         "spans_by_annotator": None,
         "f1": None if f1 is None else _f1_part(part, has_participants, *f1),
-        "without": None if leave_out is None else _without(units, categories, leave_out),
+        "without": None if leave_out is None else _without(units, categories, leave_out, inception),
         "family": _family_part(units, categories, per_document[["_rank", "_order"]]) if family else None,
     }
     if annotators is not None and len(spans):
         # how many of the documents with spans each annotator marked (AbsentAnnotatorsWarning)
         seen = spans[["document", "annotator"]].drop_duplicates()["annotator"].value_counts()
         out["spans_by_annotator"] = (int(spans["document"].nunique()), seen)
-    if inception and units.same_raters() and len(docs):
-        names = units.annotators
-        if units.participant_annotator is not None:
-            n0 = int(Rd[0])
-            who = tuple(names[units.participant_annotator[:n0]])
-        else:
-            who = None
-        out["same_raters"] = who if who is not None else True
-        run_key, run_value, run_weight = _histogram(
-            g["run_gap_cat"][g["run_gap_length"] > 0],
-            g["run_gap_length"][g["run_gap_length"] > 0],
-            np.ones(int((g["run_gap_length"] > 0).sum())),
-        )
-        # the rater of each run by name (a partition's codes are its own; with participants, codes are slots)
-        slot_names = np.asarray(names if who is None else who, dtype=object)
-        run_rater = slot_names[r0] if r0.size else np.zeros(0, object)
-        f_doc, _, f_cat, f_begin, f_end = g["first"]
-        out["runs"] = pd.DataFrame(
-            {
-                "document": np.asarray(docs, dtype=object)[f_doc] if f_doc.size else np.zeros(0, object),
-                "rater": run_rater,
-                "category": f_cat,
-                "first": f_begin,
-                "last": f_end,
-            }
-        )
-        out["run_gaps"] = (run_key, run_value, run_weight)
-    elif inception:
-        out["same_raters"] = False
+    if inception:
+        out.update(_inception_part(units, g, r0))
     return out
 
 
-def _without(units: Any, categories: pd.Index, annotators: list) -> dict:
+def _inception_part(units: Any, g: dict, r0: np.ndarray) -> dict:
+    """What INCEpTION's pooling needs of a partition's documents beyond :func:`_pieces`: whether they have the same
+    raters (True, or the participants' names), each (document, rater, category)'s first start and last end, and the
+    histogram of the gaps inside a run (:func:`_gaps`, ``g``; ``r0`` each run's rater code)."""
+    docs = units.documents
+    if not (units.same_raters() and len(docs)):
+        return {"same_raters": False}
+    names = units.annotators
+    who = None
+    if units.participant_annotator is not None:
+        who = tuple(names[units.participant_annotator[: int(units.raters()[0])]])
+    run_key, run_value, run_weight = _histogram(
+        g["run_gap_cat"][g["run_gap_length"] > 0],
+        g["run_gap_length"][g["run_gap_length"] > 0],
+        np.ones(int((g["run_gap_length"] > 0).sum())),
+    )
+    # the rater of each run by name (a partition's codes are its own; with participants, codes are slots)
+    slot_names = np.asarray(names if who is None else who, dtype=object)
+    run_rater = slot_names[r0] if r0.size else np.zeros(0, object)
+    f_doc, _, f_cat, f_begin, f_end = g["first"]
+    runs = pd.DataFrame(
+        {
+            "document": np.asarray(docs, dtype=object)[f_doc] if f_doc.size else np.zeros(0, object),
+            "rater": run_rater,
+            "category": f_cat,
+            "first": f_begin,
+            "last": f_end,
+        }
+    )
+    same = frozenset(who) if who is not None else True  # names, whatever a partition's order of its annotators
+    return {"same_raters": same, "runs": runs, "run_gaps": (run_key, run_value, run_weight)}
+
+
+def _without(units: Any, categories: pd.Index, annotators: list, inception: bool = False) -> dict:
     """Per annotator of the study (``annotators``, in its order): their documents, units and total unit length in
     this partition, and the additive pieces (:func:`_pieces`) of the pooled α_U with them left out of every document
     (None where they are not in the partition: the pieces with everyone then stand)."""
@@ -400,8 +405,10 @@ def _without(units: Any, categories: pd.Index, annotators: list) -> dict:
             pieces.append(None)
             continue
         left = units.without(int(k))
-        piece = _pieces(left, categories, _compute(left, "documents", tables=False)["sums"])[0]
+        piece, g, r0 = _pieces(left, categories, _compute(left, "documents", tables=False)["sums"])
         piece.pop("_cat")
+        if inception:
+            piece.update(_inception_part(left, g, r0))
         pieces.append(piece)
     return {"n_documents": out_docs, "n_units": out_units, "total_length": out_length, "pieces": pieces}
 
@@ -614,10 +621,10 @@ def unitizing_alpha_dask(
     overlaps : {'raise', 'merge'}
         A rater's overlapping units of one label.
     per_annotator : bool
-        Also the ``per_annotator`` table (with ``pooling='documents'``, for at most :data:`PER_ANNOTATOR_MAX`
-        annotators): each annotator's documents, units and lengths add over documents; the pooled α_U without
-        annotator a needs, per category, the histograms of unit and gap lengths without a, which each partition
-        collects for every annotator of its documents (its documents once per annotator: a loop over annotators).
+        Also the ``per_annotator`` table (for at most :data:`PER_ANNOTATOR_MAX` annotators): each annotator's
+        documents, units and lengths add over documents; the pooled α_U without annotator a needs, per category,
+        the histograms of unit and gap lengths without a (and for ``pooling='inception'`` the runs without a),
+        which each partition collects for every annotator of its documents (a loop over annotators).
     replace_undefined_by : float
         Returned (with a warning) where α_U is undefined.
     progress : bool, optional
@@ -632,9 +639,8 @@ def unitizing_alpha_dask(
     ------
     ValueError
         As :func:`iaa_engine.unitizing_alpha` (a malformed span table, a document without a continuum,
-        ``pooling='inception'`` with different participants per document), ``per_annotator`` with
-        ``pooling='inception'`` or more than :data:`PER_ANNOTATOR_MAX` annotators, or a failure on the cluster
-        (one line).
+        ``pooling='inception'`` with different participants per document), ``per_annotator`` with more than
+        :data:`PER_ANNOTATOR_MAX` annotators, or a failure on the cluster (one line).
 
     References
     ----------
@@ -730,11 +736,6 @@ def _alpha_dask(
     if participants is not None:
         every = list(pd.unique(np.asarray(every + list(participants["annotator"]), dtype=object)))
     annotators = sorted(every, key=_sort_key)
-    if per_annotator and pooling == "inception":
-        raise ValueError(
-            "per_annotator with pooling='inception' is not distributed (each annotator's concatenated study would be "
-            "recomputed whole); use pooling='documents' or the in-memory engine"
-        )
     if per_annotator and len(annotators) > PER_ANNOTATOR_MAX:
         raise ValueError(
             f"per_annotator on Dask collects every partition's sums once per annotator, at most {PER_ANNOTATOR_MAX} "
@@ -797,6 +798,52 @@ def _documents_pooled(results: list[dict], C: int, R: int) -> tuple[np.ndarray, 
     return cat_o, cat_e, _ratio(cat_o, cat_e), sums
 
 
+def _same_raters(results: list[dict]) -> bool:
+    """Whether every partition's documents have the same raters (INCEpTION's pooling applies)."""
+    flags = [r["same_raters"] for r in results]
+    return all(f is True for f in flags) or (all(isinstance(f, frozenset) for f in flags) and len(set(flags)) == 1)
+
+
+def _inception_pooled(
+    results: list[dict], annotators: list, per_document: pd.DataFrame, C: int, R0: int, sums: dict
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """D_o, D_e per category and α_U of INCEpTION's pooling (documents end to end, in the per-document table's
+    order; ``R0`` raters in every document) from the partitions' pieces and runs; ``sums`` as
+    :func:`_documents_pooled` gives them."""
+    from iaa_engine.metrics._unitizing import _disagreements, _ratio
+
+    Ld = per_document["length"].to_numpy(float)
+    offset = pd.Series(np.cumsum(Ld) - Ld, index=pd.Index(per_document["document"]))
+    total = float(Ld.sum())
+    runs = pd.concat([r["runs"] for r in results], ignore_index=True)
+    off = offset.reindex(pd.Index(runs["document"])).to_numpy(float)
+    rater = pd.Index(annotators).get_indexer(runs["rater"]).astype(np.int64)
+    c = runs["category"].to_numpy(np.int64)
+    first = runs["first"].to_numpy(float) + off
+    last = runs["last"].to_numpy(float) + off
+    o = np.lexsort((last, first, rater, c))
+    c, rater, first, last = c[o], rater[o], first[o], last[o]
+    new = np.concatenate([[True], (c[1:] != c[:-1]) | (rater[1:] != rater[:-1])]) if c.size else c.astype(bool)
+    end_group = np.concatenate([new[1:], [True]]) if c.size else new
+    previous = np.concatenate([[0.0], last[:-1]]) if c.size else last
+    previous[new] = 0.0
+    between = np.concatenate([first - previous, total - last[end_group]])
+    between_cat = np.concatenate([c, c[end_group]])
+    keep = between > 0
+    raters_with = np.bincount(c[new], minlength=C)
+    inc_gaps = _merge(
+        [r["run_gaps"] for r in results]
+        + [
+            (between_cat[keep], between[keep], np.ones(int(keep.sum()))),
+            (np.arange(C, dtype=np.int64), np.full(C, total), (R0 - raters_with).astype(float)),
+        ]
+    )
+    all_units = _merge([r["units"] for r in results])
+    inc_expected = (sums["used_units"] - 1.0) * sums["used_cubes"] + _cross(all_units, inc_gaps, C)
+    inc_o, inc_e = _disagreements(sums["observed"], inc_expected, sums["squares"], float(R0), sums["L"])
+    return inc_o, inc_e, _ratio(inc_o, inc_e)
+
+
 def _finish_alpha(
     results: list[dict],
     annotators: list,
@@ -808,23 +855,19 @@ def _finish_alpha(
     """The partitions' sums (:func:`_part_sums`) added up and finished as :func:`iaa_engine.unitizing_alpha`
     finishes its own."""
     from iaa_engine.data._spans import _FEW_DOCUMENTS, AbsentAnnotatorsWarning
-    from iaa_engine.metrics._unitizing import UnitizingAlpha, _alpha, _disagreements, _headline, _ratio
+    from iaa_engine.metrics._unitizing import UnitizingAlpha, _alpha, _headline
 
     R = len(annotators)
     C = len(categories)
     per_document = _document_order(pd.concat([r["per_document"] for r in results], ignore_index=True))
     D = len(per_document)
     Rd = per_document["n_annotators"].to_numpy(float)
-    Ld = per_document["length"].to_numpy(float)
     add = lambda key: np.sum([r[key] for r in results], axis=0)  # noqa: E731
     cat_units = add("category_units").astype(np.int64)
     cat_o, cat_e, documents_estimate, sums = _documents_pooled(results, C, R)
     used, L = sums["used"], sums["L"]
-    squares, observed = sums["squares"], sums["observed"]
-    used_units, used_cubes = sums["used_units"], sums["used_cubes"]
 
-    flags = [r["same_raters"] for r in results]
-    same = all(f is True for f in flags) or (all(isinstance(f, tuple) for f in flags) and len({f for f in flags}) == 1)
+    same = _same_raters(results)
     if pooling == "inception" and not same:
         raise ValueError(
             "pooling='inception' lays the documents end to end as one study of the same raters (as INCEpTION and "
@@ -835,35 +878,7 @@ def _finish_alpha(
     inc_o = inc_e = None
     if same and used:
         if D > 1:
-            offset = pd.Series(np.cumsum(Ld) - Ld, index=pd.Index(per_document["document"]))
-            total = float(Ld.sum())
-            runs = pd.concat([r["runs"] for r in results], ignore_index=True)
-            off = offset.reindex(pd.Index(runs["document"])).to_numpy(float)
-            rater = pd.Index(annotators).get_indexer(runs["rater"]).astype(np.int64)
-            c = runs["category"].to_numpy(np.int64)
-            first = runs["first"].to_numpy(float) + off
-            last = runs["last"].to_numpy(float) + off
-            o = np.lexsort((last, first, rater, c))
-            c, rater, first, last = c[o], rater[o], first[o], last[o]
-            new = np.concatenate([[True], (c[1:] != c[:-1]) | (rater[1:] != rater[:-1])]) if c.size else c.astype(bool)
-            end_group = np.concatenate([new[1:], [True]]) if c.size else new
-            previous = np.concatenate([[0.0], last[:-1]]) if c.size else last
-            previous[new] = 0.0
-            between = np.concatenate([first - previous, total - last[end_group]])
-            between_cat = np.concatenate([c, c[end_group]])
-            keep = between > 0
-            raters_with = np.bincount(c[new], minlength=C)
-            inc_gaps = _merge(
-                [r["run_gaps"] for r in results]
-                + [
-                    (between_cat[keep], between[keep], np.ones(int(keep.sum()))),
-                    (np.arange(C, dtype=np.int64), np.full(C, total), (int(Rd[0]) - raters_with).astype(float)),
-                ]
-            )
-            all_units = _merge([r["units"] for r in results])
-            inc_expected = (used_units - 1.0) * used_cubes + _cross(all_units, inc_gaps, C)
-            inc_o, inc_e = _disagreements(observed, inc_expected, squares, float(Rd[0]), L)
-            inception = _ratio(inc_o, inc_e)
+            inc_o, inc_e, inception = _inception_pooled(results, annotators, per_document, C, int(Rd[0]), sums)
         else:
             inception = documents_estimate
     if pooling == "inception" and inc_o is not None and inc_e is not None:
@@ -892,12 +907,16 @@ def _finish_alpha(
         estimate_documents=documents_estimate,
         estimate_inception=inception,
         n_participants=int(sum(r["n_participants"] for r in results)),
-        per_annotator=_per_annotator(results, annotators, C) if results[0]["without"] is not None else None,
+        per_annotator=(
+            _per_annotator(results, annotators, C, pooling, per_document) if results[0]["without"] is not None else None
+        ),
     )
     return result
 
 
-def _per_annotator(results: list[dict], annotators: list, C: int) -> pd.DataFrame:
+def _per_annotator(
+    results: list[dict], annotators: list, C: int, pooling: str, per_document: pd.DataFrame
+) -> pd.DataFrame:
     """The in-memory ``per_annotator`` table from the partitions' :func:`_without`: counts and lengths added up,
     and each annotator's pooled α_U without them finished on the pieces without them (those with everyone where
     they are absent)."""
@@ -906,14 +925,16 @@ def _per_annotator(results: list[dict], annotators: list, C: int) -> pd.DataFram
     n_docs = add("n_documents").astype(float)
     n_units = add("n_units").astype(float)
     total_length = add("total_length")
-    without = np.array(
-        [
-            _documents_pooled(
-                [r if r["without"]["pieces"][a] is None else r["without"]["pieces"][a] for r in results], C, R
-            )[2]
-            for a in range(R)
-        ]
-    )
+    without = np.full(R, np.nan)
+    for a in range(R):
+        pieces = [r if r["without"]["pieces"][a] is None else r["without"]["pieces"][a] for r in results]
+        _, _, without[a], sums = _documents_pooled(pieces, C, R)
+        if pooling == "inception":  # the concatenated study without a (every document has the same raters)
+            if not (_same_raters(pieces) and sums["used"]):
+                without[a] = np.nan
+            elif len(per_document) > 1:
+                R0 = int(per_document["n_annotators"].iloc[0]) - 1
+                without[a] = _inception_pooled(pieces, annotators, per_document, C, R0, sums)[2]
     with np.errstate(divide="ignore", invalid="ignore"):
         per_doc = n_units / n_docs
         others_per_doc = (n_units.sum() - n_units) / (n_docs.sum() - n_docs)
