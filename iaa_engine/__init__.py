@@ -127,6 +127,7 @@ _EXPORTS = {
     "summarize_dask": ".engines._distributed",
     "unitizing_alpha_dask": ".engines._dask_spans",
     "span_f1_dask": ".engines._dask_spans",
+    "unitizing_family_dask": ".engines._dask_spans",
     "write_html_report": ".reporting._html",
     "write_html_report_dask": ".engines._dask_html",
     "disagreements": ".analysis._disagreements",
@@ -215,7 +216,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._spans import AbsentAnnotatorsWarning
     from iaa_engine.engines._dask_annotators import annotator_report_dask
     from iaa_engine.engines._dask_html import write_html_report_dask
-    from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask
+    from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask, unitizing_family_dask
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.engines._duckdb import read_duckdb
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
@@ -385,6 +386,7 @@ __all__ = [
     "summarize_dask",
     "unitizing_alpha_dask",
     "span_f1_dask",
+    "unitizing_family_dask",
     "write_html_report",
     "write_html_report_dask",
     "disagreements",

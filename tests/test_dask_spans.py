@@ -396,15 +396,13 @@ def test_family_on_the_cluster_equals_in_memory(client, crowd, team, who):
     """The 2016 family's coincidence matrix, S_c and S*_c are sums over documents (stats/_unitizing_family.py), so
     uα, |uα, cuα and (k)uα per label are finished from the partitions' sums; each document's row from its
     partition (memory: ie.unitizing_family, checked against Krippendorff et al. 2016 in its own tests)."""
-    from iaa_engine.engines._dask_spans import _alpha_dask
-
     root, spans, *rest = crowd if who == "participants" else team
     with pytest.raises(ValueError, match="the 2016 unitizing family needs each annotator's units apart"):
-        _quiet(_alpha_dask, dd.read_parquet(root / "spans"), client=client, family=True, overlaps="merge")
+        _quiet(ie.unitizing_family_dask, dd.read_parquet(root / "spans"), client=client, overlaps="merge")
     spans = _apart(spans)
     kw = {"continuum": rest[-1], "participants": rest[0] if who == "participants" else None, "overlaps": "merge"}
     memory = _quiet(ie.unitizing_family, spans, **kw)
-    cluster = _quiet(_alpha_dask, dd.from_pandas(spans, npartitions=4), client=client, family=True, **kw)[3]
+    cluster = _quiet(ie.unitizing_family_dask, dd.from_pandas(spans, npartitions=4), client=client, **kw)
     for name in ("estimate", "binary", "coding", "coding_coverage", "d_o", "d_e", "length"):
         a, b = getattr(memory, name), getattr(cluster, name)
         assert a == pytest.approx(b, rel=1e-12, abs=1e-15), name

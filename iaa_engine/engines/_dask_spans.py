@@ -32,7 +32,7 @@ import pandas as pd
 
 from iaa_engine.base._params import ANY, Choice, Flag, Real, validate
 
-__all__ = ["unitizing_alpha_dask", "span_f1_dask"]
+__all__ = ["unitizing_alpha_dask", "span_f1_dask", "unitizing_family_dask"]
 
 _SPAN, _CONTINUUM, _PARTICIPANT = 0, 1, 2
 
@@ -670,6 +670,87 @@ def unitizing_alpha_dask(
     )[0]
 
 
+@validate(client=ANY)
+def unitizing_family_dask(
+    spans: Any,
+    *,
+    client: Any,
+    continuum: Any = None,
+    participants: pd.DataFrame | None = None,
+    overlaps: str = "raise",
+    replace_undefined_by: float = np.nan,
+    progress: bool | None = None,
+) -> Any:
+    r""":func:`iaa_engine.unitizing_family` of a Dask DataFrame of spans, computed document by document.
+
+    The spans, the continuum and the participants are shuffled by document (as :func:`unitizing_alpha_dask`). The
+    observed coincidences and the self-pairing sums of the 2016 family add over documents,
+
+    .. math::
+
+        l_{ck} = \sum_d l_{ck}^{(d)},\qquad S_c = \sum_d S_c^{(d)},\qquad S^*_c = \sum_d S^{*(d)}_c,
+
+    so each partition returns its documents' sums and rows, and the client finishes uα, ``|uα``, cuα and (k)uα
+    with the in-memory :func:`iaa_engine.stats._unitizing_family.family_coefficients`.
+
+    Parameters
+    ----------
+    spans : dask.dataframe.DataFrame
+        One row per span: ``document``, ``annotator``, ``start``, ``end`` (exclusive), ``label``.
+    client : distributed.Client
+        The cluster.
+    continuum : (begin, length), DataFrame or None
+        As :func:`iaa_engine.unitizing_family`'s.
+    participants : DataFrame, optional
+        Who took part in which document (columns ``document``, ``annotator``).
+    overlaps : {'raise', 'merge'}
+        A rater's overlapping units of one label.
+    replace_undefined_by : float
+        Returned (with a warning) where uα is undefined.
+    progress : bool, optional
+        Dask's progress bar on standard error (default: on a terminal).
+
+    Returns
+    -------
+    UnitizingFamily
+        As :func:`iaa_engine.unitizing_family` returns it, but for ``document_coincidences`` (the (document, value)
+        rows stay on the cluster: an empty table).
+
+    Raises
+    ------
+    ValueError
+        As :func:`iaa_engine.unitizing_family` (an annotator's units that overlap, whatever their labels; a
+        malformed span table), or a failure on the cluster (one line).
+
+    References
+    ----------
+    Krippendorff, K., Mathet, Y., Bouvry, S., & Widlöcher, A. (2016). On the reliability of unitizing textual
+    continua: Further developments. Quality & Quantity 50(6), 2347-2364.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, distributed, pandas as pd
+    >>> import iaa_engine as ie
+    >>> spans = pd.DataFrame({"document": ["d1", "d1", "d2", "d2"], "annotator": ["a", "b", "a", "b"],
+    ...                       "start": [0, 1, 5, 5], "end": [10, 10, 9, 9], "label": "x"})
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:  # doctest: +SKIP
+    ...     result = ie.unitizing_family_dask(dd.from_pandas(spans, npartitions=2), client=client, continuum=20)
+    >>> round(result.estimate, 12) == round(ie.unitizing_family(spans, continuum=20).estimate, 12)  # doctest: +SKIP
+    True
+    """
+    return _alpha_dask(
+        spans,
+        client=client,
+        continuum=continuum,
+        participants=participants,
+        overlaps=overlaps,
+        replace_undefined_by=replace_undefined_by,
+        progress=progress,
+        family=True,
+        quiet_alpha=True,
+    )[3]
+
+
 def _alpha_dask(
     spans: Any,
     *,
@@ -683,6 +764,7 @@ def _alpha_dask(
     progress: bool | None = None,
     f1: tuple[str, float] | None = None,
     family: bool = False,
+    quiet_alpha: bool = False,
 ) -> tuple[Any, int, Any, Any, list]:
     """:func:`unitizing_alpha_dask`'s result, the number of span rows read, with ``f1`` (match, threshold) the
     pairwise span F1 and with ``family`` the 2016 family, computed on the same shuffle (else None), and the
@@ -753,7 +835,12 @@ def _alpha_dask(
     if not results:
         raise ValueError("the span table holds no document")
 
-    result = _finish_alpha(results, annotators, categories, participants is not None, pooling, replace_undefined_by)
+    with warnings.catch_warnings():
+        if quiet_alpha:  # α_U computed on the way to the family only: its undefined values are not news
+            from iaa_engine.base._policy import UndefinedMetricWarning
+
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result = _finish_alpha(results, annotators, categories, participants is not None, pooling, replace_undefined_by)
     f1_result = None
     if f1 is not None:
         f1_parts = [r["f1"] for r in results if r["f1"] is not None]
