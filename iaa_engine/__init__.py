@@ -131,6 +131,7 @@ _EXPORTS = {
     "frequency_strata_dask": ".engines._commands",
     "gold_dask": ".engines._commands",
     "disagreements_dask": ".engines._commands",
+    "unitizing_family_dask": ".engines._dask_spans",
     "write_html_report": ".reporting._html",
     "write_html_report_dask": ".engines._dask_html",
     "disagreements": ".analysis._disagreements",
@@ -220,7 +221,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.engines._commands import agreement_by_dask, disagreements_dask, frequency_strata_dask, gold_dask
     from iaa_engine.engines._dask_annotators import annotator_report_dask
     from iaa_engine.engines._dask_html import write_html_report_dask
-    from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask
+    from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask, unitizing_family_dask
     from iaa_engine.engines._distributed import read_dask, summarize_dask
     from iaa_engine.engines._duckdb import read_duckdb
     from iaa_engine.inference._analytic import ANALYTIC_METRICS, estimate
@@ -394,6 +395,7 @@ __all__ = [
     "frequency_strata_dask",
     "gold_dask",
     "disagreements_dask",
+    "unitizing_family_dask",
     "write_html_report",
     "write_html_report_dask",
     "disagreements",

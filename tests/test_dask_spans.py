@@ -309,12 +309,150 @@ def test_cli_inception_pooling_and_output_file(address, team, tmp_path, capsys):
     assert set(memory["scope"]) >= {"pooled", "category", "document"}
 
 
-@pytest.mark.parametrize("flag", [["--gamma"], ["--family"], ["--per-annotator"], ["--html", "x.html"]])
+@pytest.mark.parametrize("flag", [["--gamma"]])
 def test_cli_refuses_what_it_does_not_distribute_in_one_line(address, crowd, flag, capsys):
     root, *_ = crowd
     code, out, err = _cli(["spans", str(root / "spans"), *flag, "--engine", "dask", "--scheduler", address], capsys)
     assert code != 0 and out == ""
     assert len(err.strip().splitlines()) == 1 and flag[0] in err and "--engine dask" in err
+
+
+@pytest.mark.parametrize("who", ["participants", "without"])
+def test_per_annotator_on_the_cluster_equals_in_memory(client, crowd, team, who):
+    """Each annotator's documents, units and lengths add over documents; the pooled α_U without each annotator is
+    finished from every partition's histograms without them (memory: from the sums with everyone,
+    metrics._unitizing._leave_one_out, itself checked against recomputation in tests/test_unitizing.py)."""
+    root, spans, *rest = crowd if who == "participants" else team
+    kw = {"continuum": rest[-1], "participants": rest[0] if who == "participants" else None, "overlaps": "merge"}
+    memory = _quiet(ie.unitizing_alpha, spans, per_annotator=True, **kw)
+    cluster = _quiet(ie.unitizing_alpha_dask, dd.read_parquet(root / "spans"), client=client, per_annotator=True, **kw)
+    assert_same(memory, cluster)
+    table = memory.per_annotator
+    assert len(table) == memory.n_annotators and table["alpha_without"].nunique() == len(table)
+
+
+def test_per_annotator_refusals_are_one_line(client, crowd, team):
+    root, _, who, lengths = crowd
+    frame = dd.read_parquet(root / "spans")
+    with pytest.raises(ValueError, match=r"at most 5 annotators; this study has \d\d") as many:
+        import iaa_engine.engines._dask_spans as module
+
+        bound, module.PER_ANNOTATOR_MAX = module.PER_ANNOTATOR_MAX, 5
+        try:
+            ie.unitizing_alpha_dask(frame, client=client, continuum=lengths, participants=who, per_annotator=True)
+        finally:
+            module.PER_ANNOTATOR_MAX = bound
+    assert "\n" not in str(many.value)
+
+
+def test_per_annotator_with_inception_pooling_equals_in_memory(client, team):
+    """Memory recomputes each annotator's concatenated study (metrics._unitizing._per_annotator); the cluster
+    finishes it from every partition's runs and histograms without them."""
+    root, spans, lengths = team
+    kw = {"continuum": lengths, "overlaps": "merge", "pooling": "inception", "per_annotator": True}
+    memory = ie.unitizing_alpha(spans, **kw)
+    cluster = ie.unitizing_alpha_dask(dd.read_parquet(root / "spans"), client=client, **kw)
+    assert_same(memory, cluster)
+    documents = ie.unitizing_alpha(spans, **(kw | {"pooling": "documents"})).per_annotator["alpha_without"]
+    assert (memory.per_annotator["alpha_without"] - documents).abs().min() > 1e-6  # the poolings differ here
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_cli_per_annotator_on_dask_prints_what_memory_prints(address, crowd, fmt, capsys):
+    root, *_ = crowd
+    common = [
+        "--participants", str(root / "participants.csv"), "--continuum", str(root / "continuum.csv"),
+        "--overlaps", "merge", "--per-annotator", "--format", fmt,
+    ]  # fmt: skip
+    code, memory, _ = _cli(["spans", str(root / "all.parquet"), *common], capsys)
+    assert code == 0
+    dask_args = ["spans", str(root / "spans"), *common, "--engine", "dask", "--scheduler", address]
+    code, cluster, err = _cli(dask_args, capsys)
+    assert code == 0, err
+    if fmt == "json":
+        memory_doc, cluster_doc = json.loads(memory), json.loads(cluster)
+        memory_doc.pop("file"), cluster_doc.pop("file")
+        assert _json_close(memory_doc, cluster_doc) and len(cluster_doc["unitizing_alpha"]["per_annotator"]) > 20
+    else:
+        assert cluster == memory and "w00" in cluster
+
+
+def _apart(spans):
+    """The spans without those that overlap an earlier one of the same annotator in the document (the family needs
+    each annotator's units apart, whatever their labels)."""
+    spans = spans.sort_values(["document", "annotator", "start", "end"], kind="stable").reset_index(drop=True)
+    keep = []
+    for _, rows in spans.groupby(["document", "annotator"], sort=False):
+        last = -np.inf
+        for k, start, end in zip(rows.index, rows["start"], rows["end"]):
+            if start >= last:
+                keep.append(k)
+                last = end
+    return spans.loc[sorted(keep)].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("who", ["participants", "without"])
+def test_family_on_the_cluster_equals_in_memory(client, crowd, team, who):
+    """The 2016 family's coincidence matrix, S_c and S*_c are sums over documents (stats/_unitizing_family.py), so
+    uα, |uα, cuα and (k)uα per label are finished from the partitions' sums; each document's row from its
+    partition (memory: ie.unitizing_family, checked against Krippendorff et al. 2016 in its own tests)."""
+    root, spans, *rest = crowd if who == "participants" else team
+    with pytest.raises(ValueError, match="the 2016 unitizing family needs each annotator's units apart"):
+        _quiet(ie.unitizing_family_dask, dd.read_parquet(root / "spans"), client=client, overlaps="merge")
+    spans = _apart(spans)
+    kw = {"continuum": rest[-1], "participants": rest[0] if who == "participants" else None, "overlaps": "merge"}
+    memory = _quiet(ie.unitizing_family, spans, **kw)
+    cluster = _quiet(ie.unitizing_family_dask, dd.from_pandas(spans, npartitions=4), client=client, **kw)
+    for name in ("estimate", "binary", "coding", "coding_coverage", "d_o", "d_e", "length"):
+        a, b = getattr(memory, name), getattr(cluster, name)
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-15), name
+    for name in ("n_units", "n_annotators", "n_documents", "n_categories"):
+        assert getattr(memory, name) == getattr(cluster, name), name
+    for name in ("coincidence", "expected", "per_value", "per_document"):
+        pd.testing.assert_frame_equal(getattr(memory, name), getattr(cluster, name), rtol=1e-12, check_dtype=False)
+    assert 0 < memory.estimate < 1 and memory.per_value["alpha"].notna().all()
+
+
+def test_cli_family_on_dask_prints_what_memory_prints(address, crowd, tmp_path, capsys):
+    root, spans, *_ = crowd
+    spans = _apart(spans)
+    spans.to_parquet(tmp_path / "all.parquet", index=False)
+    write_files(spans, tmp_path / "spans")
+    common = [
+        "--participants", str(root / "participants.csv"), "--continuum", str(root / "continuum.csv"),
+        "--overlaps", "merge", "--family", "--f1", "--per-document", "--format", "json",
+    ]  # fmt: skip
+    code, memory, _ = _cli(["spans", str(tmp_path / "all.parquet"), *common], capsys)
+    assert code == 0
+    dask_args = ["spans", str(tmp_path / "spans"), *common, "--engine", "dask", "--scheduler", address]
+    code, cluster, err = _cli(dask_args, capsys)
+    assert code == 0, err
+    memory_doc, cluster_doc = json.loads(memory), json.loads(cluster)
+    memory_doc.pop("file"), cluster_doc.pop("file")
+    assert _json_close(memory_doc, cluster_doc) and "unitizing_family" in cluster_doc
+    assert list(cluster_doc)[1:] == list(memory_doc)[1:]  # the family before F1, as in memory
+
+
+@pytest.mark.parametrize("who", ["participants", "without"])
+def test_cli_html_on_dask_is_the_in_memory_page(address, crowd, tmp_path, who, capsys):
+    """The page is fed from the combined results and the drawn documents' spans alone (brought back by a filter on
+    the dataset): the same page as in memory but for the file's name. Without participants the page keeps the crowd
+    warning (AbsentAnnotatorsWarning), which the partitions' counts give."""
+    root, *_ = crowd
+    common = ["--continuum", str(root / "continuum.csv"), "--overlaps", "merge", "--f1", "--top", "5"]
+    if who == "participants":
+        common += ["--participants", str(root / "participants.csv")]
+    memory_html, cluster_html = tmp_path / "memory.html", tmp_path / "cluster.html"
+    ordered = tmp_path / "ordered.parquet"  # the rows in the dataset's order: the spans are drawn in it
+    pd.concat([pd.read_parquet(f) for f in sorted((root / "spans").iterdir())]).to_parquet(ordered, index=False)
+    code, _, err = _cli(["spans", str(ordered), *common, "--html", str(memory_html)], capsys)
+    assert code == 0, err
+    dask_args = ["--engine", "dask", "--scheduler", address, "--html", str(cluster_html)]
+    code, _, err = _cli(["spans", str(root / "spans"), *common, *dask_args], capsys)
+    assert code == 0, err
+    memory, cluster = memory_html.read_text(encoding="utf-8"), cluster_html.read_text(encoding="utf-8")
+    assert cluster.replace("Span agreement: spans", "X") == memory.replace("Span agreement: ordered.parquet", "X")
+    assert cluster.count("<svg") == 5 and ("absent-annotators" in cluster) == (who == "without")
 
 
 def test_cli_scheduler_needs_engine_dask(address, crowd, capsys):

@@ -393,6 +393,7 @@ NOT_METRICS = {
     # α_U and span F1 per document on a cluster, equal to the in-memory path: tests/test_dask_spans.py
     "unitizing_alpha_dask",
     "span_f1_dask",
+    "unitizing_family_dask",
     # the HTML page of the Dask engine: equal to the in-memory page in tests/test_dask_html.py
     "write_html_report_dask",
     # every command on the cluster equals the in-memory one: tests/test_distributed_commands.py

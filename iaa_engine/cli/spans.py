@@ -788,14 +788,10 @@ def _json(key: str, result: Any, per_document: bool, file: str, extras: list[tup
     return doc
 
 
-#: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables, and
-#: ``--f1``. These are not distributed yet, and are refused with it.
-DASK_REFUSED = (
-    ("--per-annotator", "per_annotator"),
-    ("--family", "family"),
-    ("--gamma", "gamma"),
-    ("--html", "html"),
-)
+#: What ``--engine dask`` computes: the headline α_U (both poolings), the per-category and per-document tables,
+#: ``--f1``, ``--family``, ``--per-annotator`` (up to 64 annotators) and ``--html`` (the drawn
+#: documents' spans alone come back). ``--gamma`` is not distributed, and is refused with it.
+DASK_REFUSED = (("--gamma", "gamma"),)
 
 
 def _ids(frame: Any, name: str) -> Any:
@@ -841,19 +837,34 @@ def _run_dask(args: argparse.Namespace) -> int:
         )
     key, title, _ = MEASURES[0]
     extras: list[tuple[Extra, Any]] = []
+    shown = absent = None
     with _dask_session(args) as client:
-        spec = next(s for s in ON_REQUEST if s.flag == "f1")
-        result, n_rows, f1 = _alpha_dask(
-            frame,
-            client=client,
-            continuum=continuum,
-            participants=participants,
-            pooling=args.pooling,
-            overlaps=args.overlaps,
-            f1=(args.f1_match, args.f1_threshold) if args.f1 else None,  # on the same shuffle
-        )
-    if f1 is not None:
-        extras.append((spec, f1))
+        with warnings.catch_warnings(record=True) as caught:  # shown below as they were; the page keeps the crowd's
+            result, n_rows, f1, family, annotators = _alpha_dask(
+                frame,
+                client=client,
+                continuum=continuum,
+                participants=participants,
+                pooling=args.pooling,
+                overlaps=args.overlaps,
+                per_annotator=args.per_annotator,
+                f1=(args.f1_match, args.f1_threshold) if args.f1 else None,  # on the same shuffle
+                family=bool(args.family),
+            )
+        for w in caught:  # they passed the filters already
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        if args.html:  # only the drawn documents' spans come back
+            import dask
+
+            from iaa_engine.data._spans import AbsentAnnotatorsWarning
+            from iaa_engine.reporting._spans_page import _ranked
+
+            drawn = list(_ranked(result, args.top)["document"])
+            (shown,) = dask.compute(frame[frame["document"].isin(drawn)]) if drawn else (frame._meta,)
+            said = [str(w.message) for w in caught if issubclass(w.category, AbsentAnnotatorsWarning)]
+            absent = said[0] if said else ""
+    got = {"family": family, "f1": f1}
+    extras += [(spec, got[spec.flag]) for spec in ON_REQUEST if got.get(spec.flag) is not None]  # in their order
     print(
         printable(
             f"iaa: read {n_rows} spans by {result.n_annotators} annotators in {result.n_documents} documents from "
@@ -861,6 +872,21 @@ def _run_dask(args: argparse.Namespace) -> int:
         ),
         file=sys.stderr,
     )
+    if shown is not None:
+        from iaa_engine.reporting._spans_page import write_spans_page
+
+        out = write_spans_page(
+            shown.reset_index(drop=True),
+            result,
+            args.html,
+            documents=args.top,
+            title=f"Span agreement: {Path(args.path).name}",
+            extras=[spec.page(extra) for spec, extra in extras],
+            participants=participants,
+            annotators=annotators,
+            absent=absent,
+        )
+        print(f"iaa: wrote {out}", file=sys.stderr)
     return _emit(args, key, title, result, extras)
 
 

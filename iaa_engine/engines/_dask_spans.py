@@ -30,11 +30,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iaa_engine.base._params import ANY, Choice, Real, validate
+from iaa_engine.base._params import ANY, Choice, Flag, Real, validate
 
-__all__ = ["unitizing_alpha_dask", "span_f1_dask"]
+__all__ = ["unitizing_alpha_dask", "span_f1_dask", "unitizing_family_dask"]
 
 _SPAN, _CONTINUUM, _PARTICIPANT = 0, 1, 2
+
+#: ``per_annotator`` on Dask: each partition computes its documents' sums once per annotator, so the annotators are
+#: bounded (a crowd of hundreds is refused in one line; the in-memory engine computes it from one pass).
+PER_ANNOTATOR_MAX = 64
 _COLUMNS = ["document", "annotator", "start", "end", "label", "_kind", "_begin", "_length", "_order"]
 
 
@@ -185,6 +189,59 @@ def _split(part: pd.DataFrame, has_participants: bool) -> tuple[pd.DataFrame, pd
     return spans, participants
 
 
+def _pieces(units: Any, categories: pd.Index, sums: Any) -> tuple[dict, dict, np.ndarray]:
+    """The additive pieces of the pooled α_U (by document) of one partition's ``units`` (``sums`` its
+    :func:`unitizing_sums`): per category the used units, Σ l(l-1)(2l-1)/3, Σ l(l-1), the observed sums, and the
+    histograms of unit and gap lengths; with the gaps (:func:`_gaps`) and each run's rater code."""
+    C = len(categories)
+    to_global = np.asarray(categories.get_indexer(units.categories), np.int64)
+    Rd = units.raters()
+    Ld = units.document_length
+    use = Rd >= 2
+    codes, _ = units.rater_codes()
+    keep = use[units.document]
+    cat = to_global[units.category] if units.category.size else units.category.astype(np.int64)
+    length = units.end - units.begin
+    cubes = length * (length - 1.0) * (2.0 * length - 1.0) / 3.0
+    squares = length * (length - 1.0)
+    pair_cat = to_global[sums.pair_category] if sums.pair_category.size else sums.pair_category
+    weighted = sums.pair_observed / np.maximum(Rd[sums.pair_document] - 1.0, 1.0)
+
+    # the gaps (documents pooling), as unitizing_sums forms them for the kept units
+    g = _gaps(units.document[keep], codes[keep], cat[keep], units.begin[keep], units.end[keep], Ld)
+    gap_length, gap_cat = g["gap_length"], g["gap_cat"]
+    ok = gap_length > 0
+    # whole-document gaps: R_d per document for every category, less those raters with units of c in d
+    d0, r0, c0, _, _ = g["first"]
+    with_units = pd.DataFrame({"d": d0, "c": c0}).groupby(["d", "c"], sort=True).size()
+    neg_doc = with_units.index.get_level_values(0).to_numpy(np.int64)
+    neg_cat = with_units.index.get_level_values(1).to_numpy(np.int64)
+    gap_key, gap_value, gap_weight = _histogram(
+        np.concatenate([gap_cat[ok], neg_cat]),
+        np.concatenate([gap_length[ok], Ld[neg_doc]]),
+        np.concatenate([np.ones(int(ok.sum())), -with_units.to_numpy(float)]),
+    )
+    all_value, all_weight = _histogram(np.zeros(Ld.size, np.int64), Ld, np.where(use, Rd, 0).astype(float))[1:]
+    unit_key, unit_value, unit_count = _histogram(cat[keep], length[keep], np.ones(int(keep.sum())))
+    pieces = {
+        "_cat": cat,
+        "used_units": np.bincount(cat[keep], minlength=C).astype(float),
+        "used_cubes": np.bincount(cat[keep], weights=cubes[keep], minlength=C),
+        "squares": np.bincount(cat[keep], weights=squares[keep], minlength=C),
+        "observed": np.bincount(pair_cat, weights=sums.pair_observed, minlength=C),
+        "weighted": np.bincount(pair_cat, weights=weighted, minlength=C),
+        "raters": np.unique(Rd[use]),
+        "positions": float(np.sum((Rd * Ld)[use])),
+        "length_used": float(Ld[use].sum()),
+        "length_all": float(Ld.sum()),
+        "used": bool(use.any()),
+        "units": (unit_key, unit_value, unit_count),
+        "gaps": (gap_key, gap_value, gap_weight),
+        "whole": (all_value, all_weight),
+    }
+    return pieces, g, r0
+
+
 def _part_sums(
     part: pd.DataFrame,
     continuum: Any,
@@ -195,9 +252,12 @@ def _part_sums(
     inception: bool,
     f1: tuple[str, float] | None = None,
     numbers: dict | None = None,
+    leave_out: list | None = None,
+    family: bool = False,
 ) -> dict | None:
     """One partition's whole documents: their per-document rows and the sums the pooled α_U needs (and with
-    ``f1``, (match, threshold), pairwise F1's counts of :func:`_f1_part` from the same shuffle)."""
+    ``f1``, (match, threshold), pairwise F1's counts of :func:`_f1_part` from the same shuffle; with ``leave_out``,
+    the study's annotators, each one's units and lengths and the pooled sums without them, :func:`_without`)."""
     from iaa_engine.data._spans import span_units
     from iaa_engine.metrics._unitizing import _compute
 
@@ -246,36 +306,9 @@ def _part_sums(
         )
     parts = _compute(units, "documents")
     sums = parts["sums"]
+    pieces, g, r0 = _pieces(units, categories, sums)
+    cat = pieces.pop("_cat")
     C = len(categories)
-    to_global = np.asarray(categories.get_indexer(units.categories), np.int64)
-    Rd = units.raters()
-    Ld = units.document_length
-    use = Rd >= 2
-    codes, _ = units.rater_codes()
-    keep = use[units.document]
-    cat = to_global[units.category] if units.category.size else units.category.astype(np.int64)
-    length = units.end - units.begin
-    cubes = length * (length - 1.0) * (2.0 * length - 1.0) / 3.0
-    squares = length * (length - 1.0)
-    pair_cat = to_global[sums.pair_category] if sums.pair_category.size else sums.pair_category
-    weighted = sums.pair_observed / np.maximum(Rd[sums.pair_document] - 1.0, 1.0)
-
-    # the gaps (documents pooling), as unitizing_sums forms them for the kept units
-    g = _gaps(units.document[keep], codes[keep], cat[keep], units.begin[keep], units.end[keep], Ld)
-    gap_length, gap_cat = g["gap_length"], g["gap_cat"]
-    ok = gap_length > 0
-    # whole-document gaps: R_d per document for every category, less those raters with units of c in d
-    d0, r0, c0, _, _ = g["first"]
-    with_units = pd.DataFrame({"d": d0, "c": c0}).groupby(["d", "c"], sort=True).size()
-    neg_doc = with_units.index.get_level_values(0).to_numpy(np.int64)
-    neg_cat = with_units.index.get_level_values(1).to_numpy(np.int64)
-    gap_key, gap_value, gap_weight = _histogram(
-        np.concatenate([gap_cat[ok], neg_cat]),
-        np.concatenate([gap_length[ok], Ld[neg_doc]]),
-        np.concatenate([np.ones(int(ok.sum())), -with_units.to_numpy(float)]),
-    )
-    all_value, all_weight = _histogram(np.zeros(Ld.size, np.int64), Ld, np.where(use, Rd, 0).astype(float))[1:]
-    unit_key, unit_value, unit_count = _histogram(cat[keep], length[keep], np.ones(int(keep.sum())))
 
     docs = units.documents
     span_docs = set(pd.unique(spans["document"])) if len(spans) else set()
@@ -293,57 +326,216 @@ def _part_sums(
         "n_units": int(units.begin.size),
         "n_participants": 0 if units.participant_document is None else int(units.participant_document.size),
         "category_units": np.bincount(cat, minlength=C).astype(np.int64),
-        "used_units": np.bincount(cat[keep], minlength=C).astype(float),
-        "used_cubes": np.bincount(cat[keep], weights=cubes[keep], minlength=C),
-        "squares": np.bincount(cat[keep], weights=squares[keep], minlength=C),
-        "observed": np.bincount(pair_cat, weights=sums.pair_observed, minlength=C),
-        "weighted": np.bincount(pair_cat, weights=weighted, minlength=C),
-        "raters": np.unique(Rd[use]),
-        "positions": float(np.sum((Rd * Ld)[use])),
-        "length_used": float(Ld[use].sum()),
-        "length_all": float(Ld.sum()),
-        "used": bool(use.any()),
-        "units": (unit_key, unit_value, unit_count),
-        "gaps": (gap_key, gap_value, gap_weight),
-        "whole": (all_value, all_weight),
+        **pieces,
         "same_raters": None,
         "spans_by_annotator": None,
         "f1": None if f1 is None else _f1_part(part, has_participants, *f1),
+        "without": None if leave_out is None else _without(units, categories, leave_out, inception),
+        "family": _family_part(units, categories, per_document[["_rank", "_order"]]) if family else None,
     }
     if annotators is not None and len(spans):
         # how many of the documents with spans each annotator marked (AbsentAnnotatorsWarning)
         seen = spans[["document", "annotator"]].drop_duplicates()["annotator"].value_counts()
         out["spans_by_annotator"] = (int(spans["document"].nunique()), seen)
-    if inception and units.same_raters() and len(docs):
-        names = units.annotators
-        if units.participant_annotator is not None:
-            n0 = int(Rd[0])
-            who = tuple(names[units.participant_annotator[:n0]])
-        else:
-            who = None
-        out["same_raters"] = who if who is not None else True
-        run_key, run_value, run_weight = _histogram(
-            g["run_gap_cat"][g["run_gap_length"] > 0],
-            g["run_gap_length"][g["run_gap_length"] > 0],
-            np.ones(int((g["run_gap_length"] > 0).sum())),
-        )
-        # the rater of each run by name (a partition's codes are its own; with participants, codes are slots)
-        slot_names = np.asarray(names if who is None else who, dtype=object)
-        run_rater = slot_names[r0] if r0.size else np.zeros(0, object)
-        f_doc, _, f_cat, f_begin, f_end = g["first"]
-        out["runs"] = pd.DataFrame(
-            {
-                "document": np.asarray(docs, dtype=object)[f_doc] if f_doc.size else np.zeros(0, object),
-                "rater": run_rater,
-                "category": f_cat,
-                "first": f_begin,
-                "last": f_end,
-            }
-        )
-        out["run_gaps"] = (run_key, run_value, run_weight)
-    elif inception:
-        out["same_raters"] = False
+    if inception:
+        out.update(_inception_part(units, g, r0))
     return out
+
+
+def _inception_part(units: Any, g: dict, r0: np.ndarray) -> dict:
+    """What INCEpTION's pooling needs of a partition's documents beyond :func:`_pieces`: whether they have the same
+    raters (True, or the participants' names), each (document, rater, category)'s first start and last end, and the
+    histogram of the gaps inside a run (:func:`_gaps`, ``g``; ``r0`` each run's rater code)."""
+    docs = units.documents
+    if not (units.same_raters() and len(docs)):
+        return {"same_raters": False}
+    names = units.annotators
+    who = None
+    if units.participant_annotator is not None:
+        who = tuple(names[units.participant_annotator[: int(units.raters()[0])]])
+    run_key, run_value, run_weight = _histogram(
+        g["run_gap_cat"][g["run_gap_length"] > 0],
+        g["run_gap_length"][g["run_gap_length"] > 0],
+        np.ones(int((g["run_gap_length"] > 0).sum())),
+    )
+    # the rater of each run by name (a partition's codes are its own; with participants, codes are slots)
+    slot_names = np.asarray(names if who is None else who, dtype=object)
+    run_rater = slot_names[r0] if r0.size else np.zeros(0, object)
+    f_doc, _, f_cat, f_begin, f_end = g["first"]
+    runs = pd.DataFrame(
+        {
+            "document": np.asarray(docs, dtype=object)[f_doc] if f_doc.size else np.zeros(0, object),
+            "rater": run_rater,
+            "category": f_cat,
+            "first": f_begin,
+            "last": f_end,
+        }
+    )
+    same = frozenset(who) if who is not None else True  # names, whatever a partition's order of its annotators
+    return {"same_raters": same, "runs": runs, "run_gaps": (run_key, run_value, run_weight)}
+
+
+def _without(units: Any, categories: pd.Index, annotators: list, inception: bool = False) -> dict:
+    """Per annotator of the study (``annotators``, in its order): their documents, units and total unit length in
+    this partition, and the additive pieces (:func:`_pieces`) of the pooled α_U with them left out of every document
+    (None where they are not in the partition: the pieces with everyone then stand)."""
+    from iaa_engine.metrics._unitizing import _compute
+
+    A = len(annotators)
+    local = {name: k for k, name in enumerate(units.annotators)}
+    R = len(units.annotators)
+    D = len(units.documents)
+    length = units.end - units.begin
+    n_units = np.bincount(units.annotator, minlength=R).astype(np.int64)
+    total_length = np.bincount(units.annotator, weights=length, minlength=R)
+    n_docs: np.ndarray = np.full(R, D, np.int64)
+    if units.participant_annotator is not None:
+        n_docs = np.bincount(units.participant_annotator, minlength=R).astype(np.int64)
+    where = np.array([local.get(a, -1) for a in annotators], np.int64)
+    found = where >= 0
+    out_docs, out_units, out_length = np.zeros(A, np.int64), np.zeros(A, np.int64), np.zeros(A)
+    out_docs[found], out_units[found], out_length[found] = (
+        n_docs[where[found]],
+        n_units[where[found]],
+        total_length[where[found]],
+    )
+    pieces: list[dict | None] = []
+    for k in where:
+        if k < 0:
+            pieces.append(None)
+            continue
+        left = units.without(int(k))
+        piece, g, r0 = _pieces(left, categories, _compute(left, "documents", tables=False)["sums"])
+        piece.pop("_cat")
+        if inception:
+            piece.update(_inception_part(left, g, r0))
+        pieces.append(piece)
+    return {"n_documents": out_docs, "n_units": out_units, "total_length": out_length, "pieces": pieces}
+
+
+def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
+    """One partition's sums of the 2016 unitizing family (:func:`iaa_engine.unitizing_family`): the observed
+    coincidence matrix, S_c and S*_c (sums over documents, on the study's values) and its documents' rows."""
+    from iaa_engine.metrics._unitizing_family import _refuse_overlaps
+    from iaa_engine.stats._unitizing_family import document_coefficients, family_sums, partition_clashes, pooled_matrix
+
+    C, D = len(categories), len(units.documents)
+    Rd = units.raters()
+    use = Rd >= 2
+    codes, n_codes = units.rater_codes()
+    positive = units.end > units.begin
+    doc, rater = units.document[positive], codes[positive]
+    cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
+    clash = partition_clashes(doc, rater, begin, end)
+    if clash.any():
+        mask = np.zeros(units.begin.size, bool)
+        mask[np.flatnonzero(positive)[clash]] = True
+        _refuse_overlaps(units, mask)
+    counted = use[doc]
+    to_global = np.asarray(categories.get_indexer(units.categories), np.int64)
+    global_cat = to_global[cat] if cat.size else cat.astype(np.int64)
+    sums = family_sums(
+        doc[counted], rater[counted], global_cat[counted], begin[counted], end[counted], units.document_length,
+        n_codes, document_raters=np.where(use, Rd, 0),
+    )  # fmt: skip
+    matrix, self_sums, coded_self = pooled_matrix(sums, C + 1)
+    by_doc = document_coefficients(sums, D)
+    degenerate = (Rd < 2) | (units.document_length <= 0)
+    for key in by_doc:
+        by_doc[key][degenerate] = np.nan
+    per_document = pd.DataFrame(
+        {
+            "document": units.documents,
+            "begin": units.document_begin,
+            "length": units.document_length,
+            "n_units": np.bincount(doc, minlength=D).astype(np.int64),
+            "u_alpha": by_doc["u"],
+            "binary_alpha": by_doc["binary"],
+            "coding_alpha": by_doc["coded"],
+            "coding_coverage": by_doc["coverage"],
+            "n_annotators": Rd.astype(np.int64),
+            "_rank": keys["_rank"].to_numpy(),
+            "_order": keys["_order"].to_numpy(),
+        }
+    )
+    return {
+        "matrix": matrix,
+        "self": self_sums,
+        "coded_self": coded_self,
+        "per_document": per_document,
+        "n_units": int(begin.size),
+        "used": bool(use.any()),
+        "length_used": float(units.document_length[use].sum()),
+        "length_all": float(units.document_length.sum()),
+    }
+
+
+def _family_finish(parts: list[dict], annotators: list, categories: pd.Index, replace_undefined_by: float) -> Any:
+    """The partitions' family sums added up and finished as :func:`iaa_engine.unitizing_family` finishes them."""
+    from iaa_engine.base._policy import undefined
+    from iaa_engine.metrics._unitizing_family import _METRIC, NO_UNIT, UnitizingFamily
+    from iaa_engine.stats._unitizing_family import family_coefficients
+
+    R, C = len(annotators), len(categories)
+    matrix = np.sum([p["matrix"] for p in parts], axis=0)
+    self_sums = np.sum([p["self"] for p in parts], axis=0)
+    coded_self = np.sum([p["coded_self"] for p in parts], axis=0)
+    pooled = family_coefficients(matrix, self_sums, coded_self)
+    names = pd.Index([NO_UNIT, *categories], dtype=object)
+    lengths = matrix.sum(axis=1)
+    per_value = pd.DataFrame(
+        {
+            "value": categories,
+            "length": lengths[1:],
+            "coded_length": pooled["k_length"],
+            "coverage": pooled["k_coverage"],
+            "alpha": pooled["k_alpha"],
+        }
+    )
+    per_document = _document_order(pd.concat([p["per_document"] for p in parts], ignore_index=True))
+    used = any(p["used"] for p in parts)
+    L = float(sum(p["length_used"] for p in parts)) if used else float(sum(p["length_all"] for p in parts))
+    n_units = int(sum(p["n_units"] for p in parts))
+    if n_units == 0:
+        estimate = undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
+    elif R < 2:
+        estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
+    elif not used:
+        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
+    elif not L > 0:
+        estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
+    elif not np.isfinite(pooled["u"]):
+        estimate = undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
+    else:
+        estimate = float(pooled["u"])
+    defined = used and L > 0 and n_units > 0
+    nan = float("nan")
+    return UnitizingFamily(
+        metric="unitizing_family",
+        estimate=estimate,
+        binary=float(pooled["binary"]) if defined else nan,
+        coding=float(pooled["coded"]) if defined else nan,
+        coding_coverage=float(pooled["coverage"]) if defined else nan,
+        d_o=float(pooled["d_o"]) if defined else nan,
+        d_e=float(pooled["d_e"]) if defined else nan,
+        n_units=n_units,
+        n_annotators=R,
+        n_documents=len(per_document),
+        n_categories=C,
+        length=L,
+        coincidence=pd.DataFrame(matrix, index=names, columns=names),
+        expected=pd.DataFrame(pooled["expected"], index=names, columns=names),
+        per_value=per_value,
+        per_document=per_document,
+        document_coincidences=pd.DataFrame(
+            {
+                "document": pd.Series(dtype=object),
+                "value": pd.Series(dtype=object),
+                "other": pd.Series(dtype=object),
+                "length": pd.Series(dtype=float),
+            }
+        ),  # fmt: skip
+    )
 
 
 def _cross(
@@ -384,7 +576,7 @@ def _document_order(table: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["_rank", "_order"])
 
 
-@validate(client=ANY, pooling=Choice("documents", "inception"))
+@validate(client=ANY, pooling=Choice("documents", "inception"), per_annotator=Flag())
 def unitizing_alpha_dask(
     spans: Any,
     *,
@@ -393,6 +585,7 @@ def unitizing_alpha_dask(
     participants: pd.DataFrame | None = None,
     pooling: str = "documents",
     overlaps: str = "raise",
+    per_annotator: bool = False,
     replace_undefined_by: float = np.nan,
     progress: bool | None = None,
 ) -> Any:
@@ -427,6 +620,11 @@ def unitizing_alpha_dask(
         How the headline pools the documents.
     overlaps : {'raise', 'merge'}
         A rater's overlapping units of one label.
+    per_annotator : bool
+        Also the ``per_annotator`` table (for at most :data:`PER_ANNOTATOR_MAX` annotators): each annotator's
+        documents, units and lengths add over documents; the pooled α_U without annotator a needs, per category,
+        the histograms of unit and gap lengths without a (and for ``pooling='inception'`` the runs without a),
+        which each partition collects for every annotator of its documents (a loop over annotators).
     replace_undefined_by : float
         Returned (with a warning) where α_U is undefined.
     progress : bool, optional
@@ -435,13 +633,14 @@ def unitizing_alpha_dask(
     Returns
     -------
     UnitizingAlpha
-        As :func:`iaa_engine.unitizing_alpha` returns it (``per_annotator`` None).
+        As :func:`iaa_engine.unitizing_alpha` returns it (``per_annotator`` None unless asked).
 
     Raises
     ------
     ValueError
         As :func:`iaa_engine.unitizing_alpha` (a malformed span table, a document without a continuum,
-        ``pooling='inception'`` with different participants per document), or a failure on the cluster (one line).
+        ``pooling='inception'`` with different participants per document), ``per_annotator`` with more than
+        :data:`PER_ANNOTATOR_MAX` annotators, or a failure on the cluster (one line).
 
     References
     ----------
@@ -465,9 +664,91 @@ def unitizing_alpha_dask(
         participants=participants,
         pooling=pooling,
         overlaps=overlaps,
+        per_annotator=per_annotator,
         replace_undefined_by=replace_undefined_by,
         progress=progress,
     )[0]
+
+
+@validate(client=ANY)
+def unitizing_family_dask(
+    spans: Any,
+    *,
+    client: Any,
+    continuum: Any = None,
+    participants: pd.DataFrame | None = None,
+    overlaps: str = "raise",
+    replace_undefined_by: float = np.nan,
+    progress: bool | None = None,
+) -> Any:
+    r""":func:`iaa_engine.unitizing_family` of a Dask DataFrame of spans, computed document by document.
+
+    The spans, the continuum and the participants are shuffled by document (as :func:`unitizing_alpha_dask`). The
+    observed coincidences and the self-pairing sums of the 2016 family add over documents,
+
+    .. math::
+
+        l_{ck} = \sum_d l_{ck}^{(d)},\qquad S_c = \sum_d S_c^{(d)},\qquad S^*_c = \sum_d S^{*(d)}_c,
+
+    so each partition returns its documents' sums and rows, and the client finishes uα, ``|uα``, cuα and (k)uα
+    with the in-memory :func:`iaa_engine.stats._unitizing_family.family_coefficients`.
+
+    Parameters
+    ----------
+    spans : dask.dataframe.DataFrame
+        One row per span: ``document``, ``annotator``, ``start``, ``end`` (exclusive), ``label``.
+    client : distributed.Client
+        The cluster.
+    continuum : (begin, length), DataFrame or None
+        As :func:`iaa_engine.unitizing_family`'s.
+    participants : DataFrame, optional
+        Who took part in which document (columns ``document``, ``annotator``).
+    overlaps : {'raise', 'merge'}
+        A rater's overlapping units of one label.
+    replace_undefined_by : float
+        Returned (with a warning) where uα is undefined.
+    progress : bool, optional
+        Dask's progress bar on standard error (default: on a terminal).
+
+    Returns
+    -------
+    UnitizingFamily
+        As :func:`iaa_engine.unitizing_family` returns it, but for ``document_coincidences`` (the (document, value)
+        rows stay on the cluster: an empty table).
+
+    Raises
+    ------
+    ValueError
+        As :func:`iaa_engine.unitizing_family` (an annotator's units that overlap, whatever their labels; a
+        malformed span table), or a failure on the cluster (one line).
+
+    References
+    ----------
+    Krippendorff, K., Mathet, Y., Bouvry, S., & Widlöcher, A. (2016). On the reliability of unitizing textual
+    continua: Further developments. Quality & Quantity 50(6), 2347-2364.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, distributed, pandas as pd
+    >>> import iaa_engine as ie
+    >>> spans = pd.DataFrame({"document": ["d1", "d1", "d2", "d2"], "annotator": ["a", "b", "a", "b"],
+    ...                       "start": [0, 1, 5, 5], "end": [10, 10, 9, 9], "label": "x"})
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:  # doctest: +SKIP
+    ...     result = ie.unitizing_family_dask(dd.from_pandas(spans, npartitions=2), client=client, continuum=20)
+    >>> round(result.estimate, 12) == round(ie.unitizing_family(spans, continuum=20).estimate, 12)  # doctest: +SKIP
+    True
+    """
+    return _alpha_dask(
+        spans,
+        client=client,
+        continuum=continuum,
+        participants=participants,
+        overlaps=overlaps,
+        replace_undefined_by=replace_undefined_by,
+        progress=progress,
+        family=True,
+        quiet_alpha=True,
+    )[3]
 
 
 def _alpha_dask(
@@ -478,12 +759,16 @@ def _alpha_dask(
     participants: pd.DataFrame | None = None,
     pooling: str = "documents",
     overlaps: str = "raise",
+    per_annotator: bool = False,
     replace_undefined_by: float = np.nan,
     progress: bool | None = None,
     f1: tuple[str, float] | None = None,
-) -> tuple[Any, int, Any]:
-    """:func:`unitizing_alpha_dask`'s result, the number of span rows read, and with ``f1`` (match, threshold) the
-    pairwise span F1 computed on the same shuffle (else None)."""
+    family: bool = False,
+    quiet_alpha: bool = False,
+) -> tuple[Any, int, Any, Any, list]:
+    """:func:`unitizing_alpha_dask`'s result, the number of span rows read, with ``f1`` (match, threshold) the
+    pairwise span F1 and with ``family`` the 2016 family, computed on the same shuffle (else None), and the
+    annotators with spans, sorted."""
     import dask
 
     from iaa_engine.engines._commands import _by_item, _run
@@ -533,11 +818,16 @@ def _alpha_dask(
     if participants is not None:
         every = list(pd.unique(np.asarray(every + list(participants["annotator"]), dtype=object)))
     annotators = sorted(every, key=_sort_key)
+    if per_annotator and len(annotators) > PER_ANNOTATOR_MAX:
+        raise ValueError(
+            f"per_annotator on Dask collects every partition's sums once per annotator, at most {PER_ANNOTATOR_MAX} "
+            f"annotators; this study has {len(annotators)} (use the in-memory engine for its per-annotator table)"
+        )
     shuffled = _by_item(_union(spans, table, participants), "document")
     tasks = [
         dask.delayed(_part_sums)(
             p, mode, participants is not None, None if participants is not None else annotators, categories,
-            overlaps, True, f1, _numbers(spans),
+            overlaps, True, f1, _numbers(spans), annotators if per_annotator else None, family,
         )
         for p in shuffled.to_delayed()
     ]  # fmt: skip
@@ -545,35 +835,29 @@ def _alpha_dask(
     if not results:
         raise ValueError("the span table holds no document")
 
-    result = _finish_alpha(results, annotators, categories, participants is not None, pooling, replace_undefined_by)
+    with warnings.catch_warnings():
+        if quiet_alpha:  # α_U computed on the way to the family only: its undefined values are not news
+            from iaa_engine.base._policy import UndefinedMetricWarning
+
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result = _finish_alpha(results, annotators, categories, participants is not None, pooling, replace_undefined_by)
     f1_result = None
     if f1 is not None:
         f1_parts = [r["f1"] for r in results if r["f1"] is not None]
         f1_result = _f1_finish(f1_parts, categories, f1[0], f1[1], replace_undefined_by) if f1_parts else None
-    return result, int(sum(r["n_rows"] for r in results)), f1_result
+    family_result = None
+    if family:
+        family_result = _family_finish([r["family"] for r in results], annotators, categories, replace_undefined_by)
+    with_spans = sorted(pd.unique(np.asarray(names, dtype=object)), key=_sort_key)
+    return result, int(sum(r["n_rows"] for r in results)), f1_result, family_result, with_spans
 
 
-def _finish_alpha(
-    results: list[dict],
-    annotators: list,
-    categories: pd.Index,
-    has_participants: bool,
-    pooling: str,
-    replace_undefined_by: float,
-) -> Any:
-    """The partitions' sums (:func:`_part_sums`) added up and finished as :func:`iaa_engine.unitizing_alpha`
-    finishes its own."""
-    from iaa_engine.data._spans import _FEW_DOCUMENTS, AbsentAnnotatorsWarning
-    from iaa_engine.metrics._unitizing import UnitizingAlpha, _alpha, _disagreements, _headline, _ratio
+def _documents_pooled(results: list[dict], C: int, R: int) -> tuple[np.ndarray, np.ndarray, float, dict]:
+    """The per-category D_o and D_e and the pooled α_U (by document) from the partitions' pieces (:func:`_pieces`),
+    as :func:`iaa_engine.metrics._unitizing._compute` finishes its own; with the summed pieces."""
+    from iaa_engine.metrics._unitizing import _disagreements, _ratio
 
-    R = len(annotators)
-    C = len(categories)
-    per_document = _document_order(pd.concat([r["per_document"] for r in results], ignore_index=True))
-    D = len(per_document)
-    Rd = per_document["n_annotators"].to_numpy(float)
-    Ld = per_document["length"].to_numpy(float)
     add = lambda key: np.sum([r[key] for r in results], axis=0)  # noqa: E731
-    cat_units = add("category_units").astype(np.int64)
     used = any(r["used"] for r in results)
     L = float(sum(r["length_used"] for r in results)) if used else float(sum(r["length_all"] for r in results))
     squares = add("squares")
@@ -596,10 +880,81 @@ def _finish_alpha(
             cat_o = add("weighted") / (N * L)
             den_e = L * (N * (N - 1.0) - squares)
             cat_e = np.where(den_e > 0, 2.0 * expected / np.where(den_e > 0, den_e, 1.0), np.nan)
-    documents_estimate = _ratio(cat_o, cat_e)
+    sums = {"used": used, "L": L, "squares": squares, "observed": observed, "used_units": used_units,
+            "used_cubes": used_cubes}  # fmt: skip
+    return cat_o, cat_e, _ratio(cat_o, cat_e), sums
 
+
+def _same_raters(results: list[dict]) -> bool:
+    """Whether every partition's documents have the same raters (INCEpTION's pooling applies)."""
     flags = [r["same_raters"] for r in results]
-    same = all(f is True for f in flags) or (all(isinstance(f, tuple) for f in flags) and len({f for f in flags}) == 1)
+    return all(f is True for f in flags) or (all(isinstance(f, frozenset) for f in flags) and len(set(flags)) == 1)
+
+
+def _inception_pooled(
+    results: list[dict], annotators: list, per_document: pd.DataFrame, C: int, R0: int, sums: dict
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """D_o, D_e per category and α_U of INCEpTION's pooling (documents end to end, in the per-document table's
+    order; ``R0`` raters in every document) from the partitions' pieces and runs; ``sums`` as
+    :func:`_documents_pooled` gives them."""
+    from iaa_engine.metrics._unitizing import _disagreements, _ratio
+
+    Ld = per_document["length"].to_numpy(float)
+    offset = pd.Series(np.cumsum(Ld) - Ld, index=pd.Index(per_document["document"]))
+    total = float(Ld.sum())
+    runs = pd.concat([r["runs"] for r in results], ignore_index=True)
+    off = offset.reindex(pd.Index(runs["document"])).to_numpy(float)
+    rater = pd.Index(annotators).get_indexer(runs["rater"]).astype(np.int64)
+    c = runs["category"].to_numpy(np.int64)
+    first = runs["first"].to_numpy(float) + off
+    last = runs["last"].to_numpy(float) + off
+    o = np.lexsort((last, first, rater, c))
+    c, rater, first, last = c[o], rater[o], first[o], last[o]
+    new = np.concatenate([[True], (c[1:] != c[:-1]) | (rater[1:] != rater[:-1])]) if c.size else c.astype(bool)
+    end_group = np.concatenate([new[1:], [True]]) if c.size else new
+    previous = np.concatenate([[0.0], last[:-1]]) if c.size else last
+    previous[new] = 0.0
+    between = np.concatenate([first - previous, total - last[end_group]])
+    between_cat = np.concatenate([c, c[end_group]])
+    keep = between > 0
+    raters_with = np.bincount(c[new], minlength=C)
+    inc_gaps = _merge(
+        [r["run_gaps"] for r in results]
+        + [
+            (between_cat[keep], between[keep], np.ones(int(keep.sum()))),
+            (np.arange(C, dtype=np.int64), np.full(C, total), (R0 - raters_with).astype(float)),
+        ]
+    )
+    all_units = _merge([r["units"] for r in results])
+    inc_expected = (sums["used_units"] - 1.0) * sums["used_cubes"] + _cross(all_units, inc_gaps, C)
+    inc_o, inc_e = _disagreements(sums["observed"], inc_expected, sums["squares"], float(R0), sums["L"])
+    return inc_o, inc_e, _ratio(inc_o, inc_e)
+
+
+def _finish_alpha(
+    results: list[dict],
+    annotators: list,
+    categories: pd.Index,
+    has_participants: bool,
+    pooling: str,
+    replace_undefined_by: float,
+) -> Any:
+    """The partitions' sums (:func:`_part_sums`) added up and finished as :func:`iaa_engine.unitizing_alpha`
+    finishes its own."""
+    from iaa_engine.data._spans import _FEW_DOCUMENTS, AbsentAnnotatorsWarning
+    from iaa_engine.metrics._unitizing import UnitizingAlpha, _alpha, _headline
+
+    R = len(annotators)
+    C = len(categories)
+    per_document = _document_order(pd.concat([r["per_document"] for r in results], ignore_index=True))
+    D = len(per_document)
+    Rd = per_document["n_annotators"].to_numpy(float)
+    add = lambda key: np.sum([r[key] for r in results], axis=0)  # noqa: E731
+    cat_units = add("category_units").astype(np.int64)
+    cat_o, cat_e, documents_estimate, sums = _documents_pooled(results, C, R)
+    used, L = sums["used"], sums["L"]
+
+    same = _same_raters(results)
     if pooling == "inception" and not same:
         raise ValueError(
             "pooling='inception' lays the documents end to end as one study of the same raters (as INCEpTION and "
@@ -610,35 +965,7 @@ def _finish_alpha(
     inc_o = inc_e = None
     if same and used:
         if D > 1:
-            offset = pd.Series(np.cumsum(Ld) - Ld, index=pd.Index(per_document["document"]))
-            total = float(Ld.sum())
-            runs = pd.concat([r["runs"] for r in results], ignore_index=True)
-            off = offset.reindex(pd.Index(runs["document"])).to_numpy(float)
-            rater = pd.Index(annotators).get_indexer(runs["rater"]).astype(np.int64)
-            c = runs["category"].to_numpy(np.int64)
-            first = runs["first"].to_numpy(float) + off
-            last = runs["last"].to_numpy(float) + off
-            o = np.lexsort((last, first, rater, c))
-            c, rater, first, last = c[o], rater[o], first[o], last[o]
-            new = np.concatenate([[True], (c[1:] != c[:-1]) | (rater[1:] != rater[:-1])]) if c.size else c.astype(bool)
-            end_group = np.concatenate([new[1:], [True]]) if c.size else new
-            previous = np.concatenate([[0.0], last[:-1]]) if c.size else last
-            previous[new] = 0.0
-            between = np.concatenate([first - previous, total - last[end_group]])
-            between_cat = np.concatenate([c, c[end_group]])
-            keep = between > 0
-            raters_with = np.bincount(c[new], minlength=C)
-            inc_gaps = _merge(
-                [r["run_gaps"] for r in results]
-                + [
-                    (between_cat[keep], between[keep], np.ones(int(keep.sum()))),
-                    (np.arange(C, dtype=np.int64), np.full(C, total), (int(Rd[0]) - raters_with).astype(float)),
-                ]
-            )
-            all_units = _merge([r["units"] for r in results])
-            inc_expected = (used_units - 1.0) * used_cubes + _cross(all_units, inc_gaps, C)
-            inc_o, inc_e = _disagreements(observed, inc_expected, squares, float(Rd[0]), L)
-            inception = _ratio(inc_o, inc_e)
+            inc_o, inc_e, inception = _inception_pooled(results, annotators, per_document, C, int(Rd[0]), sums)
         else:
             inception = documents_estimate
     if pooling == "inception" and inc_o is not None and inc_e is not None:
@@ -667,9 +994,51 @@ def _finish_alpha(
         estimate_documents=documents_estimate,
         estimate_inception=inception,
         n_participants=int(sum(r["n_participants"] for r in results)),
-        per_annotator=None,
+        per_annotator=(
+            _per_annotator(results, annotators, C, pooling, per_document) if results[0]["without"] is not None else None
+        ),
     )
     return result
+
+
+def _per_annotator(
+    results: list[dict], annotators: list, C: int, pooling: str, per_document: pd.DataFrame
+) -> pd.DataFrame:
+    """The in-memory ``per_annotator`` table from the partitions' :func:`_without`: counts and lengths added up,
+    and each annotator's pooled α_U without them finished on the pieces without them (those with everyone where
+    they are absent)."""
+    R = len(annotators)
+    add = lambda key: np.sum([r["without"][key] for r in results], axis=0)  # noqa: E731
+    n_docs = add("n_documents").astype(float)
+    n_units = add("n_units").astype(float)
+    total_length = add("total_length")
+    without = np.full(R, np.nan)
+    for a in range(R):
+        pieces = [r if r["without"]["pieces"][a] is None else r["without"]["pieces"][a] for r in results]
+        _, _, without[a], sums = _documents_pooled(pieces, C, R)
+        if pooling == "inception":  # the concatenated study without a (every document has the same raters)
+            if not (_same_raters(pieces) and sums["used"]):
+                without[a] = np.nan
+            elif len(per_document) > 1:
+                R0 = int(per_document["n_annotators"].iloc[0]) - 1
+                without[a] = _inception_pooled(pieces, annotators, per_document, C, R0, sums)[2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_doc = n_units / n_docs
+        others_per_doc = (n_units.sum() - n_units) / (n_docs.sum() - n_docs)
+        mean_length = total_length / n_units
+        others_mean = (total_length.sum() - total_length) / (n_units.sum() - n_units)
+    return pd.DataFrame(
+        {
+            "annotator": annotators,
+            "n_documents": n_docs.astype(np.int64),
+            "n_units": n_units.astype(np.int64),
+            "units_per_document": per_doc,
+            "others_units_per_document": others_per_doc,
+            "mean_length": mean_length,
+            "others_mean_length": others_mean,
+            "alpha_without": without,
+        }
+    )
 
 
 def _warn_absent(results: list, annotators: list, few: int, category: type) -> None:

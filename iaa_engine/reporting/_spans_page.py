@@ -116,6 +116,8 @@ def render_spans_page(
     title: str | None = None,
     extras: Sequence[tuple[str, float, str]] = (),
     participants: Any = None,
+    annotators: Sequence | None = None,
+    absent: str | None = None,
 ) -> str:
     """The page of :func:`write_spans_page` as a string.
 
@@ -137,6 +139,12 @@ def render_spans_page(
         Who took part in which document (columns ``document``, ``annotator``), as given to ``unitizing_alpha``: a
         document's picture then has one row per participant (one without a span an empty row), not one per
         annotator of the study.
+    annotators : sequence, optional
+        The study's annotators with spans, sorted, when ``spans`` holds only the documents to draw (the Dask engine
+        computes ``result`` on the cluster and brings back only those documents' spans); default: ``spans``'s.
+    absent : str, optional
+        With ``annotators``: the text of the :class:`~iaa_engine.AbsentAnnotatorsWarning` the computation gave
+        ('' for none); default: checked on ``spans``.
 
     Returns
     -------
@@ -159,7 +167,11 @@ def render_spans_page(
 
     frame = pd.DataFrame(spans)
     annotator, start, end, label, doc = _columns(frame)
-    rater, rater_names = pd.factorize(annotator, sort=True)
+    if annotators is None:
+        rater, rater_names = pd.factorize(annotator, sort=True)
+    else:
+        rater_names = pd.Index(list(annotators), dtype=object)
+        rater = rater_names.get_indexer(annotator)
     cat_names = pd.Index(result.per_category["category"])
     cat = cat_names.get_indexer(label)
     per = result.per_document.reset_index(drop=True)
@@ -201,7 +213,9 @@ def render_spans_page(
         f"categories, a ratio of means, not a mean of the categories' alphas. D_o = {result.d_o:.6g}, "
         f"D_e = {result.d_e:.6g}.</p>"
     )
-    if participants is None and doc is not None and not getattr(result, "n_participants", 0):
+    if absent is not None:
+        pooled += f'<p class="pooled warning" id="absent-annotators">Warning: {_esc(absent)}</p>' if absent else ""
+    elif participants is None and doc is not None and not getattr(result, "n_participants", 0):
         pooled += _absent_note(doc, rater, rater_names)
     rows = "".join(
         f'<tr><td>{_esc(r.category)}</td><td class="num">{int(r.n_units):,}</td>'
@@ -374,6 +388,8 @@ def write_spans_page(
     title: str | None = None,
     extras: Sequence[tuple[str, float, str]] = (),
     participants: Any = None,
+    annotators: Sequence | None = None,
+    absent: str | None = None,
 ) -> Path:
     """Write the page of a unitizing study (see :func:`render_spans_page`) to ``path`` (UTF-8); returns the path.
 
@@ -390,6 +406,15 @@ def write_spans_page(
     's.html'
     """
     out = Path(path)
-    page = render_spans_page(spans, result, documents=documents, title=title, extras=extras, participants=participants)
+    page = render_spans_page(
+        spans,
+        result,
+        documents=documents,
+        title=title,
+        extras=extras,
+        participants=participants,
+        annotators=annotators,
+        absent=absent,
+    )
     out.write_text(page, encoding="utf-8")
     return out
