@@ -55,6 +55,7 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "report-by": (["report", "--by", "batch"], "crowd"),
     "report-time": (["report", "--time", "created_at"], "crowd"),
     "report-strata": (["report", "--strata", "3"], "crowd"),
+    "report-html": (["report", "--html", "{out}.html"], "crowd"),
     "gold": (["gold", "-o", "{out}.csv"], "crowd"),
     "annotators": (["annotators"], "crowd"),
     "disagreements": (["disagreements"], "crowd"),
