@@ -1,0 +1,73 @@
+"""Acceptance walk of issue 35 (helper qa35): what a user met on the Dask and DuckDB engines, each fixed with a
+test that failed before the fix."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+import pytest
+
+from iaa_engine.cli import main
+
+
+def _long(items, labels):
+    """Two annotators per item, labels as given (one per annotation, in item order)."""
+    rows = [(i, a, lab) for i, pair in zip(items, labels) for a, lab in zip(("a", "b"), pair)]
+    return pd.DataFrame(rows, columns=["item", "annotator", "label"])
+
+
+def test_duckdb_names_files_that_disagree_on_an_id_type(tmp_path, capsys):
+    """Ids numeric in one file and text in another: DuckDB's union would make 7 and '007' two items (or one,
+    silently); the Dask engine refuses with one line naming the column and both files, so DuckDB does too."""
+    pytest.importorskip("duckdb")
+    (tmp_path / "ds").mkdir()
+    _long([7, 8], [("x", "x"), ("y", "x")]).to_parquet(tmp_path / "ds" / "a.parquet", index=False)
+    _long(["007", "A1"], [("y", "y"), ("x", "x")]).to_parquet(tmp_path / "ds" / "b.parquet", index=False)
+    assert main(["report", str(tmp_path / "ds" / "*.parquet"), "--engine", "duckdb"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "type of column 'item'" in err and "a.parquet" in err and "b.parquet" in err, err
+
+
+def test_duckdb_reads_files_whose_integer_widths_differ(tmp_path):
+    """int32 in one file and int64 in another are one kind of id: no error, the same result as in memory."""
+    pytest.importorskip("duckdb")
+    import iaa_engine as ie
+
+    (tmp_path / "ds").mkdir()
+    a = _long([1, 2], [("x", "x"), ("y", "x")]).astype({"item": "int32"})
+    b = _long([2, 3], [("y", "y"), ("x", "x")]).assign(annotator=["c", "d", "c", "d"])
+    a.to_parquet(tmp_path / "ds" / "a.parquet", index=False)
+    b.to_parquet(tmp_path / "ds" / "b.parquet", index=False)
+    got = ie.read_duckdb(str(tmp_path / "ds"), progress=False)
+    want = ie.Annotations.from_long(pd.concat([a, b]).astype({"item": "int64"}))
+    assert ie.krippendorff_alpha(got) == pytest.approx(ie.krippendorff_alpha(want), abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("dask.dataframe")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.ERROR
+    ) as cl:
+        with distributed.Client(cl) as c:
+            yield c
+
+
+def test_dask_disagreements_draw_progress_on_standard_error(client, tmp_path, capsys):
+    """`iaa gold` and `iaa annotators` on Dask draw a bar on a terminal; `iaa disagreements --no-dawid-skene`
+    drew nothing however long it ran."""
+    from iaa_engine.engines._commands import disagreements_dask, open_dask
+
+    frame = _long([f"{i:03d}" for i in range(40)], [("x", "y") if i % 3 else ("x", "x") for i in range(40)])
+    frame.to_parquet(tmp_path / "d.parquet", index=False)
+    disagreements_dask(
+        open_dask(str(tmp_path / "d.parquet"), ["item", "annotator", "label"]),
+        dawid_skene=False,
+        client=client,
+        progress=True,
+    )
+    out, err = capsys.readouterr()
+    assert out == "" and "100% Completed" in err, err
