@@ -71,3 +71,15 @@ def test_dask_disagreements_draw_progress_on_standard_error(client, tmp_path, ca
     )
     out, err = capsys.readouterr()
     assert out == "" and "100% Completed" in err, err
+
+
+def test_a_warning_is_printed_once_per_run(client, tmp_path, capsys):
+    """`iaa report --engine dask --by group` read the categories twice (the summary and the groups) and printed
+    the NA-like-labels warning twice; the in-memory run prints it once."""
+    frame = _long([f"{i:03d}" for i in range(12)], [("None", "NA") if i % 2 else ("x", "x") for i in range(12)])
+    frame["group"] = ["g0", "g1"] * 12
+    frame.to_parquet(tmp_path / "d.parquet", index=False)
+    address = client.scheduler.address
+    assert main(["report", str(tmp_path / "d.parquet"), "--engine", "dask", "--scheduler", address, "--by", "group"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("are counted as categories") == 1, err
