@@ -83,3 +83,12 @@ def test_a_warning_is_printed_once_per_run(client, tmp_path, capsys):
     assert main(["report", str(tmp_path / "d.parquet"), "--engine", "dask", "--scheduler", address, "--by", "group"]) == 0
     err = capsys.readouterr().err
     assert err.count("are counted as categories") == 1, err
+
+
+def test_a_scheduler_address_without_a_port_is_named_as_the_scheduler(tmp_path, capsys):
+    """`--scheduler nonsense` said only "missing port number in address 'nonsense'": which address?"""
+    pytest.importorskip("distributed")
+    _long(["001"], [("x", "y")]).to_parquet(tmp_path / "d.parquet", index=False)
+    assert main(["report", str(tmp_path / "d.parquet"), "--engine", "dask", "--scheduler", "nonsense"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Dask scheduler at 'nonsense'" in err and "port" in err, err

@@ -280,7 +280,7 @@ def _client(scheduler: Any, n_workers: int | None, memory_limit: str | None):
     if scheduler:
         try:
             return distributed.Client(scheduler, timeout="10s"), True
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # unreachable, or not an address ("missing port number")
             raise OSError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
     import logging
 
