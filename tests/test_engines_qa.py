@@ -80,7 +80,9 @@ def test_a_warning_is_printed_once_per_run(client, tmp_path, capsys):
     frame["group"] = ["g0", "g1"] * 12
     frame.to_parquet(tmp_path / "d.parquet", index=False)
     address = client.scheduler.address
-    assert main(["report", str(tmp_path / "d.parquet"), "--engine", "dask", "--scheduler", address, "--by", "group"]) == 0
+    assert (
+        main(["report", str(tmp_path / "d.parquet"), "--engine", "dask", "--scheduler", address, "--by", "group"]) == 0
+    )
     err = capsys.readouterr().err
     assert err.count("are counted as categories") == 1, err
 

@@ -270,8 +270,15 @@ def read_duckdb(
             shutil.rmtree(temp, ignore_errors=True)
 
 
-_KINDS = {"BYTE_ARRAY": "text", "FIXED_LEN_BYTE_ARRAY": "text", "INT32": "integer", "INT64": "integer",
-          "FLOAT": "float", "DOUBLE": "float", "BOOLEAN": "boolean"}
+_KINDS = {
+    "BYTE_ARRAY": "text",
+    "FIXED_LEN_BYTE_ARRAY": "text",
+    "INT32": "integer",
+    "INT64": "integer",
+    "FLOAT": "float",
+    "DOUBLE": "float",
+    "BOOLEAN": "boolean",
+}
 
 
 def _same_kinds(con: Any, files: list[str], columns: tuple[str, ...], duckdb: Any) -> None:
