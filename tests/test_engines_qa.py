@@ -94,3 +94,13 @@ def test_a_scheduler_address_without_a_port_is_named_as_the_scheduler(tmp_path, 
     assert main(["report", str(tmp_path / "d.parquet"), "--engine", "dask", "--scheduler", "nonsense"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Dask scheduler at 'nonsense'" in err and "port" in err, err
+
+
+def test_a_csv_given_to_the_dask_engine_says_it_reads_parquet(tmp_path, capsys):
+    """A laptop user's CSV export on `--engine dask` was "Parquet magic bytes not found in footer. Either the file
+    is corrupted ...": the file is not corrupt, the engine reads Parquet only."""
+    pytest.importorskip("distributed")
+    _long(["001"], [("x", "y")]).to_csv(tmp_path / "d.csv", index=False)
+    assert main(["report", str(tmp_path / "d.csv"), "--engine", "dask", "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "d.csv" in err and "corrupted" not in err and "--engine duckdb" in err, err

@@ -350,6 +350,11 @@ def _check_schemas(source: Any, columns: list[str]) -> None:
         files = sorted(glob.glob(text))
     first: dict[str, Any] | None = None
     for f in files:
+        if os.path.splitext(f)[1].lower() in (".csv", ".tsv", ".txt", ".tab", ".json", ".jsonl"):
+            raise ValueError(
+                f"the Dask engine reads Parquet; {f!r} is delimited text or JSON: write it as Parquet "
+                "(e.g. pandas' to_parquet), or read CSV out of core with --engine duckdb (ie.read_duckdb)"
+            )
         try:
             schema = pq.read_schema(f)
         except Exception as exc:  # noqa: BLE001 - any unreadable file: its name and the reason, one line
