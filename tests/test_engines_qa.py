@@ -104,3 +104,14 @@ def test_a_csv_given_to_the_dask_engine_says_it_reads_parquet(tmp_path, capsys):
     assert main(["report", str(tmp_path / "d.csv"), "--engine", "dask", "--workers", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "d.csv" in err and "corrupted" not in err and "--engine duckdb" in err, err
+
+
+def test_duckdb_notes_do_not_speak_of_a_cluster(tmp_path):
+    """The note about sums over items said "(summarised on a cluster)" on a laptop's DuckDB run."""
+    pytest.importorskip("duckdb")
+    import iaa_engine as ie
+
+    _long(["001", "002", "003"], [(1, 2), (2, 2), (3, 1)]).to_parquet(tmp_path / "d.parquet", index=False)
+    rep = ie.report(ie.read_duckdb(str(tmp_path / "d.parquet"), level="interval", progress=False))
+    notes = [n for n in rep.notes if "sums over items" in n]
+    assert notes and not any("cluster" in n for n in notes) and all("DuckDB" in n for n in notes), rep.notes
