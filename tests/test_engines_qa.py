@@ -115,3 +115,39 @@ def test_duckdb_notes_do_not_speak_of_a_cluster(tmp_path):
     rep = ie.report(ie.read_duckdb(str(tmp_path / "d.parquet"), level="interval", progress=False))
     notes = [n for n in rep.notes if "sums over items" in n]
     assert notes and not any("cluster" in n for n in notes) and all("DuckDB" in n for n in notes), rep.notes
+
+
+def test_gold_into_a_parquet_directory_twice_keeps_only_the_new_labels(client, tmp_path, capsys):
+    """`iaa gold --engine dask -o gold/` run again on fewer partitions left the first run's extra part files in
+    gold/, so reading the dataset mixed two runs' gold labels (2488 rows for 3 items in the walk)."""
+    from iaa_engine.engines._commands import gold_dask, open_dask
+
+    frame = _long([f"{i:03d}" for i in range(30)], [("x", "y") if i % 3 else ("x", "x") for i in range(30)])
+    frame.to_parquet(tmp_path / "d.parquet", index=False)
+    many = open_dask(str(tmp_path / "d.parquet"), ["item", "annotator", "label"]).repartition(npartitions=4)
+    gold_dask(many, output=str(tmp_path / "gold"), client=client, progress=False)
+    few = frame[frame["item"] < "005"]
+    few.to_parquet(tmp_path / "few.parquet", index=False)
+    gold_dask(
+        open_dask(str(tmp_path / "few.parquet"), ["item", "annotator", "label"]),
+        output=str(tmp_path / "gold"),
+        client=client,
+        progress=False,
+    )
+    assert sorted(pd.read_parquet(tmp_path / "gold")["item"]) == ["000", "001", "002", "003", "004"]
+
+
+def test_gold_refuses_a_directory_holding_other_parquet_files(client, tmp_path):
+    """`-o` pointed at the input dataset would add gold rows to the annotations: refused, nothing written."""
+    from iaa_engine.engines._commands import gold_dask, open_dask
+
+    (tmp_path / "ds").mkdir()
+    _long(["001", "002"], [("x", "y"), ("x", "x")]).to_parquet(tmp_path / "ds" / "a.parquet", index=False)
+    with pytest.raises(ValueError, match="a.parquet"):
+        gold_dask(
+            open_dask(str(tmp_path / "ds"), ["item", "annotator", "label"]),
+            output=str(tmp_path / "ds"),
+            client=client,
+            progress=False,
+        )
+    assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == ["a.parquet"]
