@@ -151,3 +151,19 @@ def test_gold_refuses_a_directory_holding_other_parquet_files(client, tmp_path):
             progress=False,
         )
     assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == ["a.parquet"]
+
+
+def test_dask_does_not_state_one_partitions_duplicate_count_as_the_total(client, tmp_path, capsys):
+    """Duplicates in many partitions: the memory engine said 496 pairs, Dask "138 (item, annotator) pair(s) are
+    labelled more than once" (the count of the first partition that failed), a wrong number stated as fact."""
+    frame = _long([f"{i:03d}" for i in range(60)], [("x", "y")] * 60)
+    twice = pd.concat([frame, frame.assign(label="z")], ignore_index=True)
+    (tmp_path / "ds").mkdir()
+    for k in range(4):
+        twice.iloc[k::4].to_parquet(tmp_path / "ds" / f"p{k}.parquet", index=False)
+    for command in (["report"], ["gold", "-o", str(tmp_path / "g.csv")]):
+        argv = [command[0], str(tmp_path / "ds"), *command[1:], "--engine", "dask"]
+        assert main([*argv, "--scheduler", client.scheduler.address]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "labelled more than once" in err, err
+        assert err.startswith("iaa: error: 120 ") or "at least" in err, err

@@ -115,16 +115,19 @@ def _annotations(
     lab = part[cols["label"]]
     if len(part) == 0 or bool(is_missing_mask(lab.to_numpy(dtype=object)).all()):
         return None
-    return Annotations.from_long(
-        part.reset_index(drop=True),
-        item=cols["item"],
-        annotator=cols["annotator"],
-        label=cols["label"],
-        level=cast(Any, level),
-        categories=list(categories),
-        duplicates=cast(Any, duplicates),
-        keep=list(keep),
-    )
+    from iaa_engine.engines._distributed import partition_duplicates
+
+    with partition_duplicates():
+        return Annotations.from_long(
+            part.reset_index(drop=True),
+            item=cols["item"],
+            annotator=cols["annotator"],
+            label=cols["label"],
+            level=cast(Any, level),
+            categories=list(categories),
+            duplicates=cast(Any, duplicates),
+            keep=list(keep),
+        )
 
 
 # --------------------------------------------------------------------------------------------- agreement by group
