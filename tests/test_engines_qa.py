@@ -167,3 +167,4 @@ def test_dask_does_not_state_one_partitions_duplicate_count_as_the_total(client,
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "labelled more than once" in err, err
         assert err.startswith("iaa: error: 120 ") or "at least" in err, err
+        assert "--duplicates first" in err, err  # the command line's terms, as the in-memory run says it

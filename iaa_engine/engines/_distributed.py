@@ -73,7 +73,10 @@ def partition_duplicates() -> Iterator[None]:
     except ValueError as exc:
         text = str(exc)
         if re.match(r"\d+ \(item, annotator\) pair\(s\) are labelled more than once", text):
-            raise ValueError(f"at least {text}") from None
+            from iaa_engine.data._errors import InputError
+
+            cli = getattr(exc, "cli", None) or text
+            raise InputError(f"at least {text}", cli=f"at least {cli}") from None
         raise
 
 
