@@ -449,7 +449,8 @@ def _disagreements(
         )
     if not data.has_item_counts:
         raise ValueError(
-            "disagreements needs per-item counts; this data holds only sums over items (summarised on a cluster)"
+            "disagreements needs per-item counts; this data holds only sums over items (summarised by the Dask or "
+            "DuckDB engine)"
         )
     can_ds = data.annotators is not None and data.label is not None and data.n_categories >= 2
     if dawid_skene is True and not can_ds:

@@ -855,11 +855,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_SHOWN: set[str] = set()
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
-    """Warnings as one line each (``iaa: warning: ...``), never a source location."""
+    """Warnings as one line each (``iaa: warning: ...``), never a source location, and each text once per run
+    (an engine that reads the data in two passes, e.g. ``--engine dask --by``, warns in both)."""
     from iaa_engine.base._results import printable
 
-    print(f"iaa: warning: {printable(message)}", file=sys.stderr)
+    text = f"iaa: warning: {printable(message)}"
+    if text not in _SHOWN:
+        _SHOWN.add(text)
+        print(text, file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -870,6 +877,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     warnings.showwarning = _show_warning
+    _SHOWN.clear()
     try:
         return int(args.func(args) or 0)
     except MemoryError:

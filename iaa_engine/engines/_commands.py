@@ -115,16 +115,19 @@ def _annotations(
     lab = part[cols["label"]]
     if len(part) == 0 or bool(is_missing_mask(lab.to_numpy(dtype=object)).all()):
         return None
-    return Annotations.from_long(
-        part.reset_index(drop=True),
-        item=cols["item"],
-        annotator=cols["annotator"],
-        label=cols["label"],
-        level=cast(Any, level),
-        categories=list(categories),
-        duplicates=cast(Any, duplicates),
-        keep=list(keep),
-    )
+    from iaa_engine.engines._distributed import partition_duplicates
+
+    with partition_duplicates():
+        return Annotations.from_long(
+            part.reset_index(drop=True),
+            item=cols["item"],
+            annotator=cols["annotator"],
+            label=cols["label"],
+            level=cast(Any, level),
+            categories=list(categories),
+            duplicates=cast(Any, duplicates),
+            keep=list(keep),
+        )
 
 
 # --------------------------------------------------------------------------------------------- agreement by group
@@ -774,11 +777,25 @@ def _write(client: Any, parts: list, output: str) -> list:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return done
+    import re
+
     os.makedirs(target, exist_ok=True)
-    return gather(
+    ours = re.compile(r"part-\d{6}\.parquet")
+    listed = sorted(os.listdir(target))
+    foreign = [f for f in listed if f.lower().endswith((".parquet", ".pq")) and not ours.fullmatch(f)]
+    if foreign:
+        raise ValueError(
+            f"-o {output!r} holds Parquet files that iaa gold did not write ({foreign[0]!r}, ...): the gold labels "
+            "would mix with them; give a new or empty directory"
+        )
+    done = gather(
         client,
         [client.submit(_write_parquet, p, os.path.join(target, f"part-{k:06d}.parquet")) for k, p in enumerate(parts)],
     )
+    for f in listed:  # a previous run's parts beyond this run's count: stale gold labels
+        if ours.fullmatch(f) and int(f[5:11]) >= len(parts):
+            os.remove(os.path.join(target, f))
+    return done
 
 
 def _write_parquet(frame: pd.DataFrame, path: str) -> tuple[int, int]:

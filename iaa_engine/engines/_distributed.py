@@ -13,8 +13,10 @@ in-memory path.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -63,6 +65,21 @@ class _Partial:
     resampling: Any = None  # the bootstrap's tallies (engines/_dask_ci.py)
 
 
+@contextlib.contextmanager
+def partition_duplicates() -> Iterator[None]:
+    """A partition's count of duplicated (item, annotator) pairs is only a lower bound of the data's: say so."""
+    try:
+        yield
+    except ValueError as exc:
+        text = str(exc)
+        if re.match(r"\d+ \(item, annotator\) pair\(s\) are labelled more than once", text):
+            from iaa_engine.data._errors import InputError
+
+            cli = getattr(exc, "cli", None) or text
+            raise InputError(f"at least {text}", cli=f"at least {cli}") from None
+        raise
+
+
 def _partition_stats(
     frame: pd.DataFrame,
     item: str,
@@ -94,9 +111,10 @@ def _stats_of_codes(
 ) -> _Partial:
     """The sufficient statistics of annotations given as codes (items of this partition, global annotators and
     categories)."""
-    item_codes, ann_codes, lab_codes = resolve_duplicates(
-        item_codes, ann_codes, lab_codes, len(annotators), duplicates, items, annotators
-    )
+    with partition_duplicates():
+        item_codes, ann_codes, lab_codes = resolve_duplicates(
+            item_codes, ann_codes, lab_codes, len(annotators), duplicates, items, annotators
+        )
     n_items, n_ann, n_cat = len(items), len(annotators), len(categories)
     counts = ItemCounts.from_codes(item_codes, lab_codes, n_items, n_cat)
     ac = n_ann * max(n_cat, 1)
@@ -280,7 +298,7 @@ def _client(scheduler: Any, n_workers: int | None, memory_limit: str | None):
     if scheduler:
         try:
             return distributed.Client(scheduler, timeout="10s"), True
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # unreachable, or not an address ("missing port number")
             raise OSError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
     import logging
 
@@ -350,6 +368,11 @@ def _check_schemas(source: Any, columns: list[str]) -> None:
         files = sorted(glob.glob(text))
     first: dict[str, Any] | None = None
     for f in files:
+        if os.path.splitext(f)[1].lower() in (".csv", ".tsv", ".txt", ".tab", ".json", ".jsonl"):
+            raise ValueError(
+                f"the Dask engine reads Parquet; {f!r} is delimited text or JSON: write it as Parquet "
+                "(e.g. pandas' to_parquet), or read CSV out of core with --engine duckdb (ie.read_duckdb)"
+            )
         try:
             schema = pq.read_schema(f)
         except Exception as exc:  # noqa: BLE001 - any unreadable file: its name and the reason, one line

@@ -240,6 +240,8 @@ def read_duckdb(
             given = (item, annotator, label)
             if any(c not in names for c in given):
                 raise _columns_not_found(where, given, names)
+            if not query and _reader(files)[2] == "parquet":
+                _same_kinds(con, files, given, duckdb)
             text = types[item].upper() in ("VARCHAR", "STRING", "TEXT")
             bar = _Bar(progress, con)
             try:
@@ -266,6 +268,42 @@ def read_duckdb(
     finally:
         if own_temp:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+_KINDS = {
+    "BYTE_ARRAY": "text",
+    "FIXED_LEN_BYTE_ARRAY": "text",
+    "INT32": "integer",
+    "INT64": "integer",
+    "FLOAT": "float",
+    "DOUBLE": "float",
+    "BOOLEAN": "boolean",
+}
+
+
+def _same_kinds(con: Any, files: list[str], columns: tuple[str, ...], duckdb: Any) -> None:
+    """Refuse Parquet files that disagree on the kind of a column (ids numeric in one file, text in another):
+    DuckDB's union would silently turn 7 into '7' beside '007'. One line naming the column and both files, as the
+    Dask engine says it. Reads only the files' footers."""
+    listed = "[" + ", ".join(text_literal(f) for f in files) + "]"
+    wanted = ", ".join(text_literal(c) for c in columns)
+    try:
+        rows = con.execute(
+            f"SELECT file_name, name, type FROM parquet_schema({listed}) WHERE name IN ({wanted})"
+        ).fetchall()
+    except duckdb.Error:
+        return  # the read itself names the unreadable file
+    first: dict[str, tuple[str, str]] = {}
+    for file, name, kind in rows:
+        if kind is None:
+            continue
+        seen = first.setdefault(name, (file, kind))
+        now, then = _KINDS.get(kind, kind), _KINDS.get(seen[1], seen[1])
+        if now != then:
+            raise ValueError(
+                f"the files of the dataset disagree on the type of column {name!r}: {now} in {file!r} but "
+                f"{then} in {seen[0]!r}; write every file with the same schema (e.g. ids as text)"
+            )
 
 
 def _columns(con: Any, relation: str, where: str, duckdb: Any) -> tuple[list[str], dict[str, str]]:

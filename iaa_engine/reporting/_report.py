@@ -605,7 +605,7 @@ def report(
     if wanted and patterns_only and getattr(data, "_patterns", None) is None:
         notes.append(
             "the analytic standard errors, the weighted coefficients and the ICC need per-item counts; this data "
-            "holds sums over items (summarised on a cluster)"
+            "holds sums over items (summarised by the Dask or DuckDB engine)"
         )
     elif wanted:
         from iaa_engine.inference._analytic import estimate
