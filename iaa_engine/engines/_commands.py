@@ -376,11 +376,39 @@ def _in_several_groups(part: pd.DataFrame, item: str, column: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------- frequency strata
+#: The expression names of frames already split by a column (:func:`split_by_item`): name -> the column.
+_SPLIT: dict[str, str] = {}
+
+
+def _split_on(frame: Any) -> str | None:
+    """The column ``frame`` is already split by (every value's rows in one partition), or None: a frame from
+    :func:`split_by_item`, or a selection of its columns."""
+    expr = getattr(frame, "expr", None)
+    while expr is not None:
+        on = _SPLIT.get(getattr(expr, "_name", ""))
+        if on is not None:
+            return on if on in frame.columns else None
+        expr = expr.frame if type(expr).__name__ == "Projection" else None
+    return None
+
+
+def split_by_item(frame: Any, item: str, client: Any) -> Any:
+    """``frame`` shuffled by item once and kept on the workers (``client.persist``), marked so that
+    :func:`_by_item` hands it (or a selection of its columns) on without shuffling it again: the parts of one page
+    share one shuffle."""
+    split = client.persist(_by_item(frame, item))
+    _SPLIT[split.expr._name] = item
+    return split
+
+
 def _by_item(frame: Any, item: str, npartitions: int | None = None) -> Any:
     """Every item's annotations in one partition (the same columns; an item's rows in their input order), as many
-    partitions as the input's (or ``npartitions``): :func:`iaa_engine.engines._distributed.shuffle_by`."""
+    partitions as the input's (or ``npartitions``): :func:`iaa_engine.engines._distributed.shuffle_by`; a frame
+    already split by ``item`` (:func:`split_by_item`) as it is."""
     from iaa_engine.engines._distributed import shuffle_by
 
+    if _split_on(frame) == item and (npartitions is None or npartitions == frame.npartitions):
+        return frame
     return shuffle_by(frame, item, npartitions)
 
 
