@@ -412,19 +412,17 @@ def _by_item(frame: Any, item: str, npartitions: int | None = None) -> Any:
     return shuffle_by(frame, item, npartitions)
 
 
-def _label_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str) -> Any:
+def _label_part(data: Annotations | None) -> Any:
     from iaa_engine.analysis._facets import label_sums
 
-    data = _annotations(part, cols, level, cats, dup)
     return None if data is None else label_sums(data)
 
 
-def _strata_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str, stratum: np.ndarray) -> Any:
+def _strata_part(data: Annotations | None, stratum: np.ndarray) -> Any:
     """Per stratum: the integer sums of its items' annotations (nominal) and its number of items."""
     from iaa_engine.analysis._facets import stratum_subset
     from iaa_engine.stats._sums import ExactSums
 
-    data = _annotations(part, cols, level, cats, dup)
     out = []
     for s in range(int(stratum.max(initial=-1)) + 1):
         sub, hit = (None, 0) if data is None else stratum_subset(data, stratum == s)
@@ -451,8 +449,9 @@ def frequency_strata_dask(
 ) -> Any:
     """:func:`iaa_engine.frequency_strata` of a Dask DataFrame, from sums over partitions of whole items.
 
-    A first pass adds up each partition's per-label sums (:func:`iaa_engine.analysis._facets.label_sums`); the
-    client assigns the strata; a second pass adds up, per stratum, the integer sums of its items' annotations
+    The annotations are shuffled by item once, each partition's coded annotations kept on the workers; a first
+    pass adds up their per-label sums (:func:`iaa_engine.analysis._facets.label_sums`); the client assigns the
+    strata; a second pass adds up, per stratum, the integer sums of its items' annotations
     (:class:`~iaa_engine.stats._sums.ExactSums`), whose nominal alpha is the in-memory one.
 
     Parameters
@@ -516,19 +515,22 @@ def frequency_strata_dask(
     cols = {"item": item, "annotator": annotator, "label": label}
     frame = frame[[item, annotator, label]]
     cats = _categories(frame, label, level, categories)
-    shuffled = _by_item(frame, item)
-    parts = shuffled.to_delayed()
-    sums = [
-        s
-        for s in _run(client, [dask.delayed(_label_part)(p, cols, level, cats, duplicates) for p in parts], progress)
-        if s is not None
-    ]
-    within, n_l, totals = (np.sum([s[k] for s in sums], axis=0) for k in range(3))
-    per_label = label_table(within, n_l, totals, cats)
-    per_label, stratum = assign_strata(per_label, names)
-    results = _run(
-        client, [dask.delayed(_strata_part)(p, cols, level, cats, duplicates, stratum) for p in parts], progress
+    from iaa_engine.engines._distributed import _is_tty, show_progress
+
+    # each partition's annotations built once and kept on the workers for both passes (one shuffle, one coding)
+    coded = client.compute(
+        [dask.delayed(_annotations)(p, cols, level, cats, duplicates) for p in _by_item(frame, item).to_delayed()]
     )
+    if progress or (progress is None and _is_tty()):
+        show_progress(coded)
+    try:
+        sums = [s for s in gather(client, [client.submit(_label_part, c) for c in coded]) if s is not None]
+        within, n_l, totals = (np.sum([s[k] for s in sums], axis=0) for k in range(3))
+        per_label = label_table(within, n_l, totals, cats)
+        per_label, stratum = assign_strata(per_label, names)
+        results = gather(client, [client.submit(_strata_part, c, stratum) for c in coded])
+    finally:
+        client.cancel(coded)
     hits, alphas = [], []
     for s in range(len(names)):
         mine = [r[s] for r in results if len(r) > s]
