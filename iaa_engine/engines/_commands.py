@@ -134,16 +134,27 @@ def _annotations(
 def _window_keys(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str, time: str, freq: str) -> Any:
     """Each row's time window (its start in ns since the epoch; -1: its item has no timestamp), from the window of
     the item's first annotation (:func:`iaa_engine.analysis._by.item_windows` on this partition's whole items)."""
-    from iaa_engine.analysis._by import item_windows
+    from iaa_engine.analysis._by import first_times, item_windows, windows_of_first
+    from iaa_engine.data._model import _aligned, _encode_ids, _parse_times
 
-    data = _annotations(part, cols, level, cats, dup, keep=[time])
     keys = np.full(len(part), -2, dtype=np.int64)  # -2: no label (not an annotation)
+    labelled = ~is_missing_mask(part[cols["label"]].to_numpy(dtype=object))
+    if not labelled.any():
+        return part.assign(_window=keys)
+    if dup == "error":  # every labelled row is an annotation: the items' codes and times alone, as from_long's
+        rows = None if labelled.all() else np.flatnonzero(labelled)
+        item_codes, items = _encode_ids(part[cols["item"]].reset_index(drop=True), "item", labelled)
+        stamps = _parse_times(_aligned(part[time].reset_index(drop=True), rows), time)
+        window, windows = windows_of_first(first_times(stamps, item_codes, len(items)), freq)
+        start = windows["start"].to_numpy().astype("datetime64[ns]").view(np.int64)
+        keys[labelled] = np.where(window >= 0, start[np.maximum(window, 0)], -1)[item_codes]
+        return part.assign(_window=keys)
+    data = _annotations(part, cols, level, cats, dup, keep=[time])
     if data is None:
         return part.assign(_window=keys)
     window, windows = item_windows(data, time, freq)
     start = windows["start"].to_numpy().astype("datetime64[ns]").view(np.int64)
     per_item = pd.Series(np.where(window >= 0, start[np.maximum(window, 0)], -1), index=data.items)
-    labelled = ~is_missing_mask(part[cols["label"]].to_numpy(dtype=object))
     mapped = part[cols["item"]].map(per_item).fillna(-2).to_numpy(dtype=np.int64)
     keys[labelled] = mapped[labelled]
     return part.assign(_window=keys)
