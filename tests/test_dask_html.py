@@ -108,6 +108,31 @@ def test_item_summary_on_the_cluster_equals_in_memory(cluster, dataset, tmp_path
     np.testing.assert_allclose(got.coincidences, want.coincidences, rtol=0, atol=1e-12)
 
 
+def test_a_frame_split_once_is_not_shuffled_again(cluster, dataset):
+    """The page's parts share one shuffle by item (`split_by_item`, kept on the workers): `_by_item` hands the split
+    frame, or a selection of its columns, on as it is (the same partitions: every item whole in one), and shuffles
+    anything else, or by another column; the item summary on the split frame is that of the raw frame."""
+    from iaa_engine.engines._commands import _by_item, _split_on, split_by_item
+
+    frame, root = dataset
+    raw = open_dask(str(root / "ds"), ["item", "annotator", "label", "batch"])
+    assert _split_on(raw) is None and _by_item(raw, "item") is not raw
+    split = split_by_item(raw, "item", cluster[1])
+    assert _split_on(split) == "item" and _by_item(split, "item") is split
+    sub = split[["item", "annotator", "label"]]
+    assert _by_item(sub, "item") is sub and _split_on(sub[["annotator", "label"]]) is None
+    assert _by_item(split, "batch") is not split and _by_item(split, "item", 2) is not split
+    parts = [p for p in cluster[1].compute(split.to_delayed(), sync=True) if len(p)]
+    owners = pd.concat([pd.DataFrame({"item": p["item"].unique(), "part": k}) for k, p in enumerate(parts)])
+    assert owners["item"].is_unique and set(owners["item"]) == set(frame["item"])  # every item whole in one partition
+    args = dict(item="item", annotator="annotator", label="label", level="nominal",
+                categories=pd.Index(sorted(frame["label"].unique())), duplicates="error", client=cluster[1],
+                progress=False)  # fmt: skip
+    got, want = item_summary_dask(sub, **args), item_summary_dask(raw, **args)
+    for a, b in zip((got.n, got.p, got.count), (want.n, want.p, want.count)):
+        np.testing.assert_array_equal(a, b)
+
+
 _CELL = re.compile(r'data-value="([^"]*)"([^>]*)>([^<]*)<')
 _ENDS = re.compile(r'data-(lower|upper)="([^"]*)"')
 

@@ -202,10 +202,21 @@ def item_windows(data: Annotations, time: str, freq: str) -> tuple[np.ndarray, p
     An item falls in the window of its first (earliest) annotation, so all of its annotations stay together: the
     agreement of an item is one unit. Weeks run Monday to Sunday; months are calendar months; times with an offset
     count in UTC."""
-    stamps = extra_times(data, time).view(np.int64)
+    return windows_of_first(first_times(extra_times(data, time), data.item, data.n_items), freq)
+
+
+def first_times(stamps: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
+    """Each item's earliest timestamp (ns since the epoch; the int64 maximum: none) from its annotations'
+    (``datetime64[ns]``, NaT where missing) and their item codes."""
+    stamps = stamps.view(np.int64)
     ns = np.where(stamps == _NAT, np.iinfo(np.int64).max, stamps)
-    first = np.full(data.n_items, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first, data.item, ns)
+    first = np.full(n_items, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, item, ns)
+    return first
+
+
+def windows_of_first(first: np.ndarray, freq: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """:func:`item_windows` from each item's earliest timestamp (:func:`first_times`)."""
     has = first != np.iinfo(np.int64).max
     days = np.floor_divide(first[has], _DAY)  # days since 1970-01-01 (a Thursday)
     if freq == "D":
@@ -215,7 +226,7 @@ def item_windows(data: Annotations, time: str, freq: str) -> tuple[np.ndarray, p
     else:
         index = days.astype("datetime64[D]").astype("datetime64[M]").astype(np.int64)  # months since 1970-01
     present, code = np.unique(index, return_inverse=True)
-    window = np.full(data.n_items, -1, dtype=np.int64)
+    window = np.full(first.size, -1, dtype=np.int64)
     window[has] = code
     if freq == "D":
         start = present.astype("datetime64[D]")

@@ -134,16 +134,27 @@ def _annotations(
 def _window_keys(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str, time: str, freq: str) -> Any:
     """Each row's time window (its start in ns since the epoch; -1: its item has no timestamp), from the window of
     the item's first annotation (:func:`iaa_engine.analysis._by.item_windows` on this partition's whole items)."""
-    from iaa_engine.analysis._by import item_windows
+    from iaa_engine.analysis._by import first_times, item_windows, windows_of_first
+    from iaa_engine.data._model import _aligned, _encode_ids, _parse_times
 
-    data = _annotations(part, cols, level, cats, dup, keep=[time])
     keys = np.full(len(part), -2, dtype=np.int64)  # -2: no label (not an annotation)
+    labelled = ~is_missing_mask(part[cols["label"]].to_numpy(dtype=object))
+    if not labelled.any():
+        return part.assign(_window=keys)
+    if dup == "error":  # every labelled row is an annotation: the items' codes and times alone, as from_long's
+        rows = None if labelled.all() else np.flatnonzero(labelled)
+        item_codes, items = _encode_ids(part[cols["item"]].reset_index(drop=True), "item", labelled)
+        stamps = _parse_times(_aligned(part[time].reset_index(drop=True), rows), time)
+        window, windows = windows_of_first(first_times(stamps, item_codes, len(items)), freq)
+        start = windows["start"].to_numpy().astype("datetime64[ns]").view(np.int64)
+        keys[labelled] = np.where(window >= 0, start[np.maximum(window, 0)], -1)[item_codes]
+        return part.assign(_window=keys)
+    data = _annotations(part, cols, level, cats, dup, keep=[time])
     if data is None:
         return part.assign(_window=keys)
     window, windows = item_windows(data, time, freq)
     start = windows["start"].to_numpy().astype("datetime64[ns]").view(np.int64)
     per_item = pd.Series(np.where(window >= 0, start[np.maximum(window, 0)], -1), index=data.items)
-    labelled = ~is_missing_mask(part[cols["label"]].to_numpy(dtype=object))
     mapped = part[cols["item"]].map(per_item).fillna(-2).to_numpy(dtype=np.int64)
     keys[labelled] = mapped[labelled]
     return part.assign(_window=keys)
@@ -376,27 +387,53 @@ def _in_several_groups(part: pd.DataFrame, item: str, column: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------- frequency strata
+#: The expression names of frames already split by a column (:func:`split_by_item`): name -> the column.
+_SPLIT: dict[str, str] = {}
+
+
+def _split_on(frame: Any) -> str | None:
+    """The column ``frame`` is already split by (every value's rows in one partition), or None: a frame from
+    :func:`split_by_item`, or a selection of its columns."""
+    expr = getattr(frame, "expr", None)
+    while expr is not None:
+        on = _SPLIT.get(getattr(expr, "_name", ""))
+        if on is not None:
+            return on if on in frame.columns else None
+        expr = expr.frame if type(expr).__name__ == "Projection" else None
+    return None
+
+
+def split_by_item(frame: Any, item: str, client: Any) -> Any:
+    """``frame`` shuffled by item once and kept on the workers (``client.persist``), marked so that
+    :func:`_by_item` hands it (or a selection of its columns) on without shuffling it again: the parts of one page
+    share one shuffle."""
+    split = client.persist(_by_item(frame, item))
+    _SPLIT[split.expr._name] = item
+    return split
+
+
 def _by_item(frame: Any, item: str, npartitions: int | None = None) -> Any:
     """Every item's annotations in one partition (the same columns; an item's rows in their input order), as many
-    partitions as the input's (or ``npartitions``): :func:`iaa_engine.engines._distributed.shuffle_by`."""
+    partitions as the input's (or ``npartitions``): :func:`iaa_engine.engines._distributed.shuffle_by`; a frame
+    already split by ``item`` (:func:`split_by_item`) as it is."""
     from iaa_engine.engines._distributed import shuffle_by
 
+    if _split_on(frame) == item and (npartitions is None or npartitions == frame.npartitions):
+        return frame
     return shuffle_by(frame, item, npartitions)
 
 
-def _label_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str) -> Any:
+def _label_part(data: Annotations | None) -> Any:
     from iaa_engine.analysis._facets import label_sums
 
-    data = _annotations(part, cols, level, cats, dup)
     return None if data is None else label_sums(data)
 
 
-def _strata_part(part: pd.DataFrame, cols: dict, level: str, cats: pd.Index, dup: str, stratum: np.ndarray) -> Any:
+def _strata_part(data: Annotations | None, stratum: np.ndarray) -> Any:
     """Per stratum: the integer sums of its items' annotations (nominal) and its number of items."""
     from iaa_engine.analysis._facets import stratum_subset
     from iaa_engine.stats._sums import ExactSums
 
-    data = _annotations(part, cols, level, cats, dup)
     out = []
     for s in range(int(stratum.max(initial=-1)) + 1):
         sub, hit = (None, 0) if data is None else stratum_subset(data, stratum == s)
@@ -423,8 +460,9 @@ def frequency_strata_dask(
 ) -> Any:
     """:func:`iaa_engine.frequency_strata` of a Dask DataFrame, from sums over partitions of whole items.
 
-    A first pass adds up each partition's per-label sums (:func:`iaa_engine.analysis._facets.label_sums`); the
-    client assigns the strata; a second pass adds up, per stratum, the integer sums of its items' annotations
+    The annotations are shuffled by item once, each partition's coded annotations kept on the workers; a first
+    pass adds up their per-label sums (:func:`iaa_engine.analysis._facets.label_sums`); the client assigns the
+    strata; a second pass adds up, per stratum, the integer sums of its items' annotations
     (:class:`~iaa_engine.stats._sums.ExactSums`), whose nominal alpha is the in-memory one.
 
     Parameters
@@ -488,19 +526,22 @@ def frequency_strata_dask(
     cols = {"item": item, "annotator": annotator, "label": label}
     frame = frame[[item, annotator, label]]
     cats = _categories(frame, label, level, categories)
-    shuffled = _by_item(frame, item)
-    parts = shuffled.to_delayed()
-    sums = [
-        s
-        for s in _run(client, [dask.delayed(_label_part)(p, cols, level, cats, duplicates) for p in parts], progress)
-        if s is not None
-    ]
-    within, n_l, totals = (np.sum([s[k] for s in sums], axis=0) for k in range(3))
-    per_label = label_table(within, n_l, totals, cats)
-    per_label, stratum = assign_strata(per_label, names)
-    results = _run(
-        client, [dask.delayed(_strata_part)(p, cols, level, cats, duplicates, stratum) for p in parts], progress
+    from iaa_engine.engines._distributed import _is_tty, show_progress
+
+    # each partition's annotations built once and kept on the workers for both passes (one shuffle, one coding)
+    coded = client.compute(
+        [dask.delayed(_annotations)(p, cols, level, cats, duplicates) for p in _by_item(frame, item).to_delayed()]
     )
+    if progress or (progress is None and _is_tty()):
+        show_progress(coded)
+    try:
+        sums = [s for s in gather(client, [client.submit(_label_part, c) for c in coded]) if s is not None]
+        within, n_l, totals = (np.sum([s[k] for s in sums], axis=0) for k in range(3))
+        per_label = label_table(within, n_l, totals, cats)
+        per_label, stratum = assign_strata(per_label, names)
+        results = gather(client, [client.submit(_strata_part, c, stratum) for c in coded])
+    finally:
+        client.cancel(coded)
     hits, alphas = [], []
     for s in range(len(names)):
         mine = [r[s] for r in results if len(r) > s]

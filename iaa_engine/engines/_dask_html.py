@@ -33,7 +33,7 @@ import pandas as pd
 from iaa_engine.analysis._scorecard import AnnotatorReport
 from iaa_engine.base._params import ANY, Choice, Instance, NoneOr, validate
 from iaa_engine.data._model import LEVELS, Annotations
-from iaa_engine.engines._commands import _annotations, _by_item, _run
+from iaa_engine.engines._commands import _annotations, _by_item, _run, split_by_item
 from iaa_engine.reporting._report import Report
 
 __all__ = ["write_html_report_dask"]
@@ -227,6 +227,7 @@ def write_html_report_dask(
             scheduler=client,
             progress=progress,
         )
+    frame = split_by_item(frame, item, client)  # one shuffle by item, kept on the workers, for every part below
     rep = report
     if rep is None:  # the report of the statistics, with the ICC forms summed on the cluster (interval, ratio)
         from iaa_engine.engines._dask_icc import with_icc_dask
