@@ -168,3 +168,28 @@ def test_dask_does_not_state_one_partitions_duplicate_count_as_the_total(client,
         assert err.count("\n") == 1 and "labelled more than once" in err, err
         assert err.startswith("iaa: error: 120 ") or "at least" in err, err
         assert "--duplicates first" in err, err  # the command line's terms, as the in-memory run says it
+
+
+def test_workers_that_run_another_iaa_engine_are_refused_in_one_line(client, tmp_path, capsys, monkeypatch):
+    """A worker started before an upgrade (or from another install) computes the partitions with other code than
+    the client finishes them with: refused in one line before any data is read (found by the acceptance walk: a
+    long-lived worker gave a misleading 'per-item counts are not available')."""
+    import distributed
+
+    import iaa_engine
+    from iaa_engine.engines._distributed import check_worker_code, code_fingerprint
+
+    assert code_fingerprint().startswith(iaa_engine.__version__ + "+")
+    check_worker_code(client)  # the in-process workers run this very code: accepted
+    with pytest.raises(ValueError, match=r"^the Dask workers run another iaa-engine than this process \(workers: "):
+        check_worker_code(client, here="0.0.0+000000000000")
+    path = tmp_path / "a.parquet"
+    _long(["i1", "i1", "i2", "i2"], ["x", "x", "y", "x"]).to_parquet(path)
+    # through the command line: the workers' answer is that of an older install (no real worker of another
+    # version can be started here without a second copy of the package)
+    monkeypatch.setattr(distributed.Client, "run", lambda self, fn, *a, **k: {"tcp://10.0.0.9:1234": "0.0.9+abc"})
+    code = main(["report", str(path), "--engine", "dask", "--scheduler", client.scheduler.address])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert "the Dask workers run another iaa-engine than this process (workers: 0.0.9+abc; here: " in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1

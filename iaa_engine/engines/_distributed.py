@@ -294,12 +294,19 @@ def _client(scheduler: Any, n_workers: int | None, memory_limit: str | None):
     """A client for ``scheduler`` (an address or a Client), or a new local cluster sized to the machine."""
     _, _, distributed = _need_dask()
     if isinstance(scheduler, distributed.Client):
+        check_worker_code(scheduler)
         return scheduler, False
     if scheduler:
         try:
-            return distributed.Client(scheduler, timeout="10s"), True
+            client = distributed.Client(scheduler, timeout="10s")
         except (OSError, ValueError) as exc:  # unreachable, or not an address ("missing port number")
             raise OSError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
+        try:
+            check_worker_code(client)
+        except BaseException:
+            client.close()
+            raise
+        return client, True
     import logging
 
     workers = _check_workers(n_workers)
@@ -320,6 +327,48 @@ def _client(scheduler: Any, n_workers: int | None, memory_limit: str | None):
             silence_logs=logging.CRITICAL,
         )
     return distributed.Client(cluster), True
+
+
+def code_fingerprint() -> str:
+    """The installed iaa-engine's version and a digest of its Python sources (computed once per process)."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        import hashlib
+        from pathlib import Path
+
+        from iaa_engine.base._version import __version__
+
+        root = Path(__file__).resolve().parents[1]
+        digest = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+        _FINGERPRINT = f"{__version__}+{digest.hexdigest()[:12]}"
+    return _FINGERPRINT
+
+
+_FINGERPRINT: str | None = None
+
+
+def check_worker_code(client: Any, here: str | None = None) -> None:
+    """Refuse, in one line, a cluster whose workers run another iaa-engine than this process (``here``: this
+    process's :func:`code_fingerprint`). The partitions' statistics are computed by the workers' copy and
+    finished by this one: two versions could disagree on what a partition returns, and the result would be wrong
+    or a confusing error far from its cause."""
+    here = here or code_fingerprint()
+    try:
+        theirs = client.run(code_fingerprint)
+    except ImportError as exc:
+        raise ValueError(
+            f"the Dask workers cannot import iaa_engine ({exc}): install iaa-engine (with the same version as "
+            "here) on every worker"
+        ) from None
+    other = sorted({v for v in theirs.values() if v != here})
+    if other:
+        raise ValueError(
+            f"the Dask workers run another iaa-engine than this process (workers: {', '.join(other)}; here: "
+            f"{here}): install the same version on every worker and restart them"
+        )
 
 
 #: A local worker needs at least this much memory to start and hold one partition's statistics.
