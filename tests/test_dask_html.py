@@ -183,8 +183,15 @@ def test_page_on_the_cluster_equals_in_memory(cluster, dataset, tmp_path, level)
     assert got.count("<svg") == want.count("<svg") >= 5
     assert_same_page(got, want)
     source = open_dask(str(root / "ds"), ["item", "annotator", "label"])
-    alone = write_html_report_dask(source, tmp_path / "q.html", client=cluster[1], level=level, progress=False)
+    alone = write_html_report_dask(
+        source, tmp_path / "q.html", client=cluster[1], level=level, n_boot=0, progress=False
+    )
     assert_same_page(alone.read_text(encoding="utf-8"), want)  # the report and the scorecard computed on the cluster
+    # with the defaults both pages run their own bootstrap (1,000 replicates, seed 0): the same intervals (picture e)
+    default = write_html_report_dask(source, tmp_path / "d.html", client=cluster[1], level=level, progress=False)
+    want_default = render_html_report(mem)
+    assert 'id="fig-forest"' in want_default and want_default.count("<svg") == want.count("<svg") + 1
+    assert_same_page(default.read_text(encoding="utf-8"), want_default)
 
 
 def _sections(page: str) -> dict[str, str]:

@@ -34,6 +34,7 @@ from iaa_engine.analysis._scorecard import AnnotatorReport
 from iaa_engine.base._params import ANY, Choice, Instance, NoneOr, validate
 from iaa_engine.data._model import LEVELS, Annotations
 from iaa_engine.engines._commands import _annotations, _by_item, _run, split_by_item
+from iaa_engine.reporting._html import N_BOOT
 from iaa_engine.reporting._report import Report
 
 __all__ = ["write_html_report_dask"]
@@ -97,6 +98,7 @@ def item_summary_dask(
     client=ANY,
     level=Choice(*LEVELS),
     report=NoneOr(Instance(Report, "an iaa_engine.Report (from iaa_engine.report)")),
+    n_boot=N_BOOT,
     data=NoneOr(Instance(Annotations, "iaa_engine.Annotations (from summarize_dask or read_dask)")),
     scorecard=NoneOr(Instance(AnnotatorReport, "an iaa_engine.AnnotatorReport (from the Dask scorecard)")),
 )
@@ -108,6 +110,8 @@ def write_html_report_dask(
     report: Any = None,
     data: Any = None,
     scorecard: Any = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
     title: str | None = None,
     item: str = "item",
     annotator: str = "annotator",
@@ -145,6 +149,12 @@ def write_html_report_dask(
     scorecard : AnnotatorReport, optional
         The annotator scorecard to show; default: computed here by :func:`annotator_report_dask` (its drift over the
         report's time windows when ``frame`` has the time column), as the in-memory page computes it.
+    n_boot : int, default 1000
+        Bootstrap replicates of the intervals drawn in picture e (0: none), as :func:`iaa_engine.write_html_report`;
+        computed in your process from the statistics' count patterns and unit sums, so the intervals equal the
+        in-memory page's for the same seed. A given ``report`` keeps its own intervals (or none).
+    seed : int, optional, default 0
+        Seed of the bootstrap: the same seed gives the same page.
     title : str, optional
         Page title (default "Inter-annotator agreement report").
     item, annotator, label, level, categories, duplicates
@@ -197,7 +207,7 @@ def write_html_report_dask(
     ...                                     client=client, progress=False)
     ...     text = out.read_text(encoding="utf-8")
     >>> text.count("<svg"), "Distribution of item agreement" in text
-    (4, True)
+    (6, True)
     """
     from iaa_engine.engines._commands import disagreements_dask
     from iaa_engine.engines._distributed import _need_dask, summarize_dask
@@ -260,7 +270,13 @@ def write_html_report_dask(
             frame, rep, **long, level=data.level, categories=list(cats), duplicates=duplicates, client=client,
             progress=progress,
         )  # fmt: skip
-    page = render_page(data, rep, rep.intervals, items, dis, scorecard, title)
+    boot = rep.intervals
+    if report is None and n_boot:  # as the in-memory page: its own bootstrap when it computes its own report
+        from iaa_engine.inference._inference import bootstrap
+        from iaa_engine.reporting._html import CONFIDENCE
+
+        boot = bootstrap(data, n_boot=n_boot, seed=seed, confidence=CONFIDENCE, progress=progress)
+    page = render_page(data, rep, boot, items, dis, scorecard, title)
     out = Path(path)
     out.write_text(page, encoding="utf-8")
     return out
