@@ -91,11 +91,69 @@ def _conditional_alphas(
     annotations by (parent, item, child) and grouped sums; no loop over parents. Returns the alphas, the
     pairable items and the annotations of each parent.
     """
+    return _conditional_finish(*_conditional_sums(item, parent, child, n_parents))
+
+
+def _conditional_sums(item: np.ndarray, parent: np.ndarray, child: np.ndarray, n_parents: int) -> tuple:
+    """The sums behind :func:`_conditional_alphas`, additive over sets of whole items: per parent the observed
+    disagreement's numerator, the pairable annotations, the pairable items and the annotations; and per (parent,
+    child) run the pairable annotations (arrays of parents, children, counts)."""
     n_annotations = np.bincount(parent, minlength=n_parents)
-    alpha: np.ndarray = np.full(n_parents, np.nan)
-    n_items: np.ndarray = np.zeros(n_parents, dtype=np.int64)
+    zeros, none = np.zeros(n_parents), np.zeros(0, dtype=np.int64)
     if item.size == 0:
-        return alpha, n_items, n_annotations
+        return zeros, zeros, np.zeros(n_parents, dtype=np.int64), n_annotations, none, none, np.zeros(0)
+    order = np.lexsort((child, item, parent))
+    g, it, ch = parent[order], item[order], child[order]
+    new_cell = np.r_[True, (g[1:] != g[:-1]) | (it[1:] != it[:-1]) | (ch[1:] != ch[:-1])]
+    cell_start = np.flatnonzero(new_cell)
+    n_cell = np.diff(np.r_[cell_start, g.size]).astype(float)  # n_ic of each (parent, item, child)
+    cg, ci, cc = g[cell_start], it[cell_start], ch[cell_start]
+    new_pi = np.r_[True, (cg[1:] != cg[:-1]) | (ci[1:] != ci[:-1])]
+    pi_of_cell = np.cumsum(new_pi) - 1  # the (parent, item) group of each cell
+    m = np.bincount(pi_of_cell, weights=n_cell)
+    sumsq = np.bincount(pi_of_cell, weights=n_cell * n_cell)
+    pi_parent = cg[new_pi]
+    ok = m >= 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        part = np.where(ok, (m * m - sumsq) / np.where(ok, m - 1.0, 1.0), 0.0)
+    obs = np.bincount(pi_parent, weights=part, minlength=n_parents)
+    n = np.bincount(pi_parent, weights=np.where(ok, m, 0.0), minlength=n_parents)
+    n_items = np.bincount(pi_parent, weights=ok, minlength=n_parents).astype(np.int64)
+    cell_ok = ok[pi_of_cell]
+    pg, pc, w = _runs(cg[cell_ok], cc[cell_ok], n_cell[cell_ok])
+    return obs, n, n_items, n_annotations, pg, pc, w
+
+
+def _runs(cg: np.ndarray, cc: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The weights ``w`` summed per distinct (parent, child): the pairs sorted, summed per run."""
+    o2 = np.lexsort((cc, cg))
+    cg, cc, w = cg[o2], cc[o2], w[o2]
+    if not cg.size:
+        return cg, cc, w
+    run = np.r_[True, (cg[1:] != cg[:-1]) | (cc[1:] != cc[:-1])]
+    return cg[run], cc[run], np.bincount(np.cumsum(run) - 1, weights=w)
+
+
+def _conditional_finish(
+    obs: np.ndarray,
+    n: np.ndarray,
+    n_items: np.ndarray,
+    n_annotations: np.ndarray,
+    pg: np.ndarray,
+    pc: np.ndarray,
+    w: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_conditional_alphas` from its sums (:func:`_conditional_sums`, possibly added over parts)."""
+    n_parents = n_annotations.size
+    if not n_items.any() and not w.size:
+        return np.full(n_parents, np.nan), n_items, n_annotations
+    pg, _, n_c = _runs(pg, pc, w)  # (parent, child) pairs met in several parts are added up here
+    sum_nc2 = np.bincount(pg, weights=n_c * n_c, minlength=n_parents)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = obs / n
+        d_e = (n * n - sum_nc2) / (n * (n - 1.0))
+        alpha = np.where((n_items > 0) & (d_e > EPS), 1.0 - d_o / d_e, np.nan)
+    return alpha, n_items, n_annotations
     order = np.lexsort((child, item, parent))
     g, it, ch = parent[order], item[order], child[order]
     new_cell = np.r_[True, (g[1:] != g[:-1]) | (it[1:] != it[:-1]) | (ch[1:] != ch[:-1])]
