@@ -18,7 +18,6 @@ from iaa_engine.cli import main
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
-from iaa_engine.engines._commands import open_dask  # noqa: E402
 from iaa_engine.engines._dask_hierarchy import hierarchical_agreement_dask  # noqa: E402
 
 LABELS = ["animal/dog", "animal/cat", "animal/dog/puppy", "plant/tree", "plant/grass", "plant", "rock"]
@@ -96,7 +95,9 @@ def test_cli_report_hierarchy_on_dask(cluster, dataset, capsys):
     assert main(["report", str(root / "all.parquet"), *common]) == 0
     want = json.loads(capsys.readouterr().out)
     g, w = got["hierarchy"], want["hierarchy"]
-    assert g["notes"] == w["notes"] and [r["n_items"] for r in g["conditional"]] == [r["n_items"] for r in w["conditional"]]
+    assert g["notes"] == w["notes"] and [r["n_items"] for r in g["conditional"]] == [
+        r["n_items"] for r in w["conditional"]
+    ]
     for k in ("alpha_parent", "alpha_child", "alpha_full", "gamma"):
         assert abs(g[k] - w[k]) <= 1e-12
     for a, b in zip(g["conditional"], w["conditional"], strict=True):

@@ -154,37 +154,6 @@ def _conditional_finish(
         d_e = (n * n - sum_nc2) / (n * (n - 1.0))
         alpha = np.where((n_items > 0) & (d_e > EPS), 1.0 - d_o / d_e, np.nan)
     return alpha, n_items, n_annotations
-    order = np.lexsort((child, item, parent))
-    g, it, ch = parent[order], item[order], child[order]
-    new_cell = np.r_[True, (g[1:] != g[:-1]) | (it[1:] != it[:-1]) | (ch[1:] != ch[:-1])]
-    cell_start = np.flatnonzero(new_cell)
-    n_cell = np.diff(np.r_[cell_start, g.size]).astype(float)  # n_ic of each (parent, item, child)
-    cg, ci, cc = g[cell_start], it[cell_start], ch[cell_start]
-    new_pi = np.r_[True, (cg[1:] != cg[:-1]) | (ci[1:] != ci[:-1])]
-    pi_of_cell = np.cumsum(new_pi) - 1  # the (parent, item) group of each cell
-    m = np.bincount(pi_of_cell, weights=n_cell)
-    sumsq = np.bincount(pi_of_cell, weights=n_cell * n_cell)
-    pi_parent = cg[new_pi]
-    ok = m >= 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        part = np.where(ok, (m * m - sumsq) / np.where(ok, m - 1.0, 1.0), 0.0)
-    obs = np.bincount(pi_parent, weights=part, minlength=n_parents)
-    n = np.bincount(pi_parent, weights=np.where(ok, m, 0.0), minlength=n_parents)
-    n_items = np.bincount(pi_parent, weights=ok, minlength=n_parents).astype(np.int64)
-    # n_c per (parent, child) over the pairable items: the cells sorted by (parent, child), summed per run
-    cell_ok = ok[pi_of_cell]
-    cg2, cc2, w = cg[cell_ok], cc[cell_ok], n_cell[cell_ok]
-    o2 = np.lexsort((cc2, cg2))
-    cg2, cc2, w = cg2[o2], cc2[o2], w[o2]
-    run = np.r_[True, (cg2[1:] != cg2[:-1]) | (cc2[1:] != cc2[:-1])] if cg2.size else np.zeros(0, bool)
-    run_id = np.cumsum(run) - 1
-    n_c = np.bincount(run_id, weights=w) if w.size else np.zeros(0)
-    sum_nc2 = np.bincount(cg2[run], weights=n_c * n_c, minlength=n_parents)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_o = obs / n
-        d_e = (n * n - sum_nc2) / (n * (n - 1.0))
-        alpha = np.where((n_items > 0) & (d_e > EPS), 1.0 - d_o / d_e, np.nan)
-    return alpha, n_items, n_annotations
 
 
 @validate()

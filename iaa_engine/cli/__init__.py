@@ -135,11 +135,7 @@ def load(args: argparse.Namespace):
 def _load_dask(args: argparse.Namespace, client=None):
     from iaa_engine.engines._distributed import read_dask
 
-    unsupported = [
-        flag
-        for flag, given in (("--layout", args.layout not in ("auto", "long")),)
-        if given
-    ]
+    unsupported = [flag for flag, given in (("--layout", args.layout not in ("auto", "long")),) if given]
     if unsupported:
         raise CliError(
             f"{', '.join(unsupported)} need(s) per-item data and cannot run with --engine dask, which "

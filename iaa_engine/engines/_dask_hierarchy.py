@@ -131,8 +131,10 @@ def hierarchical_agreement_dask(
     cols = {"item": item, "annotator": annotator, "label": label}
     frame = frame[[item, annotator, label]]
     cats = _categories(frame, label, level, categories)
-    tasks = [dask.delayed(_hierarchy_part)(dask.delayed(_annotations)(p, cols, level, cats, duplicates), sep)
-             for p in _by_item(frame, item).to_delayed()]
+    tasks = [
+        dask.delayed(_hierarchy_part)(dask.delayed(_annotations)(p, cols, level, cats, duplicates), sep)
+        for p in _by_item(frame, item).to_delayed()
+    ]
     futures = client.compute(tasks)
     if progress or (progress is None and _is_tty()):
         show_progress(futures)
@@ -154,8 +156,15 @@ def hierarchical_agreement_dask(
                 n_annotations=sum(s[view][1] for s, _, _ in parts),
             )
         else:
-            data = Annotations(np.zeros(0, np.int64), None, np.zeros(0, np.int64), items=pd.RangeIndex(0),
-                               categories=pd.Index(names[view]), level="nominal")
+            data = Annotations(
+                np.zeros(0, np.int64),
+                None,
+                np.zeros(0, np.int64),
+                items=pd.RangeIndex(0),
+                annotators=None,
+                categories=pd.Index(names[view]),
+                level="nominal",
+            )
         alphas[view] = _quiet_alpha(data, notes, what)
     a1, a2, af = alphas["parent"], alphas["child"], alphas["full"]
     den = max(a1, a2) if np.isfinite(a1) and np.isfinite(a2) else np.nan
@@ -178,8 +187,15 @@ def hierarchical_agreement_dask(
         )
     else:
         empty = np.zeros(0, np.int64)
-        sums = (np.zeros(n_parents), np.zeros(n_parents), np.zeros(n_parents, np.int64),
-                np.zeros(n_parents, np.int64), empty, empty, np.zeros(0))
+        sums = (
+            np.zeros(n_parents),
+            np.zeros(n_parents),
+            np.zeros(n_parents, np.int64),
+            np.zeros(n_parents, np.int64),
+            empty,
+            empty,
+            np.zeros(0),
+        )
     alpha, n_items_p, n_annotations = _conditional_finish(*sums)
     conditional = pd.DataFrame(
         {"parent": pd.Index(parents), "alpha": alpha, "n_items": n_items_p, "n_annotations": n_annotations}
