@@ -11,6 +11,8 @@ import logging
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import iaa_engine as ie
 from iaa_engine.cli import main
@@ -116,3 +118,23 @@ def test_cli_report_hierarchy_on_dask_text(cluster, dataset, capsys):
     want = capsys.readouterr().out
     section = lambda text: text[text.index("Hierarch") :]  # noqa: E731
     assert section(got) == section(want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 9), st.integers(0, 2), st.integers(0, 3)), max_size=60),
+    st.integers(0, 10),
+)
+def test_conditional_sums_add_over_sets_of_whole_items(rows, cut):
+    """The conditional child agreement from the sums of two disjoint sets of items, added, equals the one of all
+    items (the in-memory `_conditional_alphas`), to 1e-12; counts exactly."""
+    from iaa_engine.analysis._facets import _conditional_alphas, _conditional_finish, _conditional_sums
+
+    item, parent, child = (np.array([r[k] for r in rows], dtype=np.int64) for k in range(3))
+    want = _conditional_alphas(item, parent, child, 3)
+    low, high = (_conditional_sums(item[m], parent[m], child[m], 3) for m in (item < cut, item >= cut))
+    added = [a + b for a, b in zip(low[:4], high[:4])] + [np.concatenate([a, b]) for a, b in zip(low[4:], high[4:])]
+    got = _conditional_finish(*added)
+    np.testing.assert_allclose(got[0], want[0], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[2], want[2])
