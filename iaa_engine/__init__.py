@@ -129,6 +129,7 @@ _EXPORTS = {
     "span_f1_dask": ".engines._dask_spans",
     "agreement_by_dask": ".engines._commands",
     "frequency_strata_dask": ".engines._commands",
+    "hierarchical_agreement_dask": ".engines._dask_hierarchy",
     "gold_dask": ".engines._commands",
     "disagreements_dask": ".engines._commands",
     "unitizing_family_dask": ".engines._dask_spans",
@@ -220,6 +221,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from iaa_engine.data._spans import AbsentAnnotatorsWarning
     from iaa_engine.engines._commands import agreement_by_dask, disagreements_dask, frequency_strata_dask, gold_dask
     from iaa_engine.engines._dask_annotators import annotator_report_dask
+    from iaa_engine.engines._dask_hierarchy import hierarchical_agreement_dask
     from iaa_engine.engines._dask_html import write_html_report_dask
     from iaa_engine.engines._dask_spans import span_f1_dask, unitizing_alpha_dask, unitizing_family_dask
     from iaa_engine.engines._distributed import read_dask, summarize_dask
@@ -393,6 +395,7 @@ __all__ = [
     "span_f1_dask",
     "agreement_by_dask",
     "frequency_strata_dask",
+    "hierarchical_agreement_dask",
     "gold_dask",
     "disagreements_dask",
     "unitizing_family_dask",

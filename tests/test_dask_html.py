@@ -235,10 +235,10 @@ def test_cli_html_on_the_cluster_equals_in_memory(cluster, dataset, tmp_path, ca
 
 def test_cli_html_still_refuses_what_needs_the_items_in_memory(cluster, dataset, tmp_path, capsys):
     _, root = dataset
-    assert main(["report", str(root / "ds"), "--engine", "dask", "--scheduler", cluster[0], "--hierarchy", "/",
+    assert main(["report", str(root / "ds"), "--engine", "dask", "--scheduler", cluster[0], "--layout", "wide",
                  "--html", str(tmp_path / "x.html")]) != 0  # fmt: skip
     err = capsys.readouterr().err
-    assert "--hierarchy" in err and "--html" not in err.split("need")[0]
+    assert "--layout" in err and "--html" not in err.split("need")[0]
 
 
 # ------------------------------------------------------------------------------------------ the ICC on the cluster

@@ -165,7 +165,7 @@ def test_cli_engine_dask_starts_its_own_local_cluster(dataset):
 def test_cli_engine_dask_refuses_what_it_cannot_run(dataset, capsys):
     from iaa_engine.cli import main
 
-    assert main(["report", str(dataset[1]), "--engine", "dask", "--hierarchy", "/"]) == 2
+    assert main(["report", str(dataset[1]), "--engine", "dask", "--layout", "wide"]) == 2
     assert "cannot run with --engine dask" in capsys.readouterr().err
 
 

@@ -401,6 +401,8 @@ NOT_METRICS = {
     "frequency_strata_dask",
     "gold_dask",
     "disagreements_dask",
+    # report --hierarchy on a cluster, equal to the in-memory one: tests/test_dask_hierarchy.py
+    "hierarchical_agreement_dask",
     # the out-of-core engine: equal to the in-memory path (with a hypothesis property) in tests/test_duckdb.py
     "read_duckdb",
 }

@@ -91,11 +91,17 @@ def _conditional_alphas(
     annotations by (parent, item, child) and grouped sums; no loop over parents. Returns the alphas, the
     pairable items and the annotations of each parent.
     """
+    return _conditional_finish(*_conditional_sums(item, parent, child, n_parents))
+
+
+def _conditional_sums(item: np.ndarray, parent: np.ndarray, child: np.ndarray, n_parents: int) -> tuple:
+    """The sums behind :func:`_conditional_alphas`, additive over sets of whole items: per parent the observed
+    disagreement's numerator, the pairable annotations, the pairable items and the annotations; and per (parent,
+    child) run the pairable annotations (arrays of parents, children, counts)."""
     n_annotations = np.bincount(parent, minlength=n_parents)
-    alpha: np.ndarray = np.full(n_parents, np.nan)
-    n_items: np.ndarray = np.zeros(n_parents, dtype=np.int64)
+    zeros, none = np.zeros(n_parents), np.zeros(0, dtype=np.int64)
     if item.size == 0:
-        return alpha, n_items, n_annotations
+        return zeros, zeros, np.zeros(n_parents, dtype=np.int64), n_annotations, none, none, np.zeros(0)
     order = np.lexsort((child, item, parent))
     g, it, ch = parent[order], item[order], child[order]
     new_cell = np.r_[True, (g[1:] != g[:-1]) | (it[1:] != it[:-1]) | (ch[1:] != ch[:-1])]
@@ -113,15 +119,36 @@ def _conditional_alphas(
     obs = np.bincount(pi_parent, weights=part, minlength=n_parents)
     n = np.bincount(pi_parent, weights=np.where(ok, m, 0.0), minlength=n_parents)
     n_items = np.bincount(pi_parent, weights=ok, minlength=n_parents).astype(np.int64)
-    # n_c per (parent, child) over the pairable items: the cells sorted by (parent, child), summed per run
     cell_ok = ok[pi_of_cell]
-    cg2, cc2, w = cg[cell_ok], cc[cell_ok], n_cell[cell_ok]
-    o2 = np.lexsort((cc2, cg2))
-    cg2, cc2, w = cg2[o2], cc2[o2], w[o2]
-    run = np.r_[True, (cg2[1:] != cg2[:-1]) | (cc2[1:] != cc2[:-1])] if cg2.size else np.zeros(0, bool)
-    run_id = np.cumsum(run) - 1
-    n_c = np.bincount(run_id, weights=w) if w.size else np.zeros(0)
-    sum_nc2 = np.bincount(cg2[run], weights=n_c * n_c, minlength=n_parents)
+    pg, pc, w = _runs(cg[cell_ok], cc[cell_ok], n_cell[cell_ok])
+    return obs, n, n_items, n_annotations, pg, pc, w
+
+
+def _runs(cg: np.ndarray, cc: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The weights ``w`` summed per distinct (parent, child): the pairs sorted, summed per run."""
+    o2 = np.lexsort((cc, cg))
+    cg, cc, w = cg[o2], cc[o2], w[o2]
+    if not cg.size:
+        return cg, cc, w
+    run = np.r_[True, (cg[1:] != cg[:-1]) | (cc[1:] != cc[:-1])]
+    return cg[run], cc[run], np.bincount(np.cumsum(run) - 1, weights=w)
+
+
+def _conditional_finish(
+    obs: np.ndarray,
+    n: np.ndarray,
+    n_items: np.ndarray,
+    n_annotations: np.ndarray,
+    pg: np.ndarray,
+    pc: np.ndarray,
+    w: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_conditional_alphas` from its sums (:func:`_conditional_sums`, possibly added over parts)."""
+    n_parents = n_annotations.size
+    if not n_items.any() and not w.size:
+        return np.full(n_parents, np.nan), n_items, n_annotations
+    pg, _, n_c = _runs(pg, pc, w)  # (parent, child) pairs met in several parts are added up here
+    sum_nc2 = np.bincount(pg, weights=n_c * n_c, minlength=n_parents)
     with np.errstate(divide="ignore", invalid="ignore"):
         d_o = obs / n
         d_e = (n * n - sum_nc2) / (n * (n - 1.0))

@@ -135,14 +135,7 @@ def load(args: argparse.Namespace):
 def _load_dask(args: argparse.Namespace, client=None):
     from iaa_engine.engines._distributed import read_dask
 
-    unsupported = [
-        flag
-        for flag, given in (
-            ("--hierarchy", args.hierarchy is not None),
-            ("--layout", args.layout not in ("auto", "long")),
-        )
-        if given
-    ]
+    unsupported = [flag for flag, given in (("--layout", args.layout not in ("auto", "long")),) if given]
     if unsupported:
         raise CliError(
             f"{', '.join(unsupported)} need(s) per-item data and cannot run with --engine dask, which "
@@ -262,7 +255,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     pairwise: bool | Literal["auto"] = "auto" if args.pairwise == "auto" else args.pairwise == "yes"
 
-    def make_report(data: Any, by_result: Any = None, strata_result: Any = None) -> Any:
+    def make_report(data: Any, by_result: Any = None, strata_result: Any = None, hierarchy_result: Any = None) -> Any:
         rep = report(
             data,
             level=args.level,
@@ -271,7 +264,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             ci=args.ci,
             n_boot=args.n_boot,
             seed=args.seed,
-            hierarchy=args.hierarchy,
+            hierarchy=None if hierarchy_result is not None else args.hierarchy,
             strata=None if strata_result is not None else args.strata,
             kappa_weights=None if args.kappa_weights == "none" else args.kappa_weights,
             benchmark=args.benchmark,
@@ -283,9 +276,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
             import dataclasses
 
             rep = dataclasses.replace(rep, by=by_result or rep.by, strata=strata_result or rep.strata)
+            if hierarchy_result is not None:  # its notes last, where the in-memory report puts them
+                rep = dataclasses.replace(rep, hierarchy=hierarchy_result, notes=[*rep.notes, *hierarchy_result.notes])
         return rep
 
-    by_result = strata_result = None
+    by_result = strata_result = hierarchy_result = None
     if args.engine == "dask":
         from iaa_engine.reporting._report import AUTO_KAPPA_WEIGHTS
 
@@ -310,7 +305,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
                 strata_result = frequency_strata_dask(
                     _dask_frame(args), n_strata=args.strata, client=client, **_long_columns(args)
                 )
-            rep = make_report(data, by_result, strata_result)
+            if args.hierarchy is not None:
+                from iaa_engine.engines._dask_hierarchy import hierarchical_agreement_dask
+
+                hierarchy_result = hierarchical_agreement_dask(
+                    _dask_frame(args), sep=args.hierarchy, client=client, **_long_columns(args)
+                )
+            rep = make_report(data, by_result, strata_result, hierarchy_result)
             if rep.level in ("interval", "ratio"):  # the ICC's mean squares, summed over partitions of whole items
                 from iaa_engine.engines._dask_icc import with_icc_dask
 
