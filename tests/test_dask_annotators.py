@@ -9,7 +9,6 @@ a separate cluster, so no process starts."""
 from __future__ import annotations
 
 import json
-import logging
 
 import numpy as np
 import pandas as pd
@@ -26,7 +25,7 @@ dd = pytest.importorskip("dask.dataframe")
 
 from iaa_engine.engines._commands import open_dask  # noqa: E402
 from iaa_engine.engines._dask_annotators import _card_part, _combine  # noqa: E402
-from tests.test_distributed_commands import assert_close, make_frame  # noqa: E402
+from tests._dask_cluster import assert_close, local_cluster, make_frame  # noqa: E402
 
 #: What comes out of an EM: MACE's competence, and with Dawid-Skene gold every gold column.
 ITERATIVE = ["competence"]
@@ -52,12 +51,8 @@ def scorecard_frame(seed=0):
 
 @pytest.fixture(scope="module")
 def cluster():
-    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.ERROR
-    ) as cl:
-        with distributed.Client(cl) as client:
-            yield cl, client
+    with local_cluster() as pair:
+        yield pair
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ One in-process cluster serves the module; the CLI reaches it with ``--scheduler 
 from __future__ import annotations
 
 import json
-import logging
 import warnings
 
 import numpy as np
@@ -26,15 +25,13 @@ from iaa_engine.cli import main
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
+from tests._dask_cluster import local_cluster  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def cluster():
-    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)  # "Shuffle ... initialized": per shuffle
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.ERROR
-    ) as cl:
-        with distributed.Client(cl) as client:
-            yield cl, client
+    with local_cluster() as pair:
+        yield pair
 
 
 @pytest.fixture(scope="module")
