@@ -27,6 +27,19 @@ def local_cluster():
             yield cl, client
 
 
+def write_split(frame, root):
+    """``frame`` in five Parquet files under ``root / "ds"`` (checked: most items' rows are split across files) and
+    whole in ``root / "all.parquet"`` (the in-memory run reads the same typed columns)."""
+    import dask.dataframe as dd
+
+    dd.from_pandas(frame, npartitions=5).to_parquet(root / "ds")
+    parts = [pd.read_parquet(p) for p in sorted((root / "ds").glob("*.parquet"))]
+    assert len(parts) == 5
+    spread = pd.concat([p.assign(part=k) for k, p in enumerate(parts)]).groupby("item")["part"].nunique()
+    assert (spread > 1).mean() > 0.5  # items really are split across files
+    frame.to_parquet(root / "all.parquet")
+
+
 def make_frame(seed=0, items=500, annotators=10, labels=4):
     """A sparse long table: ~35 % of annotators per item, 70 % of them on the item's true label, a batch column
     (with a few blanks) and ISO 8601 timestamps over two months (a few missing)."""

@@ -25,7 +25,7 @@ dd = pytest.importorskip("dask.dataframe")
 
 from iaa_engine.engines._commands import open_dask  # noqa: E402
 from iaa_engine.engines._dask_annotators import _card_part, _combine  # noqa: E402
-from tests._dask_cluster import assert_close, local_cluster, make_frame  # noqa: E402
+from tests._dask_cluster import assert_close, local_cluster, make_frame, write_split  # noqa: E402
 
 #: What comes out of an EM: MACE's competence, and with Dawid-Skene gold every gold column.
 ITERATIVE = ["competence"]
@@ -69,12 +69,7 @@ def address(cluster):
 def dataset(tmp_path_factory):
     frame = scorecard_frame()
     root = tmp_path_factory.mktemp("dask-annotators")
-    dd.from_pandas(frame, npartitions=5).to_parquet(root / "ds")
-    parts = [pd.read_parquet(p) for p in sorted((root / "ds").glob("*.parquet"))]
-    assert len(parts) == 5
-    spread = pd.concat([p.assign(part=k) for k, p in enumerate(parts)]).groupby("item")["part"].nunique()
-    assert (spread > 1).mean() > 0.5  # items really are split across files
-    frame.to_parquet(root / "all.parquet")
+    write_split(frame, root)
     known = frame.drop_duplicates("item").iloc[::9][["item"]].assign(label=lambda f: (f.index % 4 + 1).astype(str))
     known = pd.concat([known, pd.DataFrame({"item": ["not-in-the-data"], "label": ["1"]})], ignore_index=True)
     known.to_csv(root / "known.csv", index=False)

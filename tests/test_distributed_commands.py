@@ -20,7 +20,7 @@ distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
 from iaa_engine.engines._commands import agreement_by_dask, open_dask  # noqa: E402
-from tests._dask_cluster import assert_close, local_cluster, make_frame  # noqa: E402
+from tests._dask_cluster import assert_close, local_cluster, make_frame, write_split  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -43,12 +43,7 @@ def address(cluster):
 def dataset(tmp_path_factory):
     frame = make_frame()
     root = tmp_path_factory.mktemp("dask-commands")
-    dd.from_pandas(frame, npartitions=5).to_parquet(root / "ds")
-    parts = [pd.read_parquet(p) for p in sorted((root / "ds").glob("*.parquet"))]
-    assert len(parts) == 5
-    spread = pd.concat([p.assign(part=k) for k, p in enumerate(parts)]).groupby("item")["part"].nunique()
-    assert (spread > 1).mean() > 0.5  # items really are split across files
-    frame.to_parquet(root / "all.parquet")  # the in-memory run reads the same typed columns
+    write_split(frame, root)
     return frame, root
 
 
