@@ -1211,7 +1211,7 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
     """The partitions' counts added up and finished as :func:`iaa_engine.span_f1` finishes them."""
     from iaa_engine.base._policy import undefined
     from iaa_engine.base._results import PairwiseMatrix
-    from iaa_engine.metrics._span_f1 import _METRIC, SpanF1, _summary
+    from iaa_engine.metrics._span_f1 import _METRIC, SpanF1, _pair_scores, _summary
 
     present = pd.concat([r["present"] for r in results]).groupby(level=0).sum()
     has = pd.concat([r["has"] for r in results]).groupby(level=0).any()
@@ -1230,17 +1230,8 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
     )
     for col in ("n_documents", "n_a", "n_b", "tp"):
         pairs[col] = pairs[col].astype(np.int64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = pairs["n_a"] + pairs["n_b"]
-        pairs["fp"] = pairs["n_b"] - pairs["tp"]
-        pairs["fn"] = pairs["n_a"] - pairs["tp"]
-        pairs["precision"] = np.where(pairs["n_b"] > 0, pairs["tp"] / pairs["n_b"].where(pairs["n_b"] > 0, 1), np.nan)
-        pairs["recall"] = np.where(pairs["n_a"] > 0, pairs["tp"] / pairs["n_a"].where(pairs["n_a"] > 0, 1), np.nan)
-        pairs["f1"] = np.where(total > 0, 2.0 * pairs["tp"] / total.where(total > 0, 1), np.nan)
-    defined = pairs["f1"].dropna()
+    defined, pooled = _pair_scores(pairs)
     n_pairs = int(defined.size)
-    all_tp, all_total = float(pairs["tp"].sum()), float((pairs["n_a"] + pairs["n_b"]).sum())
-    pooled = 2.0 * all_tp / all_total if all_total > 0 else float("nan")
     if n_pairs:
         estimate, sd = float(defined.mean()), float(defined.std(ddof=0))
     else:

@@ -178,6 +178,21 @@ def _summary(
     return out
 
 
+def _pair_scores(pairs: pd.DataFrame) -> tuple[pd.Series, float]:
+    """Adds ``fp``, ``fn``, ``precision``, ``recall`` and ``f1`` to ``pairs`` (a row per pair of annotators with
+    ``n_a``, ``n_b`` and ``tp``; NaN where undefined), in place; returns the defined F1s and the pooled F1 (NaN
+    without any span). Shared by :func:`span_f1` and the Dask engine's finishing."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = pairs["n_a"] + pairs["n_b"]
+        pairs["fp"] = pairs["n_b"] - pairs["tp"]
+        pairs["fn"] = pairs["n_a"] - pairs["tp"]
+        pairs["precision"] = np.where(pairs["n_b"] > 0, pairs["tp"] / pairs["n_b"].where(pairs["n_b"] > 0, 1), np.nan)
+        pairs["recall"] = np.where(pairs["n_a"] > 0, pairs["tp"] / pairs["n_a"].where(pairs["n_a"] > 0, 1), np.nan)
+        pairs["f1"] = np.where(total > 0, 2.0 * pairs["tp"] / total.where(total > 0, 1), np.nan)
+    all_tp, all_total = float(pairs["tp"].sum()), float((pairs["n_a"] + pairs["n_b"]).sum())
+    return pairs["f1"].dropna(), 2.0 * all_tp / all_total if all_total > 0 else float("nan")
+
+
 @validate(match=Choice(*SPAN_MATCHES), threshold=Real(0, 1, low_open=True))
 def span_f1(
     spans: Any,
@@ -341,17 +356,8 @@ def span_f1(
     pairs = n_docs.merge(sums, on=["a", "b"], how="left").fillna({"n_a": 0, "n_b": 0, "tp": 0})
     for col in ("n_a", "n_b", "tp"):
         pairs[col] = pairs[col].astype(np.int64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = pairs["n_a"] + pairs["n_b"]
-        pairs["fp"] = pairs["n_b"] - pairs["tp"]
-        pairs["fn"] = pairs["n_a"] - pairs["tp"]
-        pairs["precision"] = np.where(pairs["n_b"] > 0, pairs["tp"] / pairs["n_b"].where(pairs["n_b"] > 0, 1), np.nan)
-        pairs["recall"] = np.where(pairs["n_a"] > 0, pairs["tp"] / pairs["n_a"].where(pairs["n_a"] > 0, 1), np.nan)
-        pairs["f1"] = np.where(total > 0, 2.0 * pairs["tp"] / total.where(total > 0, 1), np.nan)
-    defined = pairs["f1"].dropna()
+    defined, pooled = _pair_scores(pairs)
     n_pairs = int(defined.size)
-    all_tp, all_total = float(pairs["tp"].sum()), float((pairs["n_a"] + pairs["n_b"]).sum())
-    pooled = 2.0 * all_tp / all_total if all_total > 0 else float("nan")
     if n_pairs:
         estimate, sd = float(defined.mean()), float(defined.std(ddof=0))
     else:
