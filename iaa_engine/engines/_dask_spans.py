@@ -416,8 +416,8 @@ def _without(units: Any, categories: pd.Index, annotators: list, inception: bool
 def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
     """One partition's sums of the 2016 unitizing family (:func:`iaa_engine.unitizing_family`): the observed
     coincidence matrix, S_c and S*_c (sums over documents, on the study's values) and its documents' rows."""
-    from iaa_engine.metrics._unitizing_family import _refuse_overlaps
-    from iaa_engine.stats._unitizing_family import document_coefficients, family_sums, partition_clashes, pooled_matrix
+    from iaa_engine.metrics._unitizing_family import _per_document, _refuse_overlaps
+    from iaa_engine.stats._unitizing_family import family_sums, partition_clashes, pooled_matrix
 
     C, D = len(categories), len(units.documents)
     Rd = units.raters()
@@ -439,24 +439,8 @@ def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
         n_codes, document_raters=np.where(use, Rd, 0),
     )  # fmt: skip
     matrix, self_sums, coded_self = pooled_matrix(sums, C + 1)
-    by_doc = document_coefficients(sums, D)
-    degenerate = (Rd < 2) | (units.document_length <= 0)
-    for key in by_doc:
-        by_doc[key][degenerate] = np.nan
-    per_document = pd.DataFrame(
-        {
-            "document": units.documents,
-            "begin": units.document_begin,
-            "length": units.document_length,
-            "n_units": np.bincount(doc, minlength=D).astype(np.int64),
-            "u_alpha": by_doc["u"],
-            "binary_alpha": by_doc["binary"],
-            "coding_alpha": by_doc["coded"],
-            "coding_coverage": by_doc["coverage"],
-            "n_annotators": Rd.astype(np.int64),
-            "_rank": keys["_rank"].to_numpy(),
-            "_order": keys["_order"].to_numpy(),
-        }
+    per_document = _per_document(units, sums, doc, D, Rd).assign(
+        _rank=keys["_rank"].to_numpy(), _order=keys["_order"].to_numpy()
     )
     return {
         "matrix": matrix,

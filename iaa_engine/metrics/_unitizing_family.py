@@ -151,6 +151,29 @@ def _refuse_overlaps(units: Any, clash: np.ndarray) -> None:
     )
 
 
+def _per_document(units: Any, sums: Any, doc: np.ndarray, D: int, Rd: np.ndarray) -> pd.DataFrame:
+    """The ``per_document`` table: each document's uα, binary, coding α and coverage from its own sums (NaN for a
+    document with fewer than two raters or no length), with its units and raters. Shared by
+    :func:`unitizing_family` and the Dask engine's partitions."""
+    by_doc = document_coefficients(sums, D)
+    degenerate = (Rd < 2) | (units.document_length <= 0)
+    for key in by_doc:
+        by_doc[key][degenerate] = np.nan
+    return pd.DataFrame(
+        {
+            "document": units.documents,
+            "begin": units.document_begin,
+            "length": units.document_length,
+            "n_units": np.bincount(doc, minlength=D).astype(np.int64),
+            "u_alpha": by_doc["u"],
+            "binary_alpha": by_doc["binary"],
+            "coding_alpha": by_doc["coded"],
+            "coding_coverage": by_doc["coverage"],
+            "n_annotators": Rd.astype(np.int64),
+        }
+    )
+
+
 @validate(annotators=NoneOr(Items(what="a sequence of annotator names")))
 def unitizing_family(
     spans: Any,
@@ -302,23 +325,7 @@ def unitizing_family(
             "alpha": pooled["k_alpha"],
         }
     )
-    by_doc = document_coefficients(sums, D)
-    degenerate = (Rd < 2) | (units.document_length <= 0)
-    for key in by_doc:
-        by_doc[key][degenerate] = np.nan
-    per_document = pd.DataFrame(
-        {
-            "document": units.documents,
-            "begin": units.document_begin,
-            "length": units.document_length,
-            "n_units": np.bincount(doc, minlength=D).astype(np.int64),
-            "u_alpha": by_doc["u"],
-            "binary_alpha": by_doc["binary"],
-            "coding_alpha": by_doc["coded"],
-            "coding_coverage": by_doc["coverage"],
-            "n_annotators": Rd.astype(np.int64),
-        }
-    )
+    per_document = _per_document(units, sums, doc, D, Rd)
     document_coincidences = pd.DataFrame(
         {
             "document": units.documents[sums.entry_document] if D else pd.Index([]),
