@@ -1193,9 +1193,8 @@ def span_f1_dask(
 
 def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float, replace_undefined_by: float) -> Any:
     """The partitions' counts added up and finished as :func:`iaa_engine.span_f1` finishes them."""
-    from iaa_engine.base._policy import undefined
     from iaa_engine.base._results import PairwiseMatrix
-    from iaa_engine.metrics._span_f1 import _METRIC, SpanF1, _pair_scores, _summary
+    from iaa_engine.metrics._span_f1 import SpanF1, _mean_and_sd, _pair_scores, _summary
 
     present = pd.concat([r["present"] for r in results]).groupby(level=0).sum()
     has = pd.concat([r["has"] for r in results]).groupby(level=0).any()
@@ -1216,11 +1215,7 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
         pairs[col] = pairs[col].astype(np.int64)
     defined, pooled = _pair_scores(pairs)
     n_pairs = int(defined.size)
-    if n_pairs:
-        estimate, sd = float(defined.mean()), float(defined.std(ddof=0))
-    else:
-        reason = "no pair of annotators has a span on a document both took part in"
-        estimate, sd = undefined(_METRIC, reason, replace_undefined_by), float("nan")
+    estimate, sd = _mean_and_sd(defined, replace_undefined_by)
 
     by_label = (
         pd.concat([r["pair_label"] for r in results], ignore_index=True)

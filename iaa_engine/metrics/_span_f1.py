@@ -193,6 +193,15 @@ def _pair_scores(pairs: pd.DataFrame) -> tuple[pd.Series, float]:
     return pairs["f1"].dropna(), 2.0 * all_tp / all_total if all_total > 0 else float("nan")
 
 
+def _mean_and_sd(defined: pd.Series, replace_undefined_by: float) -> tuple[float, float]:
+    """The mean F1 over the pairs with a defined F1 and its (population) standard deviation; without such a pair,
+    ``replace_undefined_by`` (with the policy's warning) and NaN."""
+    if defined.size:
+        return float(defined.mean()), float(defined.std(ddof=0))
+    reason = "no pair of annotators has a span on a document both took part in"
+    return undefined(_METRIC, reason, replace_undefined_by), float("nan")
+
+
 @validate(match=Choice(*SPAN_MATCHES), threshold=Real(0, 1, low_open=True))
 def span_f1(
     spans: Any,
@@ -358,11 +367,7 @@ def span_f1(
         pairs[col] = pairs[col].astype(np.int64)
     defined, pooled = _pair_scores(pairs)
     n_pairs = int(defined.size)
-    if n_pairs:
-        estimate, sd = float(defined.mean()), float(defined.std(ddof=0))
-    else:
-        reason = "no pair of annotators has a span on a document both took part in"
-        estimate, sd = undefined(_METRIC, reason, replace_undefined_by), float("nan")
+    estimate, sd = _mean_and_sd(defined, replace_undefined_by)
 
     by_doc = f1_of(["a", "b", "document"])
     per_document = _summary(by_doc["f1"], by_doc["document"], by_doc["tp"], by_doc["total"], documents, "document")
