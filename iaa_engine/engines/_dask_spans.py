@@ -456,8 +456,7 @@ def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
 
 def _family_finish(parts: list[dict], annotators: list, categories: pd.Index, replace_undefined_by: float) -> Any:
     """The partitions' family sums added up and finished as :func:`iaa_engine.unitizing_family` finishes them."""
-    from iaa_engine.base._policy import undefined
-    from iaa_engine.metrics._unitizing_family import _METRIC, NO_UNIT, UnitizingFamily
+    from iaa_engine.metrics._unitizing_family import NO_UNIT, UnitizingFamily, _family_estimate
     from iaa_engine.stats._unitizing_family import family_coefficients
 
     R, C = len(annotators), len(categories)
@@ -480,18 +479,7 @@ def _family_finish(parts: list[dict], annotators: list, categories: pd.Index, re
     used = any(p["used"] for p in parts)
     L = float(sum(p["length_used"] for p in parts)) if used else float(sum(p["length_all"] for p in parts))
     n_units = int(sum(p["n_units"] for p in parts))
-    if n_units == 0:
-        estimate = undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
-    elif R < 2:
-        estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
-    elif not used:
-        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
-    elif not L > 0:
-        estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
-    elif not np.isfinite(pooled["u"]):
-        estimate = undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
-    else:
-        estimate = float(pooled["u"])
+    estimate = _family_estimate(pooled, n_units, R, used, L, replace_undefined_by)
     defined = used and L > 0 and n_units > 0
     nan = float("nan")
     return UnitizingFamily(

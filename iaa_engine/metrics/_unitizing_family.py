@@ -151,6 +151,23 @@ def _refuse_overlaps(units: Any, clash: np.ndarray) -> None:
     )
 
 
+def _family_estimate(pooled: dict, n_units: int, R: int, used: bool, L: float, replace_undefined_by: float) -> float:
+    """The pooled uα, or ``replace_undefined_by`` (with the policy's warning and its reason) where it is
+    undefined: no unit, fewer than two annotators, no document with two participants, no continuum, or 0/0.
+    Shared by :func:`unitizing_family` and the Dask engine's finishing."""
+    if n_units == 0:
+        return undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
+    if R < 2:
+        return undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
+    if not used:
+        return undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
+    if not L > 0:
+        return undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
+    if not np.isfinite(pooled["u"]):
+        return undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
+    return float(pooled["u"])
+
+
 def _per_document(units: Any, sums: Any, doc: np.ndarray, D: int, Rd: np.ndarray) -> pd.DataFrame:
     """The ``per_document`` table: each document's uα, binary, coding α and coverage from its own sums (NaN for a
     document with fewer than two raters or no length), with its units and raters. Shared by
@@ -336,18 +353,7 @@ def unitizing_family(
     )
     L = float(units.document_length[use].sum()) if use.any() else float(units.document_length.sum())
     n_units = int(begin.size)
-    if n_units == 0:
-        estimate = undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
-    elif R < 2:
-        estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
-    elif not use.any():
-        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
-    elif not L > 0:
-        estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
-    elif not np.isfinite(pooled["u"]):
-        estimate = undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
-    else:
-        estimate = float(pooled["u"])
+    estimate = _family_estimate(pooled, n_units, R, bool(use.any()), L, replace_undefined_by)
     defined = bool(use.any()) and L > 0 and n_units > 0
     return UnitizingFamily(
         metric="unitizing_family",
