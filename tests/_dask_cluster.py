@@ -80,3 +80,25 @@ def assert_close(a, b, path="", tol=1e-12):
         assert a == pytest.approx(b, abs=tol, nan_ok=True), path
     else:
         assert a == b, path
+
+
+def cluster_fixtures() -> tuple:
+    """``cluster, client, address = cluster_fixtures()`` at a test file's top level: the module-scoped fixtures
+    ``cluster`` (``(cluster, client)`` from :func:`local_cluster`), ``client`` and ``address`` (the scheduler's, for
+    ``--scheduler``). Each file that does so builds its own cluster once (tests/conftest.py keeps the file on one
+    xdist worker)."""
+
+    @pytest.fixture(scope="module")
+    def cluster():
+        with local_cluster() as pair:
+            yield pair
+
+    @pytest.fixture(scope="module")
+    def client(cluster):
+        return cluster[1]
+
+    @pytest.fixture(scope="module")
+    def address(cluster):
+        return cluster[0].scheduler_address
+
+    return cluster, client, address

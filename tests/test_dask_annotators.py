@@ -25,7 +25,7 @@ dd = pytest.importorskip("dask.dataframe")
 
 from iaa_engine.engines._commands import open_dask  # noqa: E402
 from iaa_engine.engines._dask_annotators import _card_part, _combine  # noqa: E402
-from tests._dask_cluster import assert_close, local_cluster, make_frame, write_split  # noqa: E402
+from tests._dask_cluster import assert_close, cluster_fixtures, make_frame, write_split  # noqa: E402
 
 #: What comes out of an EM: MACE's competence, and with Dawid-Skene gold every gold column.
 ITERATIVE = ["competence"]
@@ -49,20 +49,7 @@ def scorecard_frame(seed=0):
     return pd.concat([frame, extra_frame]).sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with local_cluster() as pair:
-        yield pair
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    return cluster[1]
-
-
-@pytest.fixture(scope="module")
-def address(cluster):
-    return cluster[0].scheduler_address
+cluster, client, address = cluster_fixtures()  # this file's own cluster, built once
 
 
 @pytest.fixture(scope="module")

@@ -25,20 +25,12 @@ from iaa_engine.reporting._report import ICC_NOT_COMPUTED
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
-from tests._dask_cluster import assert_close, local_cluster, make_frame  # noqa: E402
+from tests._dask_cluster import assert_close, cluster_fixtures, make_frame  # noqa: E402
 
 INTERVAL_COLUMNS = ["estimate", "corrected", "se", "lower", "upper"]
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with local_cluster() as pair:
-        yield pair
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    return cluster[1]
+cluster, client = cluster_fixtures()[:2]  # this file's own cluster, built once
 
 
 def _write(frame: pd.DataFrame, root, name: str):

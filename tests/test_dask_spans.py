@@ -25,23 +25,9 @@ from iaa_engine.cli import main
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
-from tests._dask_cluster import local_cluster  # noqa: E402
+from tests._dask_cluster import cluster_fixtures  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def cluster():
-    with local_cluster() as pair:
-        yield pair
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    return cluster[1]
-
-
-@pytest.fixture(scope="module")
-def address(cluster):
-    return cluster[0].scheduler_address
+cluster, client, address = cluster_fixtures()  # this file's own cluster, built once
 
 
 def make_spans(seed=0, documents=40, annotators=30, per_document=3, crowd=True):

@@ -20,23 +20,9 @@ distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
 from iaa_engine.engines._commands import agreement_by_dask, open_dask  # noqa: E402
-from tests._dask_cluster import assert_close, local_cluster, make_frame, write_split  # noqa: E402
+from tests._dask_cluster import assert_close, cluster_fixtures, make_frame, write_split  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def cluster():
-    with local_cluster() as pair:
-        yield pair
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    return cluster[1]
-
-
-@pytest.fixture(scope="module")
-def address(cluster):
-    return cluster[0].scheduler_address
+cluster, client, address = cluster_fixtures()  # this file's own cluster, built once
 
 
 @pytest.fixture(scope="module")
