@@ -1181,8 +1181,7 @@ def span_f1_dask(
 
 def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float, replace_undefined_by: float) -> Any:
     """The partitions' counts added up and finished as :func:`iaa_engine.span_f1` finishes them."""
-    from iaa_engine.base._results import PairwiseMatrix
-    from iaa_engine.metrics._span_f1 import SpanF1, _mean_and_sd, _pair_scores, _summary
+    from iaa_engine.metrics._span_f1 import SpanF1, _f1_matrix, _mean_and_sd, _pair_scores, _summary
 
     present = pd.concat([r["present"] for r in results]).groupby(level=0).sum()
     has = pd.concat([r["has"] for r in results]).groupby(level=0).any()
@@ -1238,14 +1237,6 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
     for col in ("n_documents", "n_a", "n_b", "tp", "fp", "fn", "precision", "recall", "f1"):
         out_pairs[col] = pairs[col].to_numpy()
     k = len(names)
-    values = np.full((k, k), np.nan)
-    n_shared = np.zeros((k, k), np.int64)
-    pa, pb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
-    values[pa, pb] = values[pb, pa] = pairs["f1"].to_numpy()
-    n_shared[pa, pb] = n_shared[pb, pa] = pairs["n_documents"].to_numpy()
-    values[np.diag_indices(k)] = np.where(has.to_numpy(bool), 1.0, np.nan)
-    n_shared[np.diag_indices(k)] = present.to_numpy(np.int64)
-    label = "exact" if match == "exact" else f"IoU >= {threshold:g}"
     counts = pd.DataFrame(
         {c: pd.Series(dtype=object) for c in ("annotator_a", "annotator_b", "document", "label")}
         | {c: pd.Series(dtype=np.int64) for c in ("n_a", "n_b", "tp", "fp", "fn")}
@@ -1267,5 +1258,5 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
         per_document=per_document,
         per_label=per_label,
         counts=counts,
-        matrix=PairwiseMatrix(f"span F1 ({label} match)", list(names), values, n_shared),
+        matrix=_f1_matrix(pairs, names, has.to_numpy(bool), present.to_numpy(np.int64), match, threshold),
     )

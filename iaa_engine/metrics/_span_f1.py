@@ -202,6 +202,24 @@ def _mean_and_sd(defined: pd.Series, replace_undefined_by: float) -> tuple[float
     return undefined(_METRIC, reason, replace_undefined_by), float("nan")
 
 
+def _f1_matrix(
+    pairs: pd.DataFrame, names: Any, has: np.ndarray, n_self: np.ndarray, match: str, threshold: float
+) -> PairwiseMatrix:
+    """The annotators' F1 matrix from ``pairs`` (codes ``a``, ``b``, ``f1``, ``n_documents``): on the diagonal 1
+    for an annotator with a span (``has``), else NaN, and the annotator's documents (``n_self``). Shared by
+    :func:`span_f1` and the Dask engine's finishing."""
+    k = len(names)
+    values = np.full((k, k), np.nan)
+    n_shared = np.zeros((k, k), np.int64)
+    pa, pb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
+    values[pa, pb] = values[pb, pa] = pairs["f1"].to_numpy()
+    n_shared[pa, pb] = n_shared[pb, pa] = pairs["n_documents"].to_numpy()
+    values[np.diag_indices(k)] = np.where(has, 1.0, np.nan)
+    n_shared[np.diag_indices(k)] = n_self
+    label = "exact" if match == "exact" else f"IoU >= {threshold:g}"
+    return PairwiseMatrix(f"span F1 ({label} match)", list(names), values, n_shared)
+
+
 @validate(match=Choice(*SPAN_MATCHES), threshold=Real(0, 1, low_open=True))
 def span_f1(
     spans: Any,
@@ -405,15 +423,8 @@ def span_f1(
     out_counts["fn"] = out_counts["n_a"] - out_counts["tp"]
 
     k = len(names)
-    values = np.full((k, k), np.nan)
-    n_shared = np.zeros((k, k), np.int64)
-    pa, pb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
-    values[pa, pb] = values[pb, pa] = pairs["f1"].to_numpy()
-    n_shared[pa, pb] = n_shared[pb, pa] = pairs["n_documents"].to_numpy()
     has = np.bincount(a, minlength=k) > 0
-    values[np.diag_indices(k)] = np.where(has, 1.0, np.nan)
-    n_shared[np.diag_indices(k)] = np.bincount(present["a"].to_numpy(np.int64), minlength=k)
-    label = "exact" if match == "exact" else f"IoU >= {threshold:g}"
+    n_self = np.bincount(present["a"].to_numpy(np.int64), minlength=k)
     return SpanF1(
         metric="span_f1",
         estimate=estimate,
@@ -431,5 +442,5 @@ def span_f1(
         per_document=per_document,
         per_label=per_label,
         counts=out_counts,
-        matrix=PairwiseMatrix(f"span F1 ({label} match)", list(names), values, n_shared),
+        matrix=_f1_matrix(pairs, names, has, n_self, match, threshold),
     )
