@@ -416,21 +416,13 @@ def _without(units: Any, categories: pd.Index, annotators: list, inception: bool
 def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
     """One partition's sums of the 2016 unitizing family (:func:`iaa_engine.unitizing_family`): the observed
     coincidence matrix, S_c and S*_c (sums over documents, on the study's values) and its documents' rows."""
-    from iaa_engine.metrics._unitizing_family import _per_document, _refuse_overlaps
-    from iaa_engine.stats._unitizing_family import family_sums, partition_clashes, pooled_matrix
+    from iaa_engine.metrics._unitizing_family import _per_document, _positive_units
+    from iaa_engine.stats._unitizing_family import family_sums, pooled_matrix
 
     C, D = len(categories), len(units.documents)
     Rd = units.raters()
     use = Rd >= 2
-    codes, n_codes = units.rater_codes()
-    positive = units.end > units.begin
-    doc, rater = units.document[positive], codes[positive]
-    cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
-    clash = partition_clashes(doc, rater, begin, end)
-    if clash.any():
-        mask = np.zeros(units.begin.size, bool)
-        mask[np.flatnonzero(positive)[clash]] = True
-        _refuse_overlaps(units, mask)
+    doc, rater, cat, begin, end, n_codes = _positive_units(units)
     counted = use[doc]
     to_global = np.asarray(categories.get_indexer(units.categories), np.int64)
     global_cat = to_global[cat] if cat.size else cat.astype(np.int64)

@@ -151,6 +151,23 @@ def _refuse_overlaps(units: Any, clash: np.ndarray) -> None:
     )
 
 
+def _positive_units(units: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The units of positive length as (document, rater code, category, begin, end) arrays, and the number of rater
+    codes; refuses an annotator's overlapping units (:func:`_refuse_overlaps`). Shared by :func:`unitizing_family`
+    and the Dask engine's partitions."""
+    codes, n_codes = units.rater_codes()
+    positive = units.end > units.begin
+    doc, rater = units.document[positive], codes[positive]
+    cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
+    clash = partition_clashes(doc, rater, begin, end)
+    if clash.any():
+        picked = np.flatnonzero(positive)[clash]
+        mask = np.zeros(units.begin.size, bool)
+        mask[picked] = True
+        _refuse_overlaps(units, mask)
+    return doc, rater, cat, begin, end, n_codes
+
+
 def _family_estimate(pooled: dict, n_units: int, R: int, used: bool, L: float, replace_undefined_by: float) -> float:
     """The pooled uα, or ``replace_undefined_by`` (with the policy's warning and its reason) where it is
     undefined: no unit, fewer than two annotators, no document with two participants, no continuum, or 0/0.
@@ -305,16 +322,7 @@ def unitizing_family(
     D = len(units.documents)
     Rd = units.raters()
     use = Rd >= 2  # a document with fewer than two participants holds no pair: left out, as alpha does
-    codes, n_codes = units.rater_codes()
-    positive = units.end > units.begin
-    doc, rater = units.document[positive], codes[positive]
-    cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
-    clash = partition_clashes(doc, rater, begin, end)
-    if clash.any():
-        picked = np.flatnonzero(positive)[clash]
-        mask = np.zeros(units.begin.size, bool)
-        mask[picked] = True
-        _refuse_overlaps(units, mask)
+    doc, rater, cat, begin, end, n_codes = _positive_units(units)
     counted = use[doc]
     sums = family_sums(
         doc[counted],
