@@ -9,7 +9,6 @@ a separate cluster, so no process starts."""
 from __future__ import annotations
 
 import json
-import logging
 
 import numpy as np
 import pandas as pd
@@ -26,7 +25,7 @@ dd = pytest.importorskip("dask.dataframe")
 
 from iaa_engine.engines._commands import open_dask  # noqa: E402
 from iaa_engine.engines._dask_annotators import _card_part, _combine  # noqa: E402
-from tests.test_distributed_commands import assert_close, make_frame  # noqa: E402
+from tests._dask_cluster import assert_close, cluster_fixtures, make_frame, write_split  # noqa: E402
 
 #: What comes out of an EM: MACE's competence, and with Dawid-Skene gold every gold column.
 ITERATIVE = ["competence"]
@@ -50,36 +49,14 @@ def scorecard_frame(seed=0):
     return pd.concat([frame, extra_frame]).sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.ERROR
-    ) as cl:
-        with distributed.Client(cl) as client:
-            yield cl, client
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    return cluster[1]
-
-
-@pytest.fixture(scope="module")
-def address(cluster):
-    return cluster[0].scheduler_address
+cluster, client, address = cluster_fixtures()  # this file's own cluster, built once
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     frame = scorecard_frame()
     root = tmp_path_factory.mktemp("dask-annotators")
-    dd.from_pandas(frame, npartitions=5).to_parquet(root / "ds")
-    parts = [pd.read_parquet(p) for p in sorted((root / "ds").glob("*.parquet"))]
-    assert len(parts) == 5
-    spread = pd.concat([p.assign(part=k) for k, p in enumerate(parts)]).groupby("item")["part"].nunique()
-    assert (spread > 1).mean() > 0.5  # items really are split across files
-    frame.to_parquet(root / "all.parquet")
+    write_split(frame, root)
     known = frame.drop_duplicates("item").iloc[::9][["item"]].assign(label=lambda f: (f.index % 4 + 1).astype(str))
     known = pd.concat([known, pd.DataFrame({"item": ["not-in-the-data"], "label": ["1"]})], ignore_index=True)
     known.to_csv(root / "known.csv", index=False)

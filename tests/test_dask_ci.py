@@ -10,7 +10,6 @@ the rest)."""
 from __future__ import annotations
 
 import json
-import logging
 
 import numpy as np
 import pandas as pd
@@ -26,24 +25,12 @@ from iaa_engine.reporting._report import ICC_NOT_COMPUTED
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
-from tests.test_distributed_commands import assert_close, make_frame  # noqa: E402
+from tests._dask_cluster import assert_close, cluster_fixtures, make_frame  # noqa: E402
 
 INTERVAL_COLUMNS = ["estimate", "corrected", "se", "lower", "upper"]
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.ERROR
-    ) as cl:
-        with distributed.Client(cl) as client:
-            yield cl, client
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    return cluster[1]
+cluster, client = cluster_fixtures()[:2]  # this file's own cluster, built once
 
 
 def _write(frame: pd.DataFrame, root, name: str):

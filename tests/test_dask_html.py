@@ -6,7 +6,6 @@ EM (to 1e-9, the issue's tolerance for iterative results), everything else exact
 
 from __future__ import annotations
 
-import logging
 import re
 
 import numpy as np
@@ -25,17 +24,13 @@ dd = pytest.importorskip("dask.dataframe")
 
 from iaa_engine.engines._commands import open_dask  # noqa: E402
 from iaa_engine.engines._dask_html import item_summary_dask, write_html_report_dask  # noqa: E402
-from tests.test_distributed_commands import make_frame  # noqa: E402
+from tests._dask_cluster import local_cluster, make_frame  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.ERROR
-    ) as cl:
-        with distributed.Client(cl) as client:
-            yield cl.scheduler_address, client
+    with local_cluster() as (cl, client):
+        yield cl.scheduler_address, client
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ One in-process cluster serves the module; the CLI reaches it with ``--scheduler 
 from __future__ import annotations
 
 import json
-import logging
 import warnings
 
 import numpy as np
@@ -26,25 +25,9 @@ from iaa_engine.cli import main
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
+from tests._dask_cluster import cluster_fixtures  # noqa: E402
 
-@pytest.fixture(scope="module")
-def cluster():
-    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)  # "Shuffle ... initialized": per shuffle
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.ERROR
-    ) as cl:
-        with distributed.Client(cl) as client:
-            yield cl, client
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    return cluster[1]
-
-
-@pytest.fixture(scope="module")
-def address(cluster):
-    return cluster[0].scheduler_address
+cluster, client, address = cluster_fixtures()  # this file's own cluster, built once
 
 
 def make_spans(seed=0, documents=40, annotators=30, per_document=3, crowd=True):

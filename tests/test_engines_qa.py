@@ -3,12 +3,11 @@ test that failed before the fix."""
 
 from __future__ import annotations
 
-import logging
-
 import pandas as pd
 import pytest
 
 from iaa_engine.cli import main
+from tests._dask_cluster import local_cluster
 
 
 def _long(items, labels):
@@ -47,13 +46,10 @@ def test_duckdb_reads_files_whose_integer_widths_differ(tmp_path):
 
 @pytest.fixture(scope="module")
 def client():
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     pytest.importorskip("dask.dataframe")
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.ERROR
-    ) as cl:
-        with distributed.Client(cl) as c:
-            yield c
+    with local_cluster() as (_, c):
+        yield c
 
 
 def test_dask_disagreements_draw_progress_on_standard_error(client, tmp_path, capsys):

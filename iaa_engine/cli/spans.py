@@ -873,20 +873,9 @@ def _run_dask(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     if shown is not None:
-        from iaa_engine.reporting._spans_page import write_spans_page
-
-        out = write_spans_page(
-            shown.reset_index(drop=True),
-            result,
-            args.html,
-            documents=args.top,
-            title=f"Span agreement: {Path(args.path).name}",
-            extras=[spec.page(extra) for spec, extra in extras],
-            participants=participants,
-            annotators=annotators,
-            absent=absent,
+        _write_page(
+            args, shown.reset_index(drop=True), result, extras, participants, annotators=annotators, absent=absent
         )
-        print(f"iaa: wrote {out}", file=sys.stderr)
     return _emit(args, key, title, result, extras)
 
 
@@ -929,19 +918,27 @@ def run(args: argparse.Namespace) -> int:
                 result_of = getattr(ie, spec.function)
                 extras.append((spec, result_of(frame, **where, participants=participants, **spec.options(args))))
     if args.html:
-        from iaa_engine.reporting._spans_page import write_spans_page
-
-        out = write_spans_page(
-            frame,
-            result,
-            args.html,
-            documents=args.top,
-            title=f"Span agreement: {Path(args.path).name}",
-            extras=[spec.page(extra) for spec, extra in extras],
-            participants=participants,
-        )
-        print(f"iaa: wrote {out}", file=sys.stderr)
+        _write_page(args, frame, result, extras, participants)
     return _emit(args, key, title, result, extras)
+
+
+def _write_page(
+    args: argparse.Namespace, spans: Any, result: Any, extras: list[tuple[Extra, Any]], participants: Any, **more: Any
+) -> None:
+    """``--html FILE``: the span page (``more``: what the Dask engine adds, the annotators and the absent ones)."""
+    from iaa_engine.reporting._spans_page import write_spans_page
+
+    out = write_spans_page(
+        spans,
+        result,
+        args.html,
+        documents=args.top,
+        title=f"Span agreement: {Path(args.path).name}",
+        extras=[spec.page(extra) for spec, extra in extras],
+        participants=participants,
+        **more,
+    )
+    print(f"iaa: wrote {out}", file=sys.stderr)
 
 
 def _emit(args: argparse.Namespace, key: str, title: str, result: Any, extras: list[tuple[Extra, Any]]) -> int:

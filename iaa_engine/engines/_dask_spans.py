@@ -416,21 +416,13 @@ def _without(units: Any, categories: pd.Index, annotators: list, inception: bool
 def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
     """One partition's sums of the 2016 unitizing family (:func:`iaa_engine.unitizing_family`): the observed
     coincidence matrix, S_c and S*_c (sums over documents, on the study's values) and its documents' rows."""
-    from iaa_engine.metrics._unitizing_family import _refuse_overlaps
-    from iaa_engine.stats._unitizing_family import document_coefficients, family_sums, partition_clashes, pooled_matrix
+    from iaa_engine.metrics._unitizing_family import _per_document, _positive_units
+    from iaa_engine.stats._unitizing_family import family_sums, pooled_matrix
 
     C, D = len(categories), len(units.documents)
     Rd = units.raters()
     use = Rd >= 2
-    codes, n_codes = units.rater_codes()
-    positive = units.end > units.begin
-    doc, rater = units.document[positive], codes[positive]
-    cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
-    clash = partition_clashes(doc, rater, begin, end)
-    if clash.any():
-        mask = np.zeros(units.begin.size, bool)
-        mask[np.flatnonzero(positive)[clash]] = True
-        _refuse_overlaps(units, mask)
+    doc, rater, cat, begin, end, n_codes = _positive_units(units)
     counted = use[doc]
     to_global = np.asarray(categories.get_indexer(units.categories), np.int64)
     global_cat = to_global[cat] if cat.size else cat.astype(np.int64)
@@ -439,24 +431,8 @@ def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
         n_codes, document_raters=np.where(use, Rd, 0),
     )  # fmt: skip
     matrix, self_sums, coded_self = pooled_matrix(sums, C + 1)
-    by_doc = document_coefficients(sums, D)
-    degenerate = (Rd < 2) | (units.document_length <= 0)
-    for key in by_doc:
-        by_doc[key][degenerate] = np.nan
-    per_document = pd.DataFrame(
-        {
-            "document": units.documents,
-            "begin": units.document_begin,
-            "length": units.document_length,
-            "n_units": np.bincount(doc, minlength=D).astype(np.int64),
-            "u_alpha": by_doc["u"],
-            "binary_alpha": by_doc["binary"],
-            "coding_alpha": by_doc["coded"],
-            "coding_coverage": by_doc["coverage"],
-            "n_annotators": Rd.astype(np.int64),
-            "_rank": keys["_rank"].to_numpy(),
-            "_order": keys["_order"].to_numpy(),
-        }
+    per_document = _per_document(units, sums, doc, D, Rd).assign(
+        _rank=keys["_rank"].to_numpy(), _order=keys["_order"].to_numpy()
     )
     return {
         "matrix": matrix,
@@ -472,8 +448,7 @@ def _family_part(units: Any, categories: pd.Index, keys: pd.DataFrame) -> dict:
 
 def _family_finish(parts: list[dict], annotators: list, categories: pd.Index, replace_undefined_by: float) -> Any:
     """The partitions' family sums added up and finished as :func:`iaa_engine.unitizing_family` finishes them."""
-    from iaa_engine.base._policy import undefined
-    from iaa_engine.metrics._unitizing_family import _METRIC, NO_UNIT, UnitizingFamily
+    from iaa_engine.metrics._unitizing_family import NO_UNIT, UnitizingFamily, _family_estimate
     from iaa_engine.stats._unitizing_family import family_coefficients
 
     R, C = len(annotators), len(categories)
@@ -496,18 +471,7 @@ def _family_finish(parts: list[dict], annotators: list, categories: pd.Index, re
     used = any(p["used"] for p in parts)
     L = float(sum(p["length_used"] for p in parts)) if used else float(sum(p["length_all"] for p in parts))
     n_units = int(sum(p["n_units"] for p in parts))
-    if n_units == 0:
-        estimate = undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
-    elif R < 2:
-        estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
-    elif not used:
-        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
-    elif not L > 0:
-        estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
-    elif not np.isfinite(pooled["u"]):
-        estimate = undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
-    else:
-        estimate = float(pooled["u"])
+    estimate = _family_estimate(pooled, n_units, R, used, L, replace_undefined_by)
     defined = used and L > 0 and n_units > 0
     nan = float("nan")
     return UnitizingFamily(
@@ -1209,9 +1173,7 @@ def span_f1_dask(
 
 def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float, replace_undefined_by: float) -> Any:
     """The partitions' counts added up and finished as :func:`iaa_engine.span_f1` finishes them."""
-    from iaa_engine.base._policy import undefined
-    from iaa_engine.base._results import PairwiseMatrix
-    from iaa_engine.metrics._span_f1 import _METRIC, SpanF1, _summary
+    from iaa_engine.metrics._span_f1 import SpanF1, _f1_matrix, _mean_and_sd, _pair_scores, _summary
 
     present = pd.concat([r["present"] for r in results]).groupby(level=0).sum()
     has = pd.concat([r["has"] for r in results]).groupby(level=0).any()
@@ -1230,22 +1192,9 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
     )
     for col in ("n_documents", "n_a", "n_b", "tp"):
         pairs[col] = pairs[col].astype(np.int64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = pairs["n_a"] + pairs["n_b"]
-        pairs["fp"] = pairs["n_b"] - pairs["tp"]
-        pairs["fn"] = pairs["n_a"] - pairs["tp"]
-        pairs["precision"] = np.where(pairs["n_b"] > 0, pairs["tp"] / pairs["n_b"].where(pairs["n_b"] > 0, 1), np.nan)
-        pairs["recall"] = np.where(pairs["n_a"] > 0, pairs["tp"] / pairs["n_a"].where(pairs["n_a"] > 0, 1), np.nan)
-        pairs["f1"] = np.where(total > 0, 2.0 * pairs["tp"] / total.where(total > 0, 1), np.nan)
-    defined = pairs["f1"].dropna()
+    defined, pooled = _pair_scores(pairs)
     n_pairs = int(defined.size)
-    all_tp, all_total = float(pairs["tp"].sum()), float((pairs["n_a"] + pairs["n_b"]).sum())
-    pooled = 2.0 * all_tp / all_total if all_total > 0 else float("nan")
-    if n_pairs:
-        estimate, sd = float(defined.mean()), float(defined.std(ddof=0))
-    else:
-        reason = "no pair of annotators has a span on a document both took part in"
-        estimate, sd = undefined(_METRIC, reason, replace_undefined_by), float("nan")
+    estimate, sd = _mean_and_sd(defined, replace_undefined_by)
 
     by_label = (
         pd.concat([r["pair_label"] for r in results], ignore_index=True)
@@ -1280,14 +1229,6 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
     for col in ("n_documents", "n_a", "n_b", "tp", "fp", "fn", "precision", "recall", "f1"):
         out_pairs[col] = pairs[col].to_numpy()
     k = len(names)
-    values = np.full((k, k), np.nan)
-    n_shared = np.zeros((k, k), np.int64)
-    pa, pb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
-    values[pa, pb] = values[pb, pa] = pairs["f1"].to_numpy()
-    n_shared[pa, pb] = n_shared[pb, pa] = pairs["n_documents"].to_numpy()
-    values[np.diag_indices(k)] = np.where(has.to_numpy(bool), 1.0, np.nan)
-    n_shared[np.diag_indices(k)] = present.to_numpy(np.int64)
-    label = "exact" if match == "exact" else f"IoU >= {threshold:g}"
     counts = pd.DataFrame(
         {c: pd.Series(dtype=object) for c in ("annotator_a", "annotator_b", "document", "label")}
         | {c: pd.Series(dtype=np.int64) for c in ("n_a", "n_b", "tp", "fp", "fn")}
@@ -1309,5 +1250,5 @@ def _f1_finish(results: list, categories: pd.Index, match: str, threshold: float
         per_document=per_document,
         per_label=per_label,
         counts=counts,
-        matrix=PairwiseMatrix(f"span F1 ({label} match)", list(names), values, n_shared),
+        matrix=_f1_matrix(pairs, names, has.to_numpy(bool), present.to_numpy(np.int64), match, threshold),
     )

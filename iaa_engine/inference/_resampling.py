@@ -38,9 +38,10 @@ def item_keys(ids: Any) -> np.ndarray:
     return pd.util.hash_array(arr, categorize=False)
 
 
-def pattern_tally(counts: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct count vectors of ``counts``' items (dense rows) and how many items share each, in the order of
-    :func:`order_patterns` (a partition's share of the tally; :func:`merge_patterns` adds shares)."""
+def _pattern_keys(counts: ItemCounts) -> tuple[np.ndarray, int, np.ndarray] | None:
+    """Each item's counts as one base-``base`` number, exact in float64 sums: ``(keys, base, powers)``, or None
+    where the numbers would not be exact (the caller then sorts the dense rows). Refuses a dense table above
+    :data:`PATTERN_CELLS` cells."""
     if counts.n_items * max(counts.n_categories, 1) > PATTERN_CELLS:
         raise ValueError(
             f"the bootstrap builds a dense items × categories table; {counts.n_items} × {counts.n_categories} is "
@@ -48,11 +49,22 @@ def pattern_tally(counts: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
         )
     c = counts.n_categories
     base = int(counts.count.max(initial=0)) + 1
-    if c * np.log2(max(base, 2)) < 52:  # each item's counts as one base-`base` number, exact in float64 sums
-        powers = base ** np.arange(c, dtype=np.int64)
-        keys = np.bincount(
-            counts.item, weights=counts.count * powers[counts.category], minlength=counts.n_items
-        ).astype(np.int64)
+    if c * np.log2(max(base, 2)) >= 52:
+        return None
+    powers = base ** np.arange(c, dtype=np.int64)
+    keys = np.bincount(counts.item, weights=counts.count * powers[counts.category], minlength=counts.n_items).astype(
+        np.int64
+    )
+    return keys, base, powers
+
+
+def pattern_tally(counts: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct count vectors of ``counts``' items (dense rows) and how many items share each, in the order of
+    :func:`order_patterns` (a partition's share of the tally; :func:`merge_patterns` adds shares)."""
+    packed = _pattern_keys(counts)
+    if packed is not None:
+        keys, base, powers = packed
+        c = counts.n_categories
         if base**c <= 1 << 24:  # a tally instead of a sort (same order: by key)
             tally = np.bincount(keys)
             uniq = np.flatnonzero(tally)
@@ -74,18 +86,9 @@ def entry_patterns(
     """A partition's count patterns (rows, multiplicities) and, per annotation cell (``cell``: annotator · C +
     label) and pattern, how many of its items with that pattern carry that annotation: ``(cells, patterns,
     counts)`` (None above :data:`ENTRY_PATTERN_CELLS` entries)."""
-    if counts.n_items * max(counts.n_categories, 1) > PATTERN_CELLS:
-        raise ValueError(
-            f"the bootstrap builds a dense items × categories table; {counts.n_items} × {counts.n_categories} is "
-            "too large (more than 50 million cells)"
-        )
-    c = counts.n_categories
-    base = int(counts.count.max(initial=0)) + 1
-    if c * np.log2(max(base, 2)) < 52:
-        powers = base ** np.arange(c, dtype=np.int64)
-        keys = np.bincount(
-            counts.item, weights=counts.count * powers[counts.category], minlength=counts.n_items
-        ).astype(np.int64)
+    packed = _pattern_keys(counts)
+    if packed is not None:
+        keys, base, powers = packed
         uniq, inverse, mult = np.unique(keys, return_inverse=True, return_counts=True)
         rows = (uniq[:, None] // powers) % base
     else:

@@ -178,6 +178,48 @@ def _summary(
     return out
 
 
+def _pair_scores(pairs: pd.DataFrame) -> tuple[pd.Series, float]:
+    """Adds ``fp``, ``fn``, ``precision``, ``recall`` and ``f1`` to ``pairs`` (a row per pair of annotators with
+    ``n_a``, ``n_b`` and ``tp``; NaN where undefined), in place; returns the defined F1s and the pooled F1 (NaN
+    without any span). Shared by :func:`span_f1` and the Dask engine's finishing."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = pairs["n_a"] + pairs["n_b"]
+        pairs["fp"] = pairs["n_b"] - pairs["tp"]
+        pairs["fn"] = pairs["n_a"] - pairs["tp"]
+        pairs["precision"] = np.where(pairs["n_b"] > 0, pairs["tp"] / pairs["n_b"].where(pairs["n_b"] > 0, 1), np.nan)
+        pairs["recall"] = np.where(pairs["n_a"] > 0, pairs["tp"] / pairs["n_a"].where(pairs["n_a"] > 0, 1), np.nan)
+        pairs["f1"] = np.where(total > 0, 2.0 * pairs["tp"] / total.where(total > 0, 1), np.nan)
+    all_tp, all_total = float(pairs["tp"].sum()), float((pairs["n_a"] + pairs["n_b"]).sum())
+    return pairs["f1"].dropna(), 2.0 * all_tp / all_total if all_total > 0 else float("nan")
+
+
+def _mean_and_sd(defined: pd.Series, replace_undefined_by: float) -> tuple[float, float]:
+    """The mean F1 over the pairs with a defined F1 and its (population) standard deviation; without such a pair,
+    ``replace_undefined_by`` (with the policy's warning) and NaN."""
+    if defined.size:
+        return float(defined.mean()), float(defined.std(ddof=0))
+    reason = "no pair of annotators has a span on a document both took part in"
+    return undefined(_METRIC, reason, replace_undefined_by), float("nan")
+
+
+def _f1_matrix(
+    pairs: pd.DataFrame, names: Any, has: np.ndarray, n_self: np.ndarray, match: str, threshold: float
+) -> PairwiseMatrix:
+    """The annotators' F1 matrix from ``pairs`` (codes ``a``, ``b``, ``f1``, ``n_documents``): on the diagonal 1
+    for an annotator with a span (``has``), else NaN, and the annotator's documents (``n_self``). Shared by
+    :func:`span_f1` and the Dask engine's finishing."""
+    k = len(names)
+    values = np.full((k, k), np.nan)
+    n_shared = np.zeros((k, k), np.int64)
+    pa, pb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
+    values[pa, pb] = values[pb, pa] = pairs["f1"].to_numpy()
+    n_shared[pa, pb] = n_shared[pb, pa] = pairs["n_documents"].to_numpy()
+    values[np.diag_indices(k)] = np.where(has, 1.0, np.nan)
+    n_shared[np.diag_indices(k)] = n_self
+    label = "exact" if match == "exact" else f"IoU >= {threshold:g}"
+    return PairwiseMatrix(f"span F1 ({label} match)", list(names), values, n_shared)
+
+
 @validate(match=Choice(*SPAN_MATCHES), threshold=Real(0, 1, low_open=True))
 def span_f1(
     spans: Any,
@@ -341,22 +383,9 @@ def span_f1(
     pairs = n_docs.merge(sums, on=["a", "b"], how="left").fillna({"n_a": 0, "n_b": 0, "tp": 0})
     for col in ("n_a", "n_b", "tp"):
         pairs[col] = pairs[col].astype(np.int64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = pairs["n_a"] + pairs["n_b"]
-        pairs["fp"] = pairs["n_b"] - pairs["tp"]
-        pairs["fn"] = pairs["n_a"] - pairs["tp"]
-        pairs["precision"] = np.where(pairs["n_b"] > 0, pairs["tp"] / pairs["n_b"].where(pairs["n_b"] > 0, 1), np.nan)
-        pairs["recall"] = np.where(pairs["n_a"] > 0, pairs["tp"] / pairs["n_a"].where(pairs["n_a"] > 0, 1), np.nan)
-        pairs["f1"] = np.where(total > 0, 2.0 * pairs["tp"] / total.where(total > 0, 1), np.nan)
-    defined = pairs["f1"].dropna()
+    defined, pooled = _pair_scores(pairs)
     n_pairs = int(defined.size)
-    all_tp, all_total = float(pairs["tp"].sum()), float((pairs["n_a"] + pairs["n_b"]).sum())
-    pooled = 2.0 * all_tp / all_total if all_total > 0 else float("nan")
-    if n_pairs:
-        estimate, sd = float(defined.mean()), float(defined.std(ddof=0))
-    else:
-        reason = "no pair of annotators has a span on a document both took part in"
-        estimate, sd = undefined(_METRIC, reason, replace_undefined_by), float("nan")
+    estimate, sd = _mean_and_sd(defined, replace_undefined_by)
 
     by_doc = f1_of(["a", "b", "document"])
     per_document = _summary(by_doc["f1"], by_doc["document"], by_doc["tp"], by_doc["total"], documents, "document")
@@ -394,15 +423,8 @@ def span_f1(
     out_counts["fn"] = out_counts["n_a"] - out_counts["tp"]
 
     k = len(names)
-    values = np.full((k, k), np.nan)
-    n_shared = np.zeros((k, k), np.int64)
-    pa, pb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
-    values[pa, pb] = values[pb, pa] = pairs["f1"].to_numpy()
-    n_shared[pa, pb] = n_shared[pb, pa] = pairs["n_documents"].to_numpy()
     has = np.bincount(a, minlength=k) > 0
-    values[np.diag_indices(k)] = np.where(has, 1.0, np.nan)
-    n_shared[np.diag_indices(k)] = np.bincount(present["a"].to_numpy(np.int64), minlength=k)
-    label = "exact" if match == "exact" else f"IoU >= {threshold:g}"
+    n_self = np.bincount(present["a"].to_numpy(np.int64), minlength=k)
     return SpanF1(
         metric="span_f1",
         estimate=estimate,
@@ -420,5 +442,5 @@ def span_f1(
         per_document=per_document,
         per_label=per_label,
         counts=out_counts,
-        matrix=PairwiseMatrix(f"span F1 ({label} match)", list(names), values, n_shared),
+        matrix=_f1_matrix(pairs, names, has, n_self, match, threshold),
     )

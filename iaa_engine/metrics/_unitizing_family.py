@@ -151,6 +151,63 @@ def _refuse_overlaps(units: Any, clash: np.ndarray) -> None:
     )
 
 
+def _positive_units(units: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The units of positive length as (document, rater code, category, begin, end) arrays, and the number of rater
+    codes; refuses an annotator's overlapping units (:func:`_refuse_overlaps`). Shared by :func:`unitizing_family`
+    and the Dask engine's partitions."""
+    codes, n_codes = units.rater_codes()
+    positive = units.end > units.begin
+    doc, rater = units.document[positive], codes[positive]
+    cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
+    clash = partition_clashes(doc, rater, begin, end)
+    if clash.any():
+        picked = np.flatnonzero(positive)[clash]
+        mask = np.zeros(units.begin.size, bool)
+        mask[picked] = True
+        _refuse_overlaps(units, mask)
+    return doc, rater, cat, begin, end, n_codes
+
+
+def _family_estimate(pooled: dict, n_units: int, R: int, used: bool, L: float, replace_undefined_by: float) -> float:
+    """The pooled uα, or ``replace_undefined_by`` (with the policy's warning and its reason) where it is
+    undefined: no unit, fewer than two annotators, no document with two participants, no continuum, or 0/0.
+    Shared by :func:`unitizing_family` and the Dask engine's finishing."""
+    if n_units == 0:
+        return undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
+    if R < 2:
+        return undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
+    if not used:
+        return undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
+    if not L > 0:
+        return undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
+    if not np.isfinite(pooled["u"]):
+        return undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
+    return float(pooled["u"])
+
+
+def _per_document(units: Any, sums: Any, doc: np.ndarray, D: int, Rd: np.ndarray) -> pd.DataFrame:
+    """The ``per_document`` table: each document's uα, binary, coding α and coverage from its own sums (NaN for a
+    document with fewer than two raters or no length), with its units and raters. Shared by
+    :func:`unitizing_family` and the Dask engine's partitions."""
+    by_doc = document_coefficients(sums, D)
+    degenerate = (Rd < 2) | (units.document_length <= 0)
+    for key in by_doc:
+        by_doc[key][degenerate] = np.nan
+    return pd.DataFrame(
+        {
+            "document": units.documents,
+            "begin": units.document_begin,
+            "length": units.document_length,
+            "n_units": np.bincount(doc, minlength=D).astype(np.int64),
+            "u_alpha": by_doc["u"],
+            "binary_alpha": by_doc["binary"],
+            "coding_alpha": by_doc["coded"],
+            "coding_coverage": by_doc["coverage"],
+            "n_annotators": Rd.astype(np.int64),
+        }
+    )
+
+
 @validate(annotators=NoneOr(Items(what="a sequence of annotator names")))
 def unitizing_family(
     spans: Any,
@@ -265,16 +322,7 @@ def unitizing_family(
     D = len(units.documents)
     Rd = units.raters()
     use = Rd >= 2  # a document with fewer than two participants holds no pair: left out, as alpha does
-    codes, n_codes = units.rater_codes()
-    positive = units.end > units.begin
-    doc, rater = units.document[positive], codes[positive]
-    cat, begin, end = units.category[positive], units.begin[positive], units.end[positive]
-    clash = partition_clashes(doc, rater, begin, end)
-    if clash.any():
-        picked = np.flatnonzero(positive)[clash]
-        mask = np.zeros(units.begin.size, bool)
-        mask[picked] = True
-        _refuse_overlaps(units, mask)
+    doc, rater, cat, begin, end, n_codes = _positive_units(units)
     counted = use[doc]
     sums = family_sums(
         doc[counted],
@@ -302,23 +350,7 @@ def unitizing_family(
             "alpha": pooled["k_alpha"],
         }
     )
-    by_doc = document_coefficients(sums, D)
-    degenerate = (Rd < 2) | (units.document_length <= 0)
-    for key in by_doc:
-        by_doc[key][degenerate] = np.nan
-    per_document = pd.DataFrame(
-        {
-            "document": units.documents,
-            "begin": units.document_begin,
-            "length": units.document_length,
-            "n_units": np.bincount(doc, minlength=D).astype(np.int64),
-            "u_alpha": by_doc["u"],
-            "binary_alpha": by_doc["binary"],
-            "coding_alpha": by_doc["coded"],
-            "coding_coverage": by_doc["coverage"],
-            "n_annotators": Rd.astype(np.int64),
-        }
-    )
+    per_document = _per_document(units, sums, doc, D, Rd)
     document_coincidences = pd.DataFrame(
         {
             "document": units.documents[sums.entry_document] if D else pd.Index([]),
@@ -329,18 +361,7 @@ def unitizing_family(
     )
     L = float(units.document_length[use].sum()) if use.any() else float(units.document_length.sum())
     n_units = int(begin.size)
-    if n_units == 0:
-        estimate = undefined(_METRIC, "the study holds no unit (of positive length)", replace_undefined_by)
-    elif R < 2:
-        estimate = undefined(_METRIC, "fewer than two annotators", replace_undefined_by)
-    elif not use.any():
-        estimate = undefined(_METRIC, "no document has two participants or more", replace_undefined_by)
-    elif not L > 0:
-        estimate = undefined(_METRIC, "the continuum has length 0", replace_undefined_by)
-    elif not np.isfinite(pooled["u"]):
-        estimate = undefined(_METRIC, "the expected disagreement is 0, so the coefficient is 0/0", replace_undefined_by)
-    else:
-        estimate = float(pooled["u"])
+    estimate = _family_estimate(pooled, n_units, R, bool(use.any()), L, replace_undefined_by)
     defined = bool(use.any()) and L > 0 and n_units > 0
     return UnitizingFamily(
         metric="unitizing_family",
